@@ -1,0 +1,583 @@
+// Package openaifake is an in-process OpenAI-compatible HTTP server for tests.
+// It stands in for the paid embedding and chat providers: tests talk to it
+// over real HTTP (net/http/httptest), through the same client library the
+// service uses in production.
+//
+// It serves two endpoints under [Server.URL] (which ends in "/v1", the form
+// OpenAI client libraries take as their base URL):
+//
+//   - POST /v1/embeddings: one deterministic vector per input string, derived
+//     from the text (hash-seeded, L2-normalised), of the dimension given with
+//     [WithDimension] (default 1024). The same text always gets the same
+//     vector. Inputs may be a string or an array of strings; encoding_format
+//     "float" and "base64" are both answered.
+//   - POST /v1/chat/completions with "stream": true: a server-sent event stream
+//     of chat.completion.chunk frames carrying the deltas of the current
+//     [Script] (each after its optional delay), a final frame with the
+//     script's finish reason, then "data: [DONE]". Non-streaming requests are
+//     answered 400.
+//
+// Failures are queued with [Server.FailEmbeddings] and [Server.FailChat]; each
+// queued [Failure] is used by exactly one later request of that endpoint, in
+// order, and requests after the queue is empty succeed. A Failure can answer
+// an HTTP status (with an OpenAI error body and an optional Retry-After
+// header), hang before sending anything, hang after some deltas, or send a
+// malformed frame after some deltas. A hanging request is held until the
+// client gives up (its request context ends) or the server closes.
+//
+// Every request is recorded: [Server.EmbeddingRequests] returns the inputs of
+// each embeddings call (so tests can check batch sizes), [Server.MaxInFlight]
+// the largest number of embeddings calls served at once (slow them down with
+// [WithEmbeddingDelay] to observe a concurrency bound), and
+// [Server.ChatRequests] the model, messages and temperature of each chat call
+// together with whether the client cancelled it before the stream ended
+// ([Server.Cancelled] is a channel closed the first time that happens) and
+// when the first delta was flushed.
+//
+// Typical use:
+//
+//	fake := openaifake.New(t, openaifake.WithScript(openaifake.Script{
+//		Deltas: openaifake.Text("Hello", ", world"),
+//	}))
+//	client := provider.NewChat(provider.ChatConfig{BaseURL: fake.URL, APIKey: openaifake.APIKey, Model: "m"})
+//
+// The server is closed by tb.Cleanup.
+package openaifake
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// APIKey is the bearer token the server accepts unless [WithAPIKey] says
+// otherwise. A request with another key is answered 401.
+const APIKey = "sk-fake-test-key"
+
+// Delta is one piece of a scripted chat answer.
+type Delta struct {
+	Content string
+	// Delay is waited before this delta is sent.
+	Delay time.Duration
+}
+
+// Text turns strings into deltas without delay.
+func Text(pieces ...string) []Delta {
+	ds := make([]Delta, len(pieces))
+	for i, p := range pieces {
+		ds[i] = Delta{Content: p}
+	}
+	return ds
+}
+
+// Script is what the chat endpoint answers when no failure is queued.
+type Script struct {
+	Deltas []Delta
+	// FinishReason is sent in the last frame; "" sends "stop".
+	FinishReason string
+}
+
+// Failure is an injected fault for one request. Exactly one of its behaviours
+// applies, in this order: Status, Malformed, Hang.
+type Failure struct {
+	// Status answers this HTTP status with an OpenAI error body.
+	Status int
+	// RetryAfter is sent as the Retry-After header with Status (e.g. "1").
+	RetryAfter string
+	// Message is the error message of the body; "" uses the status text.
+	Message string
+	// Malformed sends AfterDeltas deltas of the script, then a frame that is
+	// not JSON, then ends the stream (chat only).
+	Malformed bool
+	// Hang holds the request until the client goes away. With AfterDeltas 0
+	// nothing at all is sent (not even headers); with AfterDeltas n > 0 the
+	// headers and the first n deltas of the script are sent first (chat only).
+	Hang        bool
+	AfterDeltas int
+}
+
+// EmbeddingRequest is one recorded call of /v1/embeddings.
+type EmbeddingRequest struct {
+	Model          string
+	Input          []string
+	EncodingFormat string
+	Authorization  string
+}
+
+// Message is a chat message as received.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ChatRequest is one recorded call of /v1/chat/completions.
+type ChatRequest struct {
+	Model         string
+	Messages      []Message
+	Temperature   *float64 // nil when the client sent none
+	Stream        bool
+	Authorization string
+	// FirstDeltaAt is when the first content delta was flushed to the
+	// client (zero if none was).
+	FirstDeltaAt time.Time
+	// Cancelled is true when the client's request ended before the server
+	// finished answering (the server saw its request context end).
+	Cancelled bool
+	// CancelledAt is when the server saw that.
+	CancelledAt time.Time
+	// Completed is true when the whole answer, [DONE] included, was written.
+	Completed bool
+}
+
+// Server is the fake provider. Its methods are safe for concurrent use.
+type Server struct {
+	// URL is the base URL for client libraries, e.g. "http://127.0.0.1:1234/v1".
+	URL string
+
+	srv       *httptest.Server
+	quit      chan struct{}
+	cancelled chan struct{}
+
+	mu            sync.Mutex
+	apiKey        string
+	dim           int
+	embedDelay    time.Duration
+	script        Script
+	embedFailures []Failure
+	chatFailures  []Failure
+	embedReqs     []EmbeddingRequest
+	chatReqs      []*ChatRequest
+	inFlight      int
+	maxInFlight   int
+	cancelOnce    sync.Once
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithDimension sets the length of the vectors the embeddings endpoint answers.
+func WithDimension(n int) Option { return func(s *Server) { s.dim = n } }
+
+// WithEmbeddingDelay holds every embeddings request for d before answering,
+// so that concurrent calls overlap and [Server.MaxInFlight] shows the bound.
+func WithEmbeddingDelay(d time.Duration) Option { return func(s *Server) { s.embedDelay = d } }
+
+// WithScript sets the chat answer.
+func WithScript(sc Script) Option { return func(s *Server) { s.script = sc } }
+
+// WithAPIKey sets the accepted bearer token; "" accepts any request.
+func WithAPIKey(key string) Option { return func(s *Server) { s.apiKey = key } }
+
+// New starts a server on 127.0.0.1 and registers its shutdown with tb.Cleanup.
+func New(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := &Server{
+		apiKey:    APIKey,
+		dim:       1024,
+		script:    Script{Deltas: Text("Hello", " from", " the fake."), FinishReason: "stop"},
+		quit:      make(chan struct{}),
+		cancelled: make(chan struct{}),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL + "/v1"
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Close releases hanging requests and shuts the server down. It is safe to
+// call more than once.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.quit:
+		s.mu.Unlock()
+		return
+	default:
+		close(s.quit)
+	}
+	s.mu.Unlock()
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// SetScript replaces the chat answer for later requests.
+func (s *Server) SetScript(sc Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = sc
+}
+
+// SetDimension changes the vector length for later embeddings requests.
+func (s *Server) SetDimension(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dim = n
+}
+
+// FailEmbeddings queues failures for the next embeddings requests, one each.
+func (s *Server) FailEmbeddings(fs ...Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embedFailures = append(s.embedFailures, fs...)
+}
+
+// FailChat queues failures for the next chat requests, one each.
+func (s *Server) FailChat(fs ...Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chatFailures = append(s.chatFailures, fs...)
+}
+
+// EmbeddingRequests returns a copy of the recorded embeddings calls, in the
+// order they arrived (failed ones included).
+func (s *Server) EmbeddingRequests() []EmbeddingRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]EmbeddingRequest, len(s.embedReqs))
+	copy(out, s.embedReqs)
+	return out
+}
+
+// MaxInFlight is the largest number of embeddings requests served at once.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
+// ChatRequests returns a copy of the recorded chat calls, in arrival order.
+func (s *Server) ChatRequests() []ChatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]ChatRequest, len(s.chatReqs))
+	for i, r := range s.chatReqs {
+		out[i] = *r
+	}
+	return out
+}
+
+// Cancelled is closed the first time a chat request's context ends before
+// its answer was complete, as seen by the server.
+func (s *Server) Cancelled() <-chan struct{} { return s.cancelled }
+
+// Vector is the embedding the server answers for text at dimension dim. Tests
+// use it to check that vectors come back in input order.
+func Vector(text string, dim int) []float32 {
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	seed := h.Sum64()
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	v := make([]float32, dim)
+	var sum float64
+	for i := range v {
+		x := r.NormFloat64()
+		v[i] = float32(x)
+		sum += x * x
+	}
+	norm := float32(math.Sqrt(sum))
+	if norm > 0 {
+		for i := range v {
+			v[i] /= norm
+		}
+	}
+	return v
+}
+
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	s.mu.Lock()
+	key := s.apiKey
+	s.mu.Unlock()
+	if key == "" || r.Header.Get("Authorization") == "Bearer "+key {
+		return true
+	}
+	writeError(w, http.StatusUnauthorized, "", "Incorrect API key provided.", "invalid_api_key")
+	return false
+}
+
+// next takes the next queued failure, if any.
+func next(q *[]Failure) (Failure, bool) {
+	if len(*q) == 0 {
+		return Failure{}, false
+	}
+	f := (*q)[0]
+	*q = (*q)[1:]
+	return f, true
+}
+
+func writeError(w http.ResponseWriter, status int, retryAfter, message, code string) {
+	if message == "" {
+		message = http.StatusText(status)
+	}
+	if retryAfter != "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+		"message": message, "type": "fake_error", "param": nil, "code": code,
+	}})
+}
+
+func (s *Server) hang(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-s.quit:
+	}
+}
+
+type embeddingBody struct {
+	Model          string          `json:"model"`
+	Input          json.RawMessage `json:"input"`
+	EncodingFormat string          `json:"encoding_format"`
+}
+
+func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	delay, dim := s.embedDelay, s.dim
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+
+	if !s.authorized(w, r) {
+		return
+	}
+	var body embeddingBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, "", "malformed JSON body: "+err.Error(), "invalid_request")
+		return
+	}
+	var inputs []string
+	if err := json.Unmarshal(body.Input, &inputs); err != nil {
+		var one string
+		if err := json.Unmarshal(body.Input, &one); err != nil {
+			writeError(w, http.StatusBadRequest, "", "input: must be a string or an array of strings", "invalid_request")
+			return
+		}
+		inputs = []string{one}
+	}
+
+	s.mu.Lock()
+	s.embedReqs = append(s.embedReqs, EmbeddingRequest{
+		Model: body.Model, Input: inputs, EncodingFormat: body.EncodingFormat,
+		Authorization: r.Header.Get("Authorization"),
+	})
+	f, failing := next(&s.embedFailures)
+	s.mu.Unlock()
+
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if failing {
+		switch {
+		case f.Status != 0:
+			writeError(w, f.Status, f.RetryAfter, f.Message, "fake_failure")
+		default:
+			s.hang(r)
+		}
+		return
+	}
+	if body.Model == "" {
+		writeError(w, http.StatusBadRequest, "", "model: required", "invalid_request")
+		return
+	}
+	if len(inputs) == 0 {
+		writeError(w, http.StatusBadRequest, "", "input: must not be empty", "invalid_request")
+		return
+	}
+
+	data := make([]map[string]any, len(inputs))
+	for i, text := range inputs {
+		vec := Vector(text, dim)
+		var emb any = vec
+		if body.EncodingFormat == "base64" {
+			buf := make([]byte, 4*len(vec))
+			for j, x := range vec {
+				binary.LittleEndian.PutUint32(buf[4*j:], math.Float32bits(x))
+			}
+			emb = base64.StdEncoding.EncodeToString(buf)
+		}
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": emb}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"object": "list", "data": data, "model": body.Model,
+		"usage": map[string]int{"prompt_tokens": len(inputs), "total_tokens": len(inputs)},
+	})
+}
+
+type chatBody struct {
+	Model       string    `json:"model"`
+	Messages    []Message `json:"messages"`
+	Temperature *float64  `json:"temperature"`
+	Stream      bool      `json:"stream"`
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	var body chatBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, "", "malformed JSON body: "+err.Error(), "invalid_request")
+		return
+	}
+	rec := &ChatRequest{
+		Model: body.Model, Messages: body.Messages, Temperature: body.Temperature,
+		Stream: body.Stream, Authorization: r.Header.Get("Authorization"),
+	}
+	s.mu.Lock()
+	s.chatReqs = append(s.chatReqs, rec)
+	f, failing := next(&s.chatFailures)
+	script := s.script
+	s.mu.Unlock()
+
+	// Record a client that goes away before the answer is complete.
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-r.Context().Done():
+			select {
+			case <-done: // the context ends after every handler returns
+				return
+			default:
+			}
+			s.mu.Lock()
+			complete := rec.Completed
+			if !complete {
+				rec.Cancelled, rec.CancelledAt = true, time.Now()
+			}
+			s.mu.Unlock()
+			if !complete {
+				s.cancelOnce.Do(func() { close(s.cancelled) })
+			}
+		case <-done:
+		}
+	}()
+
+	if failing && f.Status != 0 {
+		writeError(w, f.Status, f.RetryAfter, f.Message, "fake_failure")
+		return
+	}
+	if failing && f.Hang && f.AfterDeltas == 0 {
+		s.hang(r)
+		return
+	}
+	if !body.Stream {
+		writeError(w, http.StatusBadRequest, "", "stream: this fake only answers stream=true", "invalid_request")
+		return
+	}
+	if body.Model == "" || len(body.Messages) == 0 {
+		writeError(w, http.StatusBadRequest, "", "model and messages: required", "invalid_request")
+		return
+	}
+
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+
+	created := time.Now().Unix()
+	frame := func(delta map[string]any, finish any) error {
+		b, err := json.Marshal(map[string]any{
+			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": body.Model,
+			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}},
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return err
+		}
+		flusher.Flush()
+		return nil
+	}
+
+	for i, d := range script.Deltas {
+		if failing && f.AfterDeltas == i {
+			if f.Malformed {
+				_, _ = fmt.Fprint(w, "data: {\"choices\": [ this is not json\n\n")
+				flusher.Flush()
+				return
+			}
+			if f.Hang {
+				s.hang(r)
+				return
+			}
+		}
+		if d.Delay > 0 {
+			select {
+			case <-time.After(d.Delay):
+			case <-r.Context().Done():
+				return
+			case <-s.quit:
+				return
+			}
+		}
+		delta := map[string]any{"content": d.Content}
+		if i == 0 {
+			delta["role"] = "assistant"
+		}
+		// Stamp before the write so that the measured latency includes the
+		// whole trip through the server's writer, the network and the client.
+		now := time.Now()
+		s.mu.Lock()
+		if rec.FirstDeltaAt.IsZero() {
+			rec.FirstDeltaAt = now
+		}
+		s.mu.Unlock()
+		if err := frame(delta, nil); err != nil {
+			return
+		}
+	}
+	if failing && f.AfterDeltas >= len(script.Deltas) {
+		if f.Malformed {
+			_, _ = fmt.Fprint(w, "data: {\"choices\": [ this is not json\n\n")
+			flusher.Flush()
+			return
+		}
+		if f.Hang {
+			s.hang(r)
+			return
+		}
+	}
+	finish := script.FinishReason
+	if finish == "" {
+		finish = "stop"
+	}
+	if err := frame(map[string]any{}, finish); err != nil {
+		return
+	}
+	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err != nil {
+		return
+	}
+	flusher.Flush()
+	s.mu.Lock()
+	rec.Completed = true
+	s.mu.Unlock()
+}

@@ -1,0 +1,193 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/rag"
+)
+
+// Limits of the extractive answer.
+const (
+	extractivePassages   = 3   // sources quoted at most
+	extractiveQuoteRunes = 400 // characters quoted per source at most
+)
+
+// NoSourcesAnswer is the whole answer of ExtractiveChat when nothing was
+// retrieved.
+const NoSourcesAnswer = "No passage of the stored documents matches this question, so there is nothing to quote."
+
+// ExtractiveChat is the local fallback docqa.ChatModel. It writes no prose:
+// it quotes the best sentences of the best retrieved passages, one per line,
+// as "[n] file.pdf, p. 3: ..." where n is the source's position in
+// req.Sources (the numbering the client sees in the sources event), so the
+// answer reads the same in any language.
+type ExtractiveChat struct {
+	lex *LexicalEmbedder
+}
+
+var _ docqa.ChatModel = (*ExtractiveChat)(nil)
+
+// NewExtractiveChat returns the local fallback chat model.
+func NewExtractiveChat() *ExtractiveChat { return &ExtractiveChat{lex: NewLexicalEmbedder()} }
+
+// Name identifies the fallback.
+func (*ExtractiveChat) Name() string { return "local:extractive" }
+
+// Stream sends one delta per quoted passage (or NoSourcesAnswer) and returns
+// "stop". It fails only when ctx ends or onDelta fails.
+func (e *ExtractiveChat) Stream(ctx context.Context, req docqa.ChatRequest, onDelta func(content string) error) (string, error) {
+	if len(req.Sources) == 0 {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if err := onDelta(NoSourcesAnswer); err != nil {
+			return "", err
+		}
+		return "stop", nil
+	}
+	q := e.lex.Vector(question(req.Messages))
+	seen := map[string]bool{}
+	quoted := 0
+	for i, src := range req.Sources {
+		if quoted == extractivePassages {
+			break
+		}
+		quote := e.quote(src.Chunk.Text, q)
+		if quote == "" || seen[quote] {
+			continue
+		}
+		seen[quote] = true
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		sep := ""
+		if quoted > 0 {
+			sep = "\n\n"
+		}
+		piece := fmt.Sprintf("%s[%d] %s, p. %d: %s", sep, i+1, src.Document.FileName, src.Chunk.Page, quote)
+		if err := onDelta(piece); err != nil {
+			return "", err
+		}
+		quoted++
+	}
+	if quoted == 0 {
+		if err := onDelta(NoSourcesAnswer); err != nil {
+			return "", err
+		}
+	}
+	return "stop", nil
+}
+
+// question finds the user's question: the last user message, without the
+// context that rag.BuildMessages puts before it.
+func question(msgs []docqa.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != docqa.RoleUser {
+			continue
+		}
+		c := msgs[i].Content
+		if j := strings.LastIndex(c, rag.QuestionLabel); j >= 0 {
+			c = c[j+len(rag.QuestionLabel):]
+		}
+		return strings.TrimSpace(c)
+	}
+	return ""
+}
+
+// quote picks the sentences of text most similar to the question vector q,
+// in their original order, up to extractiveQuoteRunes characters.
+func (e *ExtractiveChat) quote(text string, q []float32) string {
+	sentences := splitSentences(text)
+	if len(sentences) == 0 {
+		return ""
+	}
+	type scored struct {
+		i     int
+		score float32
+	}
+	ranked := make([]scored, len(sentences))
+	for i, s := range sentences {
+		ranked[i] = scored{i, dot(e.lex.Vector(s), q)}
+	}
+	slices.SortStableFunc(ranked, func(a, b scored) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return a.i - b.i
+	})
+	var keep []int
+	used := 0
+	for _, r := range ranked {
+		n := len([]rune(sentences[r.i]))
+		if used > 0 && used+n > extractiveQuoteRunes {
+			continue
+		}
+		keep = append(keep, r.i)
+		used += n + 1
+		if used >= extractiveQuoteRunes {
+			break
+		}
+	}
+	slices.Sort(keep)
+	parts := make([]string, len(keep))
+	for k, i := range keep {
+		parts[k] = sentences[i]
+	}
+	return truncateRunes(strings.Join(parts, " "), extractiveQuoteRunes)
+}
+
+// splitSentences cuts after 。？！, after . ? ! followed by a space (so "3.5"
+// stays whole), and at line breaks, collapsing white space in each sentence.
+func splitSentences(text string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		s := strings.Join(strings.Fields(cur.String()), " ")
+		if s != "" {
+			out = append(out, s)
+		}
+		cur.Reset()
+	}
+	rs := []rune(text)
+	for i, r := range rs {
+		if r == '\n' {
+			flush()
+			continue
+		}
+		cur.WriteRune(r)
+		switch r {
+		case '。', '？', '！':
+			flush()
+		case '.', '?', '!':
+			if i+1 == len(rs) || unicode.IsSpace(rs[i+1]) {
+				flush()
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+func truncateRunes(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	return strings.TrimRightFunc(string(rs[:n]), unicode.IsSpace) + "…"
+}
+
+func dot(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
