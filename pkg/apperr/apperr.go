@@ -1,0 +1,124 @@
+// Package apperr is the one error type of both services: a code from the
+// contract, a message fit for the client, and the cause kept for the log.
+// Status is the only place where a code becomes an HTTP status.
+package apperr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Code is a machine-readable error code of the API contract.
+type Code string
+
+// Codes of decisions.md. Conflict, Unauthorized and Forbidden are reserved:
+// the contract names them but no endpoint produces them yet.
+const (
+	InvalidArgument Code = "INVALID_ARGUMENT"
+	NotFound        Code = "NOT_FOUND"
+	PayloadTooLarge Code = "PAYLOAD_TOO_LARGE"
+	Internal        Code = "INTERNAL"
+	Unavailable     Code = "UNAVAILABLE"
+	Conflict        Code = "CONFLICT"
+	Unauthorized    Code = "UNAUTHORIZED"
+	Forbidden       Code = "FORBIDDEN"
+)
+
+// internalMessage is what a client sees of any INTERNAL error; the cause
+// goes to the log only.
+const internalMessage = "internal error"
+
+// Status maps a code to its HTTP status. Unknown codes are 500.
+func Status(c Code) int {
+	switch c {
+	case InvalidArgument:
+		return http.StatusBadRequest
+	case NotFound:
+		return http.StatusNotFound
+	case PayloadTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case Unavailable:
+		return http.StatusServiceUnavailable
+	case Conflict:
+		return http.StatusConflict
+	case Unauthorized:
+		return http.StatusUnauthorized
+	case Forbidden:
+		return http.StatusForbidden
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// Error is an error with a contract code. Field names the offending input,
+// when there is one; Err is the cause, logged but never sent.
+type Error struct {
+	Code    Code
+	Field   string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns an error with code and a formatted message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns an INVALID_ARGUMENT error about field; the message starts
+// with the field's name so a client can tell which input was wrong:
+// Invalid("liters", "must be greater than 0") reads "liters: must be greater than 0".
+func Invalid(field, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return &Error{Code: InvalidArgument, Field: field, Message: msg}
+}
+
+// Wrap returns an error with code and message that keeps err as its cause.
+func Wrap(code Code, err error, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// From returns err as an *Error. Errors that carry no code are INTERNAL,
+// with err kept as the cause.
+func From(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: Internal, Message: internalMessage, Err: err}
+}
+
+// Body is the JSON error body of both services.
+type Body struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+}
+
+// BodyOf returns the HTTP status and the body to send for err. INTERNAL
+// errors get a generic message whatever they say inside.
+func BodyOf(err error) (int, Body) {
+	e := From(err)
+	msg := e.Message
+	if e.Code == Internal || msg == "" {
+		msg = internalMessage
+		if e.Code != Internal {
+			msg = http.StatusText(Status(e.Code))
+		}
+	}
+	return Status(e.Code), Body{Code: e.Code, Message: msg}
+}

@@ -1,0 +1,77 @@
+package apperr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+func TestStatus(t *testing.T) {
+	tests := []struct {
+		code Code
+		want int
+	}{
+		{InvalidArgument, http.StatusBadRequest},
+		{NotFound, http.StatusNotFound},
+		{PayloadTooLarge, http.StatusRequestEntityTooLarge},
+		{Internal, http.StatusInternalServerError},
+		{Unavailable, http.StatusServiceUnavailable},
+		{Conflict, http.StatusConflict},
+		{Unauthorized, http.StatusUnauthorized},
+		{Forbidden, http.StatusForbidden},
+		{Code("SOMETHING_ELSE"), http.StatusInternalServerError},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.code), func(t *testing.T) {
+			if got := Status(tt.code); got != tt.want {
+				t.Fatalf("Status(%s) = %d, want %d", tt.code, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInvalidNamesField(t *testing.T) {
+	err := Invalid("liters", "must be greater than %d", 0)
+	if err.Code != InvalidArgument || err.Field != "liters" {
+		t.Fatalf("got code %s field %q", err.Code, err.Field)
+	}
+	if err.Message != "liters: must be greater than 0" {
+		t.Fatalf("message %q", err.Message)
+	}
+}
+
+func TestFromKeepsCodeThroughWrapping(t *testing.T) {
+	inner := New(NotFound, "vehicle 7 not found")
+	wrapped := fmt.Errorf("loading: %w", inner)
+	if got := From(wrapped); got != inner {
+		t.Fatalf("From lost the *Error: %#v", got)
+	}
+}
+
+func TestBodyOfHidesInternalCause(t *testing.T) {
+	cause := errors.New("pq: password authentication failed for user secret")
+	status, body := BodyOf(fmt.Errorf("query: %w", cause))
+	if status != http.StatusInternalServerError || body.Code != Internal {
+		t.Fatalf("got %d %s", status, body.Code)
+	}
+	if body.Message != "internal error" {
+		t.Fatalf("internal cause leaked: %q", body.Message)
+	}
+	// Wrap keeps the cause reachable for the log.
+	w := Wrap(Unavailable, cause, "database unavailable")
+	if !errors.Is(w, cause) {
+		t.Fatal("Wrap lost its cause")
+	}
+	status, body = BodyOf(w)
+	if status != http.StatusServiceUnavailable || body.Message != "database unavailable" {
+		t.Fatalf("got %d %q", status, body.Message)
+	}
+}
+
+func TestBodyOfEmptyMessageGetsStatusText(t *testing.T) {
+	_, body := BodyOf(&Error{Code: NotFound})
+	if body.Message != "Not Found" {
+		t.Fatalf("message %q", body.Message)
+	}
+}

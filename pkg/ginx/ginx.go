@@ -1,0 +1,186 @@
+// Package ginx assembles the Gin engine both services use: request ids,
+// access logging, panic recovery, CORS, JSON 404s for unmatched routes and
+// methods, body limits, and the one place where errors become JSON bodies.
+package ginx
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/cors"
+	"github.com/carhub/backend/pkg/logging"
+)
+
+// HeaderRequestID carries the request id in requests and responses.
+const HeaderRequestID = "X-Request-ID"
+
+// Options configure New.
+type Options struct {
+	// CORSOrigins are the allowed origins (cors.ParseOrigins of CORS_ORIGINS).
+	CORSOrigins []string
+	// MaxBodyBytes limits every request body; 0 means no engine-wide limit
+	// (routes may still use BodyLimit).
+	MaxBodyBytes int64
+}
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// New returns an engine with the shared middleware installed. Unmatched
+// paths and methods answer 404 NOT_FOUND as JSON.
+func New(log *slog.Logger, opts Options) *gin.Engine {
+	e := gin.New()
+	e.HandleMethodNotAllowed = false // a method a path does not take is a 404 too
+	e.ContextWithFallback = true     // c.Done()/c.Value reach the request's context
+	e.Use(requestID(), accessLog(log), recovery(log), renderErrors(log), cors.Middleware(opts.CORSOrigins))
+	if opts.MaxBodyBytes > 0 {
+		e.Use(BodyLimit(opts.MaxBodyBytes))
+	}
+	e.NoRoute(func(c *gin.Context) {
+		Fail(c, apperr.New(apperr.NotFound, "no route for %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	return e
+}
+
+// Fail records err for the error middleware, which renders it as the JSON
+// error body, and stops the handler chain. Call it at most once, and not
+// after the response has begun (an SSE stream reports errors in-stream).
+func Fail(c *gin.Context, err error) {
+	_ = c.Error(err)
+	c.Abort()
+}
+
+// RequestID returns the request's id.
+func RequestID(c *gin.Context) string { return c.GetString("request_id") }
+
+func requestID() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.GetHeader(HeaderRequestID)
+		if !validRequestID(id) {
+			id = uuid.NewString()
+		}
+		c.Set("request_id", id)
+		c.Header(HeaderRequestID, id)
+		c.Request = c.Request.WithContext(logging.WithRequestID(c.Request.Context(), id))
+		c.Next()
+	}
+}
+
+// validRequestID accepts a client's id of 1..128 visible ASCII characters;
+// anything else is replaced, so logs never carry control characters.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func accessLog(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		status := c.Writer.Status()
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelWarn
+		}
+		log.Log(c.Request.Context(), level, "request",
+			"method", c.Request.Method,
+			"path", c.Request.URL.Path,
+			"status", status,
+			"bytes", c.Writer.Size(),
+			"duration_ms", float64(time.Since(start).Microseconds())/1000,
+			"remote", c.ClientIP(),
+		)
+	}
+}
+
+func recovery(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared as net/http does
+				panic(v) // the server aborts the connection quietly
+			}
+			log.ErrorContext(c.Request.Context(), "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if !c.Writer.Written() {
+				status, body := apperr.BodyOf(errors.New("panic"))
+				c.AbortWithStatusJSON(status, body)
+				return
+			}
+			c.Abort()
+		}()
+		c.Next()
+	}
+}
+
+// renderErrors turns the last error a handler recorded with Fail into the
+// response, unless the handler already wrote one. INTERNAL causes are logged
+// in full and answered generically.
+func renderErrors(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Next()
+		if len(c.Errors) == 0 {
+			return
+		}
+		err := c.Errors.Last().Err
+		e := apperr.From(err)
+		if e.Code == apperr.Internal || e.Code == apperr.Unavailable {
+			log.ErrorContext(c.Request.Context(), "request failed", "code", e.Code, "error", err.Error())
+		}
+		if c.Writer.Written() {
+			return
+		}
+		status, body := apperr.BodyOf(e)
+		c.JSON(status, body)
+	}
+}
+
+// BodyLimit limits the request body to n bytes: a request whose
+// Content-Length already says more is answered 413 before its body is read;
+// otherwise reading past n fails with *http.MaxBytesError (BindJSON maps it
+// to 413).
+func BodyLimit(n int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.ContentLength > n {
+			// The body stays unread; closing the connection spares the
+			// server from draining it.
+			c.Header("Connection", "close")
+			Fail(c, TooLarge(n))
+			return
+		}
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, n)
+		c.Next()
+	}
+}
+
+// TooLarge is the PAYLOAD_TOO_LARGE error for a limit of n bytes.
+func TooLarge(n int64) *apperr.Error {
+	return apperr.New(apperr.PayloadTooLarge, "request body is larger than %s", humanBytes(n))
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}
