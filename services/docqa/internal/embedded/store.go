@@ -1,0 +1,381 @@
+// Package embedded is the docqa.VectorStore for one machine: every chunk is
+// held in memory and searched by exact cosine similarity, and every write is
+// appended to a checksummed log under a directory, so the store survives a
+// restart and a crash in the middle of a write loses only that write.
+//
+// It serves when no Milvus address is configured (`make run`). Exact search is
+// fast enough at the contract's scale (10 000 chunks of 1024 floats is 40 MB
+// and a few milliseconds a query; see BenchmarkSearch).
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+)
+
+var _ docqa.VectorStore = (*Store)(nil)
+
+// LogName is the file under the store's directory that holds the log.
+const LogName = "vectors.log"
+
+// ErrClosed is returned by every method after Close.
+var ErrClosed = errors.New("embedded vector store is closed")
+
+// Store is an exact-cosine vector store persisted in an append-only log.
+// It is safe for concurrent use; one process at a time may open a directory.
+type Store struct {
+	dir string
+
+	mu     sync.RWMutex
+	log    *os.File // nil once closed
+	size   int64    // bytes in the log, the magic included
+	docs   map[string]*document
+	chunks map[string]*row // by chunk id
+	index  []*row          // every row, scanned by Search; rebuilt after each write
+}
+
+// document is one stored file with the ids of its chunks.
+type document struct {
+	doc      docqa.Document
+	embedder string
+	ids      map[string]struct{}
+}
+
+// row is one stored chunk. vec is the embedding scaled to unit length (all
+// zeros for a zero vector), so a dot product is the cosine similarity.
+type row struct {
+	md5   string
+	chunk docqa.Chunk // Embedding holds the vector as written
+	vec   []float32
+}
+
+// Open opens the store kept under dir, creating dir and an empty store when
+// absent. A torn record at the end of the log (a crash in the middle of a
+// write) is dropped; the log is compacted when most of it is dead.
+func Open(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("embedded vector store: directory is empty")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("embedded vector store: %w", err)
+	}
+	s := &Store{
+		dir:    dir,
+		docs:   make(map[string]*document),
+		chunks: make(map[string]*row),
+	}
+	if err := s.load(); err != nil {
+		return nil, fmt.Errorf("embedded vector store %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// Upsert writes the chunks of doc, replacing chunks with the same ids, and
+// records doc's figures and embedder. Chunks without an ID get
+// docqa.ChunkID(doc.FileMD5, chunk.Index). Errors wrap
+// docqa.ErrEmbedderMismatch (the store holds another embedder's vectors) or
+// docqa.ErrDimension (a vector is not docqa.Dimension floats).
+func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	doc.CreatedAt = doc.CreatedAt.UTC()
+	chunks, err := validateUpsert(doc, chunks, embedder)
+	if err != nil {
+		return err
+	}
+	rec := encodeUpsert(doc, embedder, chunks)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log == nil {
+		return ErrClosed
+	}
+	if current := s.embedderLocked(); current != "" && current != embedder {
+		return fmt.Errorf("%w: it holds vectors of %q, this upload was embedded by %q; delete the stored documents or configure the same embedder",
+			docqa.ErrEmbedderMismatch, current, embedder)
+	}
+	if err := s.appendLocked(rec); err != nil {
+		return err
+	}
+	s.applyUpsert(doc, embedder, chunks)
+	s.rebuildIndexLocked()
+	return s.maybeCompactLocked()
+}
+
+// Search returns at most topK chunks by descending cosine similarity to
+// vector (ties in document and chunk order). A zero vector matches nothing.
+func (s *Store) Search(ctx context.Context, vector []float32, topK int) ([]docqa.ScoredChunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if topK < 1 {
+		return nil, fmt.Errorf("embedded vector store: topK %d is below 1", topK)
+	}
+	if len(vector) != docqa.Dimension {
+		return nil, fmt.Errorf("%w: query vector has %d floats, want %d", docqa.ErrDimension, len(vector), docqa.Dimension)
+	}
+	query, ok := normalize(vector)
+	if !ok {
+		return []docqa.ScoredChunk{}, nil
+	}
+
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.log == nil {
+		return nil, ErrClosed
+	}
+	hits := topHits(query, s.index, topK)
+	out := make([]docqa.ScoredChunk, len(hits))
+	for i, h := range hits {
+		r := s.index[h.i]
+		c := r.chunk
+		c.Embedding = nil
+		out[i] = docqa.ScoredChunk{Chunk: c, Document: s.docs[r.md5].doc, Score: h.score}
+	}
+	return out, nil
+}
+
+// Document returns the stored document with that MD5, or an error wrapping
+// docqa.ErrNotFound.
+func (s *Store) Document(ctx context.Context, md5 string) (docqa.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return docqa.Document{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.log == nil {
+		return docqa.Document{}, ErrClosed
+	}
+	d, ok := s.docs[md5]
+	if !ok {
+		return docqa.Document{}, fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
+	}
+	return d.doc, nil
+}
+
+// Documents lists the stored documents, newest first (ties by MD5).
+func (s *Store) Documents(ctx context.Context) ([]docqa.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.log == nil {
+		return nil, ErrClosed
+	}
+	out := make([]docqa.Document, 0, len(s.docs))
+	for _, d := range s.docs {
+		out = append(out, d.doc)
+	}
+	sortNewestFirst(out)
+	return out, nil
+}
+
+// Delete removes the document and every chunk of it; an error wrapping
+// docqa.ErrNotFound when it is not stored.
+func (s *Store) Delete(ctx context.Context, md5 string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log == nil {
+		return ErrClosed
+	}
+	if _, ok := s.docs[md5]; !ok {
+		return fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
+	}
+	if err := s.appendLocked(encodeDelete(md5)); err != nil {
+		return err
+	}
+	s.applyDelete(md5)
+	s.rebuildIndexLocked()
+	return s.maybeCompactLocked()
+}
+
+// Embedder returns the name of the embedder that wrote the stored vectors,
+// or "" when the store is empty.
+func (s *Store) Embedder(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.log == nil {
+		return "", ErrClosed
+	}
+	return s.embedderLocked(), nil
+}
+
+// Ping reports whether the store is open and its log still readable.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.log == nil {
+		return ErrClosed
+	}
+	if _, err := s.log.Stat(); err != nil {
+		return fmt.Errorf("embedded vector store: %w: %w", docqa.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Close closes the log. Every write was already synced to disk.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log == nil {
+		return nil
+	}
+	err := s.log.Close()
+	s.log = nil
+	return err
+}
+
+// Dir is the directory the store lives in.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) embedderLocked() string {
+	for _, d := range s.docs {
+		return d.embedder
+	}
+	return ""
+}
+
+// applyUpsert changes the in-memory state; chunks are already validated.
+func (s *Store) applyUpsert(doc docqa.Document, embedder string, chunks []docqa.Chunk) {
+	d, ok := s.docs[doc.FileMD5]
+	if !ok {
+		d = &document{ids: make(map[string]struct{}, len(chunks))}
+		s.docs[doc.FileMD5] = d
+	}
+	d.doc, d.embedder = doc, embedder
+	for _, c := range chunks {
+		if old, ok := s.chunks[c.ID]; ok && old.md5 != doc.FileMD5 {
+			s.dropChunkFromDoc(old.md5, c.ID)
+		}
+		vec, _ := normalize(c.Embedding)
+		s.chunks[c.ID] = &row{md5: doc.FileMD5, chunk: c, vec: vec}
+		d.ids[c.ID] = struct{}{}
+	}
+}
+
+// dropChunkFromDoc forgets that a chunk id belongs to md5 (it moved to another
+// document); a document left without chunks is forgotten too.
+func (s *Store) dropChunkFromDoc(md5, id string) {
+	d, ok := s.docs[md5]
+	if !ok {
+		return
+	}
+	delete(d.ids, id)
+	if len(d.ids) == 0 {
+		delete(s.docs, md5)
+	}
+}
+
+func (s *Store) applyDelete(md5 string) {
+	d, ok := s.docs[md5]
+	if !ok {
+		return
+	}
+	for id := range d.ids {
+		delete(s.chunks, id)
+	}
+	delete(s.docs, md5)
+}
+
+// rebuildIndexLocked lays the rows out in document then chunk order, so that
+// search ties are broken the same way every time.
+func (s *Store) rebuildIndexLocked() {
+	index := make([]*row, 0, len(s.chunks))
+	for _, r := range s.chunks {
+		index = append(index, r)
+	}
+	slices.SortFunc(index, func(a, b *row) int {
+		if c := strings.Compare(a.md5, b.md5); c != 0 {
+			return c
+		}
+		if a.chunk.Index != b.chunk.Index {
+			return a.chunk.Index - b.chunk.Index
+		}
+		return strings.Compare(a.chunk.ID, b.chunk.ID)
+	})
+	s.index = index
+}
+
+func sortNewestFirst(docs []docqa.Document) {
+	slices.SortFunc(docs, func(a, b docqa.Document) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.FileMD5, b.FileMD5)
+	})
+}
+
+// validateUpsert checks the arguments of Upsert and returns the chunks with
+// their ids filled in.
+func validateUpsert(doc docqa.Document, chunks []docqa.Chunk, embedder string) ([]docqa.Chunk, error) {
+	if !validMD5(doc.FileMD5) {
+		return nil, fmt.Errorf("embedded vector store: fileMd5 %q is not 32 lowercase hex digits", doc.FileMD5)
+	}
+	if strings.TrimSpace(embedder) == "" {
+		return nil, errors.New("embedded vector store: embedder name is empty")
+	}
+	if len(chunks) == 0 {
+		return nil, fmt.Errorf("embedded vector store: document %s has no chunks", doc.FileMD5)
+	}
+	out := make([]docqa.Chunk, len(chunks))
+	seen := make(map[string]struct{}, len(chunks))
+	for i, c := range chunks {
+		if c.Index < 0 {
+			return nil, fmt.Errorf("embedded vector store: chunk %d has index %d", i, c.Index)
+		}
+		if c.ID == "" {
+			c.ID = docqa.ChunkID(doc.FileMD5, c.Index)
+		}
+		if _, dup := seen[c.ID]; dup {
+			return nil, fmt.Errorf("embedded vector store: chunk id %s appears twice", c.ID)
+		}
+		seen[c.ID] = struct{}{}
+		if len(c.Embedding) != docqa.Dimension {
+			return nil, fmt.Errorf("%w: chunk %d has %d floats, want %d", docqa.ErrDimension, c.Index, len(c.Embedding), docqa.Dimension)
+		}
+		for _, f := range c.Embedding {
+			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+				return nil, fmt.Errorf("embedded vector store: chunk %d has a NaN or infinite value", c.Index)
+			}
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func validMD5(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// logPath and tmpPath name the files of a store directory.
+func (s *Store) logPath() string { return filepath.Join(s.dir, LogName) }
+func (s *Store) tmpPath() string { return filepath.Join(s.dir, LogName+".tmp") }

@@ -1,0 +1,694 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+)
+
+const (
+	md5A = "0cc175b9c0f1b6a831c399e269772661"
+	md5B = "92eb5ffee6ae2fec3ad71c777531578f"
+	md5C = "4a8a08f09d37b73795649038408b5f33"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 123456789, time.UTC)
+
+// vec returns a docqa.Dimension vector whose first components are given.
+func vec(head ...float32) []float32 {
+	v := make([]float32, docqa.Dimension)
+	copy(v, head)
+	return v
+}
+
+func mustOpen(tb testing.TB, dir string) *Store {
+	tb.Helper()
+	s, err := Open(dir)
+	if err != nil {
+		tb.Fatalf("Open(%s): %v", dir, err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func newDoc(md5, name string, created time.Time, chunks int) docqa.Document {
+	return docqa.Document{FileName: name, FileMD5: md5, Size: 1000, Pages: 2, Chunks: chunks, CreatedAt: created}
+}
+
+func chunk(md5 string, index, page int, text string, v []float32) docqa.Chunk {
+	return docqa.Chunk{ID: docqa.ChunkID(md5, index), Page: page, Index: index, Text: text, Embedding: v}
+}
+
+func mustUpsert(tb testing.TB, s *Store, doc docqa.Document, chunks []docqa.Chunk, embedder string) {
+	tb.Helper()
+	if err := s.Upsert(context.Background(), doc, chunks, embedder); err != nil {
+		tb.Fatalf("Upsert(%s): %v", doc.FileMD5, err)
+	}
+}
+
+// seed stores two documents: A with chunks along x and between x and y, B
+// with chunks along y and -x.
+func seed(tb testing.TB, s *Store) {
+	tb.Helper()
+	mustUpsert(tb, s, newDoc(md5A, "a.pdf", t0, 2), []docqa.Chunk{
+		chunk(md5A, 0, 1, "along x", vec(2, 0)), // length 2: scores must not depend on it
+		chunk(md5A, 1, 2, "between x and y", vec(1, 1)),
+	}, "lexical:v1")
+	mustUpsert(tb, s, newDoc(md5B, "b.pdf", t0.Add(time.Hour), 2), []docqa.Chunk{
+		chunk(md5B, 0, 1, "along y", vec(0, 3)),
+		chunk(md5B, 1, 1, "against x", vec(-1, 0)),
+	}, "lexical:v1")
+}
+
+type want struct {
+	text  string
+	score float32
+}
+
+func hitsOf(got []docqa.ScoredChunk) []want {
+	out := make([]want, len(got))
+	for i, g := range got {
+		out[i] = want{g.Chunk.Text, g.Score}
+	}
+	return out
+}
+
+func sameHits(got, exp []want) bool {
+	if len(got) != len(exp) {
+		return false
+	}
+	for i := range got {
+		if got[i].text != exp[i].text || math.Abs(float64(got[i].score-exp[i].score)) > 1e-5 {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	r2 = float32(math.Sqrt2 / 2)
+	r5 = float32(1 / math.Sqrt(5))
+)
+
+// searchCases hold for the store after seed.
+var searchCases = []struct {
+	name  string
+	query []float32
+	topK  int
+	want  []want
+}{
+	{"x first", vec(1, 0), 4, []want{{"along x", 1}, {"between x and y", r2}, {"along y", 0}, {"against x", -1}}},
+	{"y first", vec(0, 5), 2, []want{{"along y", 1}, {"between x and y", r2}}},
+	{"diagonal", vec(1, 1), 1, []want{{"between x and y", 1}}},
+	{"topK above count", vec(2, 1), 10, []want{
+		{"between x and y", 3 * r5 * r2}, {"along x", 2 * r5}, {"along y", r5}, {"against x", -2 * r5},
+	}},
+	{"orthogonal ties keep document then chunk order", vec(0, 0, 1), 4, []want{
+		{"along x", 0}, {"between x and y", 0}, {"along y", 0}, {"against x", 0},
+	}},
+	{"zero query matches nothing", vec(), 3, []want{}},
+}
+
+func TestSearchOrderAndScores(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	seed(t, s)
+	for _, tc := range searchCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Search(context.Background(), tc.query, tc.topK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameHits(hitsOf(got), tc.want) {
+				t.Fatalf("got %v, want %v", hitsOf(got), tc.want)
+			}
+		})
+	}
+}
+
+func TestSearchReturnsDocumentAndChunk(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	seed(t, s)
+	got, err := s.Search(context.Background(), vec(0, 1), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("got %d hits, want 1", len(got))
+	}
+	h := got[0]
+	wantChunk := docqa.Chunk{ID: docqa.ChunkID(md5B, 0), Page: 1, Index: 0, Text: "along y"}
+	if !chunkEqual(h.Chunk, wantChunk) {
+		t.Fatalf("chunk %+v, want %+v", h.Chunk, wantChunk)
+	}
+	if h.Chunk.Embedding != nil {
+		t.Fatal("search hit carries its embedding")
+	}
+	if h.Document != newDoc(md5B, "b.pdf", t0.Add(time.Hour), 2) {
+		t.Fatalf("document %+v", h.Document)
+	}
+}
+
+func chunkEqual(a, b docqa.Chunk) bool {
+	return a.ID == b.ID && a.Page == b.Page && a.Index == b.Index && a.Text == b.Text && slices.Equal(a.Embedding, b.Embedding)
+}
+
+func TestUpsertIsIdempotent(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	seed(t, s)
+	seed(t, s)
+	got, err := s.Search(context.Background(), vec(1, 0), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 {
+		t.Fatalf("after writing the same chunks twice: %d hits, want 4", len(got))
+	}
+	docs, err := s.Documents(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 {
+		t.Fatalf("%d documents, want 2", len(docs))
+	}
+}
+
+func TestUpsertReplacesChunkAndKeepsOthers(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	seed(t, s)
+	// A second batch of the same document: chunk 1 changes, chunk 2 is new,
+	// chunk 0 stays.
+	doc := newDoc(md5A, "a.pdf", t0, 3)
+	mustUpsert(t, s, doc, []docqa.Chunk{
+		chunk(md5A, 1, 2, "now along z", vec(0, 0, 1)),
+		chunk(md5A, 2, 2, "third", vec(0, 0, 0, 1)),
+	}, "lexical:v1")
+	got, err := s.Search(context.Background(), vec(0, 0, 1), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Chunk.Text != "now along z" || got[0].Document.Chunks != 3 {
+		t.Fatalf("got %+v", got[0])
+	}
+	all, err := s.Search(context.Background(), vec(1, 0), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 5 {
+		t.Fatalf("%d chunks, want 5", len(all))
+	}
+}
+
+func TestDocumentsDocumentAndDelete(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, t.TempDir())
+
+	docs, err := s.Documents(ctx)
+	if err != nil || len(docs) != 0 {
+		t.Fatalf("empty store: %v, %v", docs, err)
+	}
+	seed(t, s)
+	// C has the same creation time as A: ties are ordered by MD5.
+	mustUpsert(t, s, newDoc(md5C, "c.pdf", t0, 1), []docqa.Chunk{chunk(md5C, 0, 1, "c", vec(0, 0, 1))}, "lexical:v1")
+
+	docs, err = s.Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, d := range docs {
+		order = append(order, d.FileMD5)
+	}
+	if wantOrder := []string{md5B, md5A, md5C}; !slices.Equal(order, wantOrder) {
+		t.Fatalf("order %v, want newest first %v", order, wantOrder)
+	}
+
+	got, err := s.Document(ctx, md5A)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != newDoc(md5A, "a.pdf", t0, 2) {
+		t.Fatalf("Document = %+v", got)
+	}
+
+	tests := []struct {
+		name string
+		md5  string
+		err  error
+	}{
+		{"present", md5A, nil},
+		{"already deleted", md5A, docqa.ErrNotFound},
+		{"never stored", "ffffffffffffffffffffffffffffffff", docqa.ErrNotFound},
+		{"not an md5", `x" || true`, docqa.ErrNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.Delete(ctx, tc.md5)
+			if !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+				t.Fatalf("Delete(%q) = %v, want %v", tc.md5, err, tc.err)
+			}
+		})
+	}
+	if _, err := s.Document(ctx, md5A); !errors.Is(err, docqa.ErrNotFound) {
+		t.Fatalf("Document after Delete: %v, want ErrNotFound", err)
+	}
+	hits, err := s.Search(ctx, vec(1, 0), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Document.FileMD5 == md5A {
+			t.Fatalf("deleted document still found: %+v", h)
+		}
+	}
+	if len(hits) != 3 {
+		t.Fatalf("%d hits after delete, want 3", len(hits))
+	}
+}
+
+func TestEmbedderIsRecordedAndNeverMixed(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, t.TempDir())
+	if name, err := s.Embedder(ctx); err != nil || name != "" {
+		t.Fatalf("empty store Embedder = %q, %v", name, err)
+	}
+	seed(t, s)
+	if name, err := s.Embedder(ctx); err != nil || name != "lexical:v1" {
+		t.Fatalf("Embedder = %q, %v", name, err)
+	}
+	err := s.Upsert(ctx, newDoc(md5C, "c.pdf", t0, 1), []docqa.Chunk{chunk(md5C, 0, 1, "c", vec(1))}, "openai:bge-m3")
+	if !errors.Is(err, docqa.ErrEmbedderMismatch) {
+		t.Fatalf("upsert by another embedder: %v, want ErrEmbedderMismatch", err)
+	}
+	if _, err := s.Document(ctx, md5C); !errors.Is(err, docqa.ErrNotFound) {
+		t.Fatalf("refused upsert was stored: %v", err)
+	}
+	// Once empty, the store takes any embedder.
+	for _, md5 := range []string{md5A, md5B} {
+		if err := s.Delete(ctx, md5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if name, _ := s.Embedder(ctx); name != "" {
+		t.Fatalf("emptied store Embedder = %q", name)
+	}
+	mustUpsert(t, s, newDoc(md5C, "c.pdf", t0, 1), []docqa.Chunk{chunk(md5C, 0, 1, "c", vec(1))}, "openai:bge-m3")
+	if name, _ := s.Embedder(ctx); name != "openai:bge-m3" {
+		t.Fatalf("Embedder = %q", name)
+	}
+}
+
+func TestInvalidInput(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, t.TempDir())
+	good := []docqa.Chunk{chunk(md5A, 0, 1, "x", vec(1))}
+	nan := vec(1)
+	nan[7] = float32(math.NaN())
+	tests := []struct {
+		name     string
+		doc      docqa.Document
+		chunks   []docqa.Chunk
+		embedder string
+		is       error
+	}{
+		{"md5 not hex", newDoc(`abc"def`, "a.pdf", t0, 1), good, "e", nil},
+		{"md5 upper case", newDoc("0CC175B9C0F1B6A831C399E269772661", "a.pdf", t0, 1), good, "e", nil},
+		{"no embedder", newDoc(md5A, "a.pdf", t0, 1), good, " ", nil},
+		{"no chunks", newDoc(md5A, "a.pdf", t0, 0), nil, "e", nil},
+		{"short vector", newDoc(md5A, "a.pdf", t0, 1), []docqa.Chunk{chunk(md5A, 0, 1, "x", []float32{1, 2})}, "e", docqa.ErrDimension},
+		{"NaN", newDoc(md5A, "a.pdf", t0, 1), []docqa.Chunk{chunk(md5A, 0, 1, "x", nan)}, "e", nil},
+		{"negative index", newDoc(md5A, "a.pdf", t0, 1), []docqa.Chunk{{ID: "id", Index: -1, Embedding: vec(1)}}, "e", nil},
+		{"duplicate id", newDoc(md5A, "a.pdf", t0, 2), []docqa.Chunk{chunk(md5A, 0, 1, "x", vec(1)), chunk(md5A, 0, 1, "y", vec(1))}, "e", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.Upsert(ctx, tc.doc, tc.chunks, tc.embedder)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Fatalf("error %v does not wrap %v", err, tc.is)
+			}
+		})
+	}
+	if docs, _ := s.Documents(ctx); len(docs) != 0 {
+		t.Fatalf("refused upserts stored %v", docs)
+	}
+	if _, err := s.Search(ctx, []float32{1}, 3); !errors.Is(err, docqa.ErrDimension) {
+		t.Fatalf("short query: %v, want ErrDimension", err)
+	}
+	if _, err := s.Search(ctx, vec(1), 0); err == nil {
+		t.Fatal("topK 0 accepted")
+	}
+}
+
+func TestChunkWithoutIDGetsChunkID(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	mustUpsert(t, s, newDoc(md5A, "a.pdf", t0, 1), []docqa.Chunk{{Page: 1, Index: 4, Text: "t", Embedding: vec(1)}}, "e")
+	got, err := s.Search(context.Background(), vec(1), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Chunk.ID != docqa.ChunkID(md5A, 4) {
+		t.Fatalf("id %q, want ChunkID", got[0].Chunk.ID)
+	}
+}
+
+func TestSurvivesRestart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed(t, s)
+	mustUpsert(t, s, newDoc(md5C, "c.pdf", t0, 1), []docqa.Chunk{chunk(md5C, 0, 1, "c", vec(0, 0, 1))}, "lexical:v1")
+	if err := s.Delete(ctx, md5C); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = mustOpen(t, dir)
+	after, err := s.Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(before, after) {
+		t.Fatalf("documents before restart %v, after %v", before, after)
+	}
+	for _, tc := range searchCases {
+		got, err := s.Search(ctx, tc.query, tc.topK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameHits(hitsOf(got), tc.want) {
+			t.Fatalf("%s after restart: got %v, want %v", tc.name, hitsOf(got), tc.want)
+		}
+	}
+	if name, _ := s.Embedder(ctx); name != "lexical:v1" {
+		t.Fatalf("embedder after restart %q", name)
+	}
+}
+
+func TestTornOrCorruptTailIsDropped(t *testing.T) {
+	rec := encodeUpsert(newDoc(md5C, "c.pdf", t0, 1), "lexical:v1", []docqa.Chunk{chunk(md5C, 0, 1, "c", vec(0, 0, 1))})
+	flipped := slices.Clone(rec)
+	flipped[len(flipped)-1] ^= 0xff
+	tests := []struct {
+		name string
+		tail []byte
+	}{
+		{"half a header", rec[:3]},
+		{"header without payload", rec[:recordHeader]},
+		{"half a record", rec[:len(rec)/2]},
+		{"checksum mismatch", flipped},
+		{"zeros", make([]byte, 64)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			s, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seed(t, s)
+			s.Close()
+			path := filepath.Join(dir, LogName)
+			whole, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, append(slices.Clone(whole), tc.tail...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+
+			s = mustOpen(t, dir)
+			docs, err := s.Documents(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(docs) != 2 {
+				t.Fatalf("%d documents after a torn write, want the 2 whole ones", len(docs))
+			}
+			if got, _ := os.ReadFile(path); !slices.Equal(got, whole) {
+				t.Fatalf("log is %d bytes after recovery, want the %d whole bytes", len(got), len(whole))
+			}
+			// The store goes on: a new write lands after the whole records.
+			mustUpsert(t, s, newDoc(md5C, "c.pdf", t0, 1), []docqa.Chunk{chunk(md5C, 0, 1, "c", vec(0, 0, 1))}, "lexical:v1")
+			s.Close()
+			s = mustOpen(t, dir)
+			if _, err := s.Document(ctx, md5C); err != nil {
+				t.Fatalf("write after recovery lost: %v", err)
+			}
+		})
+	}
+}
+
+func TestOpenRefusesForeignFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, LogName), []byte("something else entirely\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir); err == nil {
+		t.Fatal("opened a file that is not a vector log")
+	}
+}
+
+func TestLeftoverCompactionFileIsIgnored(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed(t, s)
+	s.Close()
+	tmp := filepath.Join(dir, LogName+".tmp")
+	if err := os.WriteFile(tmp, []byte("half a compaction"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = mustOpen(t, dir)
+	if docs, _ := s.Documents(context.Background()); len(docs) != 2 {
+		t.Fatalf("%d documents, want 2", len(docs))
+	}
+	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("leftover temporary file kept: %v", err)
+	}
+}
+
+func TestCompactionKeepsStateAndShrinksLog(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed(t, s)
+	// Rewrite one document of 20 chunks (about 80 KB a write) until the dead
+	// part of the log passes compactSlack, then check the log was rewritten.
+	chunks := make([]docqa.Chunk, 20)
+	for i := range chunks {
+		chunks[i] = chunk(md5C, i, 1, fmt.Sprintf("c%d", i), vec(0, 0, float32(i+1)))
+	}
+	path := filepath.Join(dir, LogName)
+	writes := compactSlack/(20*docqa.Dimension*4) + 5
+	for range writes {
+		mustUpsert(t, s, newDoc(md5C, "c.pdf", t0, 20), chunks, "lexical:v1")
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() > compactSlack {
+		t.Fatalf("log is %d bytes after %d rewrites of one document: not compacted", info.Size(), writes)
+	}
+	if err := s.Delete(ctx, md5A); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s = mustOpen(t, dir)
+	docs, err := s.Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[0].FileMD5 != md5B || docs[1].FileMD5 != md5C {
+		t.Fatalf("documents after compaction and restart: %v", docs)
+	}
+	hits, err := s.Search(ctx, vec(0, 0, 1), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 22 {
+		t.Fatalf("%d chunks after compaction, want 22", len(hits))
+	}
+}
+
+func TestConcurrentUpsertsAndSearches(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers, docsEach, chunksEach = 4, 5, 3
+	md5Of := func(w, d int) string { return fmt.Sprintf("%030x%02x", w, d) }
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*docsEach*2)
+	for w := range writers {
+		wg.Go(func() {
+			for d := range docsEach {
+				md5 := md5Of(w, d)
+				chunks := make([]docqa.Chunk, chunksEach)
+				for i := range chunks {
+					chunks[i] = chunk(md5, i, 1, md5, vec(float32(w+1), float32(d+1), float32(i+1)))
+				}
+				// Each document twice, racing with the others: no duplicates.
+				for range 2 {
+					if err := s.Upsert(ctx, newDoc(md5, "f.pdf", t0.Add(time.Duration(w*docsEach+d)*time.Second), chunksEach), chunks, "e"); err != nil {
+						errs <- err
+					}
+				}
+			}
+		})
+		wg.Go(func() {
+			for range docsEach {
+				if _, err := s.Search(ctx, vec(1, 1, 1), 5); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	check := func(s *Store) {
+		t.Helper()
+		docs, err := s.Documents(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(docs) != writers*docsEach {
+			t.Fatalf("%d documents, want %d", len(docs), writers*docsEach)
+		}
+		if !sort.SliceIsSorted(docs, func(i, j int) bool { return docs[i].CreatedAt.After(docs[j].CreatedAt) }) {
+			t.Fatal("documents not newest first")
+		}
+		hits, err := s.Search(ctx, vec(1), 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != writers*docsEach*chunksEach {
+			t.Fatalf("%d chunks, want %d", len(hits), writers*docsEach*chunksEach)
+		}
+	}
+	check(s)
+	s.Close()
+	check(mustOpen(t, dir))
+}
+
+func TestClosedStoreRefuses(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Fatalf("Ping on an open store: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	checks := map[string]error{
+		"Ping":     s.Ping(ctx),
+		"Upsert":   s.Upsert(ctx, newDoc(md5A, "a", t0, 1), []docqa.Chunk{chunk(md5A, 0, 1, "x", vec(1))}, "e"),
+		"Delete":   s.Delete(ctx, md5A),
+		"Search":   second(s.Search(ctx, vec(1), 1)),
+		"Document": second(s.Document(ctx, md5A)),
+		"Embedder": second(s.Embedder(ctx)),
+	}
+	for name, err := range checks {
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+		}
+	}
+}
+
+func TestCancelledContext(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Search(ctx, vec(1), 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Search: %v", err)
+	}
+	if err := s.Upsert(ctx, newDoc(md5A, "a", t0, 1), []docqa.Chunk{chunk(md5A, 0, 1, "x", vec(1))}, "e"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Upsert: %v", err)
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// BenchmarkSearch: topK 10 over 10 000 chunks of 1024 floats, the contract's
+// largest document. Reports the median latency as p50-ms.
+//
+//	go test ./internal/embedded -run '^$' -bench Search -benchtime 200x
+func BenchmarkSearch(b *testing.B) {
+	s := mustOpen(b, b.TempDir())
+	rng := rand.New(rand.NewPCG(1, 2))
+	randVec := func() []float32 {
+		v := make([]float32, docqa.Dimension)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	const docs, perDoc = 10, 1000
+	for d := range docs {
+		md5 := fmt.Sprintf("%032x", d)
+		chunks := make([]docqa.Chunk, perDoc)
+		for i := range chunks {
+			chunks[i] = chunk(md5, i, 1+i/10, "some chunk text of a few hundred characters", randVec())
+		}
+		mustUpsert(b, s, newDoc(md5, "f.pdf", t0, perDoc), chunks, "e")
+	}
+	queries := make([][]float32, 64)
+	for i := range queries {
+		queries[i] = randVec()
+	}
+	ctx := context.Background()
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		hits, err := s.Search(ctx, queries[i%len(queries)], 10)
+		times = append(times, time.Since(start))
+		if err != nil || len(hits) != 10 {
+			b.Fatalf("%d hits, %v", len(hits), err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(times[len(times)*99/100])/1e6, "p99-ms")
+}
