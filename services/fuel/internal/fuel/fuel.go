@@ -1,0 +1,319 @@
+// Package fuel holds the nouns of the fuel service: vehicles, refuel
+// records and their statistics, the rules every value must obey (Validate),
+// the errors the service answers with, and the Store interface that the
+// database layer implements.
+package fuel
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/shopspring/decimal"
+)
+
+// Bounds of the field tables and of the storage (numeric(14,3) for
+// quantities, numeric(18,4) for unit prices). Quantities are rounded
+// half-up to QuantityScale places before they are validated or stored.
+const (
+	MaxNameLen        = 64
+	MaxBrandLen       = 64
+	MaxModelLen       = 64
+	MaxPlateLen       = 32
+	MaxRefuelFuelLen  = 32
+	MaxStationNameLen = 128
+	MaxRemarkLen      = 512
+
+	QuantityScale = 3 // liters, km, money
+	PriceScale    = 4 // price_per_liter and averages
+)
+
+var (
+	// MaxQuantity is the largest liters, odometer, amount or capacity value
+	// the storage holds: 99 999 999 999.999.
+	MaxQuantity = decimal.RequireFromString("99999999999.999")
+
+	// MinTime and MaxTime bound refuel_time (the RFC 3339 year range).
+	MinTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+)
+
+// VehicleFuelTypes are the allowed values of Vehicle.FuelType.
+var VehicleFuelTypes = []string{"gasoline", "diesel", "hybrid", "electric", "plug_in_hybrid"}
+
+// Errors with a fixed meaning. Handlers render them through apperr.
+var (
+	ErrVehicleNotFound = apperr.New(apperr.NotFound, "vehicle not found")
+	ErrRefuelNotFound  = apperr.New(apperr.NotFound, "refuel record not found")
+)
+
+// ErrUnknownVehicle is the error for a refuel that names a vehicle that does
+// not exist: the request is wrong, not the addressed resource.
+func ErrUnknownVehicle(id uint64) error {
+	return apperr.Invalid("vehicle_id", "vehicle %d does not exist", id)
+}
+
+// Vehicle is a car (or any vehicle) whose refuels are logged.
+type Vehicle struct {
+	ID              uint64
+	Name            string
+	Brand           string
+	Model           string
+	PlateNumber     string
+	FuelType        string
+	TankCapacity    decimal.Decimal
+	CurrentOdometer decimal.Decimal
+	DefaultVehicle  bool
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// Normalize rounds the quantities to the stored scale, so that what a write
+// answers is what a later read returns.
+func (v *Vehicle) Normalize() {
+	v.TankCapacity = RoundQuantity(v.TankCapacity)
+	v.CurrentOdometer = RoundQuantity(v.CurrentOdometer)
+}
+
+// Validate reports the first field that breaks a rule of the field table,
+// as an INVALID_ARGUMENT error naming the field.
+func (v *Vehicle) Validate() error {
+	if err := requiredString("name", v.Name, MaxNameLen); err != nil {
+		return err
+	}
+	if err := optionalString("brand", v.Brand, MaxBrandLen); err != nil {
+		return err
+	}
+	if err := optionalString("model", v.Model, MaxModelLen); err != nil {
+		return err
+	}
+	if err := optionalString("plate_number", v.PlateNumber, MaxPlateLen); err != nil {
+		return err
+	}
+	if !isVehicleFuelType(v.FuelType) {
+		if strings.TrimSpace(v.FuelType) == "" {
+			return apperr.Invalid("fuel_type", "is required")
+		}
+		return apperr.Invalid("fuel_type", "must be one of %s", strings.Join(VehicleFuelTypes, ", "))
+	}
+	if err := quantity("tank_capacity", v.TankCapacity, false); err != nil {
+		return err
+	}
+	return quantity("current_odometer", v.CurrentOdometer, false)
+}
+
+// VehicleUpdate is a patch: nil fields are left unchanged.
+type VehicleUpdate struct {
+	Name            *string
+	Brand           *string
+	Model           *string
+	PlateNumber     *string
+	FuelType        *string
+	TankCapacity    *decimal.Decimal
+	CurrentOdometer *decimal.Decimal
+	DefaultVehicle  *bool
+}
+
+// Apply copies the set fields of u onto v.
+func (u VehicleUpdate) Apply(v *Vehicle) {
+	set(&v.Name, u.Name)
+	set(&v.Brand, u.Brand)
+	set(&v.Model, u.Model)
+	set(&v.PlateNumber, u.PlateNumber)
+	set(&v.FuelType, u.FuelType)
+	set(&v.TankCapacity, u.TankCapacity)
+	set(&v.CurrentOdometer, u.CurrentOdometer)
+	set(&v.DefaultVehicle, u.DefaultVehicle)
+}
+
+// Refuel is one refuel record of a vehicle.
+type Refuel struct {
+	ID            uint64
+	VehicleID     uint64
+	RefuelTime    time.Time
+	Odometer      decimal.Decimal
+	FuelType      string
+	Liters        decimal.Decimal
+	TotalAmount   decimal.Decimal
+	PricePerLiter decimal.Decimal
+	StationName   string
+	IsFull        bool
+	Remark        string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Normalize rounds quantities to the stored scale, brings RefuelTime to UTC
+// at microsecond precision and computes PricePerLiter from the rounded
+// values (when Liters is positive; Validate rejects the rest).
+func (r *Refuel) Normalize() {
+	r.RefuelTime = NormalizeTime(r.RefuelTime)
+	r.Odometer = RoundQuantity(r.Odometer)
+	r.Liters = RoundQuantity(r.Liters)
+	r.TotalAmount = RoundQuantity(r.TotalAmount)
+	r.PricePerLiter = decimal.Zero
+	if r.Liters.IsPositive() {
+		r.PricePerLiter = r.TotalAmount.DivRound(r.Liters, PriceScale)
+	}
+}
+
+// Validate reports the first field that breaks a rule of the field table.
+func (r *Refuel) Validate() error {
+	if r.VehicleID == 0 {
+		return apperr.Invalid("vehicle_id", "is required and must be at least 1")
+	}
+	if r.RefuelTime.IsZero() {
+		return apperr.Invalid("refuel_time", "is required")
+	}
+	if r.RefuelTime.Before(MinTime) || r.RefuelTime.After(MaxTime) {
+		return apperr.Invalid("refuel_time", "must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z")
+	}
+	if err := quantity("odometer", r.Odometer, false); err != nil {
+		return err
+	}
+	if err := requiredString("fuel_type", r.FuelType, MaxRefuelFuelLen); err != nil {
+		return err
+	}
+	if err := quantity("liters", r.Liters, true); err != nil {
+		return err
+	}
+	if err := quantity("total_amount", r.TotalAmount, false); err != nil {
+		return err
+	}
+	if err := optionalString("station_name", r.StationName, MaxStationNameLen); err != nil {
+		return err
+	}
+	return optionalString("remark", r.Remark, MaxRemarkLen)
+}
+
+// RefuelUpdate is a patch: nil fields are left unchanged.
+type RefuelUpdate struct {
+	VehicleID   *uint64
+	RefuelTime  *time.Time
+	Odometer    *decimal.Decimal
+	FuelType    *string
+	Liters      *decimal.Decimal
+	TotalAmount *decimal.Decimal
+	StationName *string
+	IsFull      *bool
+	Remark      *string
+}
+
+// Apply copies the set fields of u onto r.
+func (u RefuelUpdate) Apply(r *Refuel) {
+	set(&r.VehicleID, u.VehicleID)
+	set(&r.RefuelTime, u.RefuelTime)
+	set(&r.Odometer, u.Odometer)
+	set(&r.FuelType, u.FuelType)
+	set(&r.Liters, u.Liters)
+	set(&r.TotalAmount, u.TotalAmount)
+	set(&r.StationName, u.StationName)
+	set(&r.IsFull, u.IsFull)
+	set(&r.Remark, u.Remark)
+}
+
+// RefuelFilter selects the refuels of GET /api/refuels. Start and End are
+// inclusive; nil means unbounded. Limit 0 means all.
+type RefuelFilter struct {
+	VehicleID uint64
+	Start     *time.Time
+	End       *time.Time
+	Limit     int
+	Offset    int
+}
+
+// Store keeps vehicles and refuels. Every method takes the request context.
+// Methods return ErrVehicleNotFound / ErrRefuelNotFound for an absent id,
+// ErrUnknownVehicle for a refuel naming an absent vehicle, the error of
+// Validate for an invalid value (nothing is written then), and other
+// errors only for failures of the database.
+type Store interface {
+	// ListVehicles returns all vehicles, the default first, then by id.
+	ListVehicles(ctx context.Context) ([]Vehicle, error)
+	// CreateVehicle validates v, stores it (clearing any previous default
+	// when v is the default) and fills in its id and timestamps.
+	CreateVehicle(ctx context.Context, v *Vehicle) error
+	Vehicle(ctx context.Context, id uint64) (Vehicle, error)
+	// UpdateVehicle applies u to the stored vehicle, validates the result and
+	// stores it in one transaction.
+	UpdateVehicle(ctx context.Context, id uint64, u VehicleUpdate) (Vehicle, error)
+	// DeleteVehicle deletes the vehicle and its refuels.
+	DeleteVehicle(ctx context.Context, id uint64) error
+	// SetDefaultVehicle makes the vehicle the only default.
+	SetDefaultVehicle(ctx context.Context, id uint64) (Vehicle, error)
+
+	CreateRefuel(ctx context.Context, r *Refuel) error
+	Refuel(ctx context.Context, id uint64) (Refuel, error)
+	UpdateRefuel(ctx context.Context, id uint64, u RefuelUpdate) (Refuel, error)
+	DeleteRefuel(ctx context.Context, id uint64) error
+	// ListRefuels returns the refuels matching f, newest first (refuel_time
+	// descending, then id descending). An unknown vehicle has none.
+	ListRefuels(ctx context.Context, f RefuelFilter) ([]Refuel, error)
+	// Statistics computes the statistics of a vehicle; ErrVehicleNotFound
+	// when it does not exist.
+	Statistics(ctx context.Context, vehicleID uint64) (Statistics, error)
+
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+}
+
+// RoundQuantity rounds d half-up to QuantityScale places.
+func RoundQuantity(d decimal.Decimal) decimal.Decimal { return d.Round(QuantityScale) }
+
+// NormalizeTime returns t in UTC truncated to microseconds, the precision
+// both databases keep.
+func NormalizeTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func set[T any](dst *T, src *T) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+func isVehicleFuelType(s string) bool {
+	for _, t := range VehicleFuelTypes {
+		if s == t {
+			return true
+		}
+	}
+	return false
+}
+
+func requiredString(field, s string, max int) error {
+	if strings.TrimSpace(s) == "" {
+		return apperr.Invalid(field, "is required and must not be blank")
+	}
+	return optionalString(field, s, max)
+}
+
+func optionalString(field, s string, max int) error {
+	if !utf8.ValidString(s) {
+		return apperr.Invalid(field, "must be valid UTF-8")
+	}
+	if strings.ContainsRune(s, 0) {
+		return apperr.Invalid(field, "must not contain NUL characters")
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return apperr.Invalid(field, "must be at most %d characters (got %d)", max, n)
+	}
+	return nil
+}
+
+func quantity(field string, d decimal.Decimal, positive bool) error {
+	switch {
+	case positive && !d.IsPositive():
+		return apperr.Invalid(field, "must be greater than 0 (at %d decimal places)", QuantityScale)
+	case d.IsNegative():
+		return apperr.Invalid(field, "must be at least 0")
+	case d.GreaterThan(MaxQuantity):
+		return apperr.Invalid(field, "must be at most %s", MaxQuantity.String())
+	}
+	return nil
+}

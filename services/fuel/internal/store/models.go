@@ -1,0 +1,114 @@
+package store
+
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// vehicleRow is the GORM model of the vehicles table. Decimals travel as
+// their canonical text: numeric on PostgreSQL, TEXT on SQLite.
+type vehicleRow struct {
+	ID              uint64 `gorm:"primaryKey"`
+	Name            string
+	Brand           string
+	Model           string
+	PlateNumber     string
+	FuelType        string
+	TankCapacity    decimal.Decimal
+	CurrentOdometer decimal.Decimal
+	DefaultVehicle  bool
+	CreatedAt       time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt       time.Time `gorm:"autoUpdateTime:false"`
+}
+
+func (vehicleRow) TableName() string { return "vehicles" }
+
+func toVehicleRow(v fuel.Vehicle) vehicleRow {
+	return vehicleRow{
+		ID:              v.ID,
+		Name:            v.Name,
+		Brand:           v.Brand,
+		Model:           v.Model,
+		PlateNumber:     v.PlateNumber,
+		FuelType:        v.FuelType,
+		TankCapacity:    v.TankCapacity,
+		CurrentOdometer: v.CurrentOdometer,
+		DefaultVehicle:  v.DefaultVehicle,
+		CreatedAt:       v.CreatedAt,
+		UpdatedAt:       v.UpdatedAt,
+	}
+}
+
+func (r vehicleRow) toVehicle() fuel.Vehicle {
+	return fuel.Vehicle{
+		ID:              r.ID,
+		Name:            r.Name,
+		Brand:           r.Brand,
+		Model:           r.Model,
+		PlateNumber:     r.PlateNumber,
+		FuelType:        r.FuelType,
+		TankCapacity:    r.TankCapacity,
+		CurrentOdometer: r.CurrentOdometer,
+		DefaultVehicle:  r.DefaultVehicle,
+		CreatedAt:       r.CreatedAt.UTC(),
+		UpdatedAt:       r.UpdatedAt.UTC(),
+	}
+}
+
+// refuelRow is the GORM model of the refuels table.
+type refuelRow struct {
+	ID            uint64 `gorm:"primaryKey"`
+	VehicleID     uint64
+	RefuelTime    time.Time
+	Odometer      decimal.Decimal
+	FuelType      string
+	Liters        decimal.Decimal
+	TotalAmount   decimal.Decimal
+	PricePerLiter decimal.Decimal
+	StationName   string
+	IsFull        bool
+	Remark        string
+	CreatedAt     time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt     time.Time `gorm:"autoUpdateTime:false"`
+}
+
+func (refuelRow) TableName() string { return "refuels" }
+
+func toRefuelRow(r fuel.Refuel) refuelRow {
+	return refuelRow{
+		ID:            r.ID,
+		VehicleID:     r.VehicleID,
+		RefuelTime:    r.RefuelTime,
+		Odometer:      r.Odometer,
+		FuelType:      r.FuelType,
+		Liters:        r.Liters,
+		TotalAmount:   r.TotalAmount,
+		PricePerLiter: r.PricePerLiter,
+		StationName:   r.StationName,
+		IsFull:        r.IsFull,
+		Remark:        r.Remark,
+		CreatedAt:     r.CreatedAt,
+		UpdatedAt:     r.UpdatedAt,
+	}
+}
+
+func (r refuelRow) toRefuel() fuel.Refuel {
+	return fuel.Refuel{
+		ID:            r.ID,
+		VehicleID:     r.VehicleID,
+		RefuelTime:    r.RefuelTime.UTC(),
+		Odometer:      r.Odometer,
+		FuelType:      r.FuelType,
+		Liters:        r.Liters,
+		TotalAmount:   r.TotalAmount,
+		PricePerLiter: r.PricePerLiter,
+		StationName:   r.StationName,
+		IsFull:        r.IsFull,
+		Remark:        r.Remark,
+		CreatedAt:     r.CreatedAt.UTC(),
+		UpdatedAt:     r.UpdatedAt.UTC(),
+	}
+}

@@ -1,0 +1,472 @@
+// Package store implements fuel.Store with GORM on PostgreSQL (numeric
+// columns) and on embedded SQLite (pure Go, decimals as exact text). Each
+// dialect has its own versioned SQL migrations, embedded in the binary,
+// applied at start-up and recorded in schema_migrations.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+	"gorm.io/gorm/logger"
+
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// Dialect names the database behind a Store.
+type Dialect string
+
+// The two dialects.
+const (
+	Postgres Dialect = "postgres"
+	SQLite   Dialect = "sqlite"
+)
+
+// defaultLockKey is the PostgreSQL advisory lock that serialises the
+// writers that change which vehicle is the default. The partial unique
+// index already forbids two defaults; the lock makes concurrent switches
+// wait for each other instead of failing on that index.
+const defaultLockKey = 0x6675656c // "fuel"
+
+// Store is the GORM implementation of fuel.Store.
+type Store struct {
+	db      *gorm.DB
+	dialect Dialect
+
+	// Now is the clock for created_at / updated_at; tests replace it.
+	Now func() time.Time
+}
+
+var _ fuel.Store = (*Store)(nil)
+
+// OpenPostgres connects to the PostgreSQL database at dsn and applies the
+// pending migrations.
+func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
+	db, err := gorm.Open(postgres.Open(dsn), gormConfig())
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(32)
+	sqlDB.SetMaxIdleConns(32)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	return open(ctx, db, Postgres)
+}
+
+// OpenSQLite opens (creating it and its directory when absent) the SQLite
+// database file at path and applies the pending migrations. Foreign keys
+// are enforced; one connection serialises all access, which is what SQLite
+// does for writers anyway and keeps concurrent writers free of SQLITE_BUSY.
+func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create sqlite directory: %w", err)
+		}
+	}
+	dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
+	db, err := gorm.Open(sqlite.Open(dsn), gormConfig())
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(1)
+	return open(ctx, db, SQLite)
+}
+
+func gormConfig() *gorm.Config {
+	return &gorm.Config{
+		Logger:                 logger.Discard,
+		TranslateError:         true,
+		SkipDefaultTransaction: true, // single statements need no BEGIN/COMMIT
+	}
+}
+
+func open(ctx context.Context, db *gorm.DB, d Dialect) (*Store, error) {
+	s := &Store{db: db, dialect: d, Now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dialect says which database the store uses.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// Close closes the database connections.
+func (s *Store) Close() error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// Ping implements fuel.Store.
+func (s *Store) Ping(ctx context.Context) error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.PingContext(ctx)
+}
+
+func (s *Store) now() time.Time { return fuel.NormalizeTime(s.Now()) }
+
+// storable reports whether id can be a row id: ids above MaxInt64 are
+// well-formed in the API but no bigint column holds them.
+func storable(id uint64) bool { return id >= 1 && id <= math.MaxInt64 }
+
+// forUpdate locks the selected rows on PostgreSQL; SQLite has one
+// connection, so nothing else can interleave.
+func (s *Store) forUpdate(tx *gorm.DB) *gorm.DB {
+	if s.dialect == Postgres {
+		return tx.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	return tx
+}
+
+// clearDefault makes no vehicle but keep the default, under the default
+// lock held until the transaction ends.
+func (s *Store) clearDefault(tx *gorm.DB, keep uint64, now time.Time) error {
+	if s.dialect == Postgres {
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", defaultLockKey).Error; err != nil {
+			return fmt.Errorf("lock default vehicle: %w", err)
+		}
+	}
+	err := tx.Exec("UPDATE vehicles SET default_vehicle = ?, updated_at = ? WHERE default_vehicle = ? AND id <> ?",
+		false, now, true, keep).Error
+	if err != nil {
+		return fmt.Errorf("clear default vehicle: %w", err)
+	}
+	return nil
+}
+
+// ListVehicles implements fuel.Store.
+func (s *Store) ListVehicles(ctx context.Context) ([]fuel.Vehicle, error) {
+	var rows []vehicleRow
+	if err := s.db.WithContext(ctx).Order("default_vehicle DESC, id ASC").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list vehicles: %w", err)
+	}
+	out := make([]fuel.Vehicle, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toVehicle()
+	}
+	return out, nil
+}
+
+// CreateVehicle implements fuel.Store.
+func (s *Store) CreateVehicle(ctx context.Context, v *fuel.Vehicle) error {
+	v.Normalize()
+	if err := v.Validate(); err != nil {
+		return err
+	}
+	v.ID = 0
+	v.CreatedAt = s.now()
+	v.UpdatedAt = v.CreatedAt
+	row := toVehicleRow(*v)
+	insert := func(tx *gorm.DB) error { return tx.Create(&row).Error }
+	var err error
+	if v.DefaultVehicle {
+		err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := s.clearDefault(tx, 0, v.CreatedAt); err != nil {
+				return err
+			}
+			return insert(tx)
+		})
+	} else {
+		err = insert(s.db.WithContext(ctx))
+	}
+	if err != nil {
+		return fmt.Errorf("create vehicle: %w", err)
+	}
+	*v = row.toVehicle()
+	return nil
+}
+
+// Vehicle implements fuel.Store.
+func (s *Store) Vehicle(ctx context.Context, id uint64) (fuel.Vehicle, error) {
+	row, err := s.vehicle(s.db.WithContext(ctx), id)
+	if err != nil {
+		return fuel.Vehicle{}, err
+	}
+	return row.toVehicle(), nil
+}
+
+func (s *Store) vehicle(tx *gorm.DB, id uint64) (vehicleRow, error) {
+	var row vehicleRow
+	if !storable(id) {
+		return row, fuel.ErrVehicleNotFound
+	}
+	err := tx.Where("id = ?", id).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return row, fuel.ErrVehicleNotFound
+	}
+	if err != nil {
+		return row, fmt.Errorf("get vehicle %d: %w", id, err)
+	}
+	return row, nil
+}
+
+// UpdateVehicle implements fuel.Store.
+func (s *Store) UpdateVehicle(ctx context.Context, id uint64, u fuel.VehicleUpdate) (fuel.Vehicle, error) {
+	var out fuel.Vehicle
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := s.now()
+		makeDefault := u.DefaultVehicle != nil && *u.DefaultVehicle
+		if makeDefault {
+			// Take the default lock before the row lock, in the same order
+			// as SetDefaultVehicle, so the two cannot deadlock.
+			if err := s.clearDefault(tx, id, now); err != nil {
+				return err
+			}
+		}
+		row, err := s.vehicle(s.forUpdate(tx), id)
+		if err != nil {
+			return err
+		}
+		v := row.toVehicle()
+		u.Apply(&v)
+		v.Normalize()
+		if err := v.Validate(); err != nil {
+			return err
+		}
+		v.UpdatedAt = now
+		row = toVehicleRow(v)
+		if err := tx.Save(&row).Error; err != nil {
+			return fmt.Errorf("update vehicle %d: %w", id, err)
+		}
+		out = row.toVehicle()
+		return nil
+	})
+	return out, err
+}
+
+// DeleteVehicle implements fuel.Store. The foreign key's ON DELETE CASCADE
+// removes the refuels in the same statement.
+func (s *Store) DeleteVehicle(ctx context.Context, id uint64) error {
+	if !storable(id) {
+		return fuel.ErrVehicleNotFound
+	}
+	res := s.db.WithContext(ctx).Exec("DELETE FROM vehicles WHERE id = ?", id)
+	if res.Error != nil {
+		return fmt.Errorf("delete vehicle %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fuel.ErrVehicleNotFound
+	}
+	return nil
+}
+
+// SetDefaultVehicle implements fuel.Store.
+func (s *Store) SetDefaultVehicle(ctx context.Context, id uint64) (fuel.Vehicle, error) {
+	if !storable(id) {
+		return fuel.Vehicle{}, fuel.ErrVehicleNotFound
+	}
+	var out fuel.Vehicle
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := s.now()
+		if err := s.clearDefault(tx, id, now); err != nil {
+			return err
+		}
+		row, err := s.vehicle(s.forUpdate(tx), id)
+		if err != nil {
+			return err
+		}
+		if !row.DefaultVehicle {
+			row.DefaultVehicle = true
+			row.UpdatedAt = now
+			if err := tx.Save(&row).Error; err != nil {
+				return fmt.Errorf("set default vehicle %d: %w", id, err)
+			}
+		}
+		out = row.toVehicle()
+		return nil
+	})
+	return out, err
+}
+
+// CreateRefuel implements fuel.Store.
+func (s *Store) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
+	r.Normalize()
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if !storable(r.VehicleID) {
+		return fuel.ErrUnknownVehicle(r.VehicleID)
+	}
+	r.ID = 0
+	r.CreatedAt = s.now()
+	r.UpdatedAt = r.CreatedAt
+	row := toRefuelRow(*r)
+	err := s.db.WithContext(ctx).Create(&row).Error
+	if errors.Is(err, gorm.ErrForeignKeyViolated) {
+		return fuel.ErrUnknownVehicle(r.VehicleID)
+	}
+	if err != nil {
+		return fmt.Errorf("create refuel: %w", err)
+	}
+	*r = row.toRefuel()
+	return nil
+}
+
+// Refuel implements fuel.Store.
+func (s *Store) Refuel(ctx context.Context, id uint64) (fuel.Refuel, error) {
+	row, err := s.refuel(s.db.WithContext(ctx), id)
+	if err != nil {
+		return fuel.Refuel{}, err
+	}
+	return row.toRefuel(), nil
+}
+
+func (s *Store) refuel(tx *gorm.DB, id uint64) (refuelRow, error) {
+	var row refuelRow
+	if !storable(id) {
+		return row, fuel.ErrRefuelNotFound
+	}
+	err := tx.Where("id = ?", id).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return row, fuel.ErrRefuelNotFound
+	}
+	if err != nil {
+		return row, fmt.Errorf("get refuel %d: %w", id, err)
+	}
+	return row, nil
+}
+
+// UpdateRefuel implements fuel.Store.
+func (s *Store) UpdateRefuel(ctx context.Context, id uint64, u fuel.RefuelUpdate) (fuel.Refuel, error) {
+	var out fuel.Refuel
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		row, err := s.refuel(s.forUpdate(tx), id)
+		if err != nil {
+			return err
+		}
+		r := row.toRefuel()
+		u.Apply(&r)
+		r.Normalize()
+		if err := r.Validate(); err != nil {
+			return err
+		}
+		if !storable(r.VehicleID) {
+			return fuel.ErrUnknownVehicle(r.VehicleID)
+		}
+		r.UpdatedAt = s.now()
+		row = toRefuelRow(r)
+		err = tx.Save(&row).Error
+		if errors.Is(err, gorm.ErrForeignKeyViolated) {
+			return fuel.ErrUnknownVehicle(r.VehicleID)
+		}
+		if err != nil {
+			return fmt.Errorf("update refuel %d: %w", id, err)
+		}
+		out = row.toRefuel()
+		return nil
+	})
+	return out, err
+}
+
+// DeleteRefuel implements fuel.Store.
+func (s *Store) DeleteRefuel(ctx context.Context, id uint64) error {
+	if !storable(id) {
+		return fuel.ErrRefuelNotFound
+	}
+	res := s.db.WithContext(ctx).Exec("DELETE FROM refuels WHERE id = ?", id)
+	if res.Error != nil {
+		return fmt.Errorf("delete refuel %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fuel.ErrRefuelNotFound
+	}
+	return nil
+}
+
+// ListRefuels implements fuel.Store.
+func (s *Store) ListRefuels(ctx context.Context, f fuel.RefuelFilter) ([]fuel.Refuel, error) {
+	if !storable(f.VehicleID) {
+		return []fuel.Refuel{}, nil
+	}
+	q := s.db.WithContext(ctx).Where("vehicle_id = ?", f.VehicleID)
+	if f.Start != nil {
+		q = q.Where("refuel_time >= ?", fuel.NormalizeTime(*f.Start))
+	}
+	if f.End != nil {
+		q = q.Where("refuel_time <= ?", fuel.NormalizeTime(*f.End))
+	}
+	q = q.Order("refuel_time DESC, id DESC")
+	if f.Limit > 0 {
+		q = q.Limit(f.Limit).Offset(f.Offset)
+	} else if f.Offset > 0 {
+		q = q.Offset(f.Offset)
+	}
+	var rows []refuelRow
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list refuels: %w", err)
+	}
+	out := make([]fuel.Refuel, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toRefuel()
+	}
+	return out, nil
+}
+
+// Statistics implements fuel.Store: one ordered scan of the vehicle's
+// records feeds fuel.StatsBuilder, then the last record is read by id. On
+// PostgreSQL the three statements share one snapshot.
+func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statistics, error) {
+	var opts *sql.TxOptions
+	if s.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	var out fuel.Statistics
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if _, err := s.vehicle(tx, vehicleID); err != nil {
+			return err
+		}
+		rows, err := tx.Raw(`SELECT id, refuel_time, odometer, liters, total_amount, price_per_liter, is_full
+			FROM refuels WHERE vehicle_id = ? ORDER BY refuel_time ASC, id ASC`, vehicleID).Rows()
+		if err != nil {
+			return fmt.Errorf("scan refuels: %w", err)
+		}
+		defer rows.Close()
+		b := fuel.NewStatsBuilder(vehicleID)
+		for rows.Next() {
+			var r fuel.StatsRecord
+			if err := rows.Scan(&r.ID, &r.RefuelTime, &r.Odometer, &r.Liters, &r.TotalAmount, &r.PricePerLiter, &r.IsFull); err != nil {
+				return fmt.Errorf("scan refuel: %w", err)
+			}
+			r.RefuelTime = r.RefuelTime.UTC()
+			b.Add(r)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("scan refuels: %w", err)
+		}
+		out = b.Statistics()
+		if id := b.LastID(); id != 0 {
+			last, err := s.refuel(tx, id)
+			if err != nil {
+				return err
+			}
+			r := last.toRefuel()
+			out.LastRefuel = &r
+		}
+		return nil
+	}, opts)
+	return out, err
+}
