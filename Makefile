@@ -1,0 +1,57 @@
+# CarHub backend. The two commands: `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+
+SERVICES_PKGS := ./pkg/... ./services/fuel/... ./services/docqa/...
+WORKSPACE_MODULES := pkg services/fuel services/docqa
+
+.PHONY: all build run test lint fmt tidy caddy-check clean help
+
+all: build
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
+
+build: ## bin/fuel-service, bin/docqa-service, bin/caddy, bin/healthcheck
+build: bin/caddy
+	$(GO) build -o bin/fuel-service ./services/fuel/cmd/fuel-service
+	$(GO) build -o bin/docqa-service ./services/docqa/cmd/docqa-service
+	cd tools && GOWORK=off $(GO) build -o ../bin/healthcheck ./cmd/healthcheck
+
+# Caddy is a Go tool dependency of the tools module (kept out of go.work so its
+# dependency graph never moves the services' versions): no system install.
+bin/caddy: tools/go.mod tools/go.sum
+	cd tools && GOWORK=off $(GO) build -o ../bin/caddy github.com/caddyserver/caddy/v2/cmd/caddy
+
+run: ## start both services and Caddy on http://localhost:8000 (Ctrl-C stops all)
+run: build
+	@deploy/scripts/run-local.sh
+
+test: ## every module with -race, PostgreSQL integration tests included
+test: bin/caddy
+	@deploy/scripts/test.sh
+
+caddy-check: bin/caddy ## caddy validate and caddy fmt on the Caddyfile
+	bin/caddy validate --config Caddyfile --adapter caddyfile
+	bin/caddy fmt --diff Caddyfile >/dev/null
+
+lint: ## gofmt, go vet, go mod tidy unchanged, Caddyfile valid and formatted
+lint: caddy-check
+	@unformatted=$$(gofmt -l pkg services tools); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(SERVICES_PKGS)
+	cd tools && GOWORK=off $(GO) vet ./...
+	@for m in $(WORKSPACE_MODULES) tools; do \
+		(cd $$m && GOWORK=off $(GO) mod tidy -diff) || { echo "go mod tidy would change $$m"; exit 1; }; \
+	done
+
+fmt: ## gofmt -w and caddy fmt --overwrite
+fmt: bin/caddy
+	gofmt -w pkg services tools
+	bin/caddy fmt --overwrite Caddyfile
+
+tidy: ## go mod tidy in every module
+	@for m in $(WORKSPACE_MODULES) tools; do (cd $$m && GOWORK=off $(GO) mod tidy) || exit 1; done
+
+clean: ## remove built binaries
+	rm -rf bin

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# run-local.sh: fuel-service, docqa-service and Caddy in the foreground on their
+# embedded defaults (SQLite, local vector store, local model fallbacks).
+# Ctrl-C stops all three and frees their ports.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+export FUEL_ADDR=${FUEL_ADDR:-:8082}
+export DOCQA_ADDR=${DOCQA_ADDR:-:8080}
+export FUEL_UPSTREAM=${FUEL_UPSTREAM:-localhost:${FUEL_ADDR##*:}}
+export DOCQA_UPSTREAM=${DOCQA_UPSTREAM:-localhost:${DOCQA_ADDR##*:}}
+export LISTEN_ADDRESS=${LISTEN_ADDRESS:-:8000}
+mkdir -p var
+
+pids=()
+stop_all() {
+	trap - INT TERM EXIT
+	local pid
+	for pid in "${pids[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	echo "stopped fuel-service, docqa-service and caddy"
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+
+# wait_healthy URL PID: until URL answers 2xx; fails when PID exits first.
+wait_healthy() {
+	local url=$1 pid=$2 i
+	for i in $(seq 1 300); do
+		if bin/healthcheck -url "$url" -timeout 1s >/dev/null 2>&1; then
+			return 0
+		fi
+		if ! kill -0 "$pid" 2>/dev/null; then
+			echo "run: the process behind $url exited; see its log above" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "run: $url did not become healthy" >&2
+	return 1
+}
+
+bin/fuel-service &
+pids+=($!)
+bin/docqa-service &
+pids+=($!)
+wait_healthy "http://${FUEL_UPSTREAM}/health" "${pids[0]}"
+wait_healthy "http://${DOCQA_UPSTREAM}/health" "${pids[1]}"
+
+bin/caddy run --config Caddyfile --adapter caddyfile &
+pids+=($!)
+port=${LISTEN_ADDRESS##*:}
+wait_healthy "http://localhost:${port}/health" "${pids[2]}"
+
+cat <<MSG
+
+  CarHub is running:  http://localhost:${port}
+    fuel API          http://localhost:${port}/api/vehicles
+    docqa API         http://localhost:${port}/api/chat/stream
+    health            http://localhost:${port}/health
+  Press Ctrl-C to stop all three.
+
+MSG
+# Stop everything as soon as any one of them exits.
+wait -n "${pids[@]}"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# test.sh: every module's tests with -race, against a real PostgreSQL.
+#
+# TEST_DATABASE_URL names an existing server; without it a throwaway cluster
+# is started from the installed PostgreSQL binaries and removed at the end.
+# Neither working is a failure, never a skip. The output ends with go test's
+# package summary lines.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+GO=${GO:-go}
+source deploy/scripts/pg-throwaway.sh
+
+if [[ -n "${TEST_DATABASE_URL:-}" ]]; then
+	echo "==> PostgreSQL for tests: TEST_DATABASE_URL ($(echo "$TEST_DATABASE_URL" | sed -E 's#//([^:@/]*):[^@/]*@#//\1:***@#'))"
+else
+	trap pg_throwaway_stop EXIT
+	trap 'exit 130' INT TERM
+	if ! pg_throwaway_start; then
+		echo "FAIL: no PostgreSQL for the integration tests: TEST_DATABASE_URL is unset and no throwaway server could be started" >&2
+		exit 1
+	fi
+	echo "==> PostgreSQL for tests: throwaway $PG_THROWAWAY_VERSION at $TEST_DATABASE_URL (from $PG_THROWAWAY_BIN)"
+fi
+export TEST_DATABASE_URL
+
+log=$(mktemp)
+status=0
+echo "==> go test -race (workspace: pkg, services/fuel, services/docqa)"
+# shellcheck disable=SC2086
+$GO test -race -count=1 ${GOTESTFLAGS:-} ./pkg/... ./services/fuel/... ./services/docqa/... 2>&1 | tee -a "$log" || status=1
+echo "==> go test -race (tools module, GOWORK=off)"
+# shellcheck disable=SC2086
+(cd tools && GOWORK=off $GO test -race -count=1 ${GOTESTFLAGS:-} ./...) 2>&1 | tee -a "$log" || status=1
+
+echo "==> summary (PostgreSQL: ${PG_THROWAWAY_VERSION:-TEST_DATABASE_URL})"
+grep -E '^(ok|FAIL|\?)[[:space:]]' "$log" || true
+rm -f "$log"
+exit "$status"
