@@ -1,0 +1,211 @@
+package httpapi
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// maxNumberLiteral bounds the length of a number literal: enough for any
+// value the storage holds written out in full, small enough that parsing
+// it costs nothing.
+const maxNumberLiteral = 64
+
+// toVehicleUpdate turns a vehicle body into a patch. On create every
+// required field must be present and not null; on update a present null
+// is refused for a required field and resets an optional one to its
+// default ("", 0, false). Bounds are Validate's job.
+func (req vehicleRequest) toVehicleUpdate(create bool) (fuel.VehicleUpdate, error) {
+	var (
+		u   fuel.VehicleUpdate
+		err error
+	)
+	if u.Name, err = stringField("name", req.Name, true, create); err != nil {
+		return u, err
+	}
+	if u.Brand, err = stringField("brand", req.Brand, false, create); err != nil {
+		return u, err
+	}
+	if u.Model, err = stringField("model", req.Model, false, create); err != nil {
+		return u, err
+	}
+	if u.PlateNumber, err = stringField("plate_number", req.PlateNumber, false, create); err != nil {
+		return u, err
+	}
+	if u.FuelType, err = stringField("fuel_type", req.FuelType, true, create); err != nil {
+		return u, err
+	}
+	if u.TankCapacity, err = decimalField("tank_capacity", req.TankCapacity, false, create); err != nil {
+		return u, err
+	}
+	if u.CurrentOdometer, err = decimalField("current_odometer", req.CurrentOdometer, false, create); err != nil {
+		return u, err
+	}
+	u.DefaultVehicle, err = boolField("default_vehicle", req.DefaultVehicle, false, create)
+	return u, err
+}
+
+// toRefuelUpdate is toVehicleUpdate for refuel bodies.
+func (req refuelRequest) toRefuelUpdate(create bool) (fuel.RefuelUpdate, error) {
+	var (
+		u   fuel.RefuelUpdate
+		err error
+	)
+	if u.VehicleID, err = idField("vehicle_id", req.VehicleID, create); err != nil {
+		return u, err
+	}
+	if u.RefuelTime, err = timeField("refuel_time", req.RefuelTime, create); err != nil {
+		return u, err
+	}
+	if u.Odometer, err = decimalField("odometer", req.Odometer, true, create); err != nil {
+		return u, err
+	}
+	if u.FuelType, err = stringField("fuel_type", req.FuelType, true, create); err != nil {
+		return u, err
+	}
+	if u.Liters, err = decimalField("liters", req.Liters, true, create); err != nil {
+		return u, err
+	}
+	if u.TotalAmount, err = decimalField("total_amount", req.TotalAmount, true, create); err != nil {
+		return u, err
+	}
+	if u.StationName, err = stringField("station_name", req.StationName, false, create); err != nil {
+		return u, err
+	}
+	if u.IsFull, err = boolField("is_full", req.IsFull, false, create); err != nil {
+		return u, err
+	}
+	u.Remark, err = stringField("remark", req.Remark, false, create)
+	return u, err
+}
+
+// presence applies the rules shared by every member: it reports whether
+// the member carries a value to parse (false: the patch leaves it alone, or
+// resets it when reset is true).
+func presence(field string, set, null, required, create bool) (use, reset bool, err error) {
+	switch {
+	case !set && required && create:
+		return false, false, apperr.Invalid(field, "is required")
+	case !set:
+		return false, false, nil
+	case null && required:
+		return false, false, apperr.Invalid(field, "must not be null")
+	case null:
+		return false, true, nil
+	}
+	return true, false, nil
+}
+
+func stringField(field string, o optString, required, create bool) (*string, error) {
+	use, reset, err := presence(field, o.Set, o.Null, required, create)
+	if err != nil || (!use && !reset) {
+		return nil, err
+	}
+	v := o.V // "" when reset
+	return &v, nil
+}
+
+func boolField(field string, o optBool, required, create bool) (*bool, error) {
+	use, reset, err := presence(field, o.Set, o.Null, required, create)
+	if err != nil || (!use && !reset) {
+		return nil, err
+	}
+	v := o.V
+	return &v, nil
+}
+
+func decimalField(field string, o optNumber, required, create bool) (*decimal.Decimal, error) {
+	use, reset, err := presence(field, o.Set, o.Null, required, create)
+	if err != nil || (!use && !reset) {
+		return nil, err
+	}
+	if reset {
+		zero := decimal.Zero
+		return &zero, nil
+	}
+	d, err := parseDecimal(field, o.Raw)
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+func idField(field string, o optNumber, create bool) (*uint64, error) {
+	use, _, err := presence(field, o.Set, o.Null, true, create)
+	if err != nil || !use {
+		return nil, err
+	}
+	id, err := parseID(field, o.Raw)
+	if err != nil {
+		return nil, err
+	}
+	return &id, nil
+}
+
+func timeField(field string, o optString, create bool) (*time.Time, error) {
+	use, _, err := presence(field, o.Set, o.Null, true, create)
+	if err != nil || !use {
+		return nil, err
+	}
+	t, err := parseTime(field, o.V)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// parseDecimal reads a JSON number literal exactly. Negative values are
+// refused here, before rounding could turn -0.0001 into 0; values far
+// outside the storage range are refused before any arithmetic on them.
+func parseDecimal(field, raw string) (decimal.Decimal, error) {
+	if len(raw) > maxNumberLiteral {
+		return decimal.Zero, apperr.Invalid(field, "has more than %d characters", maxNumberLiteral)
+	}
+	d, err := decimal.NewFromString(raw)
+	if err != nil {
+		return decimal.Zero, apperr.Invalid(field, "must be a number")
+	}
+	switch {
+	case d.IsZero():
+		return decimal.Zero, nil
+	case d.IsNegative():
+		return decimal.Zero, apperr.Invalid(field, "must be at least 0")
+	case int64(d.NumDigits())+int64(d.Exponent()) > 20: // at least 10^20
+		return decimal.Zero, apperr.Invalid(field, "must be at most %s", fuel.MaxQuantity)
+	case d.Exponent() < -maxNumberLiteral:
+		// Below 10^-(64-digits): rounds to 0 at 3 places.
+		return decimal.Zero, nil
+	}
+	return d, nil
+}
+
+// parseID reads an id: a decimal integer in 1..18446744073709551615.
+func parseID(field, raw string) (uint64, error) {
+	if raw == "" || strings.TrimLeft(raw, "0123456789") != "" {
+		return 0, apperr.Invalid(field, "must be an integer between 1 and 18446744073709551615")
+	}
+	id, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil || id == 0 {
+		return 0, apperr.Invalid(field, "must be an integer between 1 and 18446744073709551615")
+	}
+	return id, nil
+}
+
+// parseTime reads an RFC 3339 timestamp, which must carry a zone (Z or an
+// offset). In a query string an unencoded "+" of the offset arrives as a
+// space; it is read as the "+" the client meant.
+func parseTime(field, s string) (time.Time, error) {
+	if n := len(s); n > 6 && s[n-6] == ' ' && s[n-3] == ':' {
+		s = s[:n-6] + "+" + s[n-5:]
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, apperr.Invalid(field, "must be an RFC 3339 timestamp with a zone, like 2026-03-01T08:00:00Z or 2026-03-01T10:00:00+02:00")
+	}
+	return t, nil
+}

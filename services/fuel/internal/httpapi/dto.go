@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// timeLayout is RFC 3339 in UTC with up to 6 fraction digits: the
+// precision both databases keep, so a read-back equals the write's answer.
+const timeLayout = "2006-01-02T15:04:05.999999Z07:00"
+
+// vehicleRequest is the body of POST and PUT /api/vehicles[/:id]. Read-only
+// fields (id, created_at, updated_at) are not members: they are ignored.
+type vehicleRequest struct {
+	Name            optString `json:"name"`
+	Brand           optString `json:"brand"`
+	Model           optString `json:"model"`
+	PlateNumber     optString `json:"plate_number"`
+	FuelType        optString `json:"fuel_type"`
+	TankCapacity    optNumber `json:"tank_capacity"`
+	CurrentOdometer optNumber `json:"current_odometer"`
+	DefaultVehicle  optBool   `json:"default_vehicle"`
+}
+
+// refuelRequest is the body of POST and PUT /api/refuels[/:id];
+// price_per_liter and the read-only fields are ignored.
+type refuelRequest struct {
+	VehicleID   optNumber `json:"vehicle_id"`
+	RefuelTime  optString `json:"refuel_time"`
+	Odometer    optNumber `json:"odometer"`
+	FuelType    optString `json:"fuel_type"`
+	Liters      optNumber `json:"liters"`
+	TotalAmount optNumber `json:"total_amount"`
+	StationName optString `json:"station_name"`
+	IsFull      optBool   `json:"is_full"`
+	Remark      optString `json:"remark"`
+}
+
+// vehicleResponse carries every field of the Vehicle table.
+type vehicleResponse struct {
+	ID              uint64      `json:"id"`
+	Name            string      `json:"name"`
+	Brand           string      `json:"brand"`
+	Model           string      `json:"model"`
+	PlateNumber     string      `json:"plate_number"`
+	FuelType        string      `json:"fuel_type"`
+	TankCapacity    json.Number `json:"tank_capacity"`
+	CurrentOdometer json.Number `json:"current_odometer"`
+	DefaultVehicle  bool        `json:"default_vehicle"`
+	CreatedAt       string      `json:"created_at"`
+	UpdatedAt       string      `json:"updated_at"`
+}
+
+// refuelResponse carries every field of the RefuelRecord table plus id and
+// the timestamps.
+type refuelResponse struct {
+	ID            uint64      `json:"id"`
+	VehicleID     uint64      `json:"vehicle_id"`
+	RefuelTime    string      `json:"refuel_time"`
+	Odometer      json.Number `json:"odometer"`
+	FuelType      string      `json:"fuel_type"`
+	Liters        json.Number `json:"liters"`
+	TotalAmount   json.Number `json:"total_amount"`
+	PricePerLiter json.Number `json:"price_per_liter"`
+	StationName   string      `json:"station_name"`
+	IsFull        bool        `json:"is_full"`
+	Remark        string      `json:"remark"`
+	CreatedAt     string      `json:"created_at"`
+	UpdatedAt     string      `json:"updated_at"`
+}
+
+// statisticsResponse is the Statistics table plus the extra fields of
+// fuel.Statistics.
+type statisticsResponse struct {
+	VehicleID           uint64          `json:"vehicle_id"`
+	TotalRecords        int64           `json:"total_records"`
+	TotalLiters         json.Number     `json:"total_liters"`
+	TotalAmount         json.Number     `json:"total_amount"`
+	AvgPrice            json.Number     `json:"avg_price"`
+	AvgConsumption      json.Number     `json:"avg_consumption"`
+	CostPerKm           json.Number     `json:"cost_per_km"`
+	LastRefuel          *refuelResponse `json:"last_refuel"`
+	TotalDistance       json.Number     `json:"total_distance"`
+	WeightedConsumption json.Number     `json:"weighted_consumption"`
+	ConsumptionSamples  int64           `json:"consumption_samples"`
+	FirstRefuelTime     *string         `json:"first_refuel_time"`
+	LastRefuelTime      *string         `json:"last_refuel_time"`
+}
+
+// healthResponse is the body of GET /health; Code and Message are set
+// when the database does not answer, as in every error body.
+type healthResponse struct {
+	Status  string `json:"status"`
+	Time    string `json:"time"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// number writes d as a JSON number literal (never in exponent form).
+func number(d decimal.Decimal) json.Number { return json.Number(d.String()) }
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func toVehicleResponse(v fuel.Vehicle) vehicleResponse {
+	return vehicleResponse{
+		ID:              v.ID,
+		Name:            v.Name,
+		Brand:           v.Brand,
+		Model:           v.Model,
+		PlateNumber:     v.PlateNumber,
+		FuelType:        v.FuelType,
+		TankCapacity:    number(v.TankCapacity),
+		CurrentOdometer: number(v.CurrentOdometer),
+		DefaultVehicle:  v.DefaultVehicle,
+		CreatedAt:       formatTime(v.CreatedAt),
+		UpdatedAt:       formatTime(v.UpdatedAt),
+	}
+}
+
+func toRefuelResponse(r fuel.Refuel) refuelResponse {
+	return refuelResponse{
+		ID:            r.ID,
+		VehicleID:     r.VehicleID,
+		RefuelTime:    formatTime(r.RefuelTime),
+		Odometer:      number(r.Odometer),
+		FuelType:      r.FuelType,
+		Liters:        number(r.Liters),
+		TotalAmount:   number(r.TotalAmount),
+		PricePerLiter: number(r.PricePerLiter),
+		StationName:   r.StationName,
+		IsFull:        r.IsFull,
+		Remark:        r.Remark,
+		CreatedAt:     formatTime(r.CreatedAt),
+		UpdatedAt:     formatTime(r.UpdatedAt),
+	}
+}
+
+func toStatisticsResponse(s fuel.Statistics) statisticsResponse {
+	out := statisticsResponse{
+		VehicleID:           s.VehicleID,
+		TotalRecords:        s.TotalRecords,
+		TotalLiters:         number(s.TotalLiters),
+		TotalAmount:         number(s.TotalAmount),
+		AvgPrice:            number(s.AvgPrice),
+		AvgConsumption:      number(s.AvgConsumption),
+		CostPerKm:           number(s.CostPerKm),
+		TotalDistance:       number(s.TotalDistance),
+		WeightedConsumption: number(s.WeightedConsumption),
+		ConsumptionSamples:  s.Samples,
+	}
+	if s.LastRefuel != nil {
+		r := toRefuelResponse(*s.LastRefuel)
+		out.LastRefuel = &r
+	}
+	if s.FirstRefuelTime != nil {
+		first := formatTime(*s.FirstRefuelTime)
+		out.FirstRefuelTime = &first
+	}
+	if s.LastRefuelTime != nil {
+		last := formatTime(*s.LastRefuelTime)
+		out.LastRefuelTime = &last
+	}
+	return out
+}

@@ -1,0 +1,305 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// healthTimeout bounds the database ping of /health.
+const healthTimeout = 2 * time.Second
+
+func (a *API) health(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), healthTimeout)
+	defer cancel()
+	now := formatTime(a.now())
+	if err := a.store.Ping(ctx); err != nil {
+		ginx.Fail(c, apperr.Wrap(apperr.Unavailable, err, "database does not answer"))
+		// The error is logged by ginx; the body keeps the health shape.
+		c.JSON(http.StatusServiceUnavailable, healthResponse{
+			Status: "unavailable", Time: now, Code: string(apperr.Unavailable), Message: "database does not answer",
+		})
+		return
+	}
+	c.JSON(http.StatusOK, healthResponse{Status: "ok", Time: now})
+}
+
+func (a *API) listVehicles(c *gin.Context) {
+	vs, err := a.store.ListVehicles(c.Request.Context())
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := make([]vehicleResponse, len(vs))
+	for i, v := range vs {
+		out[i] = toVehicleResponse(v)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (a *API) createVehicle(c *gin.Context) {
+	var req vehicleRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	u, err := req.toVehicleUpdate(true)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	var v fuel.Vehicle
+	u.Apply(&v)
+	if err := a.store.CreateVehicle(c.Request.Context(), &v); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toVehicleResponse(v))
+}
+
+func (a *API) getVehicle(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	v, err := a.store.Vehicle(c.Request.Context(), id)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toVehicleResponse(v))
+}
+
+func (a *API) updateVehicle(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	var req vehicleRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	u, err := req.toVehicleUpdate(false)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	v, err := a.store.UpdateVehicle(c.Request.Context(), id, u)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toVehicleResponse(v))
+}
+
+func (a *API) deleteVehicle(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if err := a.store.DeleteVehicle(c.Request.Context(), id); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+func (a *API) setDefaultVehicle(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	v, err := a.store.SetDefaultVehicle(c.Request.Context(), id)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toVehicleResponse(v))
+}
+
+func (a *API) statistics(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	s, err := a.store.Statistics(c.Request.Context(), id)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toStatisticsResponse(s))
+}
+
+func (a *API) listRefuels(c *gin.Context) {
+	f, err := refuelFilter(c.Request.URL.Query())
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	rs, err := a.store.ListRefuels(c.Request.Context(), f)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := make([]refuelResponse, len(rs))
+	for i, r := range rs {
+		out[i] = toRefuelResponse(r)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (a *API) createRefuel(c *gin.Context) {
+	var req refuelRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	u, err := req.toRefuelUpdate(true)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	var r fuel.Refuel
+	u.Apply(&r)
+	if err := a.store.CreateRefuel(c.Request.Context(), &r); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toRefuelResponse(r))
+}
+
+func (a *API) getRefuel(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	r, err := a.store.Refuel(c.Request.Context(), id)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toRefuelResponse(r))
+}
+
+func (a *API) updateRefuel(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	var req refuelRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	u, err := req.toRefuelUpdate(false)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	r, err := a.store.UpdateRefuel(c.Request.Context(), id, u)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toRefuelResponse(r))
+}
+
+func (a *API) deleteRefuel(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if err := a.store.DeleteRefuel(c.Request.Context(), id); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// pathID reads the :id path parameter (decisions.md: 1..MaxUint64).
+func pathID(c *gin.Context) (uint64, error) { return parseID("id", c.Param("id")) }
+
+// maxPageSize bounds the limit query parameter.
+const maxPageSize = 1000
+
+// refuelFilter reads the query of GET /api/refuels. Each parameter may be
+// given once.
+func refuelFilter(q url.Values) (fuel.RefuelFilter, error) {
+	var f fuel.RefuelFilter
+	get := func(name string) (string, bool, error) {
+		vs, ok := q[name]
+		switch {
+		case !ok:
+			return "", false, nil
+		case len(vs) > 1:
+			return "", false, apperr.Invalid(name, "must be given at most once")
+		}
+		return vs[0], true, nil
+	}
+	raw, ok, err := get("vehicle_id")
+	if err != nil {
+		return f, err
+	}
+	if !ok {
+		return f, apperr.Invalid("vehicle_id", "is required")
+	}
+	if f.VehicleID, err = parseID("vehicle_id", raw); err != nil {
+		return f, err
+	}
+	for _, b := range []struct {
+		name string
+		dst  **time.Time
+	}{{"start_date", &f.Start}, {"end_date", &f.End}} {
+		raw, ok, err := get(b.name)
+		if err != nil {
+			return f, err
+		}
+		if !ok {
+			continue
+		}
+		t, err := parseTime(b.name, raw)
+		if err != nil {
+			return f, err
+		}
+		*b.dst = &t
+	}
+	if f.Start != nil && f.End != nil && f.Start.After(*f.End) {
+		return f, apperr.Invalid("start_date", "must not be after end_date")
+	}
+	if raw, ok, err = get("limit"); err != nil {
+		return f, err
+	} else if ok {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > maxPageSize || strconv.Itoa(n) != raw {
+			return f, apperr.Invalid("limit", "must be an integer between 1 and %d", maxPageSize)
+		}
+		f.Limit = n
+	}
+	if raw, ok, err = get("offset"); err != nil {
+		return f, err
+	} else if ok {
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || n < 0 || strconv.FormatInt(n, 10) != raw {
+			return f, apperr.Invalid("offset", "must be an integer of at least 0")
+		}
+		f.Offset = int(n)
+	}
+	return f, nil
+}

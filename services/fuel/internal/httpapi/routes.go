@@ -1,0 +1,63 @@
+// Package httpapi is the HTTP face of the fuel service: the routes of
+// fuel-service-api.md, request and response DTOs, and their conversion to
+// and from the fuel domain types.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// MaxBodyBytes is the largest request body accepted (413 above it).
+const MaxBodyBytes = 1 << 20
+
+// Options configure New.
+type Options struct {
+	CORSOrigins []string
+	// Now is the clock of /health; nil means time.Now.
+	Now func() time.Time
+}
+
+// API serves the fuel endpoints from a Store.
+type API struct {
+	store fuel.Store
+	now   func() time.Time
+}
+
+// New returns the service's HTTP handler: the shared ginx engine with the
+// fuel routes.
+func New(log *slog.Logger, store fuel.Store, opts Options) http.Handler {
+	e := ginx.New(log, ginx.Options{CORSOrigins: opts.CORSOrigins, MaxBodyBytes: MaxBodyBytes})
+	a := &API{store: store, now: opts.Now}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	a.Register(e)
+	return e
+}
+
+// Register adds the routes to r.
+func (a *API) Register(r gin.IRouter) {
+	r.GET("/health", a.health)
+
+	api := r.Group("/api")
+	api.GET("/vehicles", a.listVehicles)
+	api.POST("/vehicles", a.createVehicle)
+	api.GET("/vehicles/:id", a.getVehicle)
+	api.PUT("/vehicles/:id", a.updateVehicle)
+	api.DELETE("/vehicles/:id", a.deleteVehicle)
+	api.POST("/vehicles/:id/default", a.setDefaultVehicle)
+	api.GET("/vehicles/:id/statistics", a.statistics)
+
+	api.GET("/refuels", a.listRefuels)
+	api.POST("/refuels", a.createRefuel)
+	api.GET("/refuels/:id", a.getRefuel)
+	api.PUT("/refuels/:id", a.updateRefuel)
+	api.DELETE("/refuels/:id", a.deleteRefuel)
+}
