@@ -1,0 +1,100 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/carhub/backend/pkg/apperr"
+)
+
+// ImportResult answers POST /api/documents/import.
+type ImportResult struct {
+	Documents []Result        `json:"documents"`
+	Failed    []ImportFailure `json:"failed"`
+}
+
+// ImportFailure names a file of the data directory that was not ingested.
+type ImportFailure struct {
+	FileName string      `json:"fileName"` // path relative to the data directory, slash-separated
+	Code     apperr.Code `json:"code"`
+	Message  string      `json:"message"`
+}
+
+// Import ingests every *.pdf (any case) under the data directory,
+// recursively, de-duplicated like uploads. Files are opened through an
+// os.Root, so neither a symbolic link nor a ".." can reach outside the
+// directory: such a file is reported as failed. Symbolic links to
+// directories are not followed. A missing data directory imports nothing.
+func (p *Pipeline) Import(ctx context.Context) (ImportResult, error) {
+	res := ImportResult{Documents: []Result{}, Failed: []ImportFailure{}}
+	root, err := os.OpenRoot(p.cfg.DataDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		p.cfg.Log.WarnContext(ctx, "data directory does not exist; nothing to import", "dir", p.cfg.DataDir)
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	defer root.Close()
+
+	var names []string
+	err = fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if name == "." {
+				return err
+			}
+			res.Failed = append(res.Failed, ImportFailure{FileName: name, Code: apperr.InvalidArgument, Message: "cannot be read: " + err.Error()})
+			return nil
+		}
+		if d.IsDir() || !strings.EqualFold(path.Ext(name), ".pdf") {
+			return nil
+		}
+		names = append(names, name)
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return res, classify(err)
+		}
+		r, err := p.importFile(ctx, root, name)
+		if err != nil {
+			if apperr.From(err).Code == apperr.Internal {
+				p.cfg.Log.ErrorContext(ctx, "import failed", "file", name, "err", err)
+			}
+			_, body := apperr.BodyOf(err)
+			res.Failed = append(res.Failed, ImportFailure{FileName: name, Code: body.Code, Message: body.Message})
+			continue
+		}
+		res.Documents = append(res.Documents, r)
+	}
+	return res, nil
+}
+
+func (p *Pipeline) importFile(ctx context.Context, root *os.Root, name string) (Result, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return Result{}, apperr.Wrap(apperr.InvalidArgument, err, "file: cannot be opened inside the data directory")
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Result{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return Result{}, apperr.Invalid("file", "is not a regular file")
+	}
+	up, err := p.Receive(f, path.Base(name))
+	if err != nil {
+		return Result{}, err
+	}
+	defer up.Close()
+	return p.Process(ctx, up, nil)
+}

@@ -1,0 +1,339 @@
+// Package ingest turns PDF files into stored, embedded chunks: it receives an
+// upload into a temporary file while hashing it, de-duplicates by MD5 before
+// any embedding call, extracts the text per page, splits it, embeds the pieces
+// in batches and writes them to the vector store. It also imports every PDF
+// of the data directory the same way.
+//
+// Errors returned by this package are *apperr.Error values whose code and
+// message are meant for the client (field "file").
+package ingest
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/pdftext"
+)
+
+// MaxFileBytes is the largest file accepted (100 MB, as 100 MiB).
+const MaxFileBytes = 100 << 20
+
+// Stage names a step of an ingestion, as reported in progress events.
+type Stage string
+
+// The stages, in the order they are reported.
+const (
+	StageReceived  Stage = "received"
+	StageParsing   Stage = "parsing"
+	StageSplitting Stage = "splitting"
+	StageEmbedding Stage = "embedding"
+	StageStoring   Stage = "storing"
+)
+
+// Progress is one FileUploadProgress item. Percent covers the whole
+// ingestion (0..100, never decreasing); Current and Total count the units of
+// the stage (bytes, pages, chunks).
+type Progress struct {
+	Stage   Stage  `json:"stage"`
+	Percent int    `json:"percent"`
+	Current int64  `json:"current"`
+	Total   int64  `json:"total"`
+	Message string `json:"message"`
+}
+
+// Result is the FileUploadResponse: the stored document and whether it was
+// already stored before this request.
+type Result struct {
+	docqa.Document
+	Duplicate bool `json:"duplicate"`
+}
+
+// Splitter cuts one page's text into chunk texts (internal/splitter).
+type Splitter interface {
+	Split(pageText string) []string
+}
+
+// Config wires a Pipeline.
+type Config struct {
+	Store    docqa.VectorStore
+	Embedder docqa.Embedder
+	Splitter Splitter
+	// DataDir is the directory Import reads; nothing outside it is opened.
+	DataDir string
+	// TempDir holds uploads while they are processed ("" = os.TempDir()).
+	TempDir string
+	// MaxBytes caps one file (default MaxFileBytes).
+	MaxBytes int64
+	// EmbedBatch is the number of texts per Embed call, which is also the
+	// granularity of embedding progress (default 256; the provider splits
+	// further into its own concurrent requests).
+	EmbedBatch int
+	Now        func() time.Time
+	Log        *slog.Logger
+}
+
+// Pipeline ingests files. It is safe for concurrent use.
+type Pipeline struct {
+	cfg   Config
+	locks keyLock
+}
+
+// New returns a Pipeline; Store, Embedder and Splitter are required.
+func New(cfg Config) (*Pipeline, error) {
+	if cfg.Store == nil || cfg.Embedder == nil || cfg.Splitter == nil {
+		return nil, errors.New("ingest: Store, Embedder and Splitter are required")
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = MaxFileBytes
+	}
+	if cfg.EmbedBatch <= 0 {
+		cfg.EmbedBatch = 256
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Pipeline{cfg: cfg}, nil
+}
+
+// Upload is a received file held in a temporary file until Close.
+type Upload struct {
+	FileName string
+	MD5      string
+	Size     int64
+	file     *os.File
+}
+
+// Close removes the temporary file.
+func (u *Upload) Close() error {
+	name := u.file.Name()
+	cerr := u.file.Close()
+	if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return cerr
+}
+
+// Receive copies r into a temporary file while computing its MD5, so the
+// bytes are held once, on disk. It checks the size limit, emptiness and the
+// %PDF- magic. The caller must Close the returned Upload.
+func (p *Pipeline) Receive(r io.Reader, fileName string) (*Upload, error) {
+	f, err := os.CreateTemp(p.cfg.TempDir, "docqa-upload-*.pdf")
+	if err != nil {
+		return nil, fmt.Errorf("create temporary file: %w", err)
+	}
+	up := &Upload{FileName: cleanName(fileName), file: f}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = up.Close()
+		}
+	}()
+
+	h := md5.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, p.cfg.MaxBytes+1))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge) || n > p.cfg.MaxBytes:
+		return nil, apperr.New(apperr.PayloadTooLarge, "file: larger than the limit of %s", sizeText(p.cfg.MaxBytes))
+	case err != nil:
+		return nil, apperr.Wrap(apperr.InvalidArgument, err, "file: the upload could not be read to its end")
+	case n == 0:
+		return nil, apperr.Invalid("file", "is empty")
+	}
+	up.Size = n
+	up.MD5 = hex.EncodeToString(h.Sum(nil))
+
+	magic := make([]byte, 5)
+	if _, err := f.ReadAt(magic, 0); err != nil || string(magic) != "%PDF-" {
+		return nil, apperr.Invalid("file", "is not a PDF (it does not start with %%PDF-)")
+	}
+	ok = true
+	return up, nil
+}
+
+// sizeText writes a limit for people: "100 MB" (MiB, as the contract's
+// 100 MB is meant), or bytes for small test limits.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// cleanName keeps the base name a client sent, bounded, never empty.
+func cleanName(name string) string {
+	name = strings.TrimSpace(filepath.Base(strings.ReplaceAll(name, "\\", "/")))
+	if name == "" || name == "." || name == "/" {
+		return "document.pdf"
+	}
+	for len(name) > 255 {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	return name
+}
+
+// Process ingests a received upload. A file whose MD5 is already stored
+// answers the stored document with Duplicate set, without any embedding call.
+// Concurrent calls for the same MD5 run one after the other, so the second
+// one finds the first one's document. progress may be nil.
+func (p *Pipeline) Process(ctx context.Context, up *Upload, progress func(Progress)) (Result, error) {
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	progress(Progress{Stage: StageReceived, Percent: 5, Current: up.Size, Total: up.Size,
+		Message: fmt.Sprintf("received %s (%d bytes)", up.FileName, up.Size)})
+
+	unlock, err := p.locks.lock(ctx, up.MD5)
+	if err != nil {
+		return Result{}, classify(err)
+	}
+	defer unlock()
+
+	stored, err := p.cfg.Store.Document(ctx, up.MD5)
+	switch {
+	case err == nil:
+		return Result{Document: stored, Duplicate: true}, nil
+	case !errors.Is(err, docqa.ErrNotFound):
+		return Result{}, classify(err)
+	}
+
+	pages, err := pdftext.Extract(ctx, up.file, up.Size, func(done, total int) {
+		progress(Progress{Stage: StageParsing, Percent: 5 + scale(done, total, 25), Current: int64(done), Total: int64(total),
+			Message: fmt.Sprintf("extracted page %d of %d", done, total)})
+	})
+	if err != nil {
+		return Result{}, classify(err)
+	}
+
+	chunks, truncated := p.split(pages)
+	progress(Progress{Stage: StageSplitting, Percent: 35, Current: int64(len(chunks)), Total: int64(len(chunks)),
+		Message: fmt.Sprintf("split %d pages into %d chunks", len(pages), len(chunks))})
+	if len(chunks) == 0 {
+		return Result{}, apperr.Invalid("file", "the PDF has no text long enough to index")
+	}
+	for i := range chunks {
+		chunks[i].ID = docqa.ChunkID(up.MD5, i)
+	}
+
+	if err := p.embed(ctx, chunks, progress); err != nil {
+		return Result{}, classify(err)
+	}
+
+	doc := docqa.Document{
+		FileName:  up.FileName,
+		FileMD5:   up.MD5,
+		Size:      up.Size,
+		Pages:     len(pages),
+		Chunks:    len(chunks),
+		Truncated: truncated,
+		CreatedAt: p.cfg.Now().UTC(),
+	}
+	progress(Progress{Stage: StageStoring, Percent: 90, Current: 0, Total: int64(len(chunks)),
+		Message: fmt.Sprintf("storing %d chunks", len(chunks))})
+	if err := p.cfg.Store.Upsert(ctx, doc, chunks, p.cfg.Embedder.Name()); err != nil {
+		return Result{}, classify(err)
+	}
+	progress(Progress{Stage: StageStoring, Percent: 100, Current: int64(len(chunks)), Total: int64(len(chunks)),
+		Message: fmt.Sprintf("stored %d chunks", len(chunks))})
+	p.cfg.Log.InfoContext(ctx, "document ingested", "file", doc.FileName, "md5", doc.FileMD5,
+		"size", doc.Size, "pages", doc.Pages, "chunks", doc.Chunks, "truncated", doc.Truncated)
+	return Result{Document: doc}, nil
+}
+
+// split cuts each page into chunks, keeping page numbers, at most
+// docqa.MaxChunks in all.
+func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated bool) {
+	for _, page := range pages {
+		for _, text := range p.cfg.Splitter.Split(page.Text) {
+			if len(chunks) == docqa.MaxChunks {
+				return chunks, true
+			}
+			chunks = append(chunks, docqa.Chunk{Page: page.Number, Index: len(chunks), Text: text})
+		}
+	}
+	return chunks, false
+}
+
+// embed fills every chunk's Embedding, one batch at a time.
+func (p *Pipeline) embed(ctx context.Context, chunks []docqa.Chunk, progress func(Progress)) error {
+	total := len(chunks)
+	progress(Progress{Stage: StageEmbedding, Percent: 35, Current: 0, Total: int64(total),
+		Message: fmt.Sprintf("embedding %d chunks", total)})
+	texts := make([]string, 0, p.cfg.EmbedBatch)
+	for start := 0; start < total; start += p.cfg.EmbedBatch {
+		end := min(start+p.cfg.EmbedBatch, total)
+		texts = texts[:0]
+		for _, c := range chunks[start:end] {
+			texts = append(texts, c.Text)
+		}
+		vectors, err := p.cfg.Embedder.Embed(ctx, texts)
+		if err != nil {
+			return err
+		}
+		if len(vectors) != len(texts) {
+			return fmt.Errorf("embedder answered %d vectors for %d texts: %w", len(vectors), len(texts), docqa.ErrUnavailable)
+		}
+		for i, v := range vectors {
+			if len(v) != docqa.Dimension {
+				return fmt.Errorf("vector of %d floats: %w", len(v), docqa.ErrDimension)
+			}
+			chunks[start+i].Embedding = v
+		}
+		progress(Progress{Stage: StageEmbedding, Percent: 35 + scale(end, total, 55), Current: int64(end), Total: int64(total),
+			Message: fmt.Sprintf("embedded %d of %d chunks", end, total)})
+	}
+	return nil
+}
+
+// scale maps done/total onto 0..span.
+func scale(done, total, span int) int {
+	if total <= 0 {
+		return span
+	}
+	return min(done, total) * span / total
+}
+
+// classify turns errors of the parts this package drives into client errors.
+func classify(err error) error {
+	var ae *apperr.Error
+	switch {
+	case errors.As(err, &ae):
+		return err
+	case errors.Is(err, pdftext.ErrNotPDF):
+		return apperr.Invalid("file", "is not a PDF")
+	case errors.Is(err, pdftext.ErrEmpty):
+		return apperr.Invalid("file", "the PDF is empty (it has no pages)")
+	case errors.Is(err, pdftext.ErrCorrupt):
+		return apperr.Invalid("file", "the PDF is corrupt and cannot be read")
+	case errors.Is(err, pdftext.ErrEncrypted):
+		return apperr.Invalid("file", "the PDF is encrypted")
+	case errors.Is(err, pdftext.ErrNoText):
+		return apperr.Invalid("file", "the PDF has no extractable text (scanned pages need OCR first)")
+	case errors.Is(err, docqa.ErrEmbedderMismatch):
+		return apperr.Wrap(apperr.Unavailable, err, "the vector store holds vectors of another embedder")
+	case errors.Is(err, docqa.ErrDimension):
+		return apperr.Wrap(apperr.Unavailable, err, "the embedding provider answered vectors of the wrong dimension")
+	case errors.Is(err, docqa.ErrUnavailable):
+		return apperr.Wrap(apperr.Unavailable, err, "the embedding provider or the vector store is unavailable")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return apperr.Wrap(apperr.Unavailable, err, "the ingestion was cancelled")
+	}
+	return err
+}

@@ -1,0 +1,454 @@
+package ingest_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/embedded"
+	"github.com/carhub/backend/services/docqa/internal/ingest"
+	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/openaifake"
+	"github.com/carhub/backend/services/docqa/internal/provider"
+	"github.com/carhub/backend/services/docqa/internal/splitter"
+)
+
+var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+type env struct {
+	pipe    *ingest.Pipeline
+	store   *embedded.Store
+	fake    *openaifake.Server
+	dataDir string
+	tempDir string
+}
+
+// newEnv wires a pipeline to a real embedded store, the real splitter and
+// the remote embedder talking to the fake provider over HTTP.
+func newEnv(t *testing.T, mod ...func(*ingest.Config)) *env {
+	t.Helper()
+	return newEnvWith(t, nil, mod...)
+}
+
+func newEnvWith(t *testing.T, fakeOpts []openaifake.Option, mod ...func(*ingest.Config)) *env {
+	t.Helper()
+	store, err := embedded.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	fake := openaifake.New(t, fakeOpts...)
+	emb, err := provider.NewEmbedder(provider.EmbedderConfig{
+		BaseURL: fake.URL, APIKey: openaifake.APIKey, Model: "bge-m3", MaxRetries: -1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := splitter.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{store: store, fake: fake, dataDir: t.TempDir(), tempDir: t.TempDir()}
+	cfg := ingest.Config{
+		Store: store, Embedder: emb, Splitter: split,
+		DataDir: e.dataDir, TempDir: e.tempDir,
+		Now: func() time.Time { return now },
+	}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	e.pipe, err = ingest.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// ingestBytes receives and processes b as fileName.
+func (e *env) ingestBytes(t *testing.T, fileName string, b []byte, progress func(ingest.Progress)) (ingest.Result, error) {
+	t.Helper()
+	up, err := e.pipe.Receive(bytes.NewReader(b), fileName)
+	if err != nil {
+		return ingest.Result{}, err
+	}
+	defer up.Close()
+	return e.pipe.Process(context.Background(), up, progress)
+}
+
+// embeddedTexts counts the texts the fake provider was asked to embed.
+func (e *env) embeddedTexts() int {
+	n := 0
+	for _, r := range e.fake.EmbeddingRequests() {
+		n += len(r.Input)
+	}
+	return n
+}
+
+func (e *env) assertTempEmpty(t *testing.T) {
+	t.Helper()
+	left, err := os.ReadDir(e.tempDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func code(err error) apperr.Code {
+	if err == nil {
+		return ""
+	}
+	return apperr.From(err).Code
+}
+
+func samplePDF(tag string) []byte {
+	return ingesttest.PDF(
+		"Chapter one of the "+tag+" manual.\nChange the engine oil every 15000 kilometres or once a year.",
+		"",
+		"Chapter three of the "+tag+" manual.\nTyre pressure is 2.4 bar at the front and 2.2 bar at the rear.",
+	)
+}
+
+func TestProcessStoresDocumentWithPages(t *testing.T) {
+	e := newEnv(t)
+	pdf := samplePDF("alpha")
+	res, err := e.ingestBytes(t, "dir/alpha.pdf", pdf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Duplicate || res.FileName != "alpha.pdf" || res.Size != int64(len(pdf)) || res.Pages != 3 ||
+		res.Chunks != 2 || res.Truncated || !res.CreatedAt.Equal(now) || len(res.FileMD5) != 32 {
+		t.Fatalf("result = %+v", res)
+	}
+	stored, err := e.store.Document(context.Background(), res.FileMD5)
+	if err != nil || stored.Chunks != 2 {
+		t.Fatalf("stored = %+v, %v", stored, err)
+	}
+	// The chunks keep their page numbers and deterministic ids.
+	hits, err := e.store.Search(context.Background(), openaifake.Vector("x", docqa.Dimension), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[int]string{}
+	for _, h := range hits {
+		pages[h.Chunk.Page] = h.Chunk.Text
+		if h.Chunk.ID != docqa.ChunkID(res.FileMD5, h.Chunk.Index) {
+			t.Errorf("chunk %d id = %s", h.Chunk.Index, h.Chunk.ID)
+		}
+	}
+	if !strings.Contains(pages[1], "engine oil") || !strings.Contains(pages[3], "Tyre pressure") || len(pages) != 2 {
+		t.Errorf("chunks by page = %v", pages)
+	}
+	e.assertTempEmpty(t)
+}
+
+func TestDuplicateEmbedsAndStoresNothing(t *testing.T) {
+	e := newEnv(t)
+	pdf := samplePDF("beta")
+	first, err := e.ingestBytes(t, "beta.pdf", pdf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := len(e.fake.EmbeddingRequests())
+	var stages []ingest.Stage
+	second, err := e.ingestBytes(t, "renamed.pdf", pdf, func(p ingest.Progress) { stages = append(stages, p.Stage) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.Duplicate || second.Document != first.Document {
+		t.Errorf("second = %+v, want the stored %+v with duplicate", second, first)
+	}
+	if got := len(e.fake.EmbeddingRequests()); got != calls {
+		t.Errorf("embedding calls went from %d to %d on a duplicate", calls, got)
+	}
+	if !slices.Equal(stages, []ingest.Stage{ingest.StageReceived}) {
+		t.Errorf("duplicate stages = %v", stages)
+	}
+	e.assertTempEmpty(t)
+}
+
+func TestConcurrentIdenticalUploadsEmbedOnce(t *testing.T) {
+	// Slow embeddings make the uploads overlap inside the pipeline.
+	e := newEnvWith(t, []openaifake.Option{openaifake.WithEmbeddingDelay(50 * time.Millisecond)})
+	pipe := e.pipe
+	pdf := samplePDF("gamma")
+	const n = 8
+	results := make([]ingest.Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			up, err := pipe.Receive(bytes.NewReader(pdf), "gamma.pdf")
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer up.Close()
+			results[i], errs[i] = pipe.Process(context.Background(), up, nil)
+		})
+	}
+	wg.Wait()
+	fresh := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("upload %d: %v", i, errs[i])
+		}
+		if !results[i].Duplicate {
+			fresh++
+		}
+	}
+	if fresh != 1 {
+		t.Errorf("%d uploads stored the file, want 1", fresh)
+	}
+	if texts := e.embeddedTexts(); texts != results[0].Chunks {
+		t.Errorf("embedded %d texts for a document of %d chunks", e.embeddedTexts(), results[0].Chunks)
+	}
+	docs, _ := e.store.Documents(context.Background())
+	if len(docs) != 1 {
+		t.Errorf("store holds %d documents", len(docs))
+	}
+	e.assertTempEmpty(t)
+}
+
+func TestBadFiles(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+		code apperr.Code
+		msg  string
+	}{
+		{"empty", nil, apperr.InvalidArgument, "file: is empty"},
+		{"not a PDF", []byte("hello, this is text"), apperr.InvalidArgument, "not a PDF"},
+		{"corrupt", []byte("%PDF-1.4\n1 0 obj << /Type /Catalog garbage"), apperr.InvalidArgument, "file: the PDF is corrupt"},
+		{"text-less", ingesttest.PDF("", ""), apperr.InvalidArgument, "no extractable text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			_, err := e.ingestBytes(t, "bad.pdf", tt.data, nil)
+			if code(err) != tt.code || !strings.Contains(apperr.From(err).Message, tt.msg) {
+				t.Fatalf("err = %v, want %s containing %q", err, tt.code, tt.msg)
+			}
+			if n := len(e.fake.EmbeddingRequests()); n != 0 {
+				t.Errorf("%d embedding calls for a bad file", n)
+			}
+			docs, _ := e.store.Documents(context.Background())
+			if len(docs) != 0 {
+				t.Errorf("stored %v", docs)
+			}
+			e.assertTempEmpty(t)
+		})
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	e := newEnv(t, func(c *ingest.Config) { c.MaxBytes = 1000 })
+	big := append([]byte("%PDF-1.4\n"), bytes.Repeat([]byte("x"), 1000)...)
+	_, err := e.pipe.Receive(bytes.NewReader(big), "big.pdf")
+	if code(err) != apperr.PayloadTooLarge {
+		t.Fatalf("err = %v, want PAYLOAD_TOO_LARGE", err)
+	}
+	// A body limit hit while reading is the same error.
+	_, err = e.pipe.Receive(http.MaxBytesReader(nil, readerOf(big), 10), "big.pdf")
+	if code(err) != apperr.PayloadTooLarge {
+		t.Fatalf("err = %v, want PAYLOAD_TOO_LARGE", err)
+	}
+	e.assertTempEmpty(t)
+}
+
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+func readerOf(b []byte) nopCloser { return nopCloser{bytes.NewReader(b)} }
+
+func TestProviderDownStoresNothing(t *testing.T) {
+	tests := []struct {
+		name    string
+		failure openaifake.Failure
+	}{
+		{"500", openaifake.Failure{Status: 500}},
+		{"503", openaifake.Failure{Status: 503}},
+		{"401", openaifake.Failure{Status: 401, Message: "bad key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.fake.FailEmbeddings(tt.failure)
+			_, err := e.ingestBytes(t, "a.pdf", samplePDF("delta"), nil)
+			if code(err) != apperr.Unavailable {
+				t.Fatalf("err = %v, want UNAVAILABLE", err)
+			}
+			docs, _ := e.store.Documents(context.Background())
+			if len(docs) != 0 {
+				t.Errorf("stored %v after a provider failure", docs)
+			}
+			// The provider is back: the same file now ingests.
+			if _, err := e.ingestBytes(t, "a.pdf", samplePDF("delta"), nil); err != nil {
+				t.Fatalf("retry: %v", err)
+			}
+			e.assertTempEmpty(t)
+		})
+	}
+}
+
+func TestProgressOrder(t *testing.T) {
+	e := newEnv(t, func(c *ingest.Config) { c.EmbedBatch = 1 })
+	var got []ingest.Progress
+	res, err := e.ingestBytes(t, "p.pdf", samplePDF("epsilon"), func(p ingest.Progress) { got = append(got, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := map[ingest.Stage]int{ingest.StageReceived: 0, ingest.StageParsing: 1, ingest.StageSplitting: 2, ingest.StageEmbedding: 3, ingest.StageStoring: 4}
+	seen := map[ingest.Stage]bool{}
+	last := got[0]
+	for i, p := range got {
+		seen[p.Stage] = true
+		if order[p.Stage] < order[last.Stage] || p.Percent < last.Percent || p.Percent < 0 || p.Percent > 100 || p.Message == "" {
+			t.Errorf("progress %d = %+v after %+v", i, p, last)
+		}
+		last = p
+	}
+	if len(seen) != 5 {
+		t.Errorf("stages seen = %v", seen)
+	}
+	if last.Stage != ingest.StageStoring || last.Percent != 100 || last.Current != int64(res.Chunks) {
+		t.Errorf("last progress = %+v", last)
+	}
+	// One embedding item per batch of one chunk, plus the opening one.
+	embedding := 0
+	for _, p := range got {
+		if p.Stage == ingest.StageEmbedding {
+			embedding++
+		}
+	}
+	if embedding != res.Chunks+1 {
+		t.Errorf("%d embedding items for %d chunks", embedding, res.Chunks)
+	}
+}
+
+func TestTruncatesAtMaxChunks(t *testing.T) {
+	pages := make([]string, docqa.MaxChunks+3)
+	for i := range pages {
+		pages[i] = fmt.Sprintf("Short page number %d.", i+1)
+	}
+	e := newEnv(t)
+	res, err := e.ingestBytes(t, "long.pdf", ingesttest.PDF(pages...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Truncated || res.Chunks != docqa.MaxChunks || res.Pages != len(pages) {
+		t.Errorf("result = %+v", res)
+	}
+	if got := e.embeddedTexts(); got != docqa.MaxChunks {
+		t.Errorf("embedded %d texts", got)
+	}
+}
+
+func TestCancelledWhileWaitingForLock(t *testing.T) {
+	e := newEnv(t)
+	pdf := samplePDF("zeta")
+	up, err := e.pipe.Receive(bytes.NewReader(pdf), "z.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = e.pipe.Process(ctx, up, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestImport(t *testing.T) {
+	e := newEnv(t)
+	outside := filepath.Join(t.TempDir(), "secret.pdf")
+	writeFile(t, outside, samplePDF("outside"))
+	writeFile(t, filepath.Join(e.dataDir, "a.pdf"), samplePDF("one"))
+	writeFile(t, filepath.Join(e.dataDir, "sub", "deeper", "B.PDF"), samplePDF("two"))
+	writeFile(t, filepath.Join(e.dataDir, "sub", "copy-of-a.pdf"), samplePDF("one"))
+	writeFile(t, filepath.Join(e.dataDir, "notes.txt"), []byte("not a pdf"))
+	writeFile(t, filepath.Join(e.dataDir, "fake.pdf"), []byte("not a pdf either"))
+	if err := os.Symlink(outside, filepath.Join(e.dataDir, "escape.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(outside), filepath.Join(e.dataDir, "outside-dir")); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := e.pipe.Import(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.Documents {
+		got = append(got, fmt.Sprintf("%s dup=%v", d.FileName, d.Duplicate))
+	}
+	// Walk order; a duplicate answers the stored document, named as first stored.
+	want := []string{"a.pdf dup=false", "a.pdf dup=true", "B.PDF dup=false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("documents = %v, want %v", got, want)
+	}
+	failed := map[string]apperr.Code{}
+	for _, f := range res.Failed {
+		failed[f.FileName] = f.Code
+		if f.Message == "" {
+			t.Errorf("failure without message: %+v", f)
+		}
+	}
+	if len(failed) != 2 || failed["escape.pdf"] != apperr.InvalidArgument || failed["fake.pdf"] != apperr.InvalidArgument {
+		t.Errorf("failed = %+v", res.Failed)
+	}
+	docs, _ := e.store.Documents(context.Background())
+	for _, d := range docs {
+		if strings.Contains(d.FileName, "secret") {
+			t.Errorf("imported a file outside the data directory: %+v", d)
+		}
+	}
+	if len(docs) != 2 {
+		t.Errorf("store holds %d documents", len(docs))
+	}
+
+	// A second import finds everything stored.
+	again, err := e.pipe.Import(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range again.Documents {
+		if !d.Duplicate {
+			t.Errorf("second import stored %s again", d.FileName)
+		}
+	}
+	e.assertTempEmpty(t)
+}
+
+func TestImportMissingDirectory(t *testing.T) {
+	e := newEnv(t, func(c *ingest.Config) { c.DataDir = filepath.Join(t.TempDir(), "absent") })
+	res, err := e.pipe.Import(context.Background())
+	if err != nil || len(res.Documents) != 0 || len(res.Failed) != 0 {
+		t.Fatalf("Import = %+v, %v", res, err)
+	}
+}

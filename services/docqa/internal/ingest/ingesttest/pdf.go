@@ -1,0 +1,183 @@
+// Package ingesttest writes small, valid PDF files for tests of the ingestion
+// pipeline and the HTTP layer: text pages in the standard Helvetica font,
+// pages without text, and large files padded with image data. The files are
+// real PDFs (catalog, page tree, content streams, cross-reference table) that
+// any conforming reader opens.
+package ingesttest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+)
+
+// PDF returns a PDF with one page per element of pages; each page shows its
+// text (ASCII; lines split at '\n'). An empty string makes a page without text.
+func PDF(pages ...string) []byte {
+	var b bytes.Buffer
+	w := newWriter(&b)
+	for _, text := range pages {
+		w.page(text, 0)
+	}
+	if err := w.finish(); err != nil {
+		panic(err) // a bytes.Buffer does not fail
+	}
+	return b.Bytes()
+}
+
+// WriteLarge writes a PDF of about size bytes to out: pages of prose, each
+// also showing an uncompressed grayscale image of imageBytes random bytes
+// (the bulk of real large PDFs is images). seed varies the text, so that
+// different seeds give files with different MD5s.
+func WriteLarge(out io.Writer, size int64, imageBytes int, seed uint64) error {
+	bw := bufio.NewWriterSize(out, 1<<20)
+	w := newWriter(bw)
+	rng := rand.New(rand.NewPCG(seed, 42))
+	for n := 0; w.off < size; n++ {
+		w.page(Prose(rng, n, 40), imageBytes)
+	}
+	if err := w.finish(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+var words = strings.Fields(`engine oil filter brake pad tyre pressure coolant battery spark plug
+timing belt gearbox clutch service interval warranty dashboard warning light fuel pump injector
+exhaust catalytic converter suspension shock absorber wiper blade headlamp bulb fuse relay torque
+wrench kilometre mileage inspection manual chapter section maintenance schedule replace check`)
+
+// Prose returns lines of pseudo-random sentences about cars, numbered by page n.
+func Prose(rng *rand.Rand, n, lines int) string {
+	var sb strings.Builder
+	for l := range lines {
+		fmt.Fprintf(&sb, "Page %d line %d:", n+1, l+1)
+		for range 9 {
+			sb.WriteByte(' ')
+			sb.WriteString(words[rng.IntN(len(words))])
+		}
+		sb.WriteString(".\n")
+	}
+	return sb.String()
+}
+
+// writer emits objects and remembers their offsets for the xref table.
+// Object 1 is the catalog, 2 the page tree, 3 the font; pages follow.
+type writer struct {
+	w       io.Writer
+	off     int64
+	offsets []int64 // offsets[i] is the offset of object i+1
+	kids    []int
+	err     error
+}
+
+func newWriter(w io.Writer) *writer {
+	pw := &writer{w: w, offsets: make([]int64, 3)}
+	pw.printf("%%PDF-1.4\n%%\xe2\xe3\xcf\xd3\n")
+	pw.object(3, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	return pw
+}
+
+func (w *writer) printf(format string, args ...any) {
+	if w.err != nil {
+		return
+	}
+	n, err := fmt.Fprintf(w.w, format, args...)
+	w.off += int64(n)
+	w.err = err
+}
+
+func (w *writer) write(p []byte) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.w.Write(p)
+	w.off += int64(n)
+	w.err = err
+}
+
+// next reserves the next object number.
+func (w *writer) next() int {
+	w.offsets = append(w.offsets, 0)
+	return len(w.offsets)
+}
+
+func (w *writer) object(num int, body string) {
+	w.offsets[num-1] = w.off
+	w.printf("%d 0 obj\n%s\nendobj\n", num, body)
+}
+
+func (w *writer) stream(num int, dict string, data []byte) {
+	w.offsets[num-1] = w.off
+	w.printf("%d 0 obj\n<< %s /Length %d >>\nstream\n", num, dict, len(data))
+	w.write(data)
+	w.printf("\nendstream\nendobj\n")
+}
+
+// page writes a page showing text and, when imageBytes > 0, an image.
+func (w *writer) page(text string, imageBytes int) {
+	var content bytes.Buffer
+	resources := "/Font << /F1 3 0 R >>"
+	if imageBytes > 0 {
+		side := 1
+		for side*side < imageBytes {
+			side++
+		}
+		img := make([]byte, side*side)
+		for i := range img {
+			img[i] = byte(rand.Uint32())
+		}
+		imgNum := w.next()
+		w.stream(imgNum, fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8", side, side), img)
+		resources += fmt.Sprintf(" /XObject << /Im1 %d 0 R >>", imgNum)
+		content.WriteString("q 200 0 0 200 350 50 cm /Im1 Do Q\n")
+	}
+	if strings.TrimSpace(text) != "" {
+		content.WriteString("BT /F1 10 Tf 12 TL 50 760 Td\n")
+		for _, line := range strings.Split(text, "\n") {
+			fmt.Fprintf(&content, "(%s) Tj T*\n", escape(line))
+		}
+		content.WriteString("ET\n")
+	}
+	contentNum := w.next()
+	w.stream(contentNum, "", content.Bytes())
+	pageNum := w.next()
+	w.object(pageNum, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << %s >> /Contents %d 0 R >>", resources, contentNum))
+	w.kids = append(w.kids, pageNum)
+}
+
+func (w *writer) finish() error {
+	var kids strings.Builder
+	for _, k := range w.kids {
+		fmt.Fprintf(&kids, "%d 0 R ", k)
+	}
+	w.object(2, fmt.Sprintf("<< /Type /Pages /Kids [ %s] /Count %d >>", kids.String(), len(w.kids)))
+	w.object(1, "<< /Type /Catalog /Pages 2 0 R >>")
+	xref := w.off
+	w.printf("xref\n0 %d\n0000000000 65535 f \n", len(w.offsets)+1)
+	for _, o := range w.offsets {
+		w.printf("%010d 00000 n \n", o)
+	}
+	w.printf("trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(w.offsets)+1, xref)
+	return w.err
+}
+
+// escape makes s a PDF literal string body (ASCII only; others become '?').
+func escape(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '(' || r == ')' || r == '\\':
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		case r < 0x20 || r > 0x7e:
+			sb.WriteByte('?')
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
