@@ -35,8 +35,9 @@ var (
 	// the storage holds: 99 999 999 999.999.
 	MaxQuantity = decimal.RequireFromString("99999999999.999")
 
-	// MinTime and MaxTime bound refuel_time (the RFC 3339 year range).
-	MinTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	// MinTime and MaxTime bound refuel_time: no car was refuelled before
+	// 1900, and RFC 3339 ends with the year 9999.
+	MinTime = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
 	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
 )
 
@@ -168,7 +169,7 @@ func (r *Refuel) Validate() error {
 		return apperr.Invalid("refuel_time", "is required")
 	}
 	if r.RefuelTime.Before(MinTime) || r.RefuelTime.After(MaxTime) {
-		return apperr.Invalid("refuel_time", "must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z")
+		return apperr.Invalid("refuel_time", "must lie between 1900-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z")
 	}
 	if err := quantity("odometer", r.Odometer, false); err != nil {
 		return err

@@ -1,0 +1,175 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/carhub/backend/pkg/pgtest"
+	"github.com/carhub/backend/services/fuel/internal/httpapi"
+	"github.com/carhub/backend/services/fuel/internal/store"
+)
+
+// server is the fuel API over real HTTP on a fresh database.
+type server struct {
+	tb    testing.TB
+	url   string
+	store *store.Store
+}
+
+// MustServer starts the API on a fresh database of dialect d: a new
+// PostgreSQL database (real migrations) or a new SQLite file.
+func MustServer(tb testing.TB, d store.Dialect) *server {
+	tb.Helper()
+	st := mustStore(tb, d)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ts := httptest.NewServer(httpapi.New(log, st, httpapi.Options{}))
+	tb.Cleanup(ts.Close)
+	return &server{tb: tb, url: ts.URL, store: st}
+}
+
+func mustStore(tb testing.TB, d store.Dialect) *store.Store {
+	tb.Helper()
+	var (
+		st  *store.Store
+		err error
+	)
+	if d == store.Postgres {
+		st, err = store.OpenPostgres(context.Background(), pgtest.NewDatabase(tb))
+	} else {
+		st, err = store.OpenSQLite(context.Background(), filepath.Join(tb.TempDir(), "fuel.db"))
+	}
+	if err != nil {
+		tb.Fatalf("open %s: %v", d, err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+var dialects = []store.Dialect{store.Postgres, store.SQLite}
+
+// forEachDialect runs fn against a fresh server on each database.
+func forEachDialect(t *testing.T, fn func(t *testing.T, s *server)) {
+	t.Helper()
+	for _, d := range dialects {
+		t.Run(string(d), func(t *testing.T) { fn(t, MustServer(t, d)) })
+	}
+}
+
+// response is an answer of the server.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends method path with body ("" for none) and returns the answer.
+func (s *server) do(method, path, body string) response {
+	s.tb.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.url+path, r)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// must sends the request and fails the test unless the status is want.
+func (s *server) must(want int, method, path, body string) response {
+	s.tb.Helper()
+	res := s.do(method, path, body)
+	if res.status != want {
+		s.tb.Fatalf("%s %s %s: status %d, want %d; body %s", method, path, body, res.status, want, res.body)
+	}
+	return res
+}
+
+// object decodes a JSON object answer keeping numbers as literals.
+func object(tb testing.TB, b []byte) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		tb.Fatalf("decode %s: %v", b, err)
+	}
+	return m
+}
+
+// array decodes a JSON array of objects.
+func array(tb testing.TB, b []byte) []map[string]any {
+	tb.Helper()
+	var a []map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&a); err != nil {
+		tb.Fatalf("decode %s: %v", b, err)
+	}
+	if a == nil {
+		tb.Fatalf("answer %s is not an array", b)
+	}
+	return a
+}
+
+// literal renders a decoded JSON value the way it was written: numbers as
+// their literal, strings quoted, so a test can tell 40 from "40".
+func literal(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// errorBody checks an error answer: the status, the JSON shape, the code,
+// and that the message names field (when field is not "").
+func errorBody(tb testing.TB, res response, status int, code, field string) {
+	tb.Helper()
+	if res.status != status {
+		tb.Fatalf("status %d, want %d; body %s", res.status, status, res.body)
+	}
+	if ct := res.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		tb.Errorf("Content-Type %q, want application/json", ct)
+	}
+	var body struct{ Code, Message string }
+	if err := json.Unmarshal(res.body, &body); err != nil {
+		tb.Fatalf("error body %s: %v", res.body, err)
+	}
+	if body.Code != code {
+		tb.Errorf("code %q, want %q (body %s)", body.Code, code, res.body)
+	}
+	if field != "" && !strings.HasPrefix(body.Message, field+":") {
+		tb.Errorf("message %q does not name field %q", body.Message, field)
+	}
+}
+
+// mustVehicle creates a vehicle from body and returns its id.
+func (s *server) mustVehicle(body string) string {
+	s.tb.Helper()
+	return literal(object(s.tb, s.must(200, "POST", "/api/vehicles", body).body)["id"])
+}
+
+// mustRefuel creates a refuel from body and returns its id.
+func (s *server) mustRefuel(body string) string {
+	s.tb.Helper()
+	return literal(object(s.tb, s.must(200, "POST", "/api/refuels", body).body)["id"])
+}
