@@ -1,0 +1,193 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/pkg/sse"
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/rag"
+)
+
+// Chat request bounds of decisions.md.
+const (
+	maxQuestionChars = 8000
+	defaultTopK      = 10
+	maxTopK          = 100
+)
+
+// chatRequest is the body of POST /api/chat/stream. Pointers tell an absent
+// field from a zero one.
+type chatRequest struct {
+	Question *string       `json:"question"`
+	Message  *string       `json:"message"` // alias of question; question wins
+	TopK     *int          `json:"topK"`
+	History  []chatMessage `json:"history"`
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// chatQuery is a validated chat request.
+type chatQuery struct {
+	Question string
+	TopK     int
+	History  []docqa.Message
+}
+
+// validate checks the request against decisions.md and returns the query.
+func (r chatRequest) validate() (chatQuery, error) {
+	q := chatQuery{TopK: defaultTopK}
+	switch {
+	case r.Question != nil:
+		q.Question = *r.Question
+	case r.Message != nil:
+		q.Question = *r.Message
+	}
+	if strings.TrimSpace(q.Question) == "" {
+		return q, apperr.Invalid("question", "is required and must not be blank")
+	}
+	if n := utf8.RuneCountInString(q.Question); n > maxQuestionChars {
+		return q, apperr.Invalid("question", "must be at most %d characters (got %d)", maxQuestionChars, n)
+	}
+	if r.TopK != nil {
+		if *r.TopK < 1 || *r.TopK > maxTopK {
+			return q, apperr.Invalid("topK", "must be an integer from 1 to %d", maxTopK)
+		}
+		q.TopK = *r.TopK
+	}
+	for i, m := range r.History {
+		role := docqa.Role(m.Role)
+		if role != docqa.RoleUser && role != docqa.RoleAssistant {
+			return q, apperr.Invalid(fmt.Sprintf("history[%d].role", i), "must be %q or %q", docqa.RoleUser, docqa.RoleAssistant)
+		}
+		q.History = append(q.History, docqa.Message{Role: role, Content: m.Content})
+	}
+	return q, nil
+}
+
+// sourceView is one item of the sources event.
+type sourceView struct {
+	DocID      string  `json:"docId"`
+	FileName   string  `json:"fileName"`
+	FileMD5    string  `json:"fileMd5"`
+	Page       int     `json:"page"`
+	ChunkIndex int     `json:"chunkIndex"`
+	Score      float32 `json:"score"`
+	Text       string  `json:"text"`
+}
+
+type sourcesEvent struct {
+	Sources []sourceView `json:"sources"`
+}
+
+type contentEvent struct {
+	Content string `json:"content"`
+}
+
+type doneEvent struct {
+	FinishReason string `json:"finishReason"`
+}
+
+func toSourceViews(hits []docqa.ScoredChunk) []sourceView {
+	out := make([]sourceView, len(hits))
+	for i, h := range hits {
+		out[i] = sourceView{
+			DocID:      h.Chunk.ID,
+			FileName:   h.Document.FileName,
+			FileMD5:    h.Document.FileMD5,
+			Page:       h.Chunk.Page,
+			ChunkIndex: h.Chunk.Index,
+			Score:      h.Score,
+			Text:       h.Chunk.Text,
+		}
+	}
+	return out
+}
+
+// chat answers POST /api/chat/stream: validation and retrieval failures are
+// plain JSON errors; once the sources event is sent, the answer streams and
+// a failure becomes an error event.
+func (h *handler) chat(c *gin.Context) {
+	ctx := c.Request.Context()
+	var req chatRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	q, err := req.validate()
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	hits, err := h.retrieve(ctx, q)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+
+	w := sse.New(c.Writer)
+	if err := w.Event("sources", sourcesEvent{Sources: toSourceViews(hits)}); err != nil {
+		return // the client is gone
+	}
+	stop := w.Heartbeat(h.cfg.Heartbeat)
+	finish, err := h.cfg.Chat.Stream(ctx, docqa.ChatRequest{
+		Messages:    rag.BuildMessages(q.Question, q.History, hits, h.cfg.CountTokens, h.cfg.Budget),
+		Temperature: h.cfg.Temperature,
+		Sources:     hits,
+	}, func(content string) error {
+		return w.Event("", contentEvent{Content: content})
+	})
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			h.log.InfoContext(ctx, "chat cancelled by the client", "err", err)
+			return
+		}
+		h.streamError(c, w, chatError(err))
+		return
+	}
+	_ = w.Event("done", doneEvent{FinishReason: finish})
+}
+
+// retrieve embeds the question and searches the store.
+func (h *handler) retrieve(ctx context.Context, q chatQuery) ([]docqa.ScoredChunk, error) {
+	vectors, err := h.cfg.Embedder.Embed(ctx, []string{q.Question})
+	if err != nil {
+		return nil, chatError(err)
+	}
+	if len(vectors) != 1 {
+		return nil, apperr.New(apperr.Unavailable, "the embedding provider answered %d vectors for one question", len(vectors))
+	}
+	hits, err := h.cfg.Store.Search(ctx, vectors[0], q.TopK)
+	if err != nil {
+		return nil, chatError(err)
+	}
+	return hits, nil
+}
+
+// chatError maps provider and store failures to the contract's codes.
+func chatError(err error) error {
+	var ae *apperr.Error
+	switch {
+	case errors.As(err, &ae):
+		return err
+	case errors.Is(err, docqa.ErrEmbedderMismatch):
+		return apperr.Wrap(apperr.Unavailable, err, "the vector store holds vectors of another embedder")
+	case errors.Is(err, docqa.ErrDimension):
+		return apperr.Wrap(apperr.Unavailable, err, "the embedding provider answered vectors of the wrong dimension")
+	case errors.Is(err, docqa.ErrUnavailable),
+		errors.Is(err, context.DeadlineExceeded):
+		return apperr.Wrap(apperr.Unavailable, err, "a provider or the vector store is unavailable")
+	}
+	return err
+}

@@ -1,0 +1,297 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/embedded"
+	"github.com/carhub/backend/services/docqa/internal/httpapi"
+	"github.com/carhub/backend/services/docqa/internal/ingest"
+	"github.com/carhub/backend/services/docqa/internal/openaifake"
+	"github.com/carhub/backend/services/docqa/internal/provider"
+	"github.com/carhub/backend/services/docqa/internal/splitter"
+)
+
+var testNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// service is the HTTP layer over real parts: an embedded store in a
+// temporary directory, the real splitter, and the OpenAI-compatible
+// providers talking over HTTP to the fake.
+type service struct {
+	URL     string
+	store   *embedded.Store
+	fake    *openaifake.Server
+	dataDir string
+	tempDir string
+}
+
+type options struct {
+	fake        []openaifake.Option
+	local       bool // use the local fallbacks instead of the fake provider
+	heartbeat   time.Duration
+	maxUpload   int64
+	firstByte   time.Duration
+	chatTimeout time.Duration
+}
+
+func newService(t testing.TB, opts options) *service {
+	t.Helper()
+	store, err := embedded.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	s := &service{store: store, dataDir: t.TempDir(), tempDir: t.TempDir()}
+
+	var (
+		emb  docqa.Embedder
+		chat docqa.ChatModel
+		mode = "remote"
+	)
+	if opts.local {
+		emb, chat, mode = provider.NewLexicalEmbedder(), provider.NewExtractiveChat(), "local"
+	} else {
+		s.fake = openaifake.New(t, opts.fake...)
+		e, err := provider.NewEmbedder(provider.EmbedderConfig{
+			BaseURL: s.fake.URL, APIKey: openaifake.APIKey, Model: "bge-m3", MaxRetries: -1,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := provider.NewChat(provider.ChatConfig{
+			BaseURL: s.fake.URL, APIKey: openaifake.APIKey, Model: "chat-model", MaxRetries: -1,
+			FirstByteTimeout: opts.firstByte, Timeout: opts.chatTimeout,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emb, chat = e, c
+	}
+	split, err := splitter.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := ingest.New(ingest.Config{
+		Store: store, Embedder: emb, Splitter: split,
+		DataDir: s.dataDir, TempDir: s.tempDir, MaxBytes: opts.maxUpload,
+		Now: func() time.Time { return testNow },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := httpapi.New(httpapi.Config{
+		Store: store, Embedder: emb, Chat: chat, Pipeline: pipe,
+		CountTokens: split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
+		StoreKind: "embedded", EmbedderMode: mode, ChatMode: mode,
+		Now: func() time.Time { return testNow },
+	})
+	srv := httptest.NewServer(engine)
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// part is one multipart part.
+type part struct {
+	field, fileName string
+	data            []byte
+}
+
+func multipartBody(t testing.TB, parts ...part) (contentType string, body []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	for _, p := range parts {
+		var w io.Writer
+		var err error
+		if p.fileName != "" {
+			w, err = mw.CreateFormFile(p.field, p.fileName)
+		} else {
+			w, err = mw.CreateFormField(p.field)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(p.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return mw.FormDataContentType(), b.Bytes()
+}
+
+func (s *service) post(t testing.TB, path, contentType string, body []byte) *http.Response {
+	t.Helper()
+	resp, err := http.Post(s.URL+path, contentType, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func (s *service) upload(t testing.TB, path string, parts ...part) *http.Response {
+	t.Helper()
+	ct, body := multipartBody(t, parts...)
+	return s.post(t, path, ct, body)
+}
+
+func (s *service) uploadPDF(t testing.TB, name string, pdf []byte) ingest.Result {
+	t.Helper()
+	resp := s.upload(t, "/api/documents/upload", part{"file", name, pdf})
+	var res ingest.Result
+	decode(t, resp, http.StatusOK, &res)
+	return res
+}
+
+func (s *service) chat(t testing.TB, body string) *http.Response {
+	t.Helper()
+	return s.post(t, "/api/chat/stream", "application/json", []byte(body))
+}
+
+// decode checks the status and decodes the JSON body into v.
+func decode(t testing.TB, resp *http.Response, status int, v any) {
+	t.Helper()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != status {
+		t.Fatalf("status = %d, want %d; body %s", resp.StatusCode, status, b)
+	}
+	if v != nil {
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatalf("decode %s: %v", b, err)
+		}
+	}
+}
+
+type errorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// wantError checks a JSON error answer.
+func wantError(t testing.TB, resp *http.Response, status int, code, msgPart string) {
+	t.Helper()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	var e errorBody
+	decode(t, resp, status, &e)
+	if e.Code != code || !strings.Contains(e.Message, msgPart) {
+		t.Errorf("error = %+v, want %s containing %q", e, code, msgPart)
+	}
+}
+
+// event is one server-sent event; Comment is set for comment lines.
+type event struct {
+	Name    string
+	Data    string
+	Comment string
+}
+
+// readEvents parses a whole event stream.
+func readEvents(t testing.TB, resp *http.Response) []event {
+	t.Helper()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status = %d; body %s", resp.StatusCode, b)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	var events []event
+	r := newEventReader(resp.Body)
+	for {
+		ev, err := r.next()
+		if err == io.EOF {
+			return events
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, ev)
+	}
+}
+
+type eventReader struct{ br *bufio.Reader }
+
+func newEventReader(r io.Reader) *eventReader { return &eventReader{br: bufio.NewReader(r)} }
+
+// next returns the next event or comment, following the SSE parsing rules
+// (data lines joined with "\n", a blank line dispatches).
+func (r *eventReader) next() (event, error) {
+	var ev event
+	var data []string
+	hasData := false
+	for {
+		line, err := r.br.ReadString('\n')
+		if err != nil {
+			if err == io.EOF && (hasData || ev.Name != "") {
+				return event{}, io.ErrUnexpectedEOF
+			}
+			return event{}, err
+		}
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case line == "":
+			if hasData || ev.Name != "" {
+				ev.Data = strings.Join(data, "\n")
+				return ev, nil
+			}
+		case strings.HasPrefix(line, ":"):
+			if !hasData && ev.Name == "" {
+				// A comment on its own; the blank line after it is skipped.
+				if _, err := r.br.ReadString('\n'); err != nil && err != io.EOF {
+					return event{}, err
+				}
+				return event{Comment: strings.TrimSpace(strings.TrimPrefix(line, ":"))}, nil
+			}
+		case strings.HasPrefix(line, "event:"):
+			ev.Name = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+		case strings.HasPrefix(line, "data:"):
+			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+			hasData = true
+		}
+	}
+}
+
+// withoutComments drops heartbeat comments.
+func withoutComments(events []event) []event {
+	var out []event
+	for _, e := range events {
+		if e.Comment == "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func unmarshal(t testing.TB, data string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(data), v); err != nil {
+		t.Fatalf("decode %q: %v", data, err)
+	}
+}
+
+func storedCount(t testing.TB, s *service) int {
+	t.Helper()
+	docs, err := s.store.Documents(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(docs)
+}

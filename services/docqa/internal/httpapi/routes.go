@@ -1,0 +1,94 @@
+// Package httpapi is the HTTP layer of the docqa service: the routes of
+// docqa-service.openapi.yaml on a pkg/ginx engine, request validation, the
+// server-sent event streams of chat and upload, and the mapping of domain
+// errors to the contract's error codes.
+package httpapi
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/ingest"
+	"github.com/carhub/backend/services/docqa/internal/rag"
+)
+
+// Defaults of Config.
+const (
+	DefaultHeartbeat = 15 * time.Second
+	// maxChatBody bounds a chat request: 8000 characters of question plus a
+	// generous history.
+	maxChatBody = 4 << 20
+)
+
+// Config wires the handlers.
+type Config struct {
+	Log      *slog.Logger
+	Store    docqa.VectorStore
+	Embedder docqa.Embedder
+	Chat     docqa.ChatModel
+	Pipeline *ingest.Pipeline
+	// CountTokens measures prompt text for the context budget (the
+	// splitter's cl100k count).
+	CountTokens func(string) int
+	// Budget bounds the prompt's history and retrieved context, in tokens
+	// (zero fields take rag.DefaultBudget's).
+	Budget rag.Budget
+	// Temperature of the chat model (the contract's 0.7 when zero).
+	Temperature float64
+	// Heartbeat is the interval of ": ping" comments on streams (default 15 s).
+	Heartbeat time.Duration
+	// MaxUploadBytes limits one upload request (default ingest.MaxFileBytes).
+	MaxUploadBytes int64
+	CORSOrigins    []string
+	// StoreKind, EmbedderMode and ChatMode are reported by /health:
+	// "embedded"|"milvus", "remote"|"local".
+	StoreKind    string
+	EmbedderMode string
+	ChatMode     string
+	Now          func() time.Time
+}
+
+type handler struct {
+	cfg Config
+	log *slog.Logger
+}
+
+// New returns the engine serving every route of the docqa service.
+func New(cfg Config) *gin.Engine {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Temperature == 0 {
+		cfg.Temperature = 0.7
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = ingest.MaxFileBytes
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h := &handler{cfg: cfg, log: cfg.Log}
+
+	r := ginx.New(cfg.Log, ginx.Options{CORSOrigins: cfg.CORSOrigins})
+	r.GET("/health", h.health)
+
+	api := r.Group("/api")
+	api.POST("/chat/stream", ginx.BodyLimit(maxChatBody), h.chat)
+	// The limit covers the whole multipart request, as the contract's
+	// "maximum size of one multipart request" says; the file inside is
+	// therefore a little smaller than 100 MB at most.
+	upload := ginx.BodyLimit(cfg.MaxUploadBytes)
+	api.POST("/documents/upload", upload, h.upload)
+	api.POST("/documents/upload/stream", upload, h.uploadStream)
+	api.POST("/documents/import", h.importDocuments)
+	api.GET("/documents", h.listDocuments)
+	api.DELETE("/documents/:md5", h.deleteDocument)
+	return r
+}
