@@ -1,0 +1,645 @@
+// Package milvus is the docqa.VectorStore over a Milvus 2.4 server, reached
+// with milvus-sdk-go. It keeps chunks in the collection `vector_store` with
+// the schema other RAG stacks use for it (doc_id, content, metadata JSON,
+// embedding), so an existing collection keeps working; the document's figures
+// and the embedder's name live in each chunk's metadata.
+package milvus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/milvus-io/milvus-sdk-go/v2/client"
+	"github.com/milvus-io/milvus-sdk-go/v2/entity"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+)
+
+var _ docqa.VectorStore = (*Store)(nil)
+
+// Field names and index parameters of the collection (decisions.md).
+const (
+	FieldID        = "doc_id"
+	FieldContent   = "content"
+	FieldMetadata  = "metadata"
+	FieldEmbedding = "embedding"
+
+	IDMaxLength      = 36
+	ContentMaxLength = 65535 // bytes: Milvus measures VarChar in bytes
+	NList            = 1024
+	Metric           = entity.COSINE
+
+	DefaultCollection = "vector_store"
+	// DefaultNProbe searches 64 of the 1024 clusters: good recall at a
+	// fraction of a full scan. Raise it for recall, lower it for speed.
+	DefaultNProbe  = 64
+	DefaultTimeout = 10 * time.Second
+
+	// upsertBatch rows go in one request: about 6 MB with 1024 floats and a
+	// full chunk of text each, well under Milvus's 64 MB message limit.
+	upsertBatch = 512
+	// documentsLimit bounds Documents: Milvus answers at most 16384 rows to
+	// one query (its maxQueryResultWindow), and every document has one row
+	// with chunkIndex 0.
+	documentsLimit = 16384
+	// maxTopK is Milvus's largest topK.
+	maxTopK = 16384
+)
+
+// Config says where the server is and how to search it.
+type Config struct {
+	Address    string // host:port, e.g. "localhost:19530"
+	Username   string
+	Password   string
+	Database   string // "" is Milvus's default database
+	Collection string // default DefaultCollection
+	// NProbe is the number of IVF clusters a search visits, 1..NList
+	// (default DefaultNProbe). It is sent with every search.
+	NProbe int
+	// Timeout bounds connecting and each call (default DefaultTimeout).
+	Timeout time.Duration
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Collection == "" {
+		c.Collection = DefaultCollection
+	}
+	if c.NProbe == 0 {
+		c.NProbe = DefaultNProbe
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.NProbe < 1 || c.NProbe > NList {
+		return c, fmt.Errorf("milvus: nprobe %d is outside 1..%d", c.NProbe, NList)
+	}
+	if c.Timeout < 0 {
+		return c, fmt.Errorf("milvus: timeout %s is negative", c.Timeout)
+	}
+	return c, nil
+}
+
+// Store is a docqa.VectorStore over one Milvus collection. It is safe for
+// concurrent use (the SDK client is).
+type Store struct {
+	c   client.Client
+	cfg Config
+}
+
+// Open connects to the server, then does what New does. Connection failures
+// wrap docqa.ErrUnavailable.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Address == "" {
+		return nil, errors.New("milvus: address is empty")
+	}
+	dctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	c, err := client.NewClient(dctx, client.Config{
+		Address:  cfg.Address,
+		Username: cfg.Username,
+		Password: cfg.Password,
+		DBName:   cfg.Database,
+	})
+	if err != nil {
+		return nil, unavailable("connecting to "+cfg.Address, err)
+	}
+	s, err := New(ctx, c, cfg)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// New uses an existing client: it creates the collection with its index when
+// absent (an existing one is never re-created, only checked), and loads it.
+// The Store owns c from then on: Close closes it.
+func New(ctx context.Context, c client.Client, cfg Config) (*Store, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{c: c, cfg: cfg}
+	if err := s.ensureCollection(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Schema is the collection's schema as New creates it.
+func Schema(collection string) *entity.Schema {
+	return entity.NewSchema().
+		WithName(collection).
+		WithDescription("docqa document chunks").
+		WithField(entity.NewField().WithName(FieldID).WithDataType(entity.FieldTypeVarChar).
+			WithIsPrimaryKey(true).WithIsAutoID(false).WithMaxLength(IDMaxLength)).
+		WithField(entity.NewField().WithName(FieldContent).WithDataType(entity.FieldTypeVarChar).
+			WithMaxLength(ContentMaxLength)).
+		WithField(entity.NewField().WithName(FieldMetadata).WithDataType(entity.FieldTypeJSON)).
+		WithField(entity.NewField().WithName(FieldEmbedding).WithDataType(entity.FieldTypeFloatVector).
+			WithDim(docqa.Dimension))
+}
+
+func (s *Store) ensureCollection(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	name := s.cfg.Collection
+	has, err := s.c.HasCollection(ctx, name)
+	if err != nil {
+		return unavailable("checking collection "+name, err)
+	}
+	if has {
+		coll, err := s.c.DescribeCollection(ctx, name)
+		if err != nil {
+			return unavailable("describing collection "+name, err)
+		}
+		if err := checkSchema(coll.Schema); err != nil {
+			return fmt.Errorf("milvus: collection %s exists with another schema: %w", name, err)
+		}
+	} else {
+		if err := s.c.CreateCollection(ctx, Schema(name), 1,
+			client.WithConsistencyLevel(entity.ClBounded)); err != nil {
+			return unavailable("creating collection "+name, err)
+		}
+		idx, err := entity.NewIndexIvfFlat(Metric, NList)
+		if err != nil {
+			return fmt.Errorf("milvus: index parameters: %w", err)
+		}
+		if err := s.c.CreateIndex(ctx, name, FieldEmbedding, idx, false); err != nil {
+			return unavailable("creating index on "+name, err)
+		}
+	}
+	if err := s.c.LoadCollection(ctx, name, false); err != nil {
+		return unavailable("loading collection "+name, err)
+	}
+	return nil
+}
+
+// checkSchema accepts a collection that has the four fields with their
+// types and the vector dimension; other fields and lengths may differ.
+func checkSchema(sch *entity.Schema) error {
+	want := map[string]entity.FieldType{
+		FieldID:        entity.FieldTypeVarChar,
+		FieldContent:   entity.FieldTypeVarChar,
+		FieldMetadata:  entity.FieldTypeJSON,
+		FieldEmbedding: entity.FieldTypeFloatVector,
+	}
+	for _, f := range sch.Fields {
+		t, ok := want[f.Name]
+		if !ok {
+			continue
+		}
+		if f.DataType != t {
+			return fmt.Errorf("field %s is %s, want %s", f.Name, f.DataType.Name(), t.Name())
+		}
+		if f.Name == FieldID && !f.PrimaryKey {
+			return fmt.Errorf("field %s is not the primary key", f.Name)
+		}
+		if f.Name == FieldEmbedding && f.TypeParams[entity.TypeParamDim] != strconv.Itoa(docqa.Dimension) {
+			return fmt.Errorf("field %s has dimension %s, want %d", f.Name, f.TypeParams[entity.TypeParamDim], docqa.Dimension)
+		}
+		delete(want, f.Name)
+	}
+	for name := range want {
+		return fmt.Errorf("field %s is missing", name)
+	}
+	return nil
+}
+
+// metadata is the JSON kept with each chunk: where it comes from, the
+// document's figures (so documents are answered from chunk 0) and the
+// embedder that wrote the vector.
+type metadata struct {
+	FileName   string `json:"fileName"`
+	FileMD5    string `json:"fileMd5"`
+	Page       int    `json:"page"`
+	ChunkIndex int    `json:"chunkIndex"`
+	Size       int64  `json:"size"`
+	Pages      int    `json:"pages"`
+	Chunks     int    `json:"chunks"`
+	Truncated  bool   `json:"truncated"`
+	CreatedAt  string `json:"createdAt"` // RFC 3339, UTC
+	Embedder   string `json:"embedder"`
+	// ContentTruncated: the chunk's text was cut to ContentMaxLength bytes.
+	ContentTruncated bool `json:"contentTruncated,omitempty"`
+}
+
+func (m metadata) document() docqa.Document {
+	created, _ := time.Parse(time.RFC3339Nano, m.CreatedAt)
+	return docqa.Document{
+		FileName:  m.FileName,
+		FileMD5:   m.FileMD5,
+		Size:      m.Size,
+		Pages:     m.Pages,
+		Chunks:    m.Chunks,
+		Truncated: m.Truncated,
+		CreatedAt: created,
+	}
+}
+
+// Upsert writes the chunks of doc in batches of upsertBatch rows. The ids are
+// deterministic, so a retry after a failed batch overwrites what the earlier
+// batches wrote. Errors wrap docqa.ErrEmbedderMismatch, docqa.ErrDimension or
+// docqa.ErrUnavailable.
+func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) error {
+	chunks, err := validateUpsert(doc, chunks, embedder)
+	if err != nil {
+		return err
+	}
+	current, err := s.Embedder(ctx)
+	if err != nil {
+		return err
+	}
+	if current != "" && current != embedder {
+		return fmt.Errorf("%w: collection %s holds vectors of %q, this upload was embedded by %q; delete the stored documents or configure the same embedder",
+			docqa.ErrEmbedderMismatch, s.cfg.Collection, current, embedder)
+	}
+	for start := 0; start < len(chunks); start += upsertBatch {
+		batch := chunks[start:min(start+upsertBatch, len(chunks))]
+		if err := s.upsertBatch(ctx, doc, batch, embedder); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) upsertBatch(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) error {
+	ids := make([]string, len(chunks))
+	contents := make([]string, len(chunks))
+	metas := make([][]byte, len(chunks))
+	vectors := make([][]float32, len(chunks))
+	for i, c := range chunks {
+		text, cut := truncateUTF8(c.Text, ContentMaxLength)
+		m := metadata{
+			FileName:         doc.FileName,
+			FileMD5:          doc.FileMD5,
+			Page:             c.Page,
+			ChunkIndex:       c.Index,
+			Size:             doc.Size,
+			Pages:            doc.Pages,
+			Chunks:           doc.Chunks,
+			Truncated:        doc.Truncated,
+			CreatedAt:        doc.CreatedAt.UTC().Format(time.RFC3339Nano),
+			Embedder:         embedder,
+			ContentTruncated: cut,
+		}
+		js, err := json.Marshal(m)
+		if err != nil {
+			return fmt.Errorf("milvus: encoding metadata: %w", err)
+		}
+		ids[i], contents[i], metas[i], vectors[i] = c.ID, text, js, c.Embedding
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	_, err := s.c.Upsert(ctx, s.cfg.Collection, "",
+		entity.NewColumnVarChar(FieldID, ids),
+		entity.NewColumnVarChar(FieldContent, contents),
+		entity.NewColumnJSONBytes(FieldMetadata, metas),
+		entity.NewColumnFloatVector(FieldEmbedding, docqa.Dimension, vectors),
+	)
+	if err != nil {
+		return unavailable("upserting "+strconv.Itoa(len(chunks))+" chunks of "+doc.FileMD5, err)
+	}
+	return nil
+}
+
+// Search returns at most topK chunks by descending cosine similarity, visiting
+// Config.NProbe clusters. A zero vector matches nothing.
+func (s *Store) Search(ctx context.Context, vector []float32, topK int) ([]docqa.ScoredChunk, error) {
+	if topK < 1 || topK > maxTopK {
+		return nil, fmt.Errorf("milvus: topK %d is outside 1..%d", topK, maxTopK)
+	}
+	if len(vector) != docqa.Dimension {
+		return nil, fmt.Errorf("%w: query vector has %d floats, want %d", docqa.ErrDimension, len(vector), docqa.Dimension)
+	}
+	if isZero(vector) {
+		return []docqa.ScoredChunk{}, nil
+	}
+	sp, err := entity.NewIndexIvfFlatSearchParam(s.cfg.NProbe)
+	if err != nil {
+		return nil, fmt.Errorf("milvus: search parameters: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	res, err := s.c.Search(ctx, s.cfg.Collection, nil, "", []string{FieldContent, FieldMetadata},
+		[]entity.Vector{entity.FloatVector(vector)}, FieldEmbedding, Metric, topK, sp,
+		// Session: this process sees its own writes at once (an upload is
+		// searchable right after it), without waiting for every replica.
+		client.WithSearchQueryConsistencyLevel(entity.ClSession))
+	if err != nil {
+		return nil, unavailable("searching", err)
+	}
+	if len(res) == 0 {
+		return []docqa.ScoredChunk{}, nil
+	}
+	r := res[0]
+	if r.Err != nil {
+		return nil, unavailable("reading search results", r.Err)
+	}
+	rows, err := readRows(r.IDs, r.Fields, r.ResultCount)
+	if err != nil {
+		return nil, unavailable("reading search results", err)
+	}
+	if len(r.Scores) < len(rows) {
+		return nil, unavailable("reading search results", fmt.Errorf("%d scores for %d rows", len(r.Scores), len(rows)))
+	}
+	out := make([]docqa.ScoredChunk, len(rows))
+	for i, row := range rows {
+		out[i] = docqa.ScoredChunk{
+			Chunk: docqa.Chunk{
+				ID:    row.id,
+				Page:  row.meta.Page,
+				Index: row.meta.ChunkIndex,
+				Text:  row.content,
+			},
+			Document: row.meta.document(),
+			Score:    r.Scores[i],
+		}
+	}
+	return out, nil
+}
+
+// Document answers from the metadata of the document's chunk 0.
+func (s *Store) Document(ctx context.Context, md5 string) (docqa.Document, error) {
+	if !validMD5(md5) {
+		return docqa.Document{}, fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
+	}
+	rows, err := s.query(ctx, fileExpr(md5)+" && "+firstChunkExpr, []string{FieldMetadata}, 1)
+	if err != nil {
+		return docqa.Document{}, err
+	}
+	if len(rows) == 0 {
+		return docqa.Document{}, fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
+	}
+	return rows[0].meta.document(), nil
+}
+
+// Documents lists every document's chunk 0, newest first (ties by MD5). It
+// sees at most 16384 documents, the most rows Milvus answers to one query.
+func (s *Store) Documents(ctx context.Context) ([]docqa.Document, error) {
+	rows, err := s.query(ctx, firstChunkExpr, []string{FieldMetadata}, documentsLimit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]docqa.Document, 0, len(rows))
+	seen := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		if r.meta.FileMD5 == "" || seen[r.meta.FileMD5] {
+			continue
+		}
+		seen[r.meta.FileMD5] = true
+		out = append(out, r.meta.document())
+	}
+	slices.SortFunc(out, func(a, b docqa.Document) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.FileMD5, b.FileMD5)
+	})
+	return out, nil
+}
+
+// Delete removes every chunk whose metadata names the MD5; an error wrapping
+// docqa.ErrNotFound when there is none.
+func (s *Store) Delete(ctx context.Context, md5 string) error {
+	if !validMD5(md5) {
+		return fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
+	}
+	expr := fileExpr(md5)
+	rows, err := s.query(ctx, expr, []string{FieldID}, 1)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	if err := s.c.Delete(ctx, s.cfg.Collection, "", expr); err != nil {
+		return unavailable("deleting "+md5, err)
+	}
+	return nil
+}
+
+// Embedder reads the embedder's name from the metadata of one document's
+// chunk 0; "" when no document is stored. Rows written by other programs
+// (without our metadata) are not looked at.
+func (s *Store) Embedder(ctx context.Context) (string, error) {
+	rows, err := s.query(ctx, firstChunkExpr, []string{FieldMetadata}, 1)
+	if err != nil {
+		return "", err
+	}
+	if len(rows) == 0 {
+		return "", nil
+	}
+	return rows[0].meta.Embedder, nil
+}
+
+// Ping asks the server for its health.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	st, err := s.c.CheckHealth(ctx)
+	if err != nil {
+		return unavailable("checking health", err)
+	}
+	if !st.IsHealthy {
+		return unavailable("checking health", fmt.Errorf("server is unhealthy: %s", strings.Join(st.Reasons, "; ")))
+	}
+	return nil
+}
+
+// Close closes the connection.
+func (s *Store) Close() error { return s.c.Close() }
+
+// NProbe is the number of clusters each search visits.
+func (s *Store) NProbe() int { return s.cfg.NProbe }
+
+// firstChunkExpr selects each document's first chunk, which carries the
+// document's figures like every chunk does.
+const firstChunkExpr = `metadata["chunkIndex"] == 0`
+
+// fileExpr selects the chunks of one file. md5 is validated hex by the
+// callers; it is quoted anyway, so no value can change the expression.
+func fileExpr(md5 string) string {
+	return `metadata["fileMd5"] == ` + quote(md5)
+}
+
+// quote writes s as a Milvus string literal: double quotes, with backslash
+// and double quote escaped and control characters dropped.
+func quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == '"':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			// Not in any MD5; dropping it keeps the literal on one line.
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+type resultRow struct {
+	id      string
+	content string
+	meta    metadata
+}
+
+// query runs a Strong-consistency query: documents are checked right after
+// they are written (de-duplication of uploads), so stale answers would do harm.
+func (s *Store) query(ctx context.Context, expr string, fields []string, limit int64) ([]resultRow, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	rs, err := s.c.Query(ctx, s.cfg.Collection, nil, expr, fields,
+		client.WithLimit(limit), client.WithSearchQueryConsistencyLevel(entity.ClStrong))
+	if err != nil {
+		return nil, unavailable("querying "+expr, err)
+	}
+	rows, err := readRows(rs.GetColumn(FieldID), rs, -1)
+	if err != nil {
+		return nil, unavailable("reading query results", err)
+	}
+	return rows, nil
+}
+
+// readRows turns result columns into rows. ids may be nil (not asked for);
+// n < 0 means as many rows as the longest column.
+func readRows(ids entity.Column, fields client.ResultSet, n int) ([]resultRow, error) {
+	content, _ := fields.GetColumn(FieldContent).(*entity.ColumnVarChar)
+	meta, _ := fields.GetColumn(FieldMetadata).(*entity.ColumnJSONBytes)
+	idCol, _ := ids.(*entity.ColumnVarChar)
+	if n < 0 {
+		n = 0
+		for _, c := range fields {
+			n = max(n, c.Len())
+		}
+		if ids != nil {
+			n = max(n, ids.Len())
+		}
+	}
+	rows := make([]resultRow, n)
+	for i := range rows {
+		var err error
+		if idCol != nil {
+			if rows[i].id, err = idCol.ValueByIdx(i); err != nil {
+				return nil, err
+			}
+		}
+		if content != nil {
+			if rows[i].content, err = content.ValueByIdx(i); err != nil {
+				return nil, err
+			}
+		}
+		if meta != nil {
+			js, err := meta.ValueByIdx(i)
+			if err != nil {
+				return nil, err
+			}
+			if len(js) > 0 {
+				if err := json.Unmarshal(js, &rows[i].meta); err != nil {
+					return nil, fmt.Errorf("row %d: metadata: %w", i, err)
+				}
+			}
+		}
+	}
+	return rows, nil
+}
+
+// unavailable wraps an error of the server or the connection.
+func unavailable(op string, err error) error {
+	return fmt.Errorf("milvus: %s: %w: %w", op, docqa.ErrUnavailable, err)
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character.
+func truncateUTF8(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
+}
+
+func isZero(v []float32) bool {
+	for _, f := range v {
+		if f != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// validateUpsert checks the arguments of Upsert and returns the chunks with
+// their ids filled in.
+func validateUpsert(doc docqa.Document, chunks []docqa.Chunk, embedder string) ([]docqa.Chunk, error) {
+	if !validMD5(doc.FileMD5) {
+		return nil, fmt.Errorf("milvus: fileMd5 %q is not 32 lowercase hex digits", doc.FileMD5)
+	}
+	if strings.TrimSpace(embedder) == "" {
+		return nil, errors.New("milvus: embedder name is empty")
+	}
+	if len(chunks) == 0 {
+		return nil, fmt.Errorf("milvus: document %s has no chunks", doc.FileMD5)
+	}
+	out := make([]docqa.Chunk, len(chunks))
+	seen := make(map[string]struct{}, len(chunks))
+	for i, c := range chunks {
+		if c.Index < 0 {
+			return nil, fmt.Errorf("milvus: chunk %d has index %d", i, c.Index)
+		}
+		if c.ID == "" {
+			c.ID = docqa.ChunkID(doc.FileMD5, c.Index)
+		}
+		if len(c.ID) > IDMaxLength {
+			return nil, fmt.Errorf("milvus: chunk id %q is longer than %d bytes", c.ID, IDMaxLength)
+		}
+		if _, dup := seen[c.ID]; dup {
+			return nil, fmt.Errorf("milvus: chunk id %s appears twice", c.ID)
+		}
+		seen[c.ID] = struct{}{}
+		if len(c.Embedding) != docqa.Dimension {
+			return nil, fmt.Errorf("%w: chunk %d has %d floats, want %d", docqa.ErrDimension, c.Index, len(c.Embedding), docqa.Dimension)
+		}
+		for _, f := range c.Embedding {
+			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+				return nil, fmt.Errorf("milvus: chunk %d has a NaN or infinite value", c.Index)
+			}
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func validMD5(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
