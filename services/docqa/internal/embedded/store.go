@@ -358,6 +358,8 @@ func validateUpsert(doc docqa.Document, chunks []docqa.Chunk, embedder string) (
 				return nil, fmt.Errorf("embedded vector store: chunk %d has a NaN or infinite value", c.Index)
 			}
 		}
+		// The store keeps the vector: a copy, so the caller may reuse its slice.
+		c.Embedding = slices.Clone(c.Embedding)
 		out[i] = c
 	}
 	return out, nil

@@ -45,6 +45,8 @@ type fakeMilvus struct {
 	loaded   bool
 	healthy  bool
 	failures map[string]codes.Code // method → error to answer
+	// upsertsOK > 0: the Upsert requests after that many fail.
+	upsertsOK int
 
 	connects      []*milvuspb.ConnectRequest
 	creates       []*milvuspb.CreateCollectionRequest
@@ -237,6 +239,9 @@ func (f *fakeMilvus) Upsert(_ context.Context, req *milvuspb.UpsertRequest) (*mi
 	f.upserts = append(f.upserts, req)
 	if err := f.failure("Upsert"); err != nil {
 		return nil, err
+	}
+	if f.upsertsOK > 0 && len(f.upserts) > f.upsertsOK {
+		return nil, status.Errorf(codes.Internal, "injected failure of Upsert %d", len(f.upserts))
 	}
 	cols := map[string]entity.Column{}
 	for _, fd := range req.FieldsData {

@@ -249,9 +249,9 @@ func (m metadata) document() docqa.Document {
 	}
 }
 
-// Upsert writes the chunks of doc in batches of upsertBatch rows. The ids are
-// deterministic, so a retry after a failed batch overwrites what the earlier
-// batches wrote. Errors wrap docqa.ErrEmbedderMismatch, docqa.ErrDimension or
+// Upsert writes the chunks of doc in batches of upsertBatch rows, chunk 0
+// last. The ids are deterministic, so a retry after a failed batch overwrites
+// what the earlier batches wrote. Errors wrap docqa.ErrEmbedderMismatch, docqa.ErrDimension or
 // docqa.ErrUnavailable.
 func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) error {
 	chunks, err := validateUpsert(doc, chunks, embedder)
@@ -266,13 +266,26 @@ func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.C
 		return fmt.Errorf("%w: collection %s holds vectors of %q, this upload was embedded by %q; delete the stored documents or configure the same embedder",
 			docqa.ErrEmbedderMismatch, s.cfg.Collection, current, embedder)
 	}
-	for start := 0; start < len(chunks); start += upsertBatch {
-		batch := chunks[start:min(start+upsertBatch, len(chunks))]
+	// Document and Documents answer from chunk 0, so it goes in the last
+	// batch: a document whose upsert failed half-way is not reported as
+	// stored (and an upload of the same file is not taken for a duplicate).
+	slices.SortStableFunc(chunks, func(a, b docqa.Chunk) int {
+		return boolInt(b.Index == 0) - boolInt(a.Index == 0)
+	})
+	for end := len(chunks); end > 0; end -= upsertBatch {
+		batch := chunks[max(0, end-upsertBatch):end]
 		if err := s.upsertBatch(ctx, doc, batch, embedder); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (s *Store) upsertBatch(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) error {

@@ -316,6 +316,41 @@ func TestUpsertIsIdempotentAndBatched(t *testing.T) {
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("Documents = %v, %v; want one", docs, err)
 	}
+	// Chunk 0, which answers Document, goes in the last batch.
+	for i, u := range f.upserts {
+		var ids []string
+		for _, fd := range u.FieldsData {
+			if fd.FieldName == FieldID {
+				ids = fd.GetScalars().GetStringData().GetData()
+			}
+		}
+		has0 := slices.Contains(ids, docqa.ChunkID(md5A, 0))
+		if last := i%3 == 2; has0 != last {
+			t.Fatalf("request %d carries chunk 0: %v", i, has0)
+		}
+	}
+}
+
+func TestHalfWrittenDocumentIsNotReported(t *testing.T) {
+	f := newFake()
+	s := newStore(t, f)
+	f.mu.Lock()
+	f.upsertsOK = 1
+	f.mu.Unlock()
+	chunks := make([]docqa.Chunk, upsertBatch+1)
+	for i := range chunks {
+		chunks[i] = chunk(md5A, i, 1, "t", vec(1, float32(i)))
+	}
+	err := s.Upsert(context.Background(), newDoc(md5A, "a.pdf", t0, len(chunks)), chunks, "e")
+	if !errors.Is(err, docqa.ErrUnavailable) {
+		t.Fatalf("Upsert with its second batch failing: %v, want ErrUnavailable", err)
+	}
+	if f.rowCount() != upsertBatch {
+		t.Fatalf("%d rows, want the first batch's %d", f.rowCount(), upsertBatch)
+	}
+	if _, err := s.Document(context.Background(), md5A); !errors.Is(err, docqa.ErrNotFound) {
+		t.Fatalf("half-written document: %v, want ErrNotFound so that a retry stores it", err)
+	}
 }
 
 func TestLongContentIsCutOnACharacterBoundary(t *testing.T) {
