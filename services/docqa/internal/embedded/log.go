@@ -305,7 +305,9 @@ func (s *Store) compactLocked() error {
 		md5 := s.index[i].md5
 		var chunks []docqa.Chunk
 		for ; i < len(s.index) && s.index[i].md5 == md5; i++ {
-			chunks = append(chunks, s.index[i].chunk)
+			c := s.index[i].chunk
+			c.Embedding = s.index[i].vec // unit length: the same cosines
+			chunks = append(chunks, c)
 		}
 		d := s.docs[md5]
 		if err := write(encodeUpsert(d.doc, d.embedder, chunks)); err != nil {

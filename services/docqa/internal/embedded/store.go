@@ -54,7 +54,7 @@ type document struct {
 // zeros for a zero vector), so a dot product is the cosine similarity.
 type row struct {
 	md5   string
-	chunk docqa.Chunk // Embedding holds the vector as written
+	chunk docqa.Chunk // without its Embedding
 	vec   []float32
 }
 
@@ -138,9 +138,7 @@ func (s *Store) Search(ctx context.Context, vector []float32, topK int) ([]docqa
 	out := make([]docqa.ScoredChunk, len(hits))
 	for i, h := range hits {
 		r := s.index[h.i]
-		c := r.chunk
-		c.Embedding = nil
-		out[i] = docqa.ScoredChunk{Chunk: c, Document: s.docs[r.md5].doc, Score: h.score}
+		out[i] = docqa.ScoredChunk{Chunk: r.chunk, Document: s.docs[r.md5].doc, Score: h.score}
 	}
 	return out, nil
 }
@@ -267,7 +265,10 @@ func (s *Store) applyUpsert(doc docqa.Document, embedder string, chunks []docqa.
 		if old, ok := s.chunks[c.ID]; ok && old.md5 != doc.FileMD5 {
 			s.dropChunkFromDoc(old.md5, c.ID)
 		}
+		// Only the unit vector is kept: cosine similarity does not see
+		// length, and one copy of 10 000 vectors is already 40 MB.
 		vec, _ := normalize(c.Embedding)
+		c.Embedding = nil
 		s.chunks[c.ID] = &row{md5: doc.FileMD5, chunk: c, vec: vec}
 		d.ids[c.ID] = struct{}{}
 	}
@@ -358,8 +359,6 @@ func validateUpsert(doc docqa.Document, chunks []docqa.Chunk, embedder string) (
 				return nil, fmt.Errorf("embedded vector store: chunk %d has a NaN or infinite value", c.Index)
 			}
 		}
-		// The store keeps the vector: a copy, so the caller may reuse its slice.
-		c.Embedding = slices.Clone(c.Embedding)
 		out[i] = c
 	}
 	return out, nil

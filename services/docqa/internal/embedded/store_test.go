@@ -538,6 +538,10 @@ func TestCompactionKeepsStateAndShrinksLog(t *testing.T) {
 	if len(hits) != 22 {
 		t.Fatalf("%d chunks after compaction, want 22", len(hits))
 	}
+	// Scores survive the rewrite: every chunk of C lies along z.
+	if hits[0].Document.FileMD5 != md5C || math.Abs(float64(hits[0].Score-1)) > 1e-6 || hits[20].Score != 0 {
+		t.Fatalf("scores after compaction: first %+v, 21st %+v", hits[0], hits[20])
+	}
 }
 
 func TestConcurrentUpsertsAndSearches(t *testing.T) {

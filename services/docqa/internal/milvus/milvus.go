@@ -50,6 +50,8 @@ const (
 	// one query (its maxQueryResultWindow), and every document has one row
 	// with chunkIndex 0.
 	documentsLimit = 16384
+	// loadTimeout bounds loading the collection at start-up.
+	loadTimeout = 2 * time.Minute
 	// maxTopK is Milvus's largest topK.
 	maxTopK = 16384
 )
@@ -153,6 +155,22 @@ func Schema(collection string) *entity.Schema {
 }
 
 func (s *Store) ensureCollection(ctx context.Context) error {
+	name := s.cfg.Collection
+	if err := s.createIfAbsent(ctx); err != nil {
+		return err
+	}
+	// Loading a large existing collection takes longer than one call.
+	lctx, cancel := context.WithTimeout(ctx, max(s.cfg.Timeout, loadTimeout))
+	defer cancel()
+	if err := s.c.LoadCollection(lctx, name, false); err != nil {
+		return unavailable("loading collection "+name, err)
+	}
+	return nil
+}
+
+// createIfAbsent creates the collection and its index, or checks the schema
+// of the one that exists.
+func (s *Store) createIfAbsent(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	name := s.cfg.Collection
@@ -168,21 +186,18 @@ func (s *Store) ensureCollection(ctx context.Context) error {
 		if err := checkSchema(coll.Schema); err != nil {
 			return fmt.Errorf("milvus: collection %s exists with another schema: %w", name, err)
 		}
-	} else {
-		if err := s.c.CreateCollection(ctx, Schema(name), 1,
-			client.WithConsistencyLevel(entity.ClBounded)); err != nil {
-			return unavailable("creating collection "+name, err)
-		}
-		idx, err := entity.NewIndexIvfFlat(Metric, NList)
-		if err != nil {
-			return fmt.Errorf("milvus: index parameters: %w", err)
-		}
-		if err := s.c.CreateIndex(ctx, name, FieldEmbedding, idx, false); err != nil {
-			return unavailable("creating index on "+name, err)
-		}
+		return nil
 	}
-	if err := s.c.LoadCollection(ctx, name, false); err != nil {
-		return unavailable("loading collection "+name, err)
+	if err := s.c.CreateCollection(ctx, Schema(name), 1,
+		client.WithConsistencyLevel(entity.ClBounded)); err != nil {
+		return unavailable("creating collection "+name, err)
+	}
+	idx, err := entity.NewIndexIvfFlat(Metric, NList)
+	if err != nil {
+		return fmt.Errorf("milvus: index parameters: %w", err)
+	}
+	if err := s.c.CreateIndex(ctx, name, FieldEmbedding, idx, false); err != nil {
+		return unavailable("creating index on "+name, err)
 	}
 	return nil
 }
@@ -567,14 +582,35 @@ func readRows(ids entity.Column, fields client.ResultSet, n int) ([]resultRow, e
 			if err != nil {
 				return nil, err
 			}
-			if len(js) > 0 {
-				if err := json.Unmarshal(js, &rows[i].meta); err != nil {
-					return nil, fmt.Errorf("row %d: metadata: %w", i, err)
-				}
-			}
+			rows[i].meta = parseMetadata(js)
 		}
 	}
 	return rows, nil
+}
+
+// parseMetadata reads a row's metadata field by field, so that rows written
+// by another program (other keys, other types) still come back with what can
+// be read instead of failing the whole search.
+func parseMetadata(js []byte) metadata {
+	var m metadata
+	if len(js) == 0 || json.Unmarshal(js, &m) == nil {
+		return m
+	}
+	m = metadata{}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(js, &fields) != nil {
+		return m
+	}
+	for key, dst := range map[string]any{
+		"fileName": &m.FileName, "fileMd5": &m.FileMD5, "page": &m.Page, "chunkIndex": &m.ChunkIndex,
+		"size": &m.Size, "pages": &m.Pages, "chunks": &m.Chunks, "truncated": &m.Truncated,
+		"createdAt": &m.CreatedAt, "embedder": &m.Embedder, "contentTruncated": &m.ContentTruncated,
+	} {
+		if raw, ok := fields[key]; ok {
+			_ = json.Unmarshal(raw, dst) // a field of another type stays zero
+		}
+	}
+	return m
 }
 
 // unavailable wraps an error of the server or the connection.

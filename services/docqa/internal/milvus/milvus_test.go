@@ -162,9 +162,10 @@ func TestKeepsAnExistingCollection(t *testing.T) {
 	sch.Fields[1].TypeParams["max_length"] = "4096"
 	sch.WithField(entity.NewField().WithName("extra").WithDataType(entity.FieldTypeInt64))
 	f := newFake().withCollection(sch)
-	f.rows["existing"] = fakeRow{id: "existing", content: "kept", meta: []byte(`{"source":"spring"}`), vec: vec(1)}
+	// Its metadata has other keys, and "page" of another type.
+	f.rows["existing"] = fakeRow{id: "existing", content: "kept", meta: []byte(`{"source":"spring","fileName":"x.pdf","page":"3"}`), vec: vec(1)}
 
-	newStore(t, f)
+	s := newStore(t, f)
 	if len(f.creates) != 0 || len(f.createIndexes) != 0 {
 		t.Fatalf("re-created an existing collection: %d creates, %d indexes", len(f.creates), len(f.createIndexes))
 	}
@@ -173,6 +174,18 @@ func TestKeepsAnExistingCollection(t *testing.T) {
 	}
 	if f.rowCount() != 1 {
 		t.Fatalf("%d rows, want the 1 that was there", f.rowCount())
+	}
+	hits, err := s.Search(context.Background(), vec(1), 5)
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("search over a foreign row: %v, %v", hits, err)
+	}
+	if h := hits[0]; h.Chunk.ID != "existing" || h.Chunk.Text != "kept" || h.Document.FileName != "x.pdf" || h.Chunk.Page != 0 {
+		t.Fatalf("foreign row read as %+v", h)
+	}
+	// Foreign rows carry no embedder record: the collection counts as empty
+	// of ours, and documents are only ours.
+	if name, err := s.Embedder(context.Background()); err != nil || name != "" {
+		t.Fatalf("Embedder = %q, %v", name, err)
 	}
 }
 
