@@ -205,6 +205,10 @@ func (s *Store) replay(f *os.File) (int64, error) {
 	default:
 		return 0, err
 	}
+	info, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
 	off := int64(len(magic))
 	var hdr [recordHeader]byte
 	for {
@@ -215,7 +219,9 @@ func (s *Store) replay(f *os.File) (int64, error) {
 			return 0, err
 		}
 		size := binary.LittleEndian.Uint32(hdr[0:4])
-		if size == 0 || size > maxRecord {
+		// A length past the end of the file is a torn header: checking it
+		// first also keeps a garbage length from allocating gigabytes.
+		if size == 0 || size > maxRecord || int64(size) > info.Size()-off-recordHeader {
 			return off, nil
 		}
 		payload := make([]byte, size)

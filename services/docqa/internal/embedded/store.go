@@ -94,6 +94,10 @@ func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.C
 		return err
 	}
 	rec := encodeUpsert(doc, embedder, chunks)
+	if len(rec)-recordHeader > maxRecord {
+		return fmt.Errorf("embedded vector store: document %s is %d bytes encoded, more than one record may hold (%d)",
+			doc.FileMD5, len(rec)-recordHeader, maxRecord)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

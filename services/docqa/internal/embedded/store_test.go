@@ -419,6 +419,7 @@ func TestTornOrCorruptTailIsDropped(t *testing.T) {
 		{"half a record", rec[:len(rec)/2]},
 		{"checksum mismatch", flipped},
 		{"zeros", make([]byte, 64)},
+		{"length past the end", append([]byte{0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4}, rec[recordHeader:]...)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -653,32 +654,58 @@ func TestCancelledContext(t *testing.T) {
 
 func second[T any](_ T, err error) error { return err }
 
+// fill stores docs documents of perDoc random chunks each.
+func fill(b *testing.B, s *Store, docs, perDoc int) *rand.Rand {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for d := range docs {
+		md5 := fmt.Sprintf("%032x", d)
+		chunks := make([]docqa.Chunk, perDoc)
+		for i := range chunks {
+			chunks[i] = chunk(md5, i, 1+i/10, "some chunk text of a few hundred characters", randVec(rng))
+		}
+		mustUpsert(b, s, newDoc(md5, "f.pdf", t0, perDoc), chunks, "e")
+	}
+	return rng
+}
+
+func randVec(rng *rand.Rand) []float32 {
+	v := make([]float32, docqa.Dimension)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	return v
+}
+
+// BenchmarkOpen: replaying a log of 10 000 chunks (a restart).
+//
+//	go test ./internal/embedded -run '^$' -bench Open -benchtime 5x
+func BenchmarkOpen(b *testing.B) {
+	dir := b.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fill(b, s, 10, 1000)
+	s.Close()
+	for b.Loop() {
+		s, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
+
 // BenchmarkSearch: topK 10 over 10 000 chunks of 1024 floats, the contract's
 // largest document. Reports the median latency as p50-ms.
 //
 //	go test ./internal/embedded -run '^$' -bench Search -benchtime 200x
 func BenchmarkSearch(b *testing.B) {
 	s := mustOpen(b, b.TempDir())
-	rng := rand.New(rand.NewPCG(1, 2))
-	randVec := func() []float32 {
-		v := make([]float32, docqa.Dimension)
-		for i := range v {
-			v[i] = float32(rng.NormFloat64())
-		}
-		return v
-	}
-	const docs, perDoc = 10, 1000
-	for d := range docs {
-		md5 := fmt.Sprintf("%032x", d)
-		chunks := make([]docqa.Chunk, perDoc)
-		for i := range chunks {
-			chunks[i] = chunk(md5, i, 1+i/10, "some chunk text of a few hundred characters", randVec())
-		}
-		mustUpsert(b, s, newDoc(md5, "f.pdf", t0, perDoc), chunks, "e")
-	}
+	rng := fill(b, s, 10, 1000)
 	queries := make([][]float32, 64)
 	for i := range queries {
-		queries[i] = randVec()
+		queries[i] = randVec(rng)
 	}
 	ctx := context.Background()
 	times := make([]time.Duration, 0, b.N)
