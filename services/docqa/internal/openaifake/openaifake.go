@@ -50,6 +50,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -271,6 +272,16 @@ func (s *Server) ChatRequests() []ChatRequest {
 	return out
 }
 
+// LastChatRequest returns the most recent chat call, if any.
+func (s *Server) LastChatRequest() (ChatRequest, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.chatReqs) == 0 {
+		return ChatRequest{}, false
+	}
+	return *s.chatReqs[len(s.chatReqs)-1], true
+}
+
 // Cancelled is closed the first time a chat request's context ends before
 // its answer was complete, as seen by the server.
 func (s *Server) Cancelled() <-chan struct{} { return s.cancelled }
@@ -340,6 +351,29 @@ func (s *Server) hang(r *http.Request) {
 	}
 }
 
+// readJSON reads the whole body before decoding it: net/http watches the
+// connection for a client that goes away (ending r.Context()) only once the
+// body has been read to its end.
+func readJSON(r *http.Request, dst any) error {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, dst)
+}
+
+// markCancelled records that the client of rec went away before its answer
+// was complete.
+func (s *Server) markCancelled(rec *ChatRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rec.Completed || rec.Cancelled {
+		return
+	}
+	rec.Cancelled, rec.CancelledAt = true, time.Now()
+	s.cancelOnce.Do(func() { close(s.cancelled) })
+}
+
 type embeddingBody struct {
 	Model          string          `json:"model"`
 	Input          json.RawMessage `json:"input"`
@@ -362,7 +396,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body embeddingBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+	if err := readJSON(r, &body); err != nil {
 		writeError(w, http.StatusBadRequest, "", "malformed JSON body: "+err.Error(), "invalid_request")
 		return
 	}
@@ -441,7 +475,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body chatBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+	if err := readJSON(r, &body); err != nil {
 		writeError(w, http.StatusBadRequest, "", "malformed JSON body: "+err.Error(), "invalid_request")
 		return
 	}
@@ -455,27 +489,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	script := s.script
 	s.mu.Unlock()
 
-	// Record a client that goes away before the answer is complete.
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-r.Context().Done():
-			select {
-			case <-done: // the context ends after every handler returns
-				return
-			default:
-			}
-			s.mu.Lock()
-			complete := rec.Completed
-			if !complete {
-				rec.Cancelled, rec.CancelledAt = true, time.Now()
-			}
-			s.mu.Unlock()
-			if !complete {
-				s.cancelOnce.Do(func() { close(s.cancelled) })
-			}
-		case <-done:
+	// Record a client that goes away before the answer is complete. The
+	// handler only stops early (hang, delay, failed write) because of that,
+	// or because the server closes.
+	defer func() {
+		if r.Context().Err() != nil {
+			s.markCancelled(rec)
 		}
 	}()
 
@@ -512,6 +531,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			s.markCancelled(rec)
 			return err
 		}
 		flusher.Flush()
@@ -574,6 +594,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err != nil {
+		s.markCancelled(rec)
 		return
 	}
 	flusher.Flush()

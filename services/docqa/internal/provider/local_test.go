@@ -1,0 +1,178 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/provider"
+	"github.com/carhub/backend/services/docqa/internal/rag"
+)
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+func TestLexicalEmbedderDeterministicAndNormalised(t *testing.T) {
+	e := provider.NewLexicalEmbedder()
+	in := []string{
+		"Change the engine oil every 15,000 km.",
+		"发动机机油每行驶15000公里更换一次。",
+		"エンジンオイルの交換時期",
+		"",
+		"the of and", // stop words only
+		"Ölwechsel alle 15.000 Kilometer",
+	}
+	a, err := e.Embed(context.Background(), in)
+	if err != nil {
+		t.Fatalf("Embed: %v", err)
+	}
+	b, _ := provider.NewLexicalEmbedder().Embed(context.Background(), in)
+	for i := range in {
+		if len(a[i]) != docqa.Dimension {
+			t.Fatalf("text %d: %d dimensions", i, len(a[i]))
+		}
+		if !slices.Equal(a[i], b[i]) {
+			t.Errorf("text %d: two embedders disagree", i)
+		}
+		var sum float64
+		for _, x := range a[i] {
+			sum += float64(x) * float64(x)
+		}
+		if math.Abs(sum-1) > 1e-5 {
+			t.Errorf("text %q: squared norm %f, want 1", in[i], sum)
+		}
+	}
+	if e.Name() != "lexical:v1" {
+		t.Errorf("Name %q", e.Name())
+	}
+}
+
+func TestLexicalEmbedderRelatedScoresHigher(t *testing.T) {
+	e := provider.NewLexicalEmbedder()
+	tests := []struct {
+		name                        string
+		query, related, unrelated string
+	}{
+		{"English", "How often should I change the engine oil?",
+			"Engine oil: change the oil and the oil filter every 15,000 km or once a year.",
+			"The infotainment system pairs with your phone over Bluetooth."},
+		{"English inflection", "replacing brake pads",
+			"Brake pad replacement: the pads are replaced when 3 mm remain.",
+			"Tyre pressure is shown on the label inside the fuel door."},
+		{"Chinese", "多久更换一次机油？",
+			"机油和机油滤清器应每行驶15000公里或每年更换一次。",
+			"信息娱乐系统可以通过蓝牙与手机配对。"},
+		{"Japanese", "タイヤの空気圧",
+			"タイヤの空気圧は給油口の内側のラベルに記載されています。",
+			"ブルートゥースで電話と接続できます。"},
+		{"full-width folds to ASCII", "ＡＢＳ warning light",
+			"The ABS warning light comes on when the system has a fault.",
+			"Wipers are switched on with the right stalk."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, _ := e.Embed(context.Background(), []string{tt.query, tt.related, tt.unrelated})
+			rel, unrel := cosine(v[0], v[1]), cosine(v[0], v[2])
+			if rel <= unrel {
+				t.Fatalf("related %.3f <= unrelated %.3f", rel, unrel)
+			}
+			if rel <= 0.1 {
+				t.Fatalf("related text scores only %.3f", rel)
+			}
+		})
+	}
+}
+
+func TestLexicalEmbedderHonoursCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := provider.NewLexicalEmbedder().Embed(ctx, []string{"x"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func source(file string, page int, text string, score float32) docqa.ScoredChunk {
+	return docqa.ScoredChunk{
+		Chunk:    docqa.Chunk{Page: page, Text: text},
+		Document: docqa.Document{FileName: file},
+		Score:    score,
+	}
+}
+
+func TestExtractiveChatQuotesFileAndPage(t *testing.T) {
+	sources := []docqa.ScoredChunk{
+		source("manual.pdf", 3, "Maintenance schedule.\nChange the engine oil every 15,000 km. Rotate the tyres every 10,000 km.", 0.9),
+		source("手册.pdf", 12, "机油每行驶15000公里更换一次。轮胎每10000公里换位。", 0.8),
+		source("manual.pdf", 3, "Maintenance schedule.\nChange the engine oil every 15,000 km. Rotate the tyres every 10,000 km.", 0.7), // repeat
+		source("warranty.pdf", 1, "The warranty lasts three years.", 0.5),
+		source("extra.pdf", 9, "More text that is not quoted.", 0.4),
+	}
+	q := "How often do I change the engine oil?"
+	req := docqa.ChatRequest{
+		Messages: rag.BuildMessages(q, nil, sources, func(s string) int { return len(strings.Fields(s)) }, rag.DefaultBudget),
+		Sources:  sources,
+	}
+	c := provider.NewExtractiveChat()
+	got, finish, err := collect(context.Background(), c, req)
+	if err != nil || finish != "stop" {
+		t.Fatalf("Stream: %q, %v", finish, err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d pieces %q, want one per quoted passage (3, the repeat skipped)", len(got), got)
+	}
+	answer := strings.Join(got, "")
+	for _, want := range []string{
+		"[1] manual.pdf, p. 3: ",
+		"[2] 手册.pdf, p. 12: ",
+		"[4] warranty.pdf, p. 1: The warranty lasts three years.",
+	} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("answer lacks %q:\n%s", want, answer)
+		}
+	}
+	if !strings.Contains(got[0], "Change the engine oil every 15,000 km.") {
+		t.Errorf("first quote misses the sentence that answers the question: %q", got[0])
+	}
+	if strings.Contains(answer, "[3]") || strings.Contains(answer, "extra.pdf") {
+		t.Errorf("repeat or fourth passage quoted:\n%s", answer)
+	}
+	if c.Name() != "local:extractive" {
+		t.Errorf("Name %q", c.Name())
+	}
+}
+
+func TestExtractiveChatWithoutSources(t *testing.T) {
+	got, finish, err := collect(context.Background(), provider.NewExtractiveChat(), docqa.ChatRequest{
+		Messages: []docqa.Message{{Role: docqa.RoleUser, Content: "Anything?"}},
+	})
+	if err != nil || finish != "stop" {
+		t.Fatalf("Stream: %q, %v", finish, err)
+	}
+	if !slices.Equal(got, []string{provider.NoSourcesAnswer}) {
+		t.Fatalf("answer %q", got)
+	}
+}
+
+func TestExtractiveChatStopsOnDeltaError(t *testing.T) {
+	sources := []docqa.ScoredChunk{source("a.pdf", 1, "One. Two.", 1), source("b.pdf", 2, "Three.", 0.5)}
+	stop := errors.New("client gone")
+	calls := 0
+	_, err := provider.NewExtractiveChat().Stream(context.Background(), docqa.ChatRequest{Sources: sources}, func(string) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("err = %v after %d calls, want onDelta's error after 1", err, calls)
+	}
+}
