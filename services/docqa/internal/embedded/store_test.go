@@ -723,3 +723,41 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
 	b.ReportMetric(float64(times[len(times)*99/100])/1e6, "p99-ms")
 }
+
+// FuzzOpen: whatever follows the magic line in the log, Open neither panics
+// nor keeps a partial record: it opens and keeps a prefix of whole records,
+// or refuses with an error.
+func FuzzOpen(f *testing.F) {
+	whole := encodeUpsert(newDoc(md5A, "a.pdf", t0, 1), "e", []docqa.Chunk{chunk(md5A, 0, 1, "x", vec(1, 2))})
+	f.Add(whole)
+	f.Add(append(slices.Clone(whole), encodeDelete(md5A)...))
+	f.Add(whole[:len(whole)-3])
+	f.Add([]byte{})
+	f.Add(frame([]byte{9, 9, 9}))
+	f.Add(frame([]byte{opUpsert, 0xff, 0xff, 0, 0}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, LogName)
+		if err := os.WriteFile(path, append(slices.Clone(magic), data...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(dir)
+		if err != nil {
+			return
+		}
+		defer s.Close()
+		kept, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kept) > len(magic)+len(data) {
+			t.Fatalf("log grew from %d to %d bytes", len(magic)+len(data), len(kept))
+		}
+		if _, err := s.Documents(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Search(context.Background(), vec(1), 5); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -795,3 +795,44 @@ func TestConcurrentUpserts(t *testing.T) {
 		t.Fatalf("Documents = %v, %v", docs, err)
 	}
 }
+
+// FuzzParseMetadata: any bytes in a row's metadata are read without panic.
+func FuzzParseMetadata(f *testing.F) {
+	f.Add([]byte(`{"fileName":"a.pdf","fileMd5":"` + md5A + `","page":1,"chunkIndex":0,"createdAt":"2026-11-22T10:00:00Z"}`))
+	f.Add([]byte(`{"page":"3","chunks":[1],"truncated":"yes"}`))
+	f.Add([]byte(`[1,2]`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, js []byte) {
+		m := parseMetadata(js)
+		_ = m.document()
+	})
+}
+
+// FuzzQuote: a quoted value is one string literal, whatever it holds.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{md5A, `a"b`, `a\`, "x\n\" || true || \"", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := quote(s)
+		inner := q[1 : len(q)-1]
+		if q[0] != '"' || q[len(q)-1] != '"' {
+			t.Fatalf("quote(%q) = %s", s, q)
+		}
+		for i := 0; i < len(inner); i++ {
+			switch inner[i] {
+			case '\\':
+				i++ // the escaped character
+				if i == len(inner) || (inner[i] != '\\' && inner[i] != '"') {
+					t.Fatalf("quote(%q) = %s: dangling or unknown escape", s, q)
+				}
+			case '"':
+				t.Fatalf("quote(%q) = %s: unescaped quote ends the literal early", s, q)
+			default:
+				if inner[i] < 0x20 || inner[i] == 0x7f {
+					t.Fatalf("quote(%q) = %s: control character", s, q)
+				}
+			}
+		}
+	})
+}
