@@ -2,10 +2,10 @@ package provider
 
 import (
 	"context"
-	"hash/fnv"
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -63,12 +63,11 @@ const (
 // Vector embeds one text. An empty text (or one of stop words only) gets a
 // fixed unit vector, so cosine similarity stays defined.
 func (*LexicalEmbedder) Vector(text string) []float32 {
-	counts := map[string]float64{}
-	forEachFeature(text, func(f string, w float64) { counts[f] += w })
+	counts := make(map[uint64]float64, len(text)/2)
+	forEachFeature(text, func(h uint64, w float64) { counts[h] += w })
 
 	acc := make([]float64, docqa.Dimension)
-	for f, w := range counts {
-		h := hash64(f)
+	for h, w := range counts {
 		sign := 1.0
 		if h>>63 == 1 { // signed hashing: collisions cancel out on average
 			sign = -1
@@ -100,63 +99,94 @@ func damp(w float64) float64 {
 	return 1 + math.Log(w)
 }
 
-func hash64(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
+// FNV-1a, written out so that a feature is hashed from its prefix and its
+// text without building the concatenated string.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvAdd(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
 }
+
+// feature is the hash of prefix+text.
+func feature(prefix, text string) uint64 { return fnvAdd(fnvAdd(fnvOffset, prefix), text) }
 
 // isCJK reports runes of scripts written without spaces between words.
 func isCJK(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo: Latin, Greek, Cyrillic, Arabic, Indic...
+		return false
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
-// forEachFeature calls emit with each feature of text and its weight.
-func forEachFeature(text string, emit func(feature string, weight float64)) {
+// forEachFeature calls emit with the hash of each feature of text and its
+// weight.
+func forEachFeature(text string, emit func(feature uint64, weight float64)) {
 	text = strings.ToLower(norm.NFKC.String(text))
-	var word []rune
+	wordStart := -1 // byte offset of the word being read, -1 outside words
 	var cjk []rune
-	flushWord := func() {
-		if len(word) > 0 {
-			w := string(word)
-			if !stopWords[w] {
-				emit("w:"+w, wordWeight)
-				if len(word) > 3 {
-					padded := append(append([]rune{'^'}, word...), '$')
-					for i := 0; i+3 <= len(padded); i++ {
-						emit("t:"+string(padded[i:i+3]), trigramWeight)
-					}
-				}
-			}
-			word = word[:0]
+	flushWord := func(end int) {
+		if wordStart < 0 {
+			return
+		}
+		w := text[wordStart:end]
+		wordStart = -1
+		if stopWords[w] {
+			return
+		}
+		emit(feature("w:", w), wordWeight)
+		if utf8.RuneCountInString(w) <= 3 {
+			return
+		}
+		padded := "^" + w + "$"
+		// Byte offsets of the runes of padded, to cut trigrams in place.
+		var offs []int
+		for i := range padded {
+			offs = append(offs, i)
+		}
+		offs = append(offs, len(padded))
+		for i := 0; i+3 < len(offs); i++ {
+			emit(feature("t:", padded[offs[i]:offs[i+3]]), trigramWeight)
 		}
 	}
+	var buf [2 * utf8.UTFMax]byte
 	flushCJK := func() {
 		for i, r := range cjk {
 			if !cjkStop[r] {
-				emit("c:"+string(r), cjkCharWeight)
+				n := utf8.EncodeRune(buf[:], r)
+				emit(feature("c:", string(buf[:n])), cjkCharWeight)
 			}
 			if i+1 < len(cjk) {
-				emit("b:"+string(cjk[i:i+2]), cjkPairWeight)
+				n := utf8.EncodeRune(buf[:], r)
+				n += utf8.EncodeRune(buf[n:], cjk[i+1])
+				emit(feature("b:", string(buf[:n])), cjkPairWeight)
 			}
 		}
 		cjk = cjk[:0]
 	}
-	for _, r := range text {
+	for i, r := range text {
 		switch {
 		case isCJK(r):
-			flushWord()
+			flushWord(i)
 			cjk = append(cjk, r)
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
 			flushCJK()
-			word = append(word, r)
+			if wordStart < 0 {
+				wordStart = i
+			}
 		default:
-			flushWord()
+			flushWord(i)
 			flushCJK()
 		}
 	}
-	flushWord()
+	flushWord(len(text))
 	flushCJK()
 }
 

@@ -61,7 +61,7 @@ func TestLexicalEmbedderDeterministicAndNormalised(t *testing.T) {
 func TestLexicalEmbedderRelatedScoresHigher(t *testing.T) {
 	e := provider.NewLexicalEmbedder()
 	tests := []struct {
-		name                        string
+		name                      string
 		query, related, unrelated string
 	}{
 		{"English", "How often should I change the engine oil?",
