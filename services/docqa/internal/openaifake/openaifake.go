@@ -39,7 +39,7 @@
 //	fake := openaifake.New(t, openaifake.WithScript(openaifake.Script{
 //		Deltas: openaifake.Text("Hello", ", world"),
 //	}))
-//	client := provider.NewChat(provider.ChatConfig{BaseURL: fake.URL, APIKey: openaifake.APIKey, Model: "m"})
+//	chat, err := provider.NewChat(provider.ChatConfig{BaseURL: fake.URL, APIKey: openaifake.APIKey, Model: "m"})
 //
 // The server is closed by tb.Cleanup.
 package openaifake

@@ -1,0 +1,169 @@
+package openaifake_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/carhub/backend/services/docqa/internal/openaifake"
+)
+
+func post(t *testing.T, ctx context.Context, url, key, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	return res
+}
+
+func TestEmbeddingsWire(t *testing.T) {
+	fake := openaifake.New(t, openaifake.WithDimension(8))
+
+	res := post(t, context.Background(), fake.URL+"/embeddings", openaifake.APIKey, `{"model":"m","input":"one text"}`)
+	var got struct {
+		Data []struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&got); err != nil || res.StatusCode != 200 {
+		t.Fatalf("status %d, decode %v", res.StatusCode, err)
+	}
+	if len(got.Data) != 1 || !slices.Equal(got.Data[0].Embedding, openaifake.Vector("one text", 8)) {
+		t.Fatalf("data %+v", got.Data)
+	}
+
+	res = post(t, context.Background(), fake.URL+"/embeddings", openaifake.APIKey, `{"model":"m","input":["a","b"],"encoding_format":"base64"}`)
+	var b64 struct {
+		Data []struct {
+			Embedding string `json:"embedding"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&b64); err != nil || len(b64.Data) != 2 {
+		t.Fatalf("base64 answer: %v %+v", err, b64)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(b64.Data[1].Embedding)
+	want := openaifake.Vector("b", 8)
+	for i, x := range want {
+		if math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])) != x {
+			t.Fatalf("base64 vector differs at %d", i)
+		}
+	}
+
+	reqs := fake.EmbeddingRequests()
+	if len(reqs) != 2 || !slices.Equal(reqs[1].Input, []string{"a", "b"}) || reqs[0].Model != "m" {
+		t.Fatalf("recorded %+v", reqs)
+	}
+
+	for _, tc := range []struct {
+		key, body string
+		status    int
+	}{
+		{"wrong", `{"model":"m","input":"x"}`, 401},
+		{openaifake.APIKey, `{"model":"m","input":5}`, 400},
+		{openaifake.APIKey, `{"input":"x"}`, 400},
+		{openaifake.APIKey, `not json`, 400},
+	} {
+		if res := post(t, context.Background(), fake.URL+"/embeddings", tc.key, tc.body); res.StatusCode != tc.status {
+			t.Errorf("%s with key %q: status %d, want %d", tc.body, tc.key, res.StatusCode, tc.status)
+		}
+	}
+}
+
+func TestChatWireAndFailureQueue(t *testing.T) {
+	fake := openaifake.New(t, openaifake.WithScript(openaifake.Script{Deltas: openaifake.Text("a\nb", "ç"), FinishReason: "length"}))
+	fake.FailChat(openaifake.Failure{Status: 429, RetryAfter: "7", Message: "slow down"})
+	body := `{"model":"m","stream":true,"temperature":0.7,"messages":[{"role":"user","content":"hi"}]}`
+
+	res := post(t, context.Background(), fake.URL+"/chat/completions", openaifake.APIKey, body)
+	errBody, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 429 || res.Header.Get("Retry-After") != "7" || !strings.Contains(string(errBody), `"message":"slow down"`) {
+		t.Fatalf("queued failure: %d %q %s", res.StatusCode, res.Header.Get("Retry-After"), errBody)
+	}
+
+	res = post(t, context.Background(), fake.URL+"/chat/completions", openaifake.APIKey, body)
+	if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("status %d content type %q", res.StatusCode, ct)
+	}
+	var data []string
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			data = append(data, line)
+		}
+	}
+	if len(data) != 4 || data[3] != "[DONE]" {
+		t.Fatalf("frames %q, want 2 deltas, the finish frame and [DONE]", data)
+	}
+	var contents []string
+	for _, d := range data[:3] {
+		var chunk struct {
+			Choices []struct {
+				Delta        struct{ Content string } `json:"delta"`
+				FinishReason *string                  `json:"finish_reason"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(d), &chunk); err != nil {
+			t.Fatalf("frame %q: %v", d, err)
+		}
+		contents = append(contents, chunk.Choices[0].Delta.Content)
+		if fr := chunk.Choices[0].FinishReason; (fr != nil) != (d == data[2]) || (fr != nil && *fr != "length") {
+			t.Errorf("frame %q: finish reason %v", d, fr)
+		}
+	}
+	if !slices.Equal(contents, []string{"a\nb", "ç", ""}) {
+		t.Errorf("contents %q", contents)
+	}
+
+	reqs := fake.ChatRequests()
+	if len(reqs) != 2 || !reqs[1].Completed || reqs[1].Cancelled || reqs[1].FirstDeltaAt.IsZero() {
+		t.Fatalf("recorded %+v", reqs)
+	}
+	if *reqs[1].Temperature != 0.7 || reqs[1].Messages[0].Content != "hi" {
+		t.Errorf("recorded request %+v", reqs[1])
+	}
+	if res := post(t, context.Background(), fake.URL+"/chat/completions", openaifake.APIKey, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`); res.StatusCode != 400 {
+		t.Errorf("non-streaming request: status %d, want 400", res.StatusCode)
+	}
+}
+
+func TestChatHangSeesClientLeave(t *testing.T) {
+	fake := openaifake.New(t)
+	fake.FailChat(openaifake.Failure{Hang: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, fake.URL+"/chat/completions",
+		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Authorization", "Bearer "+openaifake.APIKey)
+	if res, err := http.DefaultClient.Do(req); err == nil {
+		res.Body.Close()
+		t.Fatal("a hanging request answered")
+	}
+	select {
+	case <-fake.Cancelled():
+	case <-time.After(10 * time.Second):
+		t.Fatal("server never saw the client leave")
+	}
+	if rec, _ := fake.LastChatRequest(); !rec.Cancelled || rec.CancelledAt.IsZero() || rec.Completed {
+		t.Fatalf("recorded %+v", rec)
+	}
+}
