@@ -11,6 +11,7 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/sse"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/rag"
@@ -140,6 +141,17 @@ func (h *handler) chat(c *gin.Context) {
 		return // the client is gone
 	}
 	stop := w.Heartbeat(h.cfg.Heartbeat)
+	// A server shutting down ends the answer itself with an error event
+	// rather than letting the shutdown timeout cut the connection.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-httpserver.Stopping(ctx):
+			cancel(errShuttingDown)
+		case <-ctx.Done():
+		}
+	}()
 	finish, err := h.cfg.Chat.Stream(ctx, docqa.ChatRequest{
 		Messages:    rag.BuildMessages(q.Question, q.History, hits, h.cfg.CountTokens, h.cfg.Budget),
 		Temperature: h.cfg.Temperature,
@@ -149,6 +161,10 @@ func (h *handler) chat(c *gin.Context) {
 	})
 	stop()
 	if err != nil {
+		if errors.Is(context.Cause(ctx), errShuttingDown) {
+			h.streamError(c, w, apperr.New(apperr.Unavailable, "the service is shutting down; ask again"))
+			return
+		}
 		if ctx.Err() != nil {
 			h.log.InfoContext(ctx, "chat cancelled by the client", "err", err)
 			return
@@ -158,6 +174,8 @@ func (h *handler) chat(c *gin.Context) {
 	}
 	_ = w.Event("done", doneEvent{FinishReason: finish})
 }
+
+var errShuttingDown = errors.New("server shutting down")
 
 // retrieve embeds the question and searches the store.
 func (h *handler) retrieve(ctx context.Context, q chatQuery) ([]docqa.ScoredChunk, error) {

@@ -1,0 +1,247 @@
+// Command docqa-service serves document question answering: PDF upload and
+// import into a vector store, and retrieval-augmented chat streamed as
+// server-sent events. Configuration comes from the environment (see config).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/carhub/backend/pkg/config"
+	"github.com/carhub/backend/pkg/cors"
+	"github.com/carhub/backend/pkg/httpserver"
+	"github.com/carhub/backend/pkg/logging"
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/embedded"
+	"github.com/carhub/backend/services/docqa/internal/httpapi"
+	"github.com/carhub/backend/services/docqa/internal/ingest"
+	"github.com/carhub/backend/services/docqa/internal/milvus"
+	"github.com/carhub/backend/services/docqa/internal/provider"
+	"github.com/carhub/backend/services/docqa/internal/rag"
+	"github.com/carhub/backend/services/docqa/internal/splitter"
+)
+
+func main() {
+	ctx, cancel := httpserver.SignalContext(context.Background())
+	defer cancel()
+	if err := run(ctx, os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "docqa-service:", err)
+		cancel()
+		os.Exit(1)
+	}
+}
+
+// serviceConfig is the whole configuration, read from the environment.
+type serviceConfig struct {
+	Addr     string `env:"DOCQA_ADDR" default:":8080"`
+	LogLevel string `env:"LOG_LEVEL" default:"info"` // debug | info | warn | error
+
+	VectorStore      string        `env:"VECTOR_STORE" default:"embedded"` // embedded | milvus
+	StorePath        string        `env:"DOCQA_STORE_PATH" default:"var/vectors"`
+	MilvusAddress    string        `env:"MILVUS_ADDRESS"`
+	MilvusUsername   string        `env:"MILVUS_USERNAME"`
+	MilvusPassword   string        `env:"MILVUS_PASSWORD" secret:"true"`
+	MilvusDatabase   string        `env:"MILVUS_DATABASE"`
+	MilvusCollection string        `env:"MILVUS_COLLECTION" default:"vector_store"`
+	MilvusNProbe     int           `env:"MILVUS_NPROBE" default:"16"`
+	MilvusTimeout    time.Duration `env:"MILVUS_TIMEOUT" default:"10s"`
+
+	DataDir string `env:"DOCQA_DATA_DIR" default:"data"`
+	TempDir string `env:"DOCQA_TEMP_DIR"`
+
+	EmbeddingBaseURL     string        `env:"EMBEDDING_BASE_URL"`
+	EmbeddingAPIKey      string        `env:"EMBEDDING_API_KEY" secret:"true"`
+	EmbeddingModel       string        `env:"EMBEDDING_MODEL" default:"BAAI/bge-m3"`
+	EmbeddingBatchSize   int           `env:"EMBEDDING_BATCH_SIZE" default:"32"`
+	EmbeddingConcurrency int           `env:"EMBEDDING_CONCURRENCY" default:"4"`
+	EmbeddingTimeout     time.Duration `env:"EMBEDDING_TIMEOUT" default:"60s"`
+	EmbeddingMaxRetries  int           `env:"EMBEDDING_MAX_RETRIES" default:"2"`
+
+	ChatBaseURL          string        `env:"CHAT_BASE_URL"`
+	ChatAPIKey           string        `env:"CHAT_API_KEY" secret:"true"`
+	ChatModel            string        `env:"CHAT_MODEL" default:"deepseek-ai/DeepSeek-V3"`
+	ChatFirstByteTimeout time.Duration `env:"CHAT_FIRST_BYTE_TIMEOUT" default:"60s"`
+	ChatTimeout          time.Duration `env:"CHAT_TIMEOUT" default:"5m"`
+	ChatMaxRetries       int           `env:"CHAT_MAX_RETRIES" default:"2"`
+	ChatContextTokens    int           `env:"CHAT_CONTEXT_TOKENS" default:"6000"` // retrieved passages in the prompt
+	ChatHistoryTokens    int           `env:"CHAT_HISTORY_TOKENS" default:"2000"` // earlier turns in the prompt
+
+	CORSOrigins     string        `env:"CORS_ORIGINS" default:"http://localhost:8081,http://localhost:5173"`
+	SSEHeartbeat    time.Duration `env:"SSE_HEARTBEAT" default:"15s"`
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"10s"`
+}
+
+// remote reports whether a remote provider is configured: a base URL or an
+// API key (a self-hosted server may need no key; a key alone means the
+// provider library's default endpoint).
+func remote(baseURL, apiKey string) bool {
+	return baseURL != "" || apiKey != ""
+}
+
+// run starts the service and serves until ctx is done. httpserver.Serve
+// logs the listening address ("listening", addr), so a test can start the
+// whole service on 127.0.0.1:0 and read where it listens.
+func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	var cfg serviceConfig
+	if err := config.Load(getenv, &cfg); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return fmt.Errorf("LOG_LEVEL: %w", err)
+	}
+	origins, err := cors.ParseOrigins(cfg.CORSOrigins)
+	if err != nil {
+		return err
+	}
+	log := logging.New(stdout, level)
+	log.Info("starting docqa-service", config.Attrs(cfg)...)
+
+	store, storeKind, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	embedder, embedderMode, err := newEmbedder(cfg)
+	if err != nil {
+		return err
+	}
+	chat, chatMode, err := newChat(cfg)
+	if err != nil {
+		return err
+	}
+	if embedderMode == "local" || chatMode == "local" {
+		log.Warn("running on local fallbacks: answers quote passages and retrieval is lexical where marked local",
+			"embedder", embedder.Name(), "embedder_mode", embedderMode, "chat", chat.Name(), "chat_mode", chatMode)
+	}
+	if err := checkEmbedder(ctx, store, embedder); err != nil {
+		return err
+	}
+
+	split, err := splitter.New()
+	if err != nil {
+		return err
+	}
+	pipeline, err := ingest.New(ingest.Config{
+		Store:    store,
+		Embedder: embedder,
+		Splitter: split,
+		DataDir:  cfg.DataDir,
+		TempDir:  cfg.TempDir,
+		Log:      log,
+	})
+	if err != nil {
+		return err
+	}
+	handler := httpapi.New(httpapi.Config{
+		Log:          log,
+		Store:        store,
+		Embedder:     embedder,
+		Chat:         chat,
+		Pipeline:     pipeline,
+		CountTokens:  split.CountTokens,
+		Budget:       rag.Budget{History: cfg.ChatHistoryTokens, Context: cfg.ChatContextTokens},
+		Heartbeat:    cfg.SSEHeartbeat,
+		CORSOrigins:  origins,
+		StoreKind:    storeKind,
+		EmbedderMode: embedderMode,
+		ChatMode:     chatMode,
+	})
+
+	ln, err := httpserver.Listen(cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("DOCQA_ADDR: %w", err)
+	}
+	log.Info("docqa-service ready", "store", storeKind,
+		"embedder", embedder.Name(), "embedder_mode", embedderMode, "chat", chat.Name(), "chat_mode", chatMode)
+	return httpserver.Serve(ctx, ln, handler, log, httpserver.Options{ShutdownTimeout: cfg.ShutdownTimeout})
+}
+
+// openStore opens the configured vector store.
+func openStore(ctx context.Context, cfg serviceConfig) (docqa.VectorStore, string, error) {
+	switch strings.ToLower(cfg.VectorStore) {
+	case "embedded", "":
+		s, err := embedded.Open(cfg.StorePath)
+		if err != nil {
+			return nil, "", fmt.Errorf("DOCQA_STORE_PATH: open embedded vector store: %w", err)
+		}
+		return s, "embedded", nil
+	case "milvus":
+		if cfg.MilvusAddress == "" {
+			return nil, "", errors.New("MILVUS_ADDRESS: required when VECTOR_STORE=milvus")
+		}
+		s, err := milvus.Open(ctx, milvus.Config{
+			Address:    cfg.MilvusAddress,
+			Username:   cfg.MilvusUsername,
+			Password:   cfg.MilvusPassword,
+			Database:   cfg.MilvusDatabase,
+			Collection: cfg.MilvusCollection,
+			NProbe:     cfg.MilvusNProbe,
+			Timeout:    cfg.MilvusTimeout,
+		})
+		if err != nil {
+			return nil, "", fmt.Errorf("MILVUS_ADDRESS: open milvus: %w", err)
+		}
+		return s, "milvus", nil
+	}
+	return nil, "", fmt.Errorf("VECTOR_STORE: %q is neither embedded nor milvus", cfg.VectorStore)
+}
+
+func newEmbedder(cfg serviceConfig) (docqa.Embedder, string, error) {
+	if !remote(cfg.EmbeddingBaseURL, cfg.EmbeddingAPIKey) {
+		return provider.NewLexicalEmbedder(), "local", nil
+	}
+	e, err := provider.NewEmbedder(provider.EmbedderConfig{
+		BaseURL:     cfg.EmbeddingBaseURL,
+		APIKey:      cfg.EmbeddingAPIKey,
+		Model:       cfg.EmbeddingModel,
+		BatchSize:   cfg.EmbeddingBatchSize,
+		Concurrency: cfg.EmbeddingConcurrency,
+		Timeout:     cfg.EmbeddingTimeout,
+		MaxRetries:  cfg.EmbeddingMaxRetries,
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("EMBEDDING_BASE_URL, EMBEDDING_MODEL: %w", err)
+	}
+	return e, "remote", nil
+}
+
+func newChat(cfg serviceConfig) (docqa.ChatModel, string, error) {
+	if !remote(cfg.ChatBaseURL, cfg.ChatAPIKey) {
+		return provider.NewExtractiveChat(), "local", nil
+	}
+	c, err := provider.NewChat(provider.ChatConfig{
+		BaseURL:          cfg.ChatBaseURL,
+		APIKey:           cfg.ChatAPIKey,
+		Model:            cfg.ChatModel,
+		FirstByteTimeout: cfg.ChatFirstByteTimeout,
+		Timeout:          cfg.ChatTimeout,
+		MaxRetries:       cfg.ChatMaxRetries,
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("CHAT_BASE_URL, CHAT_MODEL: %w", err)
+	}
+	return c, "remote", nil
+}
+
+// checkEmbedder refuses to serve a store whose vectors another embedder
+// wrote: searching them with this one would answer nonsense.
+func checkEmbedder(ctx context.Context, store docqa.VectorStore, embedder docqa.Embedder) error {
+	recorded, err := store.Embedder(ctx)
+	if err != nil {
+		return fmt.Errorf("read the vector store's embedder: %w", err)
+	}
+	if recorded != "" && recorded != embedder.Name() {
+		return fmt.Errorf("%w: the store holds vectors of %q but the configured embedder is %q; "+
+			"configure that embedder again or point DOCQA_STORE_PATH/MILVUS_COLLECTION at a new store",
+			docqa.ErrEmbedderMismatch, recorded, embedder.Name())
+	}
+	return nil
+}

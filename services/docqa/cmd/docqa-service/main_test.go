@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/openaifake"
+)
+
+// started is a running service.
+type started struct {
+	URL  string
+	Log  *bytes.Buffer // everything logged until the service stopped (read after stop)
+	stop func() error  // cancels run and returns its error
+}
+
+// start runs the whole service on 127.0.0.1:0 with env (plus defaults for
+// the address and directories) and waits until it listens.
+func start(t *testing.T, env map[string]string) *started {
+	t.Helper()
+	s, err := launch(t, env)
+	if err != nil {
+		t.Fatalf("service did not start: %v\n%s", err, s.Log)
+	}
+	return s
+}
+
+// runErr runs the service with env and returns the error that kept it
+// from starting (nil when it listened, after stopping it).
+func runErr(t *testing.T, env map[string]string) error {
+	t.Helper()
+	s, err := launch(t, env)
+	if err != nil {
+		return err
+	}
+	return s.stop()
+}
+
+// launch starts the service; the error is run's when it ended before listening.
+func launch(t *testing.T, env map[string]string) (*started, error) {
+	t.Helper()
+	vars := map[string]string{
+		"DOCQA_ADDR":       "127.0.0.1:0",
+		"DOCQA_STORE_PATH": t.TempDir(),
+		"DOCQA_DATA_DIR":   t.TempDir(),
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	logs := &bytes.Buffer{}
+	errc := make(chan error, 1)
+	go func() {
+		err := run(ctx, func(k string) string { return vars[k] }, pw)
+		pw.CloseWithError(io.EOF)
+		errc <- err
+	}()
+
+	addr := make(chan string, 1)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		sc := bufio.NewScanner(pr)
+		sent := false
+		for sc.Scan() {
+			logs.Write(sc.Bytes())
+			logs.WriteByte('\n')
+			var rec struct{ Msg, Addr string }
+			if !sent && json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "listening" {
+				addr <- rec.Addr
+				sent = true
+			}
+		}
+		if !sent {
+			close(addr)
+		}
+	}()
+	s := &started{Log: logs}
+	var once sync.Once
+	var runErr error
+	s.stop = func() error {
+		once.Do(func() {
+			cancel()
+			runErr = <-errc
+			<-copied
+		})
+		return runErr
+	}
+	a, ok := <-addr
+	if !ok {
+		err := s.stop()
+		if err == nil {
+			err = errors.New("run returned without listening")
+		}
+		return s, err
+	}
+	s.URL = "http://" + a
+	t.Cleanup(func() { s.stop() })
+	return s, nil
+}
+
+func upload(t *testing.T, url string, pdf []byte) map[string]any {
+	t.Helper()
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	w, _ := mw.CreateFormFile("file", "manual.pdf")
+	w.Write(pdf)
+	mw.Close()
+	resp, err := http.Post(url+"/api/documents/upload", mw.FormDataContentType(), &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &out) != nil {
+		t.Fatalf("upload: %d %s", resp.StatusCode, body)
+	}
+	return out
+}
+
+func TestRunLocalFallbacks(t *testing.T) {
+	s := start(t, nil)
+
+	resp, err := http.Get(s.URL + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct {
+		Status         string
+		Store          struct{ Kind string }
+		Embedder, Chat struct{ Name, Mode string }
+	}
+	json.NewDecoder(resp.Body).Decode(&h)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || h.Status != "ok" || h.Store.Kind != "embedded" || h.Embedder.Mode != "local" || h.Chat.Mode != "local" {
+		t.Fatalf("health = %d %+v", resp.StatusCode, h)
+	}
+
+	doc := upload(t, s.URL, ingesttest.PDF("The spark plugs are replaced every 60000 kilometres, says the manual."))
+	if doc["chunks"].(float64) != 1 {
+		t.Fatalf("upload = %v", doc)
+	}
+	resp, err = http.Post(s.URL+"/api/chat/stream", "application/json", strings.NewReader(`{"question":"When are the spark plugs replaced?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.HasPrefix(string(body), "event: sources\n") || !strings.Contains(string(body), "60000") || !strings.HasSuffix(string(body), "event: done\ndata: {\"finishReason\":\"stop\"}\n\n") {
+		t.Fatalf("chat = %s", body)
+	}
+
+	if err := s.stop(); err != nil {
+		t.Fatalf("run returned %v", err)
+	}
+	logs := s.Log.String()
+	for _, want := range []string{`"msg":"starting docqa-service"`, `"msg":"running on local fallbacks`, `"embedder_mode":"local"`, `"DOCQA_STORE_PATH"`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %s:\n%s", want, logs)
+		}
+	}
+}
+
+func TestRunRemoteProvidersAndSecretsMasked(t *testing.T) {
+	fake := openaifake.New(t, openaifake.WithScript(openaifake.Script{Deltas: openaifake.Text("From the fake.")}))
+	s := start(t, map[string]string{
+		"EMBEDDING_BASE_URL": fake.URL, "EMBEDDING_API_KEY": openaifake.APIKey,
+		"CHAT_BASE_URL": fake.URL, "CHAT_API_KEY": openaifake.APIKey, "CHAT_MODEL": "the-chat-model",
+		"MILVUS_PASSWORD": "milvus-secret-password",
+	})
+	upload(t, s.URL, ingesttest.PDF("Brake fluid is changed every two years."))
+	resp, err := http.Post(s.URL+"/api/chat/stream", "application/json", strings.NewReader(`{"question":"brake fluid?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `data: {"content":"From the fake."}`) {
+		t.Fatalf("chat = %s", body)
+	}
+	req, _ := fake.LastChatRequest()
+	if req.Model != "the-chat-model" || req.Temperature == nil || *req.Temperature != 0.7 {
+		t.Errorf("chat request = %+v", req)
+	}
+	if len(fake.EmbeddingRequests()) < 2 || fake.EmbeddingRequests()[0].Model != "BAAI/bge-m3" {
+		t.Errorf("embedding requests = %+v", fake.EmbeddingRequests())
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	logs := s.Log.String()
+	if strings.Contains(logs, openaifake.APIKey) || strings.Contains(logs, "milvus-secret-password") {
+		t.Errorf("a secret reached the log:\n%s", logs)
+	}
+	if !strings.Contains(logs, `"embedder_mode":"remote"`) || strings.Contains(logs, "local fallbacks") {
+		t.Errorf("log does not say remote:\n%s", logs)
+	}
+}
+
+func TestRunRefusesAnotherEmbeddersStore(t *testing.T) {
+	fake := openaifake.New(t)
+	storeDir := t.TempDir()
+	remote := map[string]string{"DOCQA_STORE_PATH": storeDir, "EMBEDDING_BASE_URL": fake.URL, "EMBEDDING_API_KEY": openaifake.APIKey}
+	s := start(t, remote)
+	upload(t, s.URL, ingesttest.PDF("Written by the remote embedder."))
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	err := runErr(t, map[string]string{"DOCQA_STORE_PATH": storeDir})
+	if !errors.Is(err, docqa.ErrEmbedderMismatch) || !strings.Contains(err.Error(), "openai:BAAI/bge-m3") || !strings.Contains(err.Error(), "lexical:v1") {
+		t.Fatalf("run with the local embedder = %v", err)
+	}
+	// The same embedder again starts fine.
+	start(t, remote)
+}
+
+func TestRunBadConfig(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"VECTOR_STORE": "postgres"}, "VECTOR_STORE"},
+		{map[string]string{"VECTOR_STORE": "milvus"}, "MILVUS_ADDRESS"},
+		{map[string]string{"MILVUS_NPROBE": "many"}, "MILVUS_NPROBE"},
+		{map[string]string{"SSE_HEARTBEAT": "often"}, "SSE_HEARTBEAT"},
+		{map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
+		{map[string]string{"CORS_ORIGINS": "not an origin"}, "CORS_ORIGINS"},
+		{map[string]string{"EMBEDDING_API_KEY": "k"}, "EMBEDDING_BASE_URL"},
+		{map[string]string{"DOCQA_ADDR": "256.1.1.1:99999"}, "DOCQA_ADDR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			err := runErr(t, tt.env)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want one naming %s", err, tt.want)
+			}
+		})
+	}
+}
