@@ -43,7 +43,8 @@ type ChatConfig struct {
 	HTTPClient *http.Client
 }
 
-// Chat is a docqa.ChatModel over /v1/chat/completions with stream=true.
+// Chat is a docqa.ChatModel over /v1/chat/completions with stream=true. It
+// is safe for concurrent use.
 type Chat struct {
 	svc       openai.ChatCompletionService
 	model     string

@@ -38,15 +38,18 @@ type EmbedderConfig struct {
 	Concurrency int
 	// Timeout bounds each HTTP request (each attempt), not the whole Embed call.
 	Timeout time.Duration
-	// MaxRetries is how often a request answered 429 or 5xx (or failing to
-	// connect) is retried, with exponential backoff or the provider's
-	// Retry-After. 0 takes the default; a negative value disables retries.
+	// MaxRetries is how often a request answered 408, 409, 429 or 5xx (or
+	// failing to connect) is retried, after the provider's Retry-After or
+	// else an exponential backoff with jitter (0.5 s, 1 s, 2 s, ...); a
+	// Retry-After over 30 s is not waited for. A request that timed out is
+	// not retried. 0 takes the default; a negative value disables retries.
 	MaxRetries int
 	// HTTPClient replaces the default client (tests, proxies).
 	HTTPClient *http.Client
 }
 
-// Embedder is a docqa.Embedder over /v1/embeddings.
+// Embedder is a docqa.Embedder over /v1/embeddings. It is safe for
+// concurrent use.
 type Embedder struct {
 	svc         openai.EmbeddingService
 	model       string
@@ -102,6 +105,11 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 	}, nil
 }
 
+// maxRetryDelay caps the wait before a retry. A provider asking (with
+// Retry-After) for a longer wait gets no retry: the error reaches the user
+// now rather than after a silent minute.
+const maxRetryDelay = 30 * time.Second
+
 // clientOptions builds the library's options without reading OPENAI_*
 // environment variables: the service's own configuration is the only source.
 func clientOptions(baseURL, apiKey string, hc *http.Client, maxRetries int) []option.RequestOption {
@@ -109,6 +117,7 @@ func clientOptions(baseURL, apiKey string, hc *http.Client, maxRetries int) []op
 		option.WithHTTPClient(hc),
 		option.WithBaseURL(baseURL),
 		option.WithMaxRetries(maxRetries),
+		option.WithMaxRetryDelay(maxRetryDelay),
 	}
 	if apiKey != "" {
 		opts = append(opts, option.WithAPIKey(apiKey))
