@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"unicode"
@@ -58,7 +59,7 @@ func (in *interpreter) run(contents, resources pdf.Value, ctm matrix, depth int)
 	g := graphics{ctm: ctm, scale: 1}
 	var stack []graphics
 	tm, tlm := identity, identity
-	fonts := map[string]*font{}
+	fonts := newFontTable(in.doc, resources)
 
 	show := func(raw string) {
 		f := g.font
@@ -127,7 +128,7 @@ func (in *interpreter) run(contents, resources pdf.Value, ctm matrix, depth int)
 			g.rise = arg(0)
 		case "Tf":
 			if len(args) == 2 {
-				g.font = in.font(fonts, resources, args[0].Name())
+				g.font = fonts.get(args[0].Name())
 				g.size = args[1].Float64()
 			}
 		case "Td", "TD":
@@ -199,19 +200,67 @@ func arrayValues(v pdf.Value) []pdf.Value {
 	return out
 }
 
-func (in *interpreter) font(local map[string]*font, resources pdf.Value, name string) *font {
-	if f, ok := local[name]; ok {
+// fontTable resolves the font names of one resource dictionary, sharing
+// fonts across pages through the document's cache.
+type fontTable struct {
+	doc   *document
+	res   pdf.Value         // the /Font resource dictionary
+	refs  map[string]string // name -> "id gen" of indirect fonts
+	local map[string]*font
+}
+
+func newFontTable(doc *document, resources pdf.Value) *fontTable {
+	res := resources.Key("Font")
+	return &fontTable{doc: doc, res: res, refs: objectRefs(res), local: map[string]*font{}}
+}
+
+// get returns the font for a Tf name. The text reader keeps no object cache:
+// every lookup of an object inside a compressed object stream inflates that
+// stream again. Fonts are therefore cached by their object number, read off
+// the resource dictionary without resolving the font itself.
+func (t *fontTable) get(name string) *font {
+	if f, ok := t.local[name]; ok {
 		return f
 	}
-	v := resources.Key("Font").Key(name)
-	key := v.String()
-	f, ok := in.doc.fonts[key]
+	var v pdf.Value
+	key, ok := t.refs[name]
 	if !ok {
-		f = loadFont(v)
-		in.doc.fonts[key] = f
+		v = t.res.Key(name)
+		key = v.String() // a direct font dictionary: its text is its identity
 	}
-	local[name] = f
+	f, cached := t.doc.fonts[key]
+	if !cached {
+		if ok {
+			v = t.res.Key(name)
+		}
+		f = loadFont(v)
+		t.doc.fonts[key] = f
+	}
+	t.local[name] = f
 	return f
+}
+
+// objectRefs maps the keys of dict that hold indirect references to those
+// references, as the text reader prints them ("/F1 12 0 R").
+func objectRefs(dict pdf.Value) map[string]string {
+	refs := map[string]string{}
+	if dict.Kind() != pdf.Dict {
+		return refs
+	}
+	printed := dict.String()
+	for _, k := range dict.Keys() {
+		marker := "/" + k + " "
+		i := strings.Index(printed, marker)
+		if i < 0 {
+			continue
+		}
+		rest := printed[i+len(marker):]
+		var id, gen int
+		if n, _ := fmt.Sscanf(rest, "%d %d R", &id, &gen); n == 2 {
+			refs[k] = fmt.Sprintf("%d %d", id, gen)
+		}
+	}
+	return refs
 }
 
 // maxPageText bounds the text kept of one page, so that a small file whose

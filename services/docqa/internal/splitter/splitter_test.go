@@ -293,3 +293,25 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// BenchmarkSplit splits every golden input page per iteration and reports
+// chunks per second.
+func BenchmarkSplit(b *testing.B) {
+	s := mustNew(b)
+	inputs, _ := filepath.Glob("testdata/*.txt")
+	var pages []string
+	for _, in := range inputs {
+		text, err := os.ReadFile(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages = append(pages, string(text))
+	}
+	chunks := 0
+	for b.Loop() {
+		for _, p := range pages {
+			chunks += len(s.Split(p))
+		}
+	}
+	b.ReportMetric(float64(chunks)/b.Elapsed().Seconds(), "chunks/s")
+}
