@@ -21,8 +21,9 @@
 // queued [Failure] is used by exactly one later request of that endpoint, in
 // order, and requests after the queue is empty succeed. A Failure can answer
 // an HTTP status (with an OpenAI error body and an optional Retry-After
-// header), hang before sending anything, hang after some deltas, or send a
-// malformed frame after some deltas. A hanging request is held until the
+// header), hang before sending anything, or, after some deltas, hang, send a
+// malformed frame, send an in-stream error frame, or end the stream without a
+// finish reason. A hanging request is held until the
 // client gives up (its request context ends) or the server closes.
 //
 // Every request is recorded: [Server.EmbeddingRequests] returns the inputs of
@@ -88,7 +89,7 @@ type Script struct {
 }
 
 // Failure is an injected fault for one request. Exactly one of its behaviours
-// applies, in this order: Status, Malformed, Hang.
+// applies, in this order: Status, Malformed, StreamError, Cut, Hang.
 type Failure struct {
 	// Status answers this HTTP status with an OpenAI error body.
 	Status int
@@ -99,6 +100,13 @@ type Failure struct {
 	// Malformed sends AfterDeltas deltas of the script, then a frame that is
 	// not JSON, then ends the stream (chat only).
 	Malformed bool
+	// StreamError sends AfterDeltas deltas, then a frame {"error": {...}}
+	// with this message (as providers do when they fail mid-answer), then
+	// ends the stream (chat only).
+	StreamError string
+	// Cut sends AfterDeltas deltas, then ends the response cleanly without a
+	// finish reason or [DONE] (chat only).
+	Cut bool
 	// Hang holds the request until the client goes away. With AfterDeltas 0
 	// nothing at all is sent (not even headers); with AfterDeltas n > 0 the
 	// headers and the first n deltas of the script are sent first (chat only).
@@ -362,6 +370,27 @@ func readJSON(r *http.Request, dst any) error {
 	return json.Unmarshal(b, dst)
 }
 
+// midStream applies the mid-stream behaviour of f, if it has one, and
+// reports whether the answer ends there.
+func (s *Server) midStream(w http.ResponseWriter, r *http.Request, f Failure) bool {
+	flusher, _ := w.(http.Flusher)
+	switch {
+	case f.Malformed:
+		_, _ = fmt.Fprint(w, "data: {\"choices\": [ this is not json\n\n")
+	case f.StreamError != "":
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": f.StreamError, "type": "server_error", "code": nil}})
+		_, _ = fmt.Fprintf(w, "data: %s\n\n", b)
+	case f.Cut:
+	case f.Hang:
+		s.hang(r)
+		return true
+	default:
+		return false
+	}
+	flusher.Flush()
+	return true
+}
+
 // markCancelled records that the client of rec went away before its answer
 // was complete.
 func (s *Server) markCancelled(rec *ChatRequest) {
@@ -539,16 +568,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	for i, d := range script.Deltas {
-		if failing && f.AfterDeltas == i {
-			if f.Malformed {
-				_, _ = fmt.Fprint(w, "data: {\"choices\": [ this is not json\n\n")
-				flusher.Flush()
-				return
-			}
-			if f.Hang {
-				s.hang(r)
-				return
-			}
+		if failing && f.AfterDeltas == i && s.midStream(w, r, f) {
+			return
 		}
 		if d.Delay > 0 {
 			select {
@@ -575,16 +596,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if failing && f.AfterDeltas >= len(script.Deltas) {
-		if f.Malformed {
-			_, _ = fmt.Fprint(w, "data: {\"choices\": [ this is not json\n\n")
-			flusher.Flush()
-			return
-		}
-		if f.Hang {
-			s.hang(r)
-			return
-		}
+	if failing && f.AfterDeltas >= len(script.Deltas) && s.midStream(w, r, f) {
+		return
 	}
 	finish := script.FinishReason
 	if finish == "" {

@@ -229,15 +229,28 @@ func TestChatRetriesBeforeStreamStarts(t *testing.T) {
 	}
 }
 
-func TestChatMalformedFrame(t *testing.T) {
-	fake := openaifake.New(t, openaifake.WithScript(openaifake.Script{Deltas: openaifake.Text("a", "b")}))
-	fake.FailChat(openaifake.Failure{Malformed: true, AfterDeltas: 1})
-	got, _, err := collect(context.Background(), mustChat(t, fake, nil), chatReq)
-	if !errors.Is(err, docqa.ErrUnavailable) {
-		t.Fatalf("err = %v, want ErrUnavailable", err)
+func TestChatBrokenStreams(t *testing.T) {
+	tests := []struct {
+		name      string
+		failure   openaifake.Failure
+		wantInMsg string
+	}{
+		{"malformed frame", openaifake.Failure{Malformed: true, AfterDeltas: 1}, "malformed frame"},
+		{"error frame", openaifake.Failure{StreamError: "upstream model crashed", AfterDeltas: 1}, "upstream model crashed"},
+		{"cut without finish reason", openaifake.Failure{Cut: true, AfterDeltas: 1}, "without a finish reason"},
 	}
-	if !slices.Equal(got, []string{"a"}) {
-		t.Fatalf("deltas %q, want the one before the bad frame", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := openaifake.New(t, openaifake.WithScript(openaifake.Script{Deltas: openaifake.Text("a", "b")}))
+			fake.FailChat(tt.failure)
+			got, _, err := collect(context.Background(), mustChat(t, fake, nil), chatReq)
+			if !errors.Is(err, docqa.ErrUnavailable) || !strings.Contains(err.Error(), tt.wantInMsg) {
+				t.Fatalf("err = %v, want ErrUnavailable saying %q", err, tt.wantInMsg)
+			}
+			if !slices.Equal(got, []string{"a"}) {
+				t.Fatalf("deltas %q, want the one before the break", got)
+			}
+		})
 	}
 }
 
