@@ -1,6 +1,8 @@
 package fuel
 
 import (
+	"fmt"
+	"math/big"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -10,8 +12,6 @@ import (
 // before the means are rounded to PriceScale; far more than the 4 places
 // answered, so rounding the mean is not disturbed by rounding the samples.
 const samplePrecision = 24
-
-var hundred = decimal.NewFromInt(100)
 
 // Statistics of one vehicle, as decisions.md defines them. The fields
 // beyond the contract (TotalDistance, WeightedConsumption, Samples,
@@ -37,79 +37,108 @@ type Statistics struct {
 	LastRefuelTime  *time.Time
 }
 
-// StatsRecord is the part of a refuel the statistics read.
+// StatsRecord is the part of a refuel the statistics read, in fixed point:
+// Odometer, Liters and TotalAmount in thousandths (QuantityScale places),
+// PricePerLiter in ten-thousandths (PriceScale places). Integers keep the
+// one pass over thousands of records free of allocations while staying
+// exact.
 type StatsRecord struct {
 	ID            uint64
 	RefuelTime    time.Time
-	Odometer      decimal.Decimal
-	Liters        decimal.Decimal
-	TotalAmount   decimal.Decimal
-	PricePerLiter decimal.Decimal
+	Odometer      int64
+	Liters        int64
+	TotalAmount   int64
+	PricePerLiter int64
 	IsFull        bool
 }
 
 // StatsBuilder computes Statistics in one pass over the records of a
-// vehicle given in (refuel_time, id) order. The zero value is not ready:
-// use NewStatsBuilder.
+// vehicle given in (refuel_time, id) order. Sums are big.Int updated in
+// place, so they cannot overflow and cost no allocation per record. Use
+// NewStatsBuilder.
 type StatsBuilder struct {
-	s        Statistics
-	priceSum decimal.Decimal
+	vehicleID uint64
+	n         int64
 
-	havePrev   bool            // an earlier full record P exists
-	prevOdo    decimal.Decimal // P.odometer
-	spanLiters decimal.Decimal // liters of the records after P so far
-	spanAmount decimal.Decimal
+	liters, amount, priceSum big.Int // thousandths, thousandths, ten-thousandths
 
-	consSum, costSum        decimal.Decimal
-	sampledLiters, distance decimal.Decimal
-	minOdo, maxOdo          decimal.Decimal
-	first, last             time.Time
-	lastID                  uint64
+	havePrev   bool    // an earlier full record P exists
+	prevOdo    int64   // P.odometer
+	spanLiters big.Int // liters of the records after P so far
+	spanAmount big.Int
+
+	consSum, costSum big.Int // samples in units of 10^-samplePrecision
+	sampledLiters    big.Int
+	distance         big.Int
+	samples          int64
+
+	minOdo, maxOdo int64
+	first, last    time.Time
+	lastID         uint64
+
+	tmp, quo, rem, den big.Int // scratch
 }
+
+var (
+	sampleScale  = new(big.Int).Exp(big.NewInt(10), big.NewInt(samplePrecision), nil)
+	sampleScale2 = new(big.Int).Mul(sampleScale, big.NewInt(100)) // liters per 100 km
+)
 
 // NewStatsBuilder starts the statistics of a vehicle.
 func NewStatsBuilder(vehicleID uint64) *StatsBuilder {
-	return &StatsBuilder{s: Statistics{VehicleID: vehicleID}}
+	return &StatsBuilder{vehicleID: vehicleID}
 }
 
 // Add takes the next record in (refuel_time, id) order.
 func (b *StatsBuilder) Add(r StatsRecord) {
-	if b.s.TotalRecords == 0 {
+	if b.n == 0 {
 		b.first = r.RefuelTime
 		b.minOdo, b.maxOdo = r.Odometer, r.Odometer
 	}
-	b.s.TotalRecords++
-	b.s.TotalLiters = b.s.TotalLiters.Add(r.Liters)
-	b.s.TotalAmount = b.s.TotalAmount.Add(r.TotalAmount)
-	b.priceSum = b.priceSum.Add(r.PricePerLiter)
-	if r.Odometer.LessThan(b.minOdo) {
-		b.minOdo = r.Odometer
-	}
-	if r.Odometer.GreaterThan(b.maxOdo) {
-		b.maxOdo = r.Odometer
-	}
+	b.n++
+	addInt(&b.liters, &b.tmp, r.Liters)
+	addInt(&b.amount, &b.tmp, r.TotalAmount)
+	addInt(&b.priceSum, &b.tmp, r.PricePerLiter)
+	b.minOdo, b.maxOdo = min(b.minOdo, r.Odometer), max(b.maxOdo, r.Odometer)
 	b.last, b.lastID = r.RefuelTime, r.ID
 
 	if b.havePrev {
-		b.spanLiters = b.spanLiters.Add(r.Liters)
-		b.spanAmount = b.spanAmount.Add(r.TotalAmount)
+		addInt(&b.spanLiters, &b.tmp, r.Liters)
+		addInt(&b.spanAmount, &b.tmp, r.TotalAmount)
 	}
 	if !r.IsFull {
 		return
 	}
 	if b.havePrev {
-		if dist := r.Odometer.Sub(b.prevOdo); dist.IsPositive() {
-			b.consSum = b.consSum.Add(b.spanLiters.Mul(hundred).DivRound(dist, samplePrecision))
-			b.costSum = b.costSum.Add(b.spanAmount.DivRound(dist, samplePrecision))
-			b.sampledLiters = b.sampledLiters.Add(b.spanLiters)
-			b.distance = b.distance.Add(dist)
-			b.s.Samples++
+		if dist := r.Odometer - b.prevOdo; dist > 0 {
+			// Both sides are in thousandths, so the quotient is unscaled.
+			b.den.SetInt64(dist)
+			b.consSum.Add(&b.consSum, b.divRound(&b.spanLiters, sampleScale2))
+			b.costSum.Add(&b.costSum, b.divRound(&b.spanAmount, sampleScale))
+			b.sampledLiters.Add(&b.sampledLiters, &b.spanLiters)
+			addInt(&b.distance, &b.tmp, dist)
+			b.samples++
 		}
 	}
 	b.havePrev = true
 	b.prevOdo = r.Odometer
-	b.spanLiters, b.spanAmount = decimal.Zero, decimal.Zero
+	b.spanLiters.SetInt64(0)
+	b.spanAmount.SetInt64(0)
 }
+
+// divRound returns x*scale/b.den rounded half-up, in b.quo (non-negative
+// operands only).
+func (b *StatsBuilder) divRound(x, scale *big.Int) *big.Int {
+	b.tmp.Mul(x, scale)
+	b.quo.QuoRem(&b.tmp, &b.den, &b.rem)
+	b.rem.Lsh(&b.rem, 1)
+	if b.rem.Cmp(&b.den) >= 0 {
+		b.quo.Add(&b.quo, big.NewInt(1))
+	}
+	return &b.quo
+}
+
+func addInt(z, tmp *big.Int, v int64) { z.Add(z, tmp.SetInt64(v)) }
 
 // LastID is the id of the last record added (0 when none): the record that
 // Statistics.LastRefuel must hold.
@@ -118,26 +147,77 @@ func (b *StatsBuilder) LastID() uint64 { return b.lastID }
 // Statistics returns the result so far. LastRefuel is left for the caller,
 // which loads the record with LastID.
 func (b *StatsBuilder) Statistics() Statistics {
-	s := b.s
-	if s.TotalRecords == 0 {
+	s := Statistics{VehicleID: b.vehicleID, TotalRecords: b.n}
+	if b.n == 0 {
 		return s
 	}
-	s.AvgPrice = mean(b.priceSum, s.TotalRecords)
-	s.AvgConsumption = mean(b.consSum, s.Samples)
-	s.CostPerKm = mean(b.costSum, s.Samples)
-	s.TotalDistance = b.maxOdo.Sub(b.minOdo)
-	if b.distance.IsPositive() {
-		s.WeightedConsumption = b.sampledLiters.Mul(hundred).DivRound(b.distance, PriceScale)
+	s.TotalLiters = decimal.NewFromBigInt(new(big.Int).Set(&b.liters), -QuantityScale)
+	s.TotalAmount = decimal.NewFromBigInt(new(big.Int).Set(&b.amount), -QuantityScale)
+	s.AvgPrice = mean(&b.priceSum, -PriceScale, b.n)
+	s.AvgConsumption = mean(&b.consSum, -samplePrecision, b.samples)
+	s.CostPerKm = mean(&b.costSum, -samplePrecision, b.samples)
+	s.Samples = b.samples
+	s.TotalDistance = decimal.New(b.maxOdo-b.minOdo, -QuantityScale)
+	if b.distance.Sign() > 0 {
+		liters := decimal.NewFromBigInt(new(big.Int).Set(&b.sampledLiters), 0)
+		s.WeightedConsumption = liters.Mul(decimal.NewFromInt(100)).DivRound(decimal.NewFromBigInt(new(big.Int).Set(&b.distance), 0), PriceScale)
 	}
 	first, last := b.first, b.last
 	s.FirstRefuelTime, s.LastRefuelTime = &first, &last
 	return s
 }
 
-// mean is sum/n rounded half-up to PriceScale places; 0 when n is 0.
-func mean(sum decimal.Decimal, n int64) decimal.Decimal {
+// mean is sum×10^exp / n rounded half-up to PriceScale places; 0 when n is 0.
+func mean(sum *big.Int, exp int32, n int64) decimal.Decimal {
 	if n == 0 {
 		return decimal.Zero
 	}
-	return sum.DivRound(decimal.NewFromInt(n), PriceScale)
+	return decimal.NewFromBigInt(new(big.Int).Set(sum), exp).DivRound(decimal.NewFromInt(n), PriceScale)
+}
+
+// ParseFixed reads a plain non-negative or negative decimal ("40", "40.5",
+// "-1.250") as an integer in units of 10^-scale. More fraction digits than
+// scale are an error unless they are zeros.
+func ParseFixed(b []byte, scale int) (int64, error) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0, fmt.Errorf("parse fixed: empty number")
+	}
+	var v int64
+	frac := -1 // fraction digits seen; -1 before the point
+	for _, c := range b {
+		switch {
+		case c == '.' && frac < 0:
+			frac = 0
+		case c >= '0' && c <= '9':
+			if frac >= scale {
+				if c != '0' {
+					return 0, fmt.Errorf("parse fixed %q: more than %d decimal places", b, scale)
+				}
+				continue
+			}
+			if v > (1<<63-1-9)/10 {
+				return 0, fmt.Errorf("parse fixed %q: out of range", b)
+			}
+			v = v*10 + int64(c-'0')
+			if frac >= 0 {
+				frac++
+			}
+		default:
+			return 0, fmt.Errorf("parse fixed %q: not a plain decimal", b)
+		}
+	}
+	for frac = max(frac, 0); frac < scale; frac++ {
+		if v > (1<<63-1)/10 {
+			return 0, fmt.Errorf("parse fixed %q: out of range", b)
+		}
+		v *= 10
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
 }

@@ -446,12 +446,17 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 		}
 		defer rows.Close()
 		b := fuel.NewStatsBuilder(vehicleID)
+		var (
+			r                          fuel.StatsRecord
+			odo, liters, amount, price sql.RawBytes
+		)
 		for rows.Next() {
-			var r fuel.StatsRecord
-			if err := rows.Scan(&r.ID, &r.RefuelTime, &r.Odometer, &r.Liters, &r.TotalAmount, &r.PricePerLiter, &r.IsFull); err != nil {
+			if err := rows.Scan(&r.ID, &r.RefuelTime, &odo, &liters, &amount, &price, &r.IsFull); err != nil {
 				return fmt.Errorf("scan refuel: %w", err)
 			}
-			r.RefuelTime = r.RefuelTime.UTC()
+			if err := parseStatsRecord(&r, odo, liters, amount, price); err != nil {
+				return fmt.Errorf("refuel %d: %w", r.ID, err)
+			}
 			b.Add(r)
 		}
 		if err := rows.Err(); err != nil {
@@ -469,4 +474,24 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 		return nil
 	}, opts)
 	return out, err
+}
+
+// parseStatsRecord fills the fixed-point quantities of r from their text
+// (numeric text on PostgreSQL, decimal TEXT on SQLite).
+func parseStatsRecord(r *fuel.StatsRecord, odo, liters, amount, price []byte) error {
+	var err error
+	if r.Odometer, err = fuel.ParseFixed(odo, fuel.QuantityScale); err != nil {
+		return err
+	}
+	if r.Liters, err = fuel.ParseFixed(liters, fuel.QuantityScale); err != nil {
+		return err
+	}
+	if r.TotalAmount, err = fuel.ParseFixed(amount, fuel.QuantityScale); err != nil {
+		return err
+	}
+	if r.PricePerLiter, err = fuel.ParseFixed(price, fuel.PriceScale); err != nil {
+		return err
+	}
+	r.RefuelTime = r.RefuelTime.UTC()
+	return nil
 }
