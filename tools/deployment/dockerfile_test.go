@@ -1,0 +1,170 @@
+package deployment
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/moby/buildkit/frontend/dockerfile/instructions"
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
+)
+
+// makeBuilds returns, per binary name, the package `make build` builds it
+// from, read from the commands `make -n build` would run.
+func makeBuilds(tb testing.TB) map[string]string {
+	tb.Helper()
+	cmd := exec.Command("make", "-n", "-B", "build", "GO=go")
+	cmd.Dir = repoRoot(tb)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("make -n build: %v\n%s", err, out)
+	}
+	builds := map[string]string{}
+	re := regexp.MustCompile(`go build .*-o (?:\.\./)?bin/(\S+) (\S+)$`)
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := re.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			builds[m[1]] = m[2]
+		}
+	}
+	return builds
+}
+
+// dockerBuild is what a Dockerfile's build stage runs to build one binary.
+type dockerBuild struct {
+	workdir, pkg string
+}
+
+func mustParseDockerfile(tb testing.TB, name string) []instructions.Stage {
+	tb.Helper()
+	src, err := os.ReadFile(filepath.Join(repoRoot(tb), "deploy", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ast, err := parser.Parse(bytes.NewReader(src))
+	if err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
+	stages, _, err := instructions.Parse(ast.AST, nil)
+	if err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
+	if len(stages) < 2 {
+		tb.Fatalf("%s: %d stages, want a build stage and a final one", name, len(stages))
+	}
+	return stages
+}
+
+func TestDockerfiles(t *testing.T) {
+	builds := makeBuilds(t)
+	for _, tt := range []struct {
+		dockerfile, binary, port string
+	}{
+		{"Dockerfile.fuel", "fuel-service", "8082"},
+		{"Dockerfile.docqa", "docqa-service", "8080"},
+	} {
+		t.Run(tt.dockerfile, func(t *testing.T) {
+			makePkg := builds[tt.binary]
+			if makePkg == "" {
+				t.Fatalf("make build does not build bin/%s (saw %v)", tt.binary, builds)
+			}
+			stages := mustParseDockerfile(t, tt.dockerfile)
+			build, final := stages[0], stages[len(stages)-1]
+
+			// The build stage: static, and the same package as the Makefile.
+			if !strings.HasPrefix(build.BaseName, "golang:1.26") {
+				t.Errorf("build stage FROM %s, want golang:1.26", build.BaseName)
+			}
+			workdir, static := "/", false
+			var got []dockerBuild
+			re := regexp.MustCompile(`(?:^|&&\s*|;\s*)(?:\S+=\S+\s+)*go build .*-o /out/` + regexp.QuoteMeta(tt.binary) + ` (\S+)`)
+			for _, cmd := range build.Commands {
+				switch c := cmd.(type) {
+				case *instructions.WorkdirCommand:
+					workdir = c.Path
+				case *instructions.EnvCommand:
+					for _, kv := range c.Env {
+						if kv.Key == "CGO_ENABLED" && kv.Value == "0" {
+							static = true
+						}
+					}
+				case *instructions.RunCommand:
+					line := strings.Join(c.CmdLine, " ")
+					if m := re.FindStringSubmatch(line); m != nil {
+						got = append(got, dockerBuild{workdir: workdir, pkg: m[1]})
+					}
+				case *instructions.CopyCommand:
+					for _, src := range c.SourcePaths {
+						if strings.ContainsAny(src, "*?[") {
+							continue
+						}
+						if _, err := os.Stat(filepath.Join(repoRoot(t), src)); err != nil {
+							t.Errorf("COPY %s: not in the repository: %v", src, err)
+						}
+					}
+				}
+			}
+			if !static {
+				t.Error("the build stage does not set CGO_ENABLED=0")
+			}
+			if len(got) != 1 || got[0].workdir != "/src" || got[0].pkg != makePkg {
+				t.Errorf("Dockerfile builds %+v (workdir, package), Makefile builds %s from the repository root", got, makePkg)
+			}
+
+			// The final stage: small, non-root, health-checked, runs the binary.
+			if !strings.HasPrefix(final.BaseName, "gcr.io/distroless/static") {
+				t.Errorf("final stage FROM %s, want distroless static", final.BaseName)
+			}
+			var user string
+			var health *instructions.HealthCheckCommand
+			var entry []string
+			exposed := false
+			for _, cmd := range final.Commands {
+				switch c := cmd.(type) {
+				case *instructions.UserCommand:
+					user = c.User
+				case *instructions.HealthCheckCommand:
+					health = c
+				case *instructions.EntrypointCommand:
+					entry = c.CmdLine
+				case *instructions.ExposeCommand:
+					exposed = exposed || strings.Contains(strings.Join(c.Ports, " "), tt.port)
+				}
+			}
+			if user == "" || user == "root" || strings.HasPrefix(user, "0") {
+				t.Errorf("final stage USER %q, want a non-root user", user)
+			}
+			if health == nil || len(health.Health.Test) < 2 || health.Health.Test[0] != "CMD" ||
+				!strings.HasSuffix(health.Health.Test[1], "/healthcheck") {
+				t.Errorf("final stage HEALTHCHECK = %+v, want the healthcheck binary", health)
+			}
+			if len(entry) != 1 || filepath.Base(entry[0]) != tt.binary {
+				t.Errorf("ENTRYPOINT %v, want the %s binary", entry, tt.binary)
+			}
+			if !exposed {
+				t.Errorf("final stage does not EXPOSE %s", tt.port)
+			}
+		})
+	}
+}
+
+// The images' probe is the tools module's healthcheck command, which the
+// Dockerfiles build from its own files only.
+func TestDockerfilesBuildTheHealthcheck(t *testing.T) {
+	for _, name := range []string{"Dockerfile.fuel", "Dockerfile.docqa"} {
+		stages := mustParseDockerfile(t, name)
+		found := false
+		for _, cmd := range stages[0].Commands {
+			if c, ok := cmd.(*instructions.RunCommand); ok &&
+				strings.Contains(strings.Join(c.CmdLine, " "), "go build -ldflags=\"-s -w\" -o /out/healthcheck ./cmd/healthcheck") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s does not build ./cmd/healthcheck of the tools module", name)
+		}
+	}
+}
