@@ -98,7 +98,7 @@ type Failure struct {
 	// Message is the error message of the body; "" uses the status text.
 	Message string
 	// Malformed sends AfterDeltas deltas of the script, then a frame that is
-	// not JSON, then ends the stream (chat only).
+	// not JSON, then ends the stream; for embeddings, a body that is not JSON.
 	Malformed bool
 	// StreamError sends AfterDeltas deltas, then a frame {"error": {...}}
 	// with this message (as providers do when they fail mid-answer), then
@@ -109,7 +109,7 @@ type Failure struct {
 	Cut bool
 	// Hang holds the request until the client goes away. With AfterDeltas 0
 	// nothing at all is sent (not even headers); with AfterDeltas n > 0 the
-	// headers and the first n deltas of the script are sent first (chat only).
+	// headers and the first n deltas of the script are sent first (chat).
 	Hang        bool
 	AfterDeltas int
 }
@@ -458,10 +458,15 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case f.Status != 0:
 			writeError(w, f.Status, f.RetryAfter, f.Message, "fake_failure")
-		default:
+			return
+		case f.Malformed:
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprint(w, `{"object": "list", "data": [ this is not json`)
+			return
+		case f.Hang:
 			s.hang(r)
+			return
 		}
-		return
 	}
 	if body.Model == "" {
 		writeError(w, http.StatusBadRequest, "", "model: required", "invalid_request")

@@ -283,3 +283,15 @@ func TestNewEmbedderRejectsBadConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestEmbedderMalformedAnswer(t *testing.T) {
+	fake := openaifake.New(t)
+	fake.FailEmbeddings(openaifake.Failure{Malformed: true})
+	_, err := mustEmbedder(t, fake, nil).Embed(context.Background(), texts(2))
+	if !errors.Is(err, docqa.ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+	if n := len(fake.EmbeddingRequests()); n != 1 {
+		t.Errorf("%d requests: a malformed 200 answer is not retried", n)
+	}
+}
