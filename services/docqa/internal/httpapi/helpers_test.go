@@ -33,6 +33,10 @@ type service struct {
 	fake    *openaifake.Server
 	dataDir string
 	tempDir string
+
+	embedder  docqa.Embedder
+	chatModel docqa.ChatModel
+	pipeline  *ingest.Pipeline
 }
 
 type options struct {
@@ -95,6 +99,7 @@ func newService(t testing.TB, opts options) *service {
 		StoreKind: "embedded", EmbedderMode: mode, ChatMode: mode,
 		Now: func() time.Time { return testNow },
 	})
+	s.embedder, s.chatModel, s.pipeline = emb, chat, pipe
 	srv := httptest.NewServer(engine)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
