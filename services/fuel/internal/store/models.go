@@ -26,6 +26,16 @@ type vehicleRow struct {
 
 func (vehicleRow) TableName() string { return "vehicles" }
 
+// vehicleColumns lists the columns in the order scan reads them.
+const vehicleColumns = "id, name, brand, model, plate_number, fuel_type, tank_capacity, current_odometer, default_vehicle, created_at, updated_at"
+
+// scan reads one row of vehicleColumns. Reads scan by hand rather than
+// through GORM's reflection: they are the hot paths of the load run.
+func (r *vehicleRow) scan(row interface{ Scan(...any) error }) error {
+	return row.Scan(&r.ID, &r.Name, &r.Brand, &r.Model, &r.PlateNumber, &r.FuelType, &r.TankCapacity,
+		&r.CurrentOdometer, &r.DefaultVehicle, &r.CreatedAt, &r.UpdatedAt)
+}
+
 func toVehicleRow(v fuel.Vehicle) vehicleRow {
 	return vehicleRow{
 		ID:              v.ID,
@@ -76,6 +86,15 @@ type refuelRow struct {
 }
 
 func (refuelRow) TableName() string { return "refuels" }
+
+// refuelColumns lists the columns in the order scan reads them.
+const refuelColumns = "id, vehicle_id, refuel_time, odometer, fuel_type, liters, total_amount, price_per_liter, station_name, is_full, remark, created_at, updated_at"
+
+// scan reads one row of refuelColumns.
+func (r *refuelRow) scan(row interface{ Scan(...any) error }) error {
+	return row.Scan(&r.ID, &r.VehicleID, &r.RefuelTime, &r.Odometer, &r.FuelType, &r.Liters, &r.TotalAmount,
+		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.Remark, &r.CreatedAt, &r.UpdatedAt)
+}
 
 func toRefuelRow(r fuel.Refuel) refuelRow {
 	return refuelRow{

@@ -17,7 +17,6 @@ import (
 	"github.com/glebarez/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
 	"github.com/carhub/backend/services/fuel/internal/fuel"
@@ -133,13 +132,13 @@ func (s *Store) now() time.Time { return fuel.NormalizeTime(s.Now()) }
 // well-formed in the API but no bigint column holds them.
 func storable(id uint64) bool { return id >= 1 && id <= math.MaxInt64 }
 
-// forUpdate locks the selected rows on PostgreSQL; SQLite has one
-// connection, so nothing else can interleave.
-func (s *Store) forUpdate(tx *gorm.DB) *gorm.DB {
-	if s.dialect == Postgres {
-		return tx.Clauses(clause.Locking{Strength: "UPDATE"})
+// lockClause locks the selected row for the rest of the transaction on
+// PostgreSQL; SQLite has one connection, so nothing can interleave.
+func (s *Store) lockClause(lock bool) string {
+	if lock && s.dialect == Postgres {
+		return " FOR UPDATE"
 	}
-	return tx
+	return ""
 }
 
 // clearDefault makes no vehicle but keep the default, under the default
@@ -202,20 +201,20 @@ func (s *Store) CreateVehicle(ctx context.Context, v *fuel.Vehicle) error {
 
 // Vehicle implements fuel.Store.
 func (s *Store) Vehicle(ctx context.Context, id uint64) (fuel.Vehicle, error) {
-	row, err := s.vehicle(s.db.WithContext(ctx), id)
+	row, err := s.vehicle(s.db.WithContext(ctx), id, false)
 	if err != nil {
 		return fuel.Vehicle{}, err
 	}
 	return row.toVehicle(), nil
 }
 
-func (s *Store) vehicle(tx *gorm.DB, id uint64) (vehicleRow, error) {
+func (s *Store) vehicle(tx *gorm.DB, id uint64, lock bool) (vehicleRow, error) {
 	var row vehicleRow
 	if !storable(id) {
 		return row, fuel.ErrVehicleNotFound
 	}
-	err := tx.Where("id = ?", id).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	err := row.scan(tx.Raw("SELECT "+vehicleColumns+" FROM vehicles WHERE id = ?"+s.lockClause(lock), id).Row())
+	if errors.Is(err, sql.ErrNoRows) {
 		return row, fuel.ErrVehicleNotFound
 	}
 	if err != nil {
@@ -237,7 +236,7 @@ func (s *Store) UpdateVehicle(ctx context.Context, id uint64, u fuel.VehicleUpda
 				return err
 			}
 		}
-		row, err := s.vehicle(s.forUpdate(tx), id)
+		row, err := s.vehicle(tx, id, true)
 		if err != nil {
 			return err
 		}
@@ -285,7 +284,7 @@ func (s *Store) SetDefaultVehicle(ctx context.Context, id uint64) (fuel.Vehicle,
 		if err := s.clearDefault(tx, id, now); err != nil {
 			return err
 		}
-		row, err := s.vehicle(s.forUpdate(tx), id)
+		row, err := s.vehicle(tx, id, true)
 		if err != nil {
 			return err
 		}
@@ -328,20 +327,20 @@ func (s *Store) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
 
 // Refuel implements fuel.Store.
 func (s *Store) Refuel(ctx context.Context, id uint64) (fuel.Refuel, error) {
-	row, err := s.refuel(s.db.WithContext(ctx), id)
+	row, err := s.refuel(s.db.WithContext(ctx), id, false)
 	if err != nil {
 		return fuel.Refuel{}, err
 	}
 	return row.toRefuel(), nil
 }
 
-func (s *Store) refuel(tx *gorm.DB, id uint64) (refuelRow, error) {
+func (s *Store) refuel(tx *gorm.DB, id uint64, lock bool) (refuelRow, error) {
 	var row refuelRow
 	if !storable(id) {
 		return row, fuel.ErrRefuelNotFound
 	}
-	err := tx.Where("id = ?", id).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	err := row.scan(tx.Raw("SELECT "+refuelColumns+" FROM refuels WHERE id = ?"+s.lockClause(lock), id).Row())
+	if errors.Is(err, sql.ErrNoRows) {
 		return row, fuel.ErrRefuelNotFound
 	}
 	if err != nil {
@@ -354,7 +353,7 @@ func (s *Store) refuel(tx *gorm.DB, id uint64) (refuelRow, error) {
 func (s *Store) UpdateRefuel(ctx context.Context, id uint64, u fuel.RefuelUpdate) (fuel.Refuel, error) {
 	var out fuel.Refuel
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		row, err := s.refuel(s.forUpdate(tx), id)
+		row, err := s.refuel(tx, id, true)
 		if err != nil {
 			return err
 		}
@@ -402,26 +401,48 @@ func (s *Store) ListRefuels(ctx context.Context, f fuel.RefuelFilter) ([]fuel.Re
 	if !storable(f.VehicleID) {
 		return []fuel.Refuel{}, nil
 	}
-	q := s.db.WithContext(ctx).Where("vehicle_id = ?", f.VehicleID)
+	// Built by hand and scanned without GORM's reflection: this is the
+	// hottest read of the API (see README, load run).
+	query := "SELECT " + refuelColumns + " FROM refuels WHERE vehicle_id = ?"
+	args := []any{f.VehicleID}
 	if f.Start != nil {
-		q = q.Where("refuel_time >= ?", fuel.NormalizeTime(*f.Start))
+		query += " AND refuel_time >= ?"
+		args = append(args, fuel.NormalizeTime(*f.Start))
 	}
 	if f.End != nil {
-		q = q.Where("refuel_time <= ?", fuel.NormalizeTime(*f.End))
+		query += " AND refuel_time <= ?"
+		args = append(args, fuel.NormalizeTime(*f.End))
 	}
-	q = q.Order("refuel_time DESC, id DESC")
-	if f.Limit > 0 {
-		q = q.Limit(f.Limit).Offset(f.Offset)
-	} else if f.Offset > 0 {
-		q = q.Offset(f.Offset)
+	query += " ORDER BY refuel_time DESC, id DESC"
+	switch {
+	case f.Limit > 0:
+		query += " LIMIT ? OFFSET ?"
+		args = append(args, f.Limit, f.Offset)
+	case f.Offset > 0:
+		// SQLite needs a LIMIT before OFFSET; -1 is none there, and
+		// PostgreSQL takes LIMIT ALL.
+		if s.dialect == SQLite {
+			query += " LIMIT -1 OFFSET ?"
+		} else {
+			query += " LIMIT ALL OFFSET ?"
+		}
+		args = append(args, f.Offset)
 	}
-	var rows []refuelRow
-	if err := q.Find(&rows).Error; err != nil {
+	rows, err := s.db.WithContext(ctx).Raw(query, args...).Rows()
+	if err != nil {
 		return nil, fmt.Errorf("list refuels: %w", err)
 	}
-	out := make([]fuel.Refuel, len(rows))
-	for i := range rows {
-		out[i] = rows[i].toRefuel()
+	defer rows.Close()
+	out := []fuel.Refuel{}
+	for rows.Next() {
+		var r refuelRow
+		if err := r.scan(rows); err != nil {
+			return nil, fmt.Errorf("list refuels: %w", err)
+		}
+		out = append(out, r.toRefuel())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list refuels: %w", err)
 	}
 	return out, nil
 }
@@ -436,7 +457,7 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 	}
 	var out fuel.Statistics
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if _, err := s.vehicle(tx, vehicleID); err != nil {
+		if _, err := s.vehicle(tx, vehicleID, false); err != nil {
 			return err
 		}
 		rows, err := tx.Raw(`SELECT id, refuel_time, odometer, liters, total_amount, price_per_liter, is_full
@@ -464,7 +485,7 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 		}
 		out = b.Statistics()
 		if id := b.LastID(); id != 0 {
-			last, err := s.refuel(tx, id)
+			last, err := s.refuel(tx, id, false)
 			if err != nil {
 				return err
 			}

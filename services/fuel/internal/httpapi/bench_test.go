@@ -1,0 +1,45 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/carhub/backend/services/fuel/internal/httpapi"
+	"github.com/carhub/backend/services/fuel/internal/store"
+)
+
+// BenchmarkListRefuels100 is GET /api/refuels for a vehicle with 100
+// records, in process (no network), on each database.
+func BenchmarkListRefuels100(b *testing.B) {
+	for _, d := range dialects {
+		b.Run(string(d), func(b *testing.B) {
+			st := mustStore(b, d)
+			h := httpapi.New(slog.New(slog.NewTextHandler(io.Discard, nil)), st, httpapi.Options{})
+			post := func(path, body string) {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("POST", path, strings.NewReader(body)))
+				if rec.Code != 200 {
+					b.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+				}
+			}
+			post("/api/vehicles", `{"name":"bench","fuel_type":"diesel"}`)
+			for i := 0; i < 100; i++ {
+				post("/api/refuels", fmt.Sprintf(`{"vehicle_id":1,"refuel_time":"2024-01-%02dT08:00:00Z","odometer":%d,"fuel_type":"95","liters":40.37,"total_amount":65.99,"is_full":true,"station_name":"Station","remark":"seed"}`, i%28+1, 1000+i*500))
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/refuels?vehicle_id=1", nil))
+				if rec.Code != 200 {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
+	}
+}
+
+var _ = store.Postgres
