@@ -87,7 +87,11 @@ func (in *interpreter) run(contents, resources pdf.Value, ctm matrix, depth int)
 		}
 	}
 
-	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
+	stream, ok := contentStream(contents)
+	if !ok {
+		return
+	}
+	pdf.Interpret(stream, func(stk *pdf.Stack, op string) {
 		n := stk.Len()
 		args := make([]pdf.Value, n)
 		for i := n - 1; i >= 0; i-- {

@@ -257,6 +257,38 @@ func TestPDF20(t *testing.T) {
 	}
 }
 
+// An inline image (BI ... ID data EI, here written by Ghostscript) must not
+// cost the text after it: the text reader's lexer cannot skip image data.
+func TestTextAfterInlineImage(t *testing.T) {
+	f, size := mustOpen(t, "testdata/corpus/en-inline-image.pdf")
+	pages, err := Extract(context.Background(), f, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Tyre pressure is checked before the small picture.\nCoolant level is checked after the small picture."
+	if len(pages) != 1 || pages[0].Text != want {
+		t.Fatalf("pages = %+v, want one page %q", pages, want)
+	}
+}
+
+func TestStripInlineImages(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"BT (a) Tj ET", "BT (a) Tj ET"},
+		{"q BI /W 1 /H 1 ID \x01EI EI Q (b) Tj", "q   Q (b) Tj"},
+		{"q BI /W 1 /H 1 ID \x00EI Q (b) Tj", "q   Q (b) Tj"}, // NUL is white space
+		// BI and ID inside strings are text, not operators.
+		{"(BI) Tj (ID) Tj (EI) Tj", "(BI) Tj (ID) Tj (EI) Tj"},
+		{"(a\\) BI) Tj BI ID x\nEI (c) Tj", "(a\\) BI) Tj   (c) Tj"},
+		{"/BI 1 def (ID)", "/BI 1 def (ID)"},
+		// An image without ID takes the rest of the stream with it.
+		{"(a) Tj BI /W 1 (ID) Tj", "(a) Tj "},
+	} {
+		if got := string(stripInlineImages([]byte(tc.in))); got != tc.want {
+			t.Errorf("stripInlineImages(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestConcurrentExtract(t *testing.T) {
 	files := corpus(t)
 	var wg sync.WaitGroup
