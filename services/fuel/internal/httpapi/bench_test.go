@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
-	"github.com/carhub/backend/services/fuel/internal/store"
 )
 
 // BenchmarkListRefuels100 is GET /api/refuels for a vehicle with 100
@@ -41,5 +40,3 @@ func BenchmarkListRefuels100(b *testing.B) {
 		})
 	}
 }
-
-var _ = store.Postgres

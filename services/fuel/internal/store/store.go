@@ -126,6 +126,15 @@ func (s *Store) Ping(ctx context.Context) error {
 	return sqlDB.PingContext(ctx)
 }
 
+// translate maps a driver error to GORM's portable errors, as GORM does
+// for the statements it runs itself.
+func (s *Store) translate(err error) error {
+	if t, ok := s.db.Dialector.(gorm.ErrorTranslator); ok && err != nil {
+		return t.Translate(err)
+	}
+	return err
+}
+
 func (s *Store) now() time.Time { return fuel.NormalizeTime(s.Now()) }
 
 // storable reports whether id can be a row id: ids above MaxInt64 are
@@ -314,7 +323,14 @@ func (s *Store) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
 	r.CreatedAt = s.now()
 	r.UpdatedAt = r.CreatedAt
 	row := toRefuelRow(*r)
-	err := s.db.WithContext(ctx).Create(&row).Error
+	// A plain INSERT ... RETURNING: GORM's Create costs a fifth of this
+	// endpoint's throughput in reflection (see README, load run).
+	err := s.db.WithContext(ctx).Raw(`INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, liters,
+		total_amount, price_per_liter, station_name, is_full, remark, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		row.VehicleID, row.RefuelTime, row.Odometer, row.FuelType, row.Liters, row.TotalAmount, row.PricePerLiter,
+		row.StationName, row.IsFull, row.Remark, row.CreatedAt, row.UpdatedAt).Row().Scan(&row.ID)
+	err = s.translate(err)
 	if errors.Is(err, gorm.ErrForeignKeyViolated) {
 		return fuel.ErrUnknownVehicle(r.VehicleID)
 	}
