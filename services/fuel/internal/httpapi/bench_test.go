@@ -40,3 +40,26 @@ func BenchmarkListRefuels100(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGetVehicle is GET /api/vehicles/1 in process on each database.
+func BenchmarkGetVehicle(b *testing.B) {
+	for _, d := range dialects {
+		b.Run(string(d), func(b *testing.B) {
+			st := mustStore(b, d)
+			h := httpapi.New(slog.New(slog.NewJSONHandler(io.Discard, nil)), st, httpapi.Options{})
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/vehicles", strings.NewReader(`{"name":"bench","fuel_type":"diesel","tank_capacity":50}`)))
+			if rec.Code != 200 {
+				b.Fatal(rec.Body)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/vehicles/1", nil))
+				if rec.Code != 200 {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
+	}
+}
