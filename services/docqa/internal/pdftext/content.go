@@ -48,9 +48,15 @@ type graphics struct {
 // interpreter runs one content stream (and the form XObjects it paints),
 // sending each decoded glyph with its position to the layout.
 type interpreter struct {
-	doc *document
-	out *layout
+	doc    *document
+	out    *layout
+	forms  int             // form XObjects painted so far on this page
+	active map[string]bool // forms being painted, by object number
 }
+
+// maxForms bounds the form XObjects painted per page: a form that paints
+// itself twice would otherwise double the work at every level.
+const maxForms = 4096
 
 func (in *interpreter) run(contents, resources pdf.Value, ctm matrix, depth int) {
 	if contents.IsNull() || depth > maxTreeDepth {
@@ -60,6 +66,7 @@ func (in *interpreter) run(contents, resources pdf.Value, ctm matrix, depth int)
 	var stack []graphics
 	tm, tlm := identity, identity
 	fonts := newFontTable(in.doc, resources)
+	var xobjRefs map[string]string
 
 	show := func(raw string) {
 		f := g.font
@@ -179,9 +186,27 @@ func (in *interpreter) run(contents, resources pdf.Value, ctm matrix, depth int)
 			if len(args) != 1 {
 				return
 			}
+			if in.forms >= maxForms {
+				return
+			}
+			if xobjRefs == nil {
+				xobjRefs = objectRefs(resources.Key("XObject"))
+			}
+			ref, isRef := xobjRefs[args[0].Name()]
+			if isRef && in.active[ref] {
+				return // a form that paints itself: painted once, as pdftotext does
+			}
 			xo := resources.Key("XObject").Key(args[0].Name())
 			if xo.Key("Subtype").Name() != "Form" {
 				return
+			}
+			in.forms++
+			if isRef {
+				if in.active == nil {
+					in.active = map[string]bool{}
+				}
+				in.active[ref] = true
+				defer delete(in.active, ref)
 			}
 			m, ok := matrixOf(arrayValues(xo.Key("Matrix")))
 			if !ok {

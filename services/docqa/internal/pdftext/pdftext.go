@@ -137,7 +137,7 @@ func classify(err error) error {
 // document is the text extractor's view of the file.
 type document struct {
 	r     *pdf.Reader
-	fonts map[string]*font // by the font dictionary's printed form
+	fonts map[string]*font // by object number ("12 0"), see fontTable.get
 }
 
 func open(r io.ReaderAt, size int64) (d *document, err error) {
@@ -175,19 +175,19 @@ func (v versionShim) ReadAt(p []byte, off int64) (int, error) {
 const maxTreeDepth = 32
 
 // pages lists the page dictionaries in document order, each with its
-// inherited resources, stopping at limit pages.
+// inherited resources, stopping at limit pages. Depth and the number of
+// nodes visited are bounded, so a page tree whose Kids point back at their
+// ancestors ends quickly instead of looping or exploding.
 func (d *document) pages(limit int) (out []pageRef) {
-	defer func() {
-		if p := recover(); p != nil {
-			// keep what was found before the malformed node
-			_ = p
-		}
-	}()
+	// A malformed node ends the walk; the pages found before it are kept.
+	defer func() { _ = recover() }()
+	budget := 4*limit + 64
 	var walk func(node, resources pdf.Value, depth int)
 	walk = func(node, resources pdf.Value, depth int) {
-		if depth > maxTreeDepth || len(out) >= limit {
+		if depth > maxTreeDepth || len(out) >= limit || budget <= 0 {
 			return
 		}
+		budget--
 		if res := node.Key("Resources"); !res.IsNull() {
 			resources = res
 		}
@@ -196,7 +196,7 @@ func (d *document) pages(limit int) (out []pageRef) {
 			out = append(out, pageRef{page: node, resources: resources})
 			return
 		}
-		for i := 0; i < kids.Len() && len(out) < limit; i++ {
+		for i := 0; i < kids.Len() && len(out) < limit && budget > 0; i++ {
 			walk(kids.Index(i), resources, depth+1)
 		}
 	}

@@ -271,6 +271,22 @@ func TestTextAfterInlineImage(t *testing.T) {
 	}
 }
 
+func TestHostileStructures(t *testing.T) {
+	f, size := mustOpen(t, "testdata/hostile/self-painting-form.pdf")
+	pages, err := Extract(context.Background(), f, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Self painting form\nin form"; len(pages) != 1 || pages[0].Text != want {
+		t.Fatalf("pages = %+v, want one page %q", pages, want)
+	}
+
+	f, size = mustOpen(t, "testdata/hostile/cyclic-page-tree.pdf")
+	if _, err := Extract(context.Background(), f, size, nil); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("cyclic page tree: err = %v, want ErrCorrupt", err)
+	}
+}
+
 func TestStripInlineImages(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"BT (a) Tj ET", "BT (a) Tj ET"},
@@ -320,6 +336,8 @@ var sentinels = []error{ErrNotPDF, ErrEmpty, ErrCorrupt, ErrEncrypted, ErrNoText
 
 func FuzzExtract(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/bad/*")
+	hostile, _ := filepath.Glob("testdata/hostile/*.pdf")
+	seeds = append(seeds, hostile...)
 	small, _ := filepath.Glob("testdata/corpus/*.pdf")
 	for _, path := range append(seeds, small...) {
 		b, err := os.ReadFile(path)
