@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -48,6 +49,8 @@ type graphics struct {
 // interpreter runs one content stream (and the form XObjects it paints),
 // sending each decoded glyph with its position to the layout.
 type interpreter struct {
+	ctx    context.Context
+	ops    int // operators run, to look at ctx now and then
 	doc    *document
 	out    *layout
 	forms  int             // form XObjects painted so far on this page
@@ -94,11 +97,16 @@ func (in *interpreter) run(contents, resources pdf.Value, ctm matrix, depth int)
 		}
 	}
 
-	stream, ok := contentStream(contents)
+	stream, ok := contentStream(contents, &in.doc.budget)
 	if !ok {
 		return
 	}
 	pdf.Interpret(stream, func(stk *pdf.Stack, op string) {
+		if in.ops++; in.ops%4096 == 0 && in.ctx.Err() != nil {
+			// Leave the page at once; pageText recovers and Extract
+			// returns ctx.Err().
+			panic(in.ctx.Err())
+		}
 		n := stk.Len()
 		args := make([]pdf.Value, n)
 		for i := n - 1; i >= 0; i-- {

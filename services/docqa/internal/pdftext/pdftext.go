@@ -78,7 +78,10 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done,
 		}
 		var text string
 		if i < len(pageValues) {
-			text = doc.pageText(pageValues[i])
+			text = doc.pageText(ctx, pageValues[i])
+			if err := ctx.Err(); err != nil {
+				return nil, err // the page may have been left half-read
+			}
 		}
 		anyText = anyText || strings.TrimSpace(text) != ""
 		pages = append(pages, Page{Number: i + 1, Text: text})
@@ -136,8 +139,9 @@ func classify(err error) error {
 
 // document is the text extractor's view of the file.
 type document struct {
-	r     *pdf.Reader
-	fonts map[string]*font // by object number ("12 0"), see fontTable.get
+	r      *pdf.Reader
+	fonts  map[string]*font // by object number ("12 0"), see fontTable.get
+	budget int64            // decoded content bytes still to be lexed, see contentBudget
 }
 
 func open(r io.ReaderAt, size int64) (d *document, err error) {
@@ -150,7 +154,7 @@ func open(r io.ReaderAt, size int64) (d *document, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrCorrupt, err)
 	}
-	return &document{r: rd, fonts: map[string]*font{}}, nil
+	return &document{r: rd, fonts: map[string]*font{}, budget: contentBudget(size)}, nil
 }
 
 // versionShim presents any "%PDF-x.y" header as "%PDF-1.7" followed by a
@@ -210,11 +214,11 @@ type pageRef struct {
 
 // pageText extracts one page; a page that cannot be read yields what was
 // read before the fault.
-func (d *document) pageText(p pageRef) string {
+func (d *document) pageText(ctx context.Context, p pageRef) string {
 	var l layout
 	func() {
 		defer func() { _ = recover() }()
-		in := interpreter{doc: d, out: &l}
+		in := interpreter{ctx: ctx, doc: d, out: &l}
 		in.run(p.page.Key("Contents"), p.resources, identity, 0)
 	}()
 	return l.String()

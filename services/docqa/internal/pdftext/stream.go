@@ -10,7 +10,14 @@ import (
 
 // maxContent bounds the decoded content of one page (or form), so that a
 // small file whose streams inflate to gigabytes cannot exhaust memory.
-const maxContent = 64 << 20
+const maxContent = 16 << 20
+
+// contentBudget is how much decoded content one document may make us lex in
+// all: 16 MiB plus 20 times the file size. Real files stay far below (page
+// content inflates some 2 to 10 times); a small file whose pages all point
+// at one stream that inflates to 16 MiB would otherwise cost seconds of CPU
+// per page. Pages beyond the budget come out empty.
+func contentBudget(size int64) int64 { return maxContent + 20*size }
 
 // contentStream reads the content of v (a stream, or an array of streams
 // that PDF joins with white space), removes inline images and returns it as
@@ -21,7 +28,11 @@ const maxContent = 64 << 20
 // the first inline image on a page would be lost. The reader offers no way
 // to lex bytes, only stream objects, so the cleaned content is wrapped in a
 // one-object PDF held in memory.
-func contentStream(v pdf.Value) (pdf.Value, bool) {
+func contentStream(v pdf.Value, budget *int64) (pdf.Value, bool) {
+	limit := min(int64(maxContent), *budget)
+	if limit <= 0 {
+		return pdf.Value{}, false
+	}
 	var buf bytes.Buffer
 	parts := []pdf.Value{v}
 	if v.Kind() == pdf.Array {
@@ -35,14 +46,15 @@ func contentStream(v pdf.Value) (pdf.Value, bool) {
 			continue
 		}
 		rc := part.Reader()
-		_, err := io.Copy(&buf, io.LimitReader(rc, maxContent-int64(buf.Len())))
+		_, err := io.Copy(&buf, io.LimitReader(rc, limit-int64(buf.Len())))
 		rc.Close()
 		buf.WriteByte('\n')
-		if err != nil || buf.Len() >= maxContent {
+		if err != nil || int64(buf.Len()) >= limit {
 			// keep what was decoded: a damaged filter still gives text
 			break
 		}
 	}
+	*budget -= int64(buf.Len())
 	content := stripInlineImages(buf.Bytes())
 	if len(bytes.TrimSpace(content)) == 0 {
 		return pdf.Value{}, false
