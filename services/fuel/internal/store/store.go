@@ -106,7 +106,7 @@ func open(ctx context.Context, db *gorm.DB, d Dialect) (*Store, error) {
 	}
 	s := &Store{db: db, sqlDB: sqlDB, dialect: d, Now: time.Now}
 	if err := s.migrate(ctx); err != nil {
-		_ = s.Close()
+		_ = sqlDB.Close()
 		return nil, err
 	}
 	return s, nil
@@ -116,22 +116,10 @@ func open(ctx context.Context, db *gorm.DB, d Dialect) (*Store, error) {
 func (s *Store) Dialect() Dialect { return s.dialect }
 
 // Close closes the database connections.
-func (s *Store) Close() error {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return err
-	}
-	return sqlDB.Close()
-}
+func (s *Store) Close() error { return s.sqlDB.Close() }
 
 // Ping implements fuel.Store.
-func (s *Store) Ping(ctx context.Context) error {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return err
-	}
-	return sqlDB.PingContext(ctx)
-}
+func (s *Store) Ping(ctx context.Context) error { return s.sqlDB.PingContext(ctx) }
 
 // queryRow runs a one-row query in tx, or, when tx is nil, straight on
 // the pool: the reads and the insert that the load run measures skip
