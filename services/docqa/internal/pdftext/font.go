@@ -97,7 +97,7 @@ func (f *font) coreWidths(base string) {
 // parseW reads a CIDFont W array: "c [w1 w2 ...]" and "cFirst cLast w".
 func parseW(w pdf.Value) map[int]float64 {
 	out := map[int]float64{}
-	for i := 0; i < w.Len(); {
+	for i := 0; i < w.Len() && len(out) < maxEntries; {
 		c := int(w.Index(i).Int64())
 		if i+1 < w.Len() && w.Index(i+1).Kind() == pdf.Array {
 			ws := w.Index(i + 1)
@@ -204,7 +204,7 @@ func (f *font) readCMap(cm, fontDict pdf.Value) {
 			}
 		case "endbfchar":
 			vs := popAll(stk)
-			for i := 0; i+1 < len(vs); i += 2 {
+			for i := 0; i+1 < len(vs) && len(f.toUnicode) < maxEntries; i += 2 {
 				f.toUnicode[vs[i].RawString()] = utf16Text(vs[i+1].RawString())
 			}
 		case "endbfrange":
@@ -218,8 +218,13 @@ func (f *font) readCMap(cm, fontDict pdf.Value) {
 	})
 }
 
-// maxRange bounds one bfrange so that a hostile CMap cannot make the map huge.
-const maxRange = 1 << 16
+// maxRange bounds one bfrange, maxEntries all codes of a font, so that a
+// hostile CMap or W array cannot make the maps huge (a real CJK font maps
+// some 30000 codes).
+const (
+	maxRange   = 1 << 16
+	maxEntries = 1 << 18
+)
 
 func (f *font) addRange(lo, hi string, dst pdf.Value) {
 	if len(lo) == 0 || len(lo) != len(hi) || len(lo) > 4 {
@@ -229,7 +234,7 @@ func (f *font) addRange(lo, hi string, dst pdf.Value) {
 	if h < l || h-l >= maxRange {
 		return
 	}
-	for c := l; c <= h; c++ {
+	for c := l; c <= h && len(f.toUnicode) < maxEntries; c++ {
 		code := intCode(c, len(lo))
 		off := c - l
 		switch dst.Kind() {

@@ -13,11 +13,11 @@ import (
 const maxContent = 16 << 20
 
 // contentBudget is how much decoded content one document may make us lex in
-// all: 16 MiB plus 20 times the file size. Real files stay far below (page
+// all: 16 MiB plus 50 times the file size. Real files stay far below (page
 // content inflates some 2 to 10 times); a small file whose pages all point
 // at one stream that inflates to 16 MiB would otherwise cost seconds of CPU
 // per page. Pages beyond the budget come out empty.
-func contentBudget(size int64) int64 { return maxContent + 20*size }
+func contentBudget(size int64) int64 { return maxContent + 50*size }
 
 // contentStream reads the content of v (a stream, or an array of streams
 // that PDF joins with white space), removes inline images and returns it as
