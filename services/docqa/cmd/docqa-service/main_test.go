@@ -251,3 +251,36 @@ func TestRunBadConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownEndsRunningAnswers: a chat stream still running when the
+// service stops ends with an error event instead of a cut connection, and
+// run returns cleanly.
+func TestShutdownEndsRunningAnswers(t *testing.T) {
+	fake := openaifake.New(t, openaifake.WithScript(openaifake.Script{Deltas: openaifake.Text("first", "never")}))
+	fake.FailChat(openaifake.Failure{Hang: true, AfterDeltas: 1})
+	s := start(t, map[string]string{"CHAT_BASE_URL": fake.URL, "CHAT_API_KEY": openaifake.APIKey})
+	resp, err := http.Post(s.URL+"/api/chat/stream", "application/json", strings.NewReader(`{"question":"q"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(line, `data: {"content":"first"}`) {
+			break
+		}
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.stop() }()
+	rest, _ := io.ReadAll(br)
+	if !strings.HasSuffix(string(rest), "event: error\ndata: {\"code\":\"UNAVAILABLE\",\"message\":\"the service is shutting down; ask again\"}\n\n") {
+		t.Errorf("stream after shutdown began = %q", rest)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("run = %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/carhub/backend/pkg/apperr"
@@ -472,4 +474,38 @@ func TestImportMissingDirectory(t *testing.T) {
 	if err != nil || len(res.Documents) != 0 || len(res.Failed) != 0 {
 		t.Fatalf("Import = %+v, %v", res, err)
 	}
+}
+
+func TestFileNames(t *testing.T) {
+	e := newEnv(t)
+	for _, tt := range []struct{ sent, want string }{
+		{"manual.pdf", "manual.pdf"},
+		{"../../etc/passwd.pdf", "passwd.pdf"},
+		{`C:\Users\me\Handbuch Öl.pdf`, "Handbuch Öl.pdf"},
+		{"", "document.pdf"},
+		{"/", "document.pdf"},
+		{strings.Repeat("é", 200) + ".pdf", strings.Repeat("é", 127)},
+	} {
+		up, err := e.pipe.Receive(bytes.NewReader(samplePDF("names")), tt.sent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if up.FileName != tt.want {
+			t.Errorf("name %q kept as %q, want %q", tt.sent, up.FileName, tt.want)
+		}
+		up.Close()
+	}
+	e.assertTempEmpty(t)
+}
+
+// TestInterruptedUpload: a body that fails mid-way is INVALID_ARGUMENT and
+// leaves no temporary file.
+func TestInterruptedUpload(t *testing.T) {
+	e := newEnv(t)
+	r := io.MultiReader(bytes.NewReader(samplePDF("cut")[:100]), iotest.ErrReader(errors.New("connection reset")))
+	_, err := e.pipe.Receive(r, "cut.pdf")
+	if code(err) != apperr.InvalidArgument {
+		t.Fatalf("err = %v", err)
+	}
+	e.assertTempEmpty(t)
 }
