@@ -1,6 +1,8 @@
 package fuel
 
 import (
+	"math"
+	"math/big"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -49,5 +51,22 @@ func TestRefuelNormalizeAndValidate(t *testing.T) {
 	r.Normalize()
 	if err := r.Validate(); err == nil || err.Error() != "INVALID_ARGUMENT: liters: must be greater than 0 (at 3 decimal places)" {
 		t.Errorf("liters rounding to 0: %v", err)
+	}
+}
+
+func TestSumSpillsPastInt64(t *testing.T) {
+	var s sum
+	for i := 0; i < 3; i++ {
+		s.add(math.MaxInt64)
+	}
+	s.add(5)
+	want := new(big.Int).Mul(big.NewInt(math.MaxInt64), big.NewInt(3))
+	want.Add(want, big.NewInt(5))
+	if got := s.big(); got.Cmp(want) != 0 {
+		t.Errorf("sum = %s, want %s", got, want)
+	}
+	s.reset()
+	if got := s.big(); got.Sign() != 0 {
+		t.Errorf("after reset: %s", got)
 	}
 }

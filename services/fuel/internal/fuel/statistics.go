@@ -2,6 +2,7 @@ package fuel
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"time"
 
@@ -60,12 +61,12 @@ type StatsBuilder struct {
 	vehicleID uint64
 	n         int64
 
-	liters, amount, priceSum big.Int // thousandths, thousandths, ten-thousandths
+	liters, amount, priceSum sum // thousandths, thousandths, ten-thousandths
 
-	havePrev   bool    // an earlier full record P exists
-	prevOdo    int64   // P.odometer
-	spanLiters big.Int // liters of the records after P so far
-	spanAmount big.Int
+	havePrev   bool  // an earlier full record P exists
+	prevOdo    int64 // P.odometer
+	spanLiters sum   // liters of the records after P so far
+	spanAmount sum
 
 	consSum, costSum big.Int // samples in units of 10^-samplePrecision
 	sampledLiters    big.Int
@@ -96,15 +97,15 @@ func (b *StatsBuilder) Add(r StatsRecord) {
 		b.minOdo, b.maxOdo = r.Odometer, r.Odometer
 	}
 	b.n++
-	addInt(&b.liters, &b.tmp, r.Liters)
-	addInt(&b.amount, &b.tmp, r.TotalAmount)
-	addInt(&b.priceSum, &b.tmp, r.PricePerLiter)
+	b.liters.add(r.Liters)
+	b.amount.add(r.TotalAmount)
+	b.priceSum.add(r.PricePerLiter)
 	b.minOdo, b.maxOdo = min(b.minOdo, r.Odometer), max(b.maxOdo, r.Odometer)
 	b.last, b.lastID = r.RefuelTime, r.ID
 
 	if b.havePrev {
-		addInt(&b.spanLiters, &b.tmp, r.Liters)
-		addInt(&b.spanAmount, &b.tmp, r.TotalAmount)
+		b.spanLiters.add(r.Liters)
+		b.spanAmount.add(r.TotalAmount)
 	}
 	if !r.IsFull {
 		return
@@ -113,17 +114,17 @@ func (b *StatsBuilder) Add(r StatsRecord) {
 		if dist := r.Odometer - b.prevOdo; dist > 0 {
 			// Both sides are in thousandths, so the quotient is unscaled.
 			b.den.SetInt64(dist)
-			b.consSum.Add(&b.consSum, b.divRound(&b.spanLiters, sampleScale2))
-			b.costSum.Add(&b.costSum, b.divRound(&b.spanAmount, sampleScale))
-			b.sampledLiters.Add(&b.sampledLiters, &b.spanLiters)
-			addInt(&b.distance, &b.tmp, dist)
+			b.consSum.Add(&b.consSum, b.divRound(b.spanLiters.big(), sampleScale2))
+			b.costSum.Add(&b.costSum, b.divRound(b.spanAmount.big(), sampleScale))
+			b.sampledLiters.Add(&b.sampledLiters, b.spanLiters.big())
+			b.distance.Add(&b.distance, b.tmp.SetInt64(dist))
 			b.samples++
 		}
 	}
 	b.havePrev = true
 	b.prevOdo = r.Odometer
-	b.spanLiters.SetInt64(0)
-	b.spanAmount.SetInt64(0)
+	b.spanLiters.reset()
+	b.spanAmount.reset()
 }
 
 // divRound returns x*scale/b.den rounded half-up, in b.quo (non-negative
@@ -138,7 +139,29 @@ func (b *StatsBuilder) divRound(x, scale *big.Int) *big.Int {
 	return &b.quo
 }
 
-func addInt(z, tmp *big.Int, v int64) { z.Add(z, tmp.SetInt64(v)) }
+// sum adds non-negative int64 values exactly: in an int64 while it fits,
+// spilling into a big.Int before it would overflow.
+type sum struct {
+	small int64
+	large big.Int
+	tmp   big.Int
+}
+
+func (s *sum) add(v int64) {
+	if s.small > math.MaxInt64-v {
+		s.large.Add(&s.large, s.tmp.SetInt64(s.small))
+		s.small = 0
+	}
+	s.small += v
+}
+
+// big returns the total; valid until the next add or reset.
+func (s *sum) big() *big.Int { return s.tmp.Add(&s.large, s.tmp.SetInt64(s.small)) }
+
+func (s *sum) reset() {
+	s.small = 0
+	s.large.SetInt64(0)
+}
 
 // LastID is the id of the last record added (0 when none): the record that
 // Statistics.LastRefuel must hold.
@@ -151,9 +174,9 @@ func (b *StatsBuilder) Statistics() Statistics {
 	if b.n == 0 {
 		return s
 	}
-	s.TotalLiters = decimal.NewFromBigInt(new(big.Int).Set(&b.liters), -QuantityScale)
-	s.TotalAmount = decimal.NewFromBigInt(new(big.Int).Set(&b.amount), -QuantityScale)
-	s.AvgPrice = mean(&b.priceSum, -PriceScale, b.n)
+	s.TotalLiters = decimal.NewFromBigInt(new(big.Int).Set(b.liters.big()), -QuantityScale)
+	s.TotalAmount = decimal.NewFromBigInt(new(big.Int).Set(b.amount.big()), -QuantityScale)
+	s.AvgPrice = mean(b.priceSum.big(), -PriceScale, b.n)
 	s.AvgConsumption = mean(&b.consSum, -samplePrecision, b.samples)
 	s.CostPerKm = mean(&b.costSum, -samplePrecision, b.samples)
 	s.Samples = b.samples

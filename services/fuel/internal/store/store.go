@@ -502,6 +502,10 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 		if _, err := s.vehicle(ctx, tx, vehicleID, false); err != nil {
 			return err
 		}
+		// The quantities arrive as decimal text (numeric on PostgreSQL, TEXT
+		// on SQLite) and are read into fixed point without allocating.
+		// Asking PostgreSQL for (x * 1000)::int8 instead costs it five times
+		// the execution time.
 		rows, err := tx.Raw(`SELECT id, refuel_time, odometer, liters, total_amount, price_per_liter, is_full
 			FROM refuels WHERE vehicle_id = ? ORDER BY refuel_time ASC, id ASC`, vehicleID).Rows()
 		if err != nil {
@@ -520,6 +524,7 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 			if err := parseStatsRecord(&r, odo, liters, amount, price); err != nil {
 				return fmt.Errorf("refuel %d: %w", r.ID, err)
 			}
+			r.RefuelTime = r.RefuelTime.UTC()
 			b.Add(r)
 		}
 		if err := rows.Err(); err != nil {
@@ -539,8 +544,8 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 	return out, err
 }
 
-// parseStatsRecord fills the fixed-point quantities of r from their text
-// (numeric text on PostgreSQL, decimal TEXT on SQLite).
+// parseStatsRecord fills the fixed-point quantities of r from their
+// decimal text.
 func parseStatsRecord(r *fuel.StatsRecord, odo, liters, amount, price []byte) error {
 	var err error
 	if r.Odometer, err = fuel.ParseFixed(odo, fuel.QuantityScale); err != nil {
@@ -552,9 +557,6 @@ func parseStatsRecord(r *fuel.StatsRecord, odo, liters, amount, price []byte) er
 	if r.TotalAmount, err = fuel.ParseFixed(amount, fuel.QuantityScale); err != nil {
 		return err
 	}
-	if r.PricePerLiter, err = fuel.ParseFixed(price, fuel.PriceScale); err != nil {
-		return err
-	}
-	r.RefuelTime = r.RefuelTime.UTC()
-	return nil
+	r.PricePerLiter, err = fuel.ParseFixed(price, fuel.PriceScale)
+	return err
 }
