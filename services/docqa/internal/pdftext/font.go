@@ -12,6 +12,7 @@ import (
 // character code takes, its advance width, and its Unicode text.
 type font struct {
 	twoByte    bool
+	ucs2       bool           // a Type0 font whose codes are UTF-16 (Uni*-UCS2-H and the like)
 	spaces     [4][][2]string // codespace ranges by code length - 1
 	toUnicode  map[string]string
 	fallback   pdf.TextEncoding
@@ -20,6 +21,16 @@ type font struct {
 	cidWidths  map[int]float64
 	defWidth   float64
 	unitsScale float64 // glyph space to text space: 1/1000, or a Type3 FontMatrix
+}
+
+// ucs2Encodings are the predefined CMaps whose character codes are UTF-16:
+// with them a Type0 font needs no ToUnicode map (older Chinese, Japanese and
+// Korean PDFs rely on that, with non-embedded fonts such as STSong-Light).
+var ucs2Encodings = map[string]bool{
+	"UniGB-UCS2-H": true, "UniGB-UCS2-V": true, "UniGB-UTF16-H": true, "UniGB-UTF16-V": true,
+	"UniCNS-UCS2-H": true, "UniCNS-UCS2-V": true, "UniCNS-UTF16-H": true, "UniCNS-UTF16-V": true,
+	"UniJIS-UCS2-H": true, "UniJIS-UCS2-V": true, "UniJIS-UTF16-H": true, "UniJIS-UTF16-V": true,
+	"UniKS-UCS2-H": true, "UniKS-UCS2-V": true, "UniKS-UTF16-H": true, "UniKS-UTF16-V": true,
 }
 
 // fallbackFont serves text shown before any Tf.
@@ -34,6 +45,7 @@ func loadFont(v pdf.Value) *font {
 	switch v.Key("Subtype").Name() {
 	case "Type0":
 		f.twoByte = true
+		f.ucs2 = ucs2Encodings[v.Key("Encoding").Name()]
 		f.defWidth = 1000
 		desc := v.Key("DescendantFonts").Index(0)
 		if dw := desc.Key("DW"); dw.Kind() == pdf.Integer || dw.Kind() == pdf.Real {
@@ -159,6 +171,9 @@ func (f *font) knownWidths() bool {
 func (f *font) decode(code string) string {
 	if s, ok := f.toUnicode[code]; ok {
 		return s
+	}
+	if f.ucs2 {
+		return string(utf16.Decode(utf16Units(code)))
 	}
 	if f.twoByte {
 		// Without a mapping a CID says nothing about its character.

@@ -272,7 +272,7 @@ func TestTextAfterInlineImage(t *testing.T) {
 }
 
 func TestHostileStructures(t *testing.T) {
-	f, size := mustOpen(t, "testdata/hostile/self-painting-form.pdf")
+	f, size := mustOpen(t, "testdata/handmade/self-painting-form.pdf")
 	pages, err := Extract(context.Background(), f, size, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -281,9 +281,21 @@ func TestHostileStructures(t *testing.T) {
 		t.Fatalf("pages = %+v, want one page %q", pages, want)
 	}
 
-	f, size = mustOpen(t, "testdata/hostile/cyclic-page-tree.pdf")
+	f, size = mustOpen(t, "testdata/handmade/cyclic-page-tree.pdf")
 	if _, err := Extract(context.Background(), f, size, nil); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("cyclic page tree: err = %v, want ErrCorrupt", err)
+	}
+}
+
+// Older CJK PDFs use a predefined UCS-2 CMap and no ToUnicode map.
+func TestUCS2CMapWithoutToUnicode(t *testing.T) {
+	f, size := mustOpen(t, "testdata/handmade/zh-ucs2-stsong.pdf")
+	pages, err := Extract(context.Background(), f, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "冬季要使用防冻型玻璃水。"; len(pages) != 1 || pages[0].Text != want {
+		t.Fatalf("pages = %+v, want one page %q", pages, want)
 	}
 }
 
@@ -336,8 +348,8 @@ var sentinels = []error{ErrNotPDF, ErrEmpty, ErrCorrupt, ErrEncrypted, ErrNoText
 
 func FuzzExtract(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/bad/*")
-	hostile, _ := filepath.Glob("testdata/hostile/*.pdf")
-	seeds = append(seeds, hostile...)
+	handmade, _ := filepath.Glob("testdata/handmade/*.pdf")
+	seeds = append(seeds, handmade...)
 	small, _ := filepath.Glob("testdata/corpus/*.pdf")
 	for _, path := range append(seeds, small...) {
 		b, err := os.ReadFile(path)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the hand-made hostile PDFs of this folder (valid syntax, hostile structure).
+"""Writes the hand-made PDFs of this folder: two with hostile structure, one old-style CJK font.
 
-pdftotext 22.12 reads both: "Self painting form / in form" and "cyclic tree" (with
-"Loop in Pages tree" errors). Run from this folder: python3 make.py
+pdftotext 22.12 reads all three: "Self painting form / in form", "冬季要使用防冻型玻璃水。" and
+"cyclic tree" (with "Loop in Pages tree" errors). Run from this folder: python3 make.py
 """
 
 
@@ -45,3 +45,19 @@ build([
     b"<< /Length %d >>\nstream\n" % len(page2) + page2 + b"\nendstream",
     font,
 ], "cyclic-page-tree.pdf")
+
+# Chinese text in a Type0 font with the predefined UniGB-UCS2-H CMap and no ToUnicode map
+# (non-embedded STSong-Light, as older Chinese PDFs do): the codes are the UTF-16 text.
+text = "冬季要使用防冻型玻璃水。"
+content = b"BT /F1 14 Tf 72 700 Td <" + text.encode("utf-16-be").hex().upper().encode() + b"> Tj ET"
+build([
+    b"<< /Type /Catalog /Pages 2 0 R >>",
+    b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+    b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+    b"<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /UniGB-UCS2-H /DescendantFonts [6 0 R] >>",
+    b"<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light"
+    b" /CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 4 >> /FontDescriptor 7 0 R /DW 1000 >>",
+    b"<< /Type /FontDescriptor /FontName /STSong-Light /Flags 6 /FontBBox [-25 -254 1000 880]"
+    b" /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>",
+], "zh-ucs2-stsong.pdf")
