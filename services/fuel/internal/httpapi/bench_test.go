@@ -63,3 +63,27 @@ func BenchmarkGetVehicle(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCreateRefuel is POST /api/refuels in process on each database.
+func BenchmarkCreateRefuel(b *testing.B) {
+	for _, d := range dialects {
+		b.Run(string(d), func(b *testing.B) {
+			st := mustStore(b, d)
+			h := httpapi.New(slog.New(slog.NewJSONHandler(io.Discard, nil)), st, httpapi.Options{})
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/vehicles", strings.NewReader(`{"name":"bench","fuel_type":"diesel"}`)))
+			if rec.Code != 200 {
+				b.Fatal(rec.Body)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				rec := httptest.NewRecorder()
+				body := fmt.Sprintf(`{"vehicle_id":1,"refuel_time":"2024-01-01T08:%02d:%02dZ","odometer":%d.5,"fuel_type":"95","liters":41.25,"total_amount":70.13,"is_full":true,"station_name":"Load"}`, i/60%60, i%60, 1000+i)
+				h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/refuels", strings.NewReader(body)))
+				if rec.Code != 200 {
+					b.Fatal(rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
