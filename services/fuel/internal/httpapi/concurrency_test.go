@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -47,9 +48,17 @@ func TestConcurrentDefaultSwitching(t *testing.T) {
 						fail("list: %d %s", res.status, res.body)
 						continue
 					}
+					// No t.Fatal off the test goroutine: decode by hand.
+					var list []struct {
+						DefaultVehicle bool `json:"default_vehicle"`
+					}
+					if err := json.Unmarshal(res.body, &list); err != nil {
+						fail("list body %s: %v", res.body, err)
+						continue
+					}
 					defaults := 0
-					for _, v := range array(t, res.body) {
-						if v["default_vehicle"] == true {
+					for _, v := range list {
+						if v.DefaultVehicle {
 							defaults++
 						}
 					}
@@ -79,7 +88,10 @@ func TestConcurrentDefaultSwitching(t *testing.T) {
 						fail("writer %d round %d: %d %s", w, i, res.status, res.body)
 						continue
 					}
-					if object(t, res.body)["default_vehicle"] != true {
+					var v struct {
+						DefaultVehicle bool `json:"default_vehicle"`
+					}
+					if err := json.Unmarshal(res.body, &v); err != nil || !v.DefaultVehicle {
 						fail("writer %d round %d answered a non-default vehicle: %s", w, i, res.body)
 					}
 				}
