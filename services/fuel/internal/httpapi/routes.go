@@ -5,7 +5,6 @@ package httpapi
 
 import (
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -32,7 +31,7 @@ type API struct {
 
 // New returns the service's HTTP handler: the shared ginx engine with the
 // fuel routes.
-func New(log *slog.Logger, store fuel.Store, opts Options) http.Handler {
+func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 	e := ginx.New(log, ginx.Options{CORSOrigins: opts.CORSOrigins, MaxBodyBytes: MaxBodyBytes})
 	a := &API{store: store, now: opts.Now}
 	if a.now == nil {
