@@ -188,7 +188,12 @@ func (h *handler) retrieve(ctx context.Context, q chatQuery) ([]docqa.ScoredChun
 	}
 	hits, err := h.cfg.Store.Search(ctx, vectors[0], q.TopK)
 	if err != nil {
-		return nil, chatError(err)
+		// Whatever broke inside the store, the service cannot answer
+		// without it: the store is down as far as the client can tell.
+		if ctx.Err() == nil {
+			return nil, apperr.Wrap(apperr.Unavailable, err, "the vector store is unavailable")
+		}
+		return nil, err
 	}
 	return hits, nil
 }

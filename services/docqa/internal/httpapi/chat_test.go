@@ -193,14 +193,12 @@ func TestChatEmbeddingProviderDownIs503(t *testing.T) {
 	}
 }
 
-// TestChatStoreFailureBeforeStream: a store failure during retrieval is a
-// JSON answer, not a stream. A closed embedded store is a programming error
-// (INTERNAL, generic message); only failures wrapping docqa.ErrUnavailable
-// are 503 (covered with the embedding provider above).
+// TestChatStoreFailureBeforeStream: a vector store that fails during
+// retrieval is UNAVAILABLE (decisions.md), answered as JSON before any stream.
 func TestChatStoreFailureBeforeStream(t *testing.T) {
 	s := newService(t, options{})
 	must(t, s.store.Close())
-	wantError(t, s.chat(t, `{"question":"anything"}`), http.StatusInternalServerError, "INTERNAL", "internal error")
+	wantError(t, s.chat(t, `{"question":"anything"}`), http.StatusServiceUnavailable, "UNAVAILABLE", "vector store")
 }
 
 // TestChatProviderFailures: failures of the chat provider come after the

@@ -132,20 +132,15 @@ func (h *handler) importDocuments(c *gin.Context) {
 	c.JSON(http.StatusOK, res)
 }
 
-// documentList answers GET /api/documents.
-type documentList struct {
-	Documents []ingest.Result `json:"documents"`
-}
-
 func (h *handler) listDocuments(c *gin.Context) {
 	docs, err := h.cfg.Store.Documents(c.Request.Context())
 	if err != nil {
 		ginx.Fail(c, storeError(err))
 		return
 	}
-	out := documentList{Documents: make([]ingest.Result, len(docs))}
+	out := make([]ingest.Result, len(docs)) // never null: an empty store lists []
 	for i, d := range docs {
-		out.Documents[i] = ingest.Result{Document: d}
+		out[i] = ingest.Result{Document: d}
 	}
 	c.JSON(http.StatusOK, out)
 }

@@ -45,12 +45,10 @@ func TestUploadListDelete(t *testing.T) {
 	}
 
 	beta := s.uploadPDF(t, "beta.pdf", manual("beta"))
-	var list struct {
-		Documents []ingest.Result `json:"documents"`
-	}
+	var list []ingest.Result
 	decode(t, get(t, s.URL+"/api/documents"), http.StatusOK, &list)
-	if len(list.Documents) != 2 || list.Documents[0].FileMD5 != beta.FileMD5 && list.Documents[1].FileMD5 != beta.FileMD5 {
-		t.Fatalf("list = %+v", list)
+	if len(list) != 2 || list[0].FileMD5 != beta.FileMD5 || list[1].FileMD5 != res.FileMD5 {
+		t.Fatalf("list (want beta then alpha, newest first) = %+v", list)
 	}
 
 	resp := del(t, s.URL+"/api/documents/"+strings.ToUpper(res.FileMD5))
@@ -61,7 +59,7 @@ func TestUploadListDelete(t *testing.T) {
 	wantError(t, del(t, s.URL+"/api/documents/not-an-md5"), http.StatusBadRequest, "INVALID_ARGUMENT", "md5:")
 	wantError(t, del(t, s.URL+"/api/documents/"+res.FileMD5+"0"), http.StatusBadRequest, "INVALID_ARGUMENT", "md5:")
 	decode(t, get(t, s.URL+"/api/documents"), http.StatusOK, &list)
-	if len(list.Documents) != 1 || list.Documents[0].FileMD5 != beta.FileMD5 {
+	if len(list) != 1 || list[0].FileMD5 != beta.FileMD5 {
 		t.Errorf("list after delete = %+v", list)
 	}
 
