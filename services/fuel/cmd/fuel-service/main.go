@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/carhub/backend/pkg/config"
 	"github.com/carhub/backend/pkg/cors"
@@ -24,6 +25,8 @@ type Config struct {
 	DatabaseURL string `env:"DATABASE_URL" secret:"true"` // PostgreSQL URL; empty: embedded SQLite
 	SQLitePath  string `env:"FUEL_SQLITE_PATH" default:"var/fuel.db"`
 	CORSOrigins string `env:"CORS_ORIGINS"`
+	// PurgeInterval is how often expired idempotency keys are deleted.
+	PurgeInterval time.Duration `env:"FUEL_IDEMPOTENCY_PURGE_INTERVAL" default:"10m"`
 }
 
 func main() {
@@ -44,6 +47,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	log.Info("config", config.Attrs(cfg)...)
+	if cfg.PurgeInterval <= 0 {
+		return fmt.Errorf("FUEL_IDEMPOTENCY_PURGE_INTERVAL must be positive, got %s", cfg.PurgeInterval)
+	}
 	origins, err := cors.ParseOrigins(cfg.CORSOrigins)
 	if err != nil {
 		return err
@@ -65,6 +71,19 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// Expired idempotency keys are purged in the background; the purge
+	// stops, and is waited for, before the store closes.
+	purgeCtx, stopPurge := context.WithCancel(ctx)
+	purged := make(chan struct{})
+	go func() {
+		defer close(purged)
+		st.RunIdempotencyPurge(purgeCtx, cfg.PurgeInterval, log)
+	}()
+	defer func() {
+		stopPurge()
+		<-purged
+	}()
+
 	h := httpapi.New(log, st, httpapi.Options{CORSOrigins: origins})
 	return httpserver.Serve(ctx, ln, h, log, httpserver.Options{})
 }

@@ -141,9 +141,12 @@ type Refuel struct {
 	PricePerLiter decimal.Decimal
 	StationName   string
 	IsFull        bool
-	Remark        string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// MissedPrevious says the owner did not log one or more fill-ups
+	// before this one: the span it closes yields no sample.
+	MissedPrevious bool
+	Remark         string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // Normalize rounds quantities to the stored scale, brings RefuelTime to UTC
@@ -191,15 +194,16 @@ func (r *Refuel) Validate() error {
 
 // RefuelUpdate is a patch: nil fields are left unchanged.
 type RefuelUpdate struct {
-	VehicleID   *uint64
-	RefuelTime  *time.Time
-	Odometer    *decimal.Decimal
-	FuelType    *string
-	Liters      *decimal.Decimal
-	TotalAmount *decimal.Decimal
-	StationName *string
-	IsFull      *bool
-	Remark      *string
+	VehicleID      *uint64
+	RefuelTime     *time.Time
+	Odometer       *decimal.Decimal
+	FuelType       *string
+	Liters         *decimal.Decimal
+	TotalAmount    *decimal.Decimal
+	StationName    *string
+	IsFull         *bool
+	MissedPrevious *bool
+	Remark         *string
 }
 
 // Apply copies the set fields of u onto r.
@@ -212,6 +216,7 @@ func (u RefuelUpdate) Apply(r *Refuel) {
 	set(&r.TotalAmount, u.TotalAmount)
 	set(&r.StationName, u.StationName)
 	set(&r.IsFull, u.IsFull)
+	set(&r.MissedPrevious, u.MissedPrevious)
 	set(&r.Remark, u.Remark)
 }
 
@@ -256,8 +261,56 @@ type Store interface {
 	// when it does not exist.
 	Statistics(ctx context.Context, vehicleID uint64) (Statistics, error)
 
+	// MonthlyStatistics returns the monthly series of a vehicle over the
+	// records with refuel_time in [start, end] (nil: unbounded), oldest
+	// month first; ErrVehicleNotFound when it does not exist.
+	MonthlyStatistics(ctx context.Context, vehicleID uint64, start, end *time.Time) ([]MonthStat, error)
+	// ExportRefuels calls fn with every refuel of the vehicle in
+	// (refuel_time, id) order without holding them all in memory;
+	// ErrVehicleNotFound when it does not exist. An error of fn ends the
+	// export and is returned.
+	ExportRefuels(ctx context.Context, vehicleID uint64, fn func(Refuel) error) error
+	// ImportRefuels stores rs (normalized and valid) for the vehicle in one
+	// transaction, skipping each record equal to one stored before the
+	// import (same refuel_time, odometer, liters and total_amount). With
+	// dryRun nothing is stored. ErrVehicleNotFound when the vehicle does
+	// not exist.
+	ImportRefuels(ctx context.Context, vehicleID uint64, rs []Refuel, dryRun bool) (ImportResult, error)
+
+	// Once runs create at most once per idempotency key: the first call
+	// with k runs create in a transaction and stores its answer with k in
+	// the same transaction; a later call with the same key, method and path
+	// within IdempotencyTTL returns the stored answer (replayed true) and
+	// runs nothing, or INVALID_ARGUMENT when its RequestHash differs. create
+	// must do its writes through the Store it is given. An error of create
+	// stores nothing.
+	Once(ctx context.Context, k IdempotencyKey, create func(tx Store) (StoredAnswer, error)) (a StoredAnswer, replayed bool, err error)
+
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
+}
+
+// IdempotencyTTL is how long a stored answer is replayed.
+const IdempotencyTTL = 24 * time.Hour
+
+// IdempotencyKey identifies a request that may be repeated: the client's
+// key scoped to the method and path, and the SHA-256 (hex) of its body.
+type IdempotencyKey struct {
+	Key, Method, Path string
+	RequestHash       string
+}
+
+// StoredAnswer is the answer of a request made with an idempotency key.
+type StoredAnswer struct {
+	Status int
+	Body   []byte
+}
+
+// ImportResult counts what an import stored and what it skipped as equal
+// to a record already stored.
+type ImportResult struct {
+	Imported int
+	Skipped  int
 }
 
 // RoundQuantity rounds d half-up to QuantityScale places.

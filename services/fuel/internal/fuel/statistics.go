@@ -44,13 +44,14 @@ type Statistics struct {
 // one pass over thousands of records free of allocations while staying
 // exact.
 type StatsRecord struct {
-	ID            uint64
-	RefuelTime    time.Time
-	Odometer      int64
-	Liters        int64
-	TotalAmount   int64
-	PricePerLiter int64
-	IsFull        bool
+	ID             uint64
+	RefuelTime     time.Time
+	Odometer       int64
+	Liters         int64
+	TotalAmount    int64
+	PricePerLiter  int64
+	IsFull         bool
+	MissedPrevious bool
 }
 
 // StatsBuilder computes Statistics in one pass over the records of a
@@ -63,10 +64,7 @@ type StatsBuilder struct {
 
 	liters, amount, priceSum sum // thousandths, thousandths, ten-thousandths
 
-	havePrev   bool  // an earlier full record P exists
-	prevOdo    int64 // P.odometer
-	spanLiters sum   // liters of the records after P so far
-	spanAmount sum
+	spans sampler
 
 	consSum, costSum big.Int // samples in units of 10^-samplePrecision
 	sampledLiters    big.Int
@@ -103,28 +101,66 @@ func (b *StatsBuilder) Add(r StatsRecord) {
 	b.minOdo, b.maxOdo = min(b.minOdo, r.Odometer), max(b.maxOdo, r.Odometer)
 	b.last, b.lastID = r.RefuelTime, r.ID
 
-	if b.havePrev {
-		b.spanLiters.add(r.Liters)
-		b.spanAmount.add(r.TotalAmount)
-	}
-	if !r.IsFull {
+	if !b.spans.next(r) {
 		return
 	}
-	if b.havePrev {
-		if dist := r.Odometer - b.prevOdo; dist > 0 {
-			// Both sides are in thousandths, so the quotient is unscaled.
-			b.den.SetInt64(dist)
-			b.consSum.Add(&b.consSum, b.divRound(b.spanLiters.big(), sampleScale2))
-			b.costSum.Add(&b.costSum, b.divRound(b.spanAmount.big(), sampleScale))
-			b.sampledLiters.Add(&b.sampledLiters, b.spanLiters.big())
-			b.distance.Add(&b.distance, b.tmp.SetInt64(dist))
-			b.samples++
+	// Both sides are in thousandths, so the quotient is unscaled.
+	b.den.SetInt64(b.spans.dist)
+	b.consSum.Add(&b.consSum, b.divRound(&b.spans.liters, sampleScale2))
+	b.costSum.Add(&b.costSum, b.divRound(&b.spans.amount, sampleScale))
+	b.sampledLiters.Add(&b.sampledLiters, &b.spans.liters)
+	b.distance.Add(&b.distance, b.tmp.SetInt64(b.spans.dist))
+	b.samples++
+}
+
+// sampler finds the samples of decisions.md in records given in
+// (refuel_time, id) order: a full record F closes a span that began at the
+// previous full record P; the span's liters and money are those of the
+// records after P up to F; a span of positive distance is a sample. A
+// record that missed earlier fill-ups discards the open span: it yields no
+// sample and, when full, is the next P; when partial, the next full record
+// is P without yielding a sample.
+type sampler struct {
+	havePrev   bool  // a reference P exists
+	prevOdo    int64 // P.odometer
+	spanLiters sum   // liters of the records after P so far
+	spanAmount sum
+
+	// The sample that next reported, valid until the next call.
+	dist           int64
+	liters, amount big.Int
+}
+
+// next takes the next record and reports whether it closes a sample.
+func (s *sampler) next(r StatsRecord) bool {
+	if r.MissedPrevious {
+		s.havePrev = r.IsFull
+		s.prevOdo = r.Odometer
+		s.spanLiters.reset()
+		s.spanAmount.reset()
+		return false
+	}
+	if s.havePrev {
+		s.spanLiters.add(r.Liters)
+		s.spanAmount.add(r.TotalAmount)
+	}
+	if !r.IsFull {
+		return false
+	}
+	took := false
+	if s.havePrev {
+		if dist := r.Odometer - s.prevOdo; dist > 0 {
+			s.dist = dist
+			s.liters.Set(s.spanLiters.big())
+			s.amount.Set(s.spanAmount.big())
+			took = true
 		}
 	}
-	b.havePrev = true
-	b.prevOdo = r.Odometer
-	b.spanLiters.reset()
-	b.spanAmount.reset()
+	s.havePrev = true
+	s.prevOdo = r.Odometer
+	s.spanLiters.reset()
+	s.spanAmount.reset()
+	return took
 }
 
 // divRound returns x*scale/b.den rounded half-up, in b.quo (non-negative
@@ -243,4 +279,73 @@ func ParseFixed(b []byte, scale int) (int64, error) {
 		v = -v
 	}
 	return v, nil
+}
+
+// MonthStat is one calendar month (UTC) of the monthly series.
+type MonthStat struct {
+	Month    string // "2024-03"
+	Records  int64
+	Liters   decimal.Decimal
+	Amount   decimal.Decimal
+	AvgPrice decimal.Decimal // mean price_per_liter of the month's records
+	// Distance is the sum of the distances of the samples whose closing
+	// record falls in the month; Consumption is their liters over it, times
+	// 100 (0 without samples).
+	Distance    decimal.Decimal
+	Consumption decimal.Decimal
+}
+
+// MonthlyBuilder computes the monthly series in one pass over records in
+// (refuel_time, id) order, sampling exactly as StatsBuilder does.
+type MonthlyBuilder struct {
+	spans  sampler
+	months []monthAcc
+}
+
+type monthAcc struct {
+	year  int
+	month time.Month
+	n     int64
+
+	liters, amount, priceSum sum
+	sampledLiters, distance  big.Int
+}
+
+// Add takes the next record in (refuel_time, id) order.
+func (b *MonthlyBuilder) Add(r StatsRecord) {
+	t := r.RefuelTime.UTC()
+	if k := len(b.months); k == 0 || b.months[k-1].year != t.Year() || b.months[k-1].month != t.Month() {
+		b.months = append(b.months, monthAcc{year: t.Year(), month: t.Month()})
+	}
+	m := &b.months[len(b.months)-1]
+	m.n++
+	m.liters.add(r.Liters)
+	m.amount.add(r.TotalAmount)
+	m.priceSum.add(r.PricePerLiter)
+	if b.spans.next(r) {
+		m.sampledLiters.Add(&m.sampledLiters, &b.spans.liters)
+		m.distance.Add(&m.distance, big.NewInt(b.spans.dist))
+	}
+}
+
+// Months returns the series, oldest month first; never nil.
+func (b *MonthlyBuilder) Months() []MonthStat {
+	out := make([]MonthStat, len(b.months))
+	for i := range b.months {
+		m := &b.months[i]
+		s := MonthStat{
+			Month:    fmt.Sprintf("%04d-%02d", m.year, int(m.month)),
+			Records:  m.n,
+			Liters:   decimal.NewFromBigInt(new(big.Int).Set(m.liters.big()), -QuantityScale),
+			Amount:   decimal.NewFromBigInt(new(big.Int).Set(m.amount.big()), -QuantityScale),
+			AvgPrice: mean(m.priceSum.big(), -PriceScale, m.n),
+			Distance: decimal.NewFromBigInt(new(big.Int).Set(&m.distance), -QuantityScale),
+		}
+		if m.distance.Sign() > 0 {
+			liters := decimal.NewFromBigInt(new(big.Int).Set(&m.sampledLiters), 0)
+			s.Consumption = liters.Mul(decimal.NewFromInt(100)).DivRound(decimal.NewFromBigInt(new(big.Int).Set(&m.distance), 0), PriceScale)
+		}
+		out[i] = s
+	}
+	return out
 }

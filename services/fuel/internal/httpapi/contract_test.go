@@ -224,6 +224,12 @@ var refuelFieldCases = []fieldCase{
 	{"is_full", `true`, 200, ""},
 	{"is_full", `"true"`, 400, ""},
 	{"is_full", `0`, 400, ""},
+	{"missed_previous", omit, 200, `false`},
+	{"missed_previous", `true`, 200, ""},
+	{"missed_previous", `false`, 200, ""},
+	{"missed_previous", `null`, 200, `false`},
+	{"missed_previous", `"true"`, 400, ""},
+	{"missed_previous", `1`, 400, ""},
 	{"remark", str(rep("r", 512)), 200, ""},
 	{"remark", str(rep("ř", 513)), 400, ""},
 	{"remark", `null`, 200, `""`},
@@ -374,7 +380,7 @@ func TestSuccessAnswers(t *testing.T) {
 		rres := s.must(200, "POST", "/api/refuels", `{"vehicle_id":`+vid+`,"refuel_time":"2026-03-01T10:00:00+02:00","odometer":12500,"fuel_type":"E10","liters":40.5,"total_amount":70.47,"station_name":"Aral","is_full":true,"remark":"A2"}`)
 		r := object(t, rres.body)
 		wantR := map[string]string{"vehicle_id": vid, "refuel_time": `"2026-03-01T08:00:00Z"`, "odometer": `12500`, "fuel_type": `"E10"`,
-			"liters": `40.5`, "total_amount": `70.47`, "price_per_liter": `1.74`, "station_name": `"Aral"`, "is_full": `true`, "remark": `"A2"`}
+			"liters": `40.5`, "total_amount": `70.47`, "price_per_liter": `1.74`, "station_name": `"Aral"`, "is_full": `true`, "missed_previous": `false`, "remark": `"A2"`}
 		if len(r) != len(wantR)+3 {
 			t.Errorf("refuel has %d members, want %d: %s", len(r), len(wantR)+3, rres.body)
 		}

@@ -80,6 +80,9 @@ func (req refuelRequest) toRefuelUpdate(create bool) (fuel.RefuelUpdate, error) 
 	if u.IsFull, err = boolField("is_full", req.IsFull, false, create); err != nil {
 		return u, err
 	}
+	if u.MissedPrevious, err = boolField("missed_previous", req.MissedPrevious, false, create); err != nil {
+		return u, err
+	}
 	u.Remark, err = stringField("remark", req.Remark, false, create)
 	return u, err
 }

@@ -29,15 +29,16 @@ type vehicleRequest struct {
 // refuelRequest is the body of POST and PUT /api/refuels[/:id];
 // price_per_liter and the read-only fields are ignored.
 type refuelRequest struct {
-	VehicleID   optNumber `json:"vehicle_id"`
-	RefuelTime  optString `json:"refuel_time"`
-	Odometer    optNumber `json:"odometer"`
-	FuelType    optString `json:"fuel_type"`
-	Liters      optNumber `json:"liters"`
-	TotalAmount optNumber `json:"total_amount"`
-	StationName optString `json:"station_name"`
-	IsFull      optBool   `json:"is_full"`
-	Remark      optString `json:"remark"`
+	VehicleID      optNumber `json:"vehicle_id"`
+	RefuelTime     optString `json:"refuel_time"`
+	Odometer       optNumber `json:"odometer"`
+	FuelType       optString `json:"fuel_type"`
+	Liters         optNumber `json:"liters"`
+	TotalAmount    optNumber `json:"total_amount"`
+	StationName    optString `json:"station_name"`
+	IsFull         optBool   `json:"is_full"`
+	MissedPrevious optBool   `json:"missed_previous"`
+	Remark         optString `json:"remark"`
 }
 
 // vehicleResponse carries every field of the Vehicle table.
@@ -58,19 +59,20 @@ type vehicleResponse struct {
 // refuelResponse carries every field of the RefuelRecord table plus id and
 // the timestamps.
 type refuelResponse struct {
-	ID            uint64      `json:"id"`
-	VehicleID     uint64      `json:"vehicle_id"`
-	RefuelTime    string      `json:"refuel_time"`
-	Odometer      json.Number `json:"odometer"`
-	FuelType      string      `json:"fuel_type"`
-	Liters        json.Number `json:"liters"`
-	TotalAmount   json.Number `json:"total_amount"`
-	PricePerLiter json.Number `json:"price_per_liter"`
-	StationName   string      `json:"station_name"`
-	IsFull        bool        `json:"is_full"`
-	Remark        string      `json:"remark"`
-	CreatedAt     string      `json:"created_at"`
-	UpdatedAt     string      `json:"updated_at"`
+	ID             uint64      `json:"id"`
+	VehicleID      uint64      `json:"vehicle_id"`
+	RefuelTime     string      `json:"refuel_time"`
+	Odometer       json.Number `json:"odometer"`
+	FuelType       string      `json:"fuel_type"`
+	Liters         json.Number `json:"liters"`
+	TotalAmount    json.Number `json:"total_amount"`
+	PricePerLiter  json.Number `json:"price_per_liter"`
+	StationName    string      `json:"station_name"`
+	IsFull         bool        `json:"is_full"`
+	MissedPrevious bool        `json:"missed_previous"`
+	Remark         string      `json:"remark"`
+	CreatedAt      string      `json:"created_at"`
+	UpdatedAt      string      `json:"updated_at"`
 }
 
 // statisticsResponse is the Statistics table plus the extra fields of
@@ -123,19 +125,20 @@ func toVehicleResponse(v fuel.Vehicle) vehicleResponse {
 
 func toRefuelResponse(r fuel.Refuel) refuelResponse {
 	return refuelResponse{
-		ID:            r.ID,
-		VehicleID:     r.VehicleID,
-		RefuelTime:    formatTime(r.RefuelTime),
-		Odometer:      number(r.Odometer),
-		FuelType:      r.FuelType,
-		Liters:        number(r.Liters),
-		TotalAmount:   number(r.TotalAmount),
-		PricePerLiter: number(r.PricePerLiter),
-		StationName:   r.StationName,
-		IsFull:        r.IsFull,
-		Remark:        r.Remark,
-		CreatedAt:     formatTime(r.CreatedAt),
-		UpdatedAt:     formatTime(r.UpdatedAt),
+		ID:             r.ID,
+		VehicleID:      r.VehicleID,
+		RefuelTime:     formatTime(r.RefuelTime),
+		Odometer:       number(r.Odometer),
+		FuelType:       r.FuelType,
+		Liters:         number(r.Liters),
+		TotalAmount:    number(r.TotalAmount),
+		PricePerLiter:  number(r.PricePerLiter),
+		StationName:    r.StationName,
+		IsFull:         r.IsFull,
+		MissedPrevious: r.MissedPrevious,
+		Remark:         r.Remark,
+		CreatedAt:      formatTime(r.CreatedAt),
+		UpdatedAt:      formatTime(r.UpdatedAt),
 	}
 }
 
@@ -165,4 +168,27 @@ func toStatisticsResponse(s fuel.Statistics) statisticsResponse {
 		out.LastRefuelTime = &last
 	}
 	return out
+}
+
+// monthResponse is one item of the monthly series.
+type monthResponse struct {
+	Month       string      `json:"month"`
+	Records     int64       `json:"records"`
+	Liters      json.Number `json:"liters"`
+	Amount      json.Number `json:"amount"`
+	AvgPrice    json.Number `json:"avg_price"`
+	Distance    json.Number `json:"distance"`
+	Consumption json.Number `json:"consumption"`
+}
+
+func toMonthResponse(m fuel.MonthStat) monthResponse {
+	return monthResponse{
+		Month:       m.Month,
+		Records:     m.Records,
+		Liters:      number(m.Liters),
+		Amount:      number(m.Amount),
+		AvgPrice:    number(m.AvgPrice),
+		Distance:    number(m.Distance),
+		Consumption: number(m.Consumption),
+	}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -46,23 +47,24 @@ func (a *API) listVehicles(c *gin.Context) {
 }
 
 func (a *API) createVehicle(c *gin.Context) {
-	var req vehicleRequest
-	if err := ginx.BindJSON(c, &req); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	u, err := req.toVehicleUpdate(true)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	var v fuel.Vehicle
-	u.Apply(&v)
-	if err := a.store.CreateVehicle(c.Request.Context(), &v); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toVehicleResponse(v))
+	a.create(c, func(body io.Reader) (creator, error) {
+		var req vehicleRequest
+		if err := ginx.DecodeJSON(body, &req); err != nil {
+			return nil, err
+		}
+		u, err := req.toVehicleUpdate(true)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, st fuel.Store) (any, error) {
+			var v fuel.Vehicle
+			u.Apply(&v)
+			if err := st.CreateVehicle(ctx, &v); err != nil {
+				return nil, err
+			}
+			return toVehicleResponse(v), nil
+		}, nil
+	})
 }
 
 func (a *API) getVehicle(c *gin.Context) {
@@ -163,23 +165,24 @@ func (a *API) listRefuels(c *gin.Context) {
 }
 
 func (a *API) createRefuel(c *gin.Context) {
-	var req refuelRequest
-	if err := ginx.BindJSON(c, &req); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	u, err := req.toRefuelUpdate(true)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	var r fuel.Refuel
-	u.Apply(&r)
-	if err := a.store.CreateRefuel(c.Request.Context(), &r); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, toRefuelResponse(r))
+	a.create(c, func(body io.Reader) (creator, error) {
+		var req refuelRequest
+		if err := ginx.DecodeJSON(body, &req); err != nil {
+			return nil, err
+		}
+		u, err := req.toRefuelUpdate(true)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, st fuel.Store) (any, error) {
+			var r fuel.Refuel
+			u.Apply(&r)
+			if err := st.CreateRefuel(ctx, &r); err != nil {
+				return nil, err
+			}
+			return toRefuelResponse(r), nil
+		}, nil
+	})
 }
 
 func (a *API) getRefuel(c *gin.Context) {

@@ -13,8 +13,16 @@ import (
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
-// MaxBodyBytes is the largest request body accepted (413 above it).
+// MaxBodyBytes is the largest request body accepted (413 above it),
+// except on the CSV import.
 const MaxBodyBytes = 1 << 20
+
+// MaxImportBytes is the largest CSV file an import takes; the request may
+// be larger by the multipart framing, up to MaxImportBodyBytes.
+const (
+	MaxImportBytes     = 10 << 20
+	MaxImportBodyBytes = MaxImportBytes + 64<<10
+)
 
 // Options configure New.
 type Options struct {
@@ -27,13 +35,16 @@ type Options struct {
 type API struct {
 	store fuel.Store
 	now   func() time.Time
+	log   *slog.Logger
 }
 
 // New returns the service's HTTP handler: the shared ginx engine with the
 // fuel routes.
 func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
-	e := ginx.New(log, ginx.Options{CORSOrigins: opts.CORSOrigins, MaxBodyBytes: MaxBodyBytes})
-	a := &API{store: store, now: opts.Now}
+	// No engine-wide limit: the routes set theirs (Register), so that the
+	// import may take more than the 1 MiB of every other body.
+	e := ginx.New(log, ginx.Options{CORSOrigins: opts.CORSOrigins})
+	a := &API{store: store, now: opts.Now, log: log}
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -43,9 +54,11 @@ func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 
 // Register adds the routes to r.
 func (a *API) Register(r gin.IRouter) {
-	r.GET("/health", a.health)
+	limit := ginx.BodyLimit(MaxBodyBytes)
+	r.GET("/health", limit, a.health)
+	r.POST("/api/vehicles/:id/refuels/import", ginx.BodyLimit(MaxImportBodyBytes), a.importRefuels)
 
-	api := r.Group("/api")
+	api := r.Group("/api", limit)
 	api.GET("/vehicles", a.listVehicles)
 	api.POST("/vehicles", a.createVehicle)
 	api.GET("/vehicles/:id", a.getVehicle)
@@ -53,6 +66,8 @@ func (a *API) Register(r gin.IRouter) {
 	api.DELETE("/vehicles/:id", a.deleteVehicle)
 	api.POST("/vehicles/:id/default", a.setDefaultVehicle)
 	api.GET("/vehicles/:id/statistics", a.statistics)
+	api.GET("/vehicles/:id/statistics/monthly", a.monthlyStatistics)
+	api.GET("/vehicles/:id/refuels.csv", a.exportRefuels)
 
 	api.GET("/refuels", a.listRefuels)
 	api.POST("/refuels", a.createRefuel)

@@ -70,64 +70,67 @@ func (r vehicleRow) toVehicle() fuel.Vehicle {
 
 // refuelRow is the GORM model of the refuels table.
 type refuelRow struct {
-	ID            uint64 `gorm:"primaryKey"`
-	VehicleID     uint64
-	RefuelTime    time.Time
-	Odometer      decimal.Decimal
-	FuelType      string
-	Liters        decimal.Decimal
-	TotalAmount   decimal.Decimal
-	PricePerLiter decimal.Decimal
-	StationName   string
-	IsFull        bool
-	Remark        string
-	CreatedAt     time.Time `gorm:"autoCreateTime:false"`
-	UpdatedAt     time.Time `gorm:"autoUpdateTime:false"`
+	ID             uint64 `gorm:"primaryKey"`
+	VehicleID      uint64
+	RefuelTime     time.Time
+	Odometer       decimal.Decimal
+	FuelType       string
+	Liters         decimal.Decimal
+	TotalAmount    decimal.Decimal
+	PricePerLiter  decimal.Decimal
+	StationName    string
+	IsFull         bool
+	MissedPrevious bool
+	Remark         string
+	CreatedAt      time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt      time.Time `gorm:"autoUpdateTime:false"`
 }
 
 func (refuelRow) TableName() string { return "refuels" }
 
 // refuelColumns lists the columns in the order scan reads them.
-const refuelColumns = "id, vehicle_id, refuel_time, odometer, fuel_type, liters, total_amount, price_per_liter, station_name, is_full, remark, created_at, updated_at"
+const refuelColumns = "id, vehicle_id, refuel_time, odometer, fuel_type, liters, total_amount, price_per_liter, station_name, is_full, missed_previous, remark, created_at, updated_at"
 
 // scan reads one row of refuelColumns.
 func (r *refuelRow) scan(row interface{ Scan(...any) error }) error {
 	return row.Scan(&r.ID, &r.VehicleID, &r.RefuelTime, &r.Odometer, &r.FuelType, &r.Liters, &r.TotalAmount,
-		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.Remark, &r.CreatedAt, &r.UpdatedAt)
+		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, &r.CreatedAt, &r.UpdatedAt)
 }
 
 func toRefuelRow(r fuel.Refuel) refuelRow {
 	return refuelRow{
-		ID:            r.ID,
-		VehicleID:     r.VehicleID,
-		RefuelTime:    r.RefuelTime,
-		Odometer:      r.Odometer,
-		FuelType:      r.FuelType,
-		Liters:        r.Liters,
-		TotalAmount:   r.TotalAmount,
-		PricePerLiter: r.PricePerLiter,
-		StationName:   r.StationName,
-		IsFull:        r.IsFull,
-		Remark:        r.Remark,
-		CreatedAt:     r.CreatedAt,
-		UpdatedAt:     r.UpdatedAt,
+		ID:             r.ID,
+		VehicleID:      r.VehicleID,
+		RefuelTime:     r.RefuelTime,
+		Odometer:       r.Odometer,
+		FuelType:       r.FuelType,
+		Liters:         r.Liters,
+		TotalAmount:    r.TotalAmount,
+		PricePerLiter:  r.PricePerLiter,
+		StationName:    r.StationName,
+		IsFull:         r.IsFull,
+		MissedPrevious: r.MissedPrevious,
+		Remark:         r.Remark,
+		CreatedAt:      r.CreatedAt,
+		UpdatedAt:      r.UpdatedAt,
 	}
 }
 
 func (r refuelRow) toRefuel() fuel.Refuel {
 	return fuel.Refuel{
-		ID:            r.ID,
-		VehicleID:     r.VehicleID,
-		RefuelTime:    r.RefuelTime.UTC(),
-		Odometer:      r.Odometer,
-		FuelType:      r.FuelType,
-		Liters:        r.Liters,
-		TotalAmount:   r.TotalAmount,
-		PricePerLiter: r.PricePerLiter,
-		StationName:   r.StationName,
-		IsFull:        r.IsFull,
-		Remark:        r.Remark,
-		CreatedAt:     r.CreatedAt.UTC(),
-		UpdatedAt:     r.UpdatedAt.UTC(),
+		ID:             r.ID,
+		VehicleID:      r.VehicleID,
+		RefuelTime:     r.RefuelTime.UTC(),
+		Odometer:       r.Odometer,
+		FuelType:       r.FuelType,
+		Liters:         r.Liters,
+		TotalAmount:    r.TotalAmount,
+		PricePerLiter:  r.PricePerLiter,
+		StationName:    r.StationName,
+		IsFull:         r.IsFull,
+		MissedPrevious: r.MissedPrevious,
+		Remark:         r.Remark,
+		CreatedAt:      r.CreatedAt.UTC(),
+		UpdatedAt:      r.UpdatedAt.UTC(),
 	}
 }

@@ -44,6 +44,9 @@ type Store struct {
 	db      *gorm.DB
 	sqlDB   *sql.DB // the pool under db, for the hot single statements
 	dialect Dialect
+	// inTx is set on the Store that Once hands to its create function: db
+	// is then a transaction and every statement must run in it.
+	inTx bool
 
 	// Now is the clock for created_at / updated_at; tests replace it.
 	Now func() time.Time
@@ -125,6 +128,9 @@ func (s *Store) Ping(ctx context.Context) error { return s.sqlDB.PingContext(ctx
 // the pool: the reads and the insert that the load run measures skip
 // GORM's statement building, which costs them a fifth of their throughput.
 func (s *Store) queryRow(ctx context.Context, tx *gorm.DB, query string, args ...any) *sql.Row {
+	if tx == nil && s.inTx {
+		tx = s.db.WithContext(ctx)
+	}
 	if tx == nil {
 		return s.sqlDB.QueryRowContext(ctx, s.rebind(query), args...)
 	}
@@ -352,10 +358,10 @@ func (s *Store) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
 	r.UpdatedAt = r.CreatedAt
 	row := toRefuelRow(*r)
 	err := s.queryRow(ctx, nil, `INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, liters,
-		total_amount, price_per_liter, station_name, is_full, remark, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		total_amount, price_per_liter, station_name, is_full, missed_previous, remark, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		row.VehicleID, row.RefuelTime, row.Odometer, row.FuelType, row.Liters, row.TotalAmount, row.PricePerLiter,
-		row.StationName, row.IsFull, row.Remark, row.CreatedAt, row.UpdatedAt).Scan(&row.ID)
+		row.StationName, row.IsFull, row.MissedPrevious, row.Remark, row.CreatedAt, row.UpdatedAt).Scan(&row.ID)
 	err = s.translate(err)
 	if errors.Is(err, gorm.ErrForeignKeyViolated) {
 		return fuel.ErrUnknownVehicle(r.VehicleID)
@@ -502,33 +508,9 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 		if _, err := s.vehicle(ctx, tx, vehicleID, false); err != nil {
 			return err
 		}
-		// The quantities arrive as decimal text (numeric on PostgreSQL, TEXT
-		// on SQLite) and are read into fixed point without allocating.
-		// Asking PostgreSQL for (x * 1000)::int8 instead costs it five times
-		// the execution time.
-		rows, err := tx.Raw(`SELECT id, refuel_time, odometer, liters, total_amount, price_per_liter, is_full
-			FROM refuels WHERE vehicle_id = ? ORDER BY refuel_time ASC, id ASC`, vehicleID).Rows()
-		if err != nil {
-			return fmt.Errorf("scan refuels: %w", err)
-		}
-		defer rows.Close()
 		b := fuel.NewStatsBuilder(vehicleID)
-		var (
-			r                          fuel.StatsRecord
-			odo, liters, amount, price sql.RawBytes
-		)
-		for rows.Next() {
-			if err := rows.Scan(&r.ID, &r.RefuelTime, &odo, &liters, &amount, &price, &r.IsFull); err != nil {
-				return fmt.Errorf("scan refuel: %w", err)
-			}
-			if err := parseStatsRecord(&r, odo, liters, amount, price); err != nil {
-				return fmt.Errorf("refuel %d: %w", r.ID, err)
-			}
-			r.RefuelTime = r.RefuelTime.UTC()
-			b.Add(r)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("scan refuels: %w", err)
+		if err := scanStats(tx, vehicleID, nil, nil, b.Add); err != nil {
+			return err
 		}
 		out = b.Statistics()
 		if id := b.LastID(); id != 0 {
@@ -542,6 +524,50 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 		return nil
 	}, opts)
 	return out, err
+}
+
+// scanStats feeds the records of a vehicle, those with refuel_time in
+// [start, end] where set, to add in (refuel_time, id) order: one ordered
+// scan.
+func scanStats(tx *gorm.DB, vehicleID uint64, start, end *time.Time, add func(fuel.StatsRecord)) error {
+	// The quantities arrive as decimal text (numeric on PostgreSQL, TEXT
+	// on SQLite) and are read into fixed point without allocating.
+	// Asking PostgreSQL for (x * 1000)::int8 instead costs it five times
+	// the execution time.
+	query := `SELECT id, refuel_time, odometer, liters, total_amount, price_per_liter, is_full, missed_previous
+		FROM refuels WHERE vehicle_id = ?`
+	args := []any{vehicleID}
+	if start != nil {
+		query += " AND refuel_time >= ?"
+		args = append(args, fuel.NormalizeTime(*start))
+	}
+	if end != nil {
+		query += " AND refuel_time <= ?"
+		args = append(args, fuel.NormalizeTime(*end))
+	}
+	rows, err := tx.Raw(query+" ORDER BY refuel_time ASC, id ASC", args...).Rows()
+	if err != nil {
+		return fmt.Errorf("scan refuels: %w", err)
+	}
+	defer rows.Close()
+	var (
+		r                          fuel.StatsRecord
+		odo, liters, amount, price sql.RawBytes
+	)
+	for rows.Next() {
+		if err := rows.Scan(&r.ID, &r.RefuelTime, &odo, &liters, &amount, &price, &r.IsFull, &r.MissedPrevious); err != nil {
+			return fmt.Errorf("scan refuel: %w", err)
+		}
+		if err := parseStatsRecord(&r, odo, liters, amount, price); err != nil {
+			return fmt.Errorf("refuel %d: %w", r.ID, err)
+		}
+		r.RefuelTime = r.RefuelTime.UTC()
+		add(r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scan refuels: %w", err)
+	}
+	return nil
 }
 
 // parseStatsRecord fills the fixed-point quantities of r from their

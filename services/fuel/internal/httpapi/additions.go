@@ -1,0 +1,349 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
+)
+
+// creator stores a decoded, checked create request through st and returns
+// the response DTO.
+type creator func(ctx context.Context, st fuel.Store) (any, error)
+
+// IdempotencyHeader is the request header that makes a POST create
+// idempotent.
+const IdempotencyHeader = "Idempotency-Key"
+
+// maxIdempotencyKey is the longest key accepted.
+const maxIdempotencyKey = 128
+
+// create serves a POST that creates a record. decode reads and checks the
+// body; with an Idempotency-Key the creation runs through Store.Once, so a
+// repeat with the same key and body answers the stored answer.
+func (a *API) create(c *gin.Context, decode func(io.Reader) (creator, error)) {
+	ctx := c.Request.Context()
+	key, ok, err := idempotencyKey(c.Request.Header)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if !ok {
+		run, err := decode(c.Request.Body)
+		if err != nil {
+			ginx.Fail(c, err)
+			return
+		}
+		out, err := run(ctx, a.store)
+		if err != nil {
+			ginx.Fail(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, out)
+		return
+	}
+	raw, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			ginx.Fail(c, ginx.TooLarge(mbe.Limit))
+			return
+		}
+		ginx.Fail(c, apperr.Invalid("", "request body could not be read"))
+		return
+	}
+	// A body that fails validation is answered before the key is looked
+	// at: only 2xx answers are stored, so such a request may be retried.
+	run, err := decode(bytes.NewReader(raw))
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	sum := sha256.Sum256(raw)
+	k := fuel.IdempotencyKey{Key: key, Method: c.Request.Method, Path: c.FullPath(), RequestHash: hex.EncodeToString(sum[:])}
+	ans, replayed, err := a.store.Once(ctx, k, func(st fuel.Store) (fuel.StoredAnswer, error) {
+		out, err := run(ctx, st)
+		if err != nil {
+			return fuel.StoredAnswer{}, err
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return fuel.StoredAnswer{}, err
+		}
+		return fuel.StoredAnswer{Status: http.StatusOK, Body: b}, nil
+	})
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if replayed {
+		c.Header("Idempotent-Replayed", "true")
+	}
+	c.Data(ans.Status, "application/json; charset=utf-8", ans.Body)
+}
+
+// idempotencyKey reads the Idempotency-Key header: 1..128 visible ASCII
+// characters, given at most once.
+func idempotencyKey(h http.Header) (string, bool, error) {
+	vs := h.Values(IdempotencyHeader)
+	switch {
+	case len(vs) == 0:
+		return "", false, nil
+	case len(vs) > 1:
+		return "", false, apperr.Invalid(IdempotencyHeader, "must be given at most once")
+	}
+	k := vs[0]
+	if len(k) < 1 || len(k) > maxIdempotencyKey {
+		return "", false, apperr.Invalid(IdempotencyHeader, "must be 1 to %d visible ASCII characters", maxIdempotencyKey)
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return "", false, apperr.Invalid(IdempotencyHeader, "must be 1 to %d visible ASCII characters", maxIdempotencyKey)
+		}
+	}
+	return k, true, nil
+}
+
+func (a *API) monthlyStatistics(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	start, end, err := dateRange(c.Request.URL.Query())
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	ms, err := a.store.MonthlyStatistics(c.Request.Context(), id, start, end)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := make([]monthResponse, len(ms))
+	for i, m := range ms {
+		out[i] = toMonthResponse(m)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// dateRange reads the optional start_date and end_date (inclusive, each at
+// most once, start not after end).
+func dateRange(q url.Values) (start, end *time.Time, err error) {
+	for _, b := range []struct {
+		name string
+		dst  **time.Time
+	}{{"start_date", &start}, {"end_date", &end}} {
+		vs, ok := q[b.name]
+		if !ok {
+			continue
+		}
+		if len(vs) > 1 {
+			return nil, nil, apperr.Invalid(b.name, "must be given at most once")
+		}
+		t, err := parseTime(b.name, vs[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		*b.dst = &t
+	}
+	if start != nil && end != nil && start.After(*end) {
+		return nil, nil, apperr.Invalid("start_date", "must not be after end_date")
+	}
+	return start, end, nil
+}
+
+// exportFlushRows is how many rows the export writes between flushes.
+const exportFlushRows = 200
+
+func (a *API) exportRefuels(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	// The vehicle is looked up before the first byte, so that an unknown
+	// one is a JSON 404 rather than an empty file.
+	if _, err := a.store.Vehicle(ctx, id); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.Header("Content-Type", "text/csv; charset=utf-8")
+	c.Header("Content-Disposition", fmt.Sprintf(`attachment; filename="vehicle-%d-refuels.csv"`, id))
+	c.Status(http.StatusOK)
+	w := refuelcsv.NewWriter(c.Writer)
+	err = w.WriteHeader()
+	n := 0
+	if err == nil {
+		err = a.store.ExportRefuels(ctx, id, func(r fuel.Refuel) error {
+			if err := w.Write(r); err != nil {
+				return err
+			}
+			if n++; n%exportFlushRows == 0 {
+				if err := w.Flush(); err != nil {
+					return err
+				}
+				c.Writer.Flush()
+			}
+			return nil
+		})
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		// The status is sent: the client sees a cut file. Dropping the
+		// connection tells it the file is incomplete.
+		a.log.ErrorContext(ctx, "export cut", "vehicle_id", id, "rows", n, "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// importResponse is the answer of an import; Errors lists the bad rows
+// (only on 400, inside the error body).
+type importResponse struct {
+	Imported int  `json:"imported"`
+	Skipped  int  `json:"skipped"`
+	Rows     int  `json:"rows"`
+	DryRun   bool `json:"dry_run"`
+}
+
+// importErrorResponse is the 400 answer of an import with bad rows: the
+// usual error body plus every bad row (at most refuelcsv.MaxRowErrors
+// listed; bad_rows counts them all).
+type importErrorResponse struct {
+	Code    string               `json:"code"`
+	Message string               `json:"message"`
+	Rows    int                  `json:"rows"`
+	BadRows int                  `json:"bad_rows"`
+	Errors  []refuelcsv.RowError `json:"errors"`
+}
+
+func (a *API) importRefuels(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	q := c.Request.URL.Query()
+	opts := refuelcsv.Options{VehicleID: id, VolumeUnit: q.Get("volume_unit"), DistanceUnit: q.Get("distance_unit"), DateFormat: q.Get("date_format")}
+	if opts.VolumeUnit != "" && !refuelcsv.ValidVolumeUnit(opts.VolumeUnit) {
+		ginx.Fail(c, apperr.Invalid("volume_unit", "must be one of l, gal_us, gal_uk"))
+		return
+	}
+	if opts.DistanceUnit != "" && !refuelcsv.ValidDistanceUnit(opts.DistanceUnit) {
+		ginx.Fail(c, apperr.Invalid("distance_unit", "must be one of km, mi"))
+		return
+	}
+	if opts.DateFormat != "" && !refuelcsv.ValidDateFormat(opts.DateFormat) {
+		ginx.Fail(c, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
+		return
+	}
+	dryRun := false
+	if raw, ok := q["dry_run"]; ok {
+		switch raw[0] {
+		case "true", "1":
+			dryRun = true
+		case "false", "0":
+		default:
+			ginx.Fail(c, apperr.Invalid("dry_run", "must be true or false"))
+			return
+		}
+	}
+	ctx := c.Request.Context()
+	v, err := a.store.Vehicle(ctx, id)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	opts.FuelType = v.FuelType
+	file, err := importFile(c.Request)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	res, err := refuelcsv.Read(file, opts)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if res.BadRows > 0 {
+		c.AbortWithStatusJSON(http.StatusBadRequest, importErrorResponse{
+			Code:    string(apperr.InvalidArgument),
+			Message: fmt.Sprintf("file: %d of %d rows are bad; nothing was imported", res.BadRows, res.Rows),
+			Rows:    res.Rows, BadRows: res.BadRows, Errors: res.Errors,
+		})
+		return
+	}
+	out, err := a.store.ImportRefuels(ctx, id, res.Refuels, dryRun)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: dryRun})
+}
+
+// importFile returns the part named file of a multipart body: exactly one,
+// at most MaxImportBytes. The parts are read as a stream, not buffered to
+// disk.
+func importFile(r *http.Request) (io.Reader, error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, apperr.Invalid("file", "request must be multipart/form-data with a part named file")
+	}
+	var file []byte
+	found := false
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		if p.FormName() != "file" {
+			if _, err := io.Copy(io.Discard, p); err != nil {
+				return nil, bodyError(err)
+			}
+			continue
+		}
+		if found {
+			return nil, apperr.Invalid("file", "must be sent once")
+		}
+		found = true
+		file, err = io.ReadAll(io.LimitReader(p, MaxImportBytes+1))
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		if len(file) > MaxImportBytes {
+			return nil, apperr.New(apperr.PayloadTooLarge, "file: is larger than 10 MiB")
+		}
+	}
+	if !found {
+		return nil, apperr.Invalid("file", "is required (a multipart part named file)")
+	}
+	return bytes.NewReader(file), nil
+}
+
+func bodyError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return ginx.TooLarge(mbe.Limit)
+	}
+	return apperr.Invalid("file", "multipart body is malformed: %v", err)
+}
