@@ -42,7 +42,7 @@ lint: caddy-check
 	$(GO) vet $(SERVICES_PKGS)
 	cd tools && GOWORK=off $(GO) vet ./...
 	@for m in $(WORKSPACE_MODULES) tools; do \
-		(cd $$m && GOWORK=off $(GO) mod tidy -diff) || { echo "go mod tidy would change $$m"; exit 1; }; \
+		(cd $$m && GOWORK=off $(GO) mod tidy -diff >/dev/null) || { echo "go mod tidy would change $$m (run: make tidy)"; exit 1; }; \
 	done
 
 fmt: ## gofmt -w and caddy fmt --overwrite
