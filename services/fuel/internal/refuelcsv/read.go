@@ -36,8 +36,8 @@ type Options struct {
 	DateFormat   string // "" (detect), mdy, dmy, ymd
 }
 
-// RowError is one bad row: Row counts lines of records with the header as
-// row 1, as a spreadsheet shows them.
+// RowError is one bad row: Row is the line of the file where the row
+// begins (the header is line 1), as an editor shows it.
 type RowError struct {
 	Row    int    `json:"row"`
 	Reason string `json:"reason"`
@@ -185,12 +185,12 @@ func Read(r io.Reader, opts Options) (Result, error) {
 	// Dates are read once every row is in: the date order of a file is
 	// decided over its whole column.
 	type pending struct {
-		row    int
-		rec    []string
-		failed bool
+		row   int
+		rec   []string
+		short bool
 	}
 	var rows []pending
-	for row := 2; ; row++ {
+	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -201,10 +201,11 @@ func Read(r io.Reader, opts Options) (Result, error) {
 			return res, apperr.Invalid("file", "is not CSV: %s", csvReason(err))
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue // a blank line
+			continue // a line of spaces
 		}
+		line, _ := cr.FieldPos(0)
 		res.Rows++
-		rows = append(rows, pending{row: row, rec: rec})
+		rows = append(rows, pending{row: line, rec: rec, short: len(rec) < len(header)})
 	}
 
 	dates := make([]string, len(rows))
@@ -217,7 +218,15 @@ func Read(r io.Reader, opts Options) (Result, error) {
 	}
 
 	for _, p := range rows {
-		ref, err := toRefuel(p.rec, cols, format, order, volume, distance, opts)
+		var (
+			ref fuel.Refuel
+			err error
+		)
+		if p.short {
+			err = fmt.Errorf("has %d fields, the header has %d", len(p.rec), len(header))
+		} else {
+			ref, err = toRefuel(p.rec, cols, format, order, volume, distance, opts)
+		}
 		if err != nil {
 			res.BadRows++
 			if len(res.Errors) < MaxRowErrors {

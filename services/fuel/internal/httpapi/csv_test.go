@@ -1,0 +1,301 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// upload posts file as the multipart part named file to the import of
+// vehicle vid with query (without "?").
+func (s *server) upload(vid, query string, file []byte) response {
+	s.tb.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	part, err := mw.CreateFormFile("file", "refuels.csv")
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	if _, err := part.Write(file); err != nil {
+		s.tb.Fatal(err)
+	}
+	if err := mw.Close(); err != nil {
+		s.tb.Fatal(err)
+	}
+	url := s.url + "/api/vehicles/" + vid + "/refuels/import"
+	if query != "" {
+		url += "?" + query
+	}
+	res, err := http.Post(url, mw.FormDataContentType(), &body)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// seedHistory gives vehicle vid records covering full, partial and missed
+// fill-ups, odd decimals, quotes and line breaks in text.
+func (s *server) seedHistory(vid string) {
+	s.tb.Helper()
+	for i, r := range []string{
+		`"refuel_time":"2024-01-10T08:00:00.123456Z","odometer":1000,"liters":40,"total_amount":60,"is_full":true,"station_name":"Aral \"Nord\", A2"`,
+		`"refuel_time":"2024-01-25T08:00:00Z","odometer":1500.5,"liters":35.123,"total_amount":56.789,"is_full":true,"remark":"line\nbreak"`,
+		`"refuel_time":"2024-02-05T08:00:00+05:00","odometer":1800,"liters":10,"total_amount":15,"is_full":false`,
+		`"refuel_time":"2024-02-20T08:00:00Z","odometer":2100,"liters":30,"total_amount":48,"is_full":true`,
+		`"refuel_time":"2024-04-02T00:00:00Z","odometer":2700,"liters":45,"total_amount":67.5,"is_full":true,"missed_previous":true`,
+		`"refuel_time":"2024-04-30T23:59:59Z","odometer":3200,"liters":40,"total_amount":60,"is_full":true,"remark":"=SUM(1)"`,
+		`"refuel_time":"2024-04-30T23:59:59Z","odometer":3200,"liters":0.001,"total_amount":0,"is_full":false`,
+	} {
+		s.mustRefuel(fmt.Sprintf(`{"vehicle_id":%s,"fuel_type":"B7 %d",%s}`, vid, i%2, r))
+	}
+}
+
+func TestExportCSV(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *server) {
+		vid := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+		s.seedHistory(vid)
+		res := s.must(200, "GET", "/api/vehicles/"+vid+"/refuels.csv", "")
+		if ct := res.header.Get("Content-Type"); ct != "text/csv; charset=utf-8" {
+			t.Errorf("Content-Type %q", ct)
+		}
+		if cd := res.header.Get("Content-Disposition"); cd != `attachment; filename="vehicle-`+vid+`-refuels.csv"` {
+			t.Errorf("Content-Disposition %q", cd)
+		}
+		recs, err := csv.NewReader(bytes.NewReader(res.body)).ReadAll()
+		if err != nil {
+			t.Fatalf("export is not RFC 4180 CSV: %v\n%s", err, res.body)
+		}
+		if got := strings.Join(recs[0], ","); got != "id,vehicle_id,refuel_time,odometer,fuel_type,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at" {
+			t.Errorf("header %s", got)
+		}
+		// Every row equals the JSON record, field by field, oldest first.
+		list := array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+vid, "").body)
+		if len(recs) != len(list)+1 {
+			t.Fatalf("%d rows, want %d", len(recs)-1, len(list))
+		}
+		for i, rec := range recs[1:] {
+			j := list[len(list)-1-i] // the list is newest first
+			for k, name := range recs[0] {
+				want := literal(j[name])
+				if s, ok := j[name].(string); ok {
+					want = s
+				}
+				if rec[k] != want {
+					t.Errorf("row %d %s = %q, JSON has %s", i+2, name, rec[k], want)
+				}
+			}
+		}
+		// A vehicle without records: the header alone.
+		empty := s.mustVehicle(`{"name":"Empty","fuel_type":"diesel"}`)
+		if got := string(s.must(200, "GET", "/api/vehicles/"+empty+"/refuels.csv", "").body); strings.Count(got, "\n") != 1 {
+			t.Errorf("empty export %q", got)
+		}
+		errorBody(t, s.do("GET", "/api/vehicles/987654/refuels.csv", ""), 404, "NOT_FOUND", "")
+		errorBody(t, s.do("GET", "/api/vehicles/0/refuels.csv", ""), 400, "INVALID_ARGUMENT", "id")
+	})
+}
+
+// TestExportImportRoundTrip exports a vehicle, imports the file into a new
+// one, and compares the statistics, the monthly series and the records.
+func TestExportImportRoundTrip(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *server) {
+		src := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+		s.seedHistory(src)
+		// Enough rows for several export pages (500 each).
+		for i := 0; i < 1100; i++ {
+			s.mustRefuel(fmt.Sprintf(`{"vehicle_id":%s,"refuel_time":"2025-01-01T00:00:00Z","odometer":%d,"fuel_type":"B7","liters":%d.5,"total_amount":%d,"is_full":%t}`,
+				src, 4000+i*300, 20+i%30, 30+i%50, i%3 != 0))
+		}
+		file := s.must(200, "GET", "/api/vehicles/"+src+"/refuels.csv", "").body
+		dst := s.mustVehicle(`{"name":"Copy","fuel_type":"diesel"}`)
+		res := s.upload(dst, "", file)
+		if res.status != 200 {
+			t.Fatalf("import: %d %s", res.status, res.body)
+		}
+		if got := string(res.body); got != `{"imported":1107,"skipped":0,"rows":1107,"dry_run":false}` {
+			t.Errorf("import answer %s", got)
+		}
+		strip := func(b []byte) string {
+			m := object(t, b)
+			delete(m, "vehicle_id")
+			delete(m, "last_refuel")
+			return literal(m)
+		}
+		a := s.must(200, "GET", "/api/vehicles/"+src+"/statistics", "").body
+		b := s.must(200, "GET", "/api/vehicles/"+dst+"/statistics", "").body
+		if strip(a) != strip(b) {
+			t.Errorf("statistics differ:\n%s\n%s", a, b)
+		}
+		ma := s.must(200, "GET", "/api/vehicles/"+src+"/statistics/monthly", "").body
+		mb := s.must(200, "GET", "/api/vehicles/"+dst+"/statistics/monthly", "").body
+		if string(ma) != string(mb) {
+			t.Errorf("monthly series differ:\n%s\n%s", ma, mb)
+		}
+		// The records agree in every field but id, vehicle_id and the
+		// timestamps of the row itself.
+		la := array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+src, "").body)
+		lb := array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+dst, "").body)
+		for i := range la {
+			for _, k := range []string{"refuel_time", "odometer", "fuel_type", "liters", "total_amount", "price_per_liter", "station_name", "is_full", "missed_previous", "remark"} {
+				if literal(la[i][k]) != literal(lb[i][k]) {
+					t.Fatalf("record %d %s: %s vs %s", i, k, literal(la[i][k]), literal(lb[i][k]))
+				}
+			}
+		}
+		// Importing the same file again skips every row.
+		if got := string(s.upload(dst, "", file).body); got != `{"imported":0,"skipped":1107,"rows":1107,"dry_run":false}` {
+			t.Errorf("second import answer %s", got)
+		}
+		if n := s.count("refuels"); n != 2*1107 {
+			t.Errorf("%d refuels, want %d", n, 2*1107)
+		}
+	})
+}
+
+func TestImportCSV(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *server) {
+		vid := s.mustVehicle(`{"name":"Civic","fuel_type":"gasoline"}`)
+		s.mustRefuel(`{"vehicle_id":` + vid + `,"refuel_time":"2024-01-05T00:00:00Z","odometer":16093.44,"fuel_type":"gasoline","liters":37.854,"total_amount":35,"is_full":true}`)
+		fuelly := []byte("car_name,model,mpg,odometer,miles,gallons,price,city_percentage,fuelup_date,date_added,tags,notes,missed_fuelup,partial_fuelup,latitude,longitude,brand\n" +
+			"Civic,Honda,,10000,,10,3.50,50,01/05/2024,01/05/2024,,first,0,0,,,Shell\n" + // equals the stored record: skipped
+			"Civic,Honda,30.5,10305,305,10.000,3.459,50,01/15/2024 17:30,01/15/2024,,,0,1,,,\n" +
+			"Civic,Honda,31,10600,295,9.5,3.60,50,02/01/2024,,,,1,0,,,Chevron\n")
+		path := "volume_unit=gal_us&distance_unit=mi"
+
+		// Dry run: the answer, and nothing stored.
+		if got := string(s.upload(vid, path+"&dry_run=true", fuelly).body); got != `{"imported":2,"skipped":1,"rows":3,"dry_run":true}` {
+			t.Errorf("dry run answer %s", got)
+		}
+		if n := s.count("refuels"); n != 1 {
+			t.Fatalf("dry run stored: %d refuels", n)
+		}
+		if got := string(s.upload(vid, path, fuelly).body); got != `{"imported":2,"skipped":1,"rows":3,"dry_run":false}` {
+			t.Errorf("import answer %s", got)
+		}
+		list := array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+vid, "").body)
+		if len(list) != 3 {
+			t.Fatalf("%d records", len(list))
+		}
+		// 10600 mi = 17059.0464 km; 9.5 gal = 35.961 L; 9.5 × 3.60 = 34.2.
+		for k, want := range map[string]string{"refuel_time": `"2024-02-01T00:00:00Z"`, "odometer": `17059.046`, "liters": `35.961`,
+			"total_amount": `34.2`, "fuel_type": `"gasoline"`, "station_name": `"Chevron"`, "is_full": `true`, "missed_previous": `true`} {
+			if got := literal(list[0][k]); got != want {
+				t.Errorf("newest %s = %s, want %s", k, got, want)
+			}
+		}
+
+		// Bad rows: 400 listing every one; nothing stored.
+		bad := []byte("Date,Odometer,FuelConsumed,Cost,FuelEconomy,IsFillToFull,MissedFuelUp,Notes\n" +
+			"1/1/2025,20000,40,60,0,True,False,\n" +
+			"1/2/2025,x,40,60,0,True,False,\n" +
+			"1/3/2025,20100,40,60,0,maybe,False,\n" +
+			"1/4/2025,20200,40,60,0,True,False,\n" +
+			"1/32/2025,20300,40,60,0,True,False,\n")
+		res := s.upload(vid, "", bad)
+		if res.status != 400 {
+			t.Fatalf("bad rows: %d %s", res.status, res.body)
+		}
+		var body struct {
+			Code    string
+			Message string
+			Rows    int
+			BadRows int `json:"bad_rows"`
+			Errors  []struct {
+				Row    int
+				Reason string
+			}
+		}
+		decodeInto(t, res.body, &body)
+		if body.Code != "INVALID_ARGUMENT" || !strings.HasPrefix(body.Message, "file:") || body.Rows != 5 || body.BadRows != 3 || len(body.Errors) != 3 {
+			t.Fatalf("bad rows answer %s", res.body)
+		}
+		for i, want := range []struct {
+			row    int
+			prefix string
+		}{{3, "Odometer:"}, {4, "IsFillToFull:"}, {6, "Date:"}} {
+			if e := body.Errors[i]; e.Row != want.row || !strings.HasPrefix(e.Reason, want.prefix) {
+				t.Errorf("error %d = %+v, want row %d %s", i, e, want.row, want.prefix)
+			}
+		}
+		if n := s.count("refuels"); n != 3 {
+			t.Errorf("a refused import stored: %d refuels", n)
+		}
+
+		// Parameters, files and vehicles.
+		for _, tc := range []struct {
+			vid, query string
+			file       []byte
+			status     int
+			field      string
+		}{
+			{vid, "volume_unit=pint", fuelly, 400, "volume_unit"},
+			{vid, "distance_unit=nm", fuelly, 400, "distance_unit"},
+			{vid, "date_format=ddmm", fuelly, 400, "date_format"},
+			{vid, "dry_run=yes", fuelly, 400, "dry_run"},
+			{vid, "", []byte("a,b\n1,2\n"), 400, "file"},
+			{vid, "", []byte{}, 400, "file"},
+			{"987654", "", fuelly, 404, ""},
+			{"x", "", fuelly, 400, "id"},
+		} {
+			code := "INVALID_ARGUMENT"
+			if tc.status == 404 {
+				code = "NOT_FOUND"
+			}
+			errorBody(t, s.upload(tc.vid, tc.query, tc.file), tc.status, code, tc.field)
+		}
+		// Not multipart, and multipart without a file part.
+		errorBody(t, s.do("POST", "/api/vehicles/"+vid+"/refuels/import", `{"file":"x"}`), 400, "INVALID_ARGUMENT", "file")
+		var mb bytes.Buffer
+		mw := multipart.NewWriter(&mb)
+		_ = mw.WriteField("other", "x")
+		_ = mw.Close()
+		r, err := http.Post(s.url+"/api/vehicles/"+vid+"/refuels/import", mw.FormDataContentType(), &mb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		errorBody(t, response{status: r.StatusCode, header: r.Header, body: b}, 400, "INVALID_ARGUMENT", "file")
+	})
+}
+
+// TestImportSizeLimits: the import takes files up to 10 MiB while every
+// other route keeps its 1 MiB limit.
+func TestImportSizeLimits(t *testing.T) {
+	s := MustServer(t, "sqlite")
+	vid := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+	// A 3 MiB file of good rows is accepted (dry run keeps it quick).
+	var big bytes.Buffer
+	big.WriteString("Date,Odometer,FuelConsumed,Cost\n")
+	for i := 0; big.Len() < 3<<20; i++ {
+		fmt.Fprintf(&big, "2024-01-01 00:%02d,%d,40,60\n", i%60, 1000+i)
+	}
+	if res := s.upload(vid, "dry_run=true", big.Bytes()); res.status != 200 {
+		t.Fatalf("3 MiB import: %d %s", res.status, res.body[:min(len(res.body), 300)])
+	}
+	// Over 10 MiB: 413.
+	huge := bytes.Repeat([]byte("x"), 10<<20+1)
+	errorBody(t, s.upload(vid, "", huge), 413, "PAYLOAD_TOO_LARGE", "")
+	// Other routes still refuse more than 1 MiB.
+	pad := strings.Repeat(" ", 1<<20)
+	errorBody(t, s.do("POST", "/api/vehicles", `{"name":"Golf","fuel_type":"diesel"}`+pad), 413, "PAYLOAD_TOO_LARGE", "")
+}
+
+// decodeInto decodes a JSON answer into v.
+func decodeInto(tb testing.TB, b []byte, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(b, v); err != nil {
+		tb.Fatalf("decode %s: %v", b, err)
+	}
+}
