@@ -158,8 +158,8 @@ func TestReadNative(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	wantHead := "id,vehicle_id,refuel_time,odometer,fuel_type,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at\n" +
-		"3,1,2026-03-01T08:00:00.123456Z,12500.5,E10,40.5,70.47,1.74,\"Aral \"\"Nord\"\", A2\",true,false,\"line\nbreak\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z\n"
+	wantHead := "id,vehicle_id,refuel_time,odometer,fuel_type,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at\r\n" +
+		"3,1,2026-03-01T08:00:00.123456Z,12500.5,E10,40.5,70.47,1.74,\"Aral \"\"Nord\"\", A2\",true,false,\"line\r\nbreak\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z\r\n"
 	if !strings.HasPrefix(buf.String(), wantHead) {
 		t.Errorf("export:\n%s\nwant prefix\n%s", buf.String(), wantHead)
 	}

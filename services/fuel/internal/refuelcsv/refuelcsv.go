@@ -34,7 +34,12 @@ type Writer struct {
 
 // NewWriter returns a Writer on w.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: csv.NewWriter(w), rec: make([]string, len(Header))}
+	cw := csv.NewWriter(w)
+	// RFC 4180 ends records with CRLF. encoding/csv then writes line breaks
+	// inside quoted text as CRLF too; its reader turns them back into LF,
+	// so text keeps its LF line breaks through a round trip.
+	cw.UseCRLF = true
+	return &Writer{w: cw, rec: make([]string, len(Header))}
 }
 
 // WriteHeader writes the header row.
