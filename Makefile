@@ -5,7 +5,7 @@ GO ?= go
 SERVICES_PKGS := ./pkg/... ./services/fuel/... ./services/docqa/...
 WORKSPACE_MODULES := pkg services/fuel services/docqa
 
-.PHONY: all build run test lint fmt tidy caddy-check clean help
+.PHONY: all build run test lint fmt tidy caddy-check clean help bench fuzz
 
 all: build
 
@@ -30,6 +30,12 @@ run: build
 test: ## every module with -race, PostgreSQL integration tests included
 test: bin/caddy
 	@deploy/scripts/test.sh
+
+bench: ## benchmark report: fuel load (direct, Caddy, floor), statistics, PDF, search, SSE -> deploy/bench/REPORT.md
+	@deploy/scripts/bench.sh
+
+fuzz: ## every fuzz target, FUZZTIME each (default 60s), one at a time; fails on a crasher
+	@deploy/scripts/fuzz.sh
 
 caddy-check: bin/caddy ## caddy validate and caddy fmt on the Caddyfile
 	bin/caddy validate --config Caddyfile --adapter caddyfile
