@@ -63,8 +63,10 @@ func (s *Store) ExportRefuels(ctx context.Context, vehicleID uint64, fn func(fue
 		query := "SELECT " + refuelColumns + " FROM refuels WHERE vehicle_id = ?"
 		args := []any{vehicleID}
 		if !first {
-			query += " AND (refuel_time > ? OR (refuel_time = ? AND id > ?))"
-			args = append(args, afterTime, afterTime, afterID)
+			// A row-value comparison, which both databases serve from
+			// the (vehicle_id, refuel_time, id) index as a range.
+			query += " AND (refuel_time, id) > (?, ?)"
+			args = append(args, afterTime, afterID)
 		}
 		query += " ORDER BY refuel_time ASC, id ASC LIMIT ?"
 		args = append(args, exportPage)

@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// benchVehicle makes a vehicle with n seeded refuels on a fresh store.
+func benchVehicle(b *testing.B, d Dialect, n int) (*Store, uint64) {
+	b.Helper()
+	s := MustOpen(b, d)
+	v := fuel.Vehicle{Name: "bench", FuelType: "diesel"}
+	if err := s.CreateVehicle(context.Background(), &v); err != nil {
+		b.Fatal(err)
+	}
+	SeedRefuels(b, s, v.ID, n)
+	if d == Postgres {
+		if err := s.db.Exec("ANALYZE refuels").Error; err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s, v.ID
+}
+
+// BenchmarkMonthly10k: the monthly series of 10 000 refuels (one a day:
+// about 330 months), one ordered scan.
+func BenchmarkMonthly10k(b *testing.B) {
+	for _, d := range []Dialect{Postgres, SQLite} {
+		b.Run(string(d), func(b *testing.B) {
+			s, id := benchVehicle(b, d, 10000)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				ms, err := s.MonthlyStatistics(context.Background(), id, nil, nil)
+				if err != nil || len(ms) < 300 {
+					b.Fatalf("monthly: %v (%d months)", err, len(ms))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkExport10k: reading 10 000 refuels in export pages.
+func BenchmarkExport10k(b *testing.B) {
+	for _, d := range []Dialect{Postgres, SQLite} {
+		b.Run(string(d), func(b *testing.B) {
+			s, id := benchVehicle(b, d, 10000)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				n := 0
+				if err := s.ExportRefuels(context.Background(), id, func(fuel.Refuel) error { n++; return nil }); err != nil || n != 10000 {
+					b.Fatalf("export: %v (%d rows)", err, n)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkImport10k: importing 10 000 new refuels into a vehicle that has
+// 10 000 (so every row is compared with the stored ones), one transaction.
+func BenchmarkImport10k(b *testing.B) {
+	for _, d := range []Dialect{Postgres, SQLite} {
+		b.Run(string(d), func(b *testing.B) {
+			s, id := benchVehicle(b, d, 10000)
+			var rs []fuel.Refuel
+			if err := s.ExportRefuels(context.Background(), id, func(r fuel.Refuel) error {
+				r.RefuelTime = r.RefuelTime.AddDate(40, 0, 0) // new records
+				rs = append(rs, r)
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				v := fuel.Vehicle{Name: "copy", FuelType: "diesel"}
+				if err := s.CreateVehicle(context.Background(), &v); err != nil {
+					b.Fatal(err)
+				}
+				res, err := s.ImportRefuels(context.Background(), v.ID, rs, false)
+				if err != nil || res.Imported != len(rs) {
+					b.Fatalf("import: %v (%+v)", err, res)
+				}
+			}
+		})
+	}
+}
