@@ -1,7 +1,7 @@
 package ginx
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"errors"
 	"io"
@@ -22,11 +22,27 @@ func BindJSON(c *gin.Context, dst any) error {
 	return DecodeJSON(c.Request.Body, dst)
 }
 
-// DecodeJSON is BindJSON for any reader.
+// DecodeJSON is BindJSON for any reader. The body is decoded once, straight
+// into dst; only its first non-blank byte is looked at beforehand, to tell a
+// non-object body from a malformed one.
 func DecodeJSON(r io.Reader, dst any) error {
-	dec := json.NewDecoder(r)
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
+	br := bufio.NewReader(r)
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return decodeError(err)
+		}
+		if b == ' ' || b == '\t' || b == '\n' || b == '\r' {
+			continue
+		}
+		if b != '{' {
+			return apperr.Invalid("", "request body must be a JSON object")
+		}
+		_ = br.UnreadByte()
+		break
+	}
+	dec := json.NewDecoder(br)
+	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
 	// Exactly one value: anything but whitespace after it is an error.
@@ -36,12 +52,6 @@ func DecodeJSON(r io.Reader, dst any) error {
 			return TooLarge(mbe.Limit)
 		}
 		return apperr.Invalid("", "request body must contain a single JSON object")
-	}
-	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || trimmed[0] != '{' {
-		return apperr.Invalid("", "request body must be a JSON object")
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return decodeError(err)
 	}
 	return nil
 }
