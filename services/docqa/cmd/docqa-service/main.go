@@ -49,7 +49,7 @@ type serviceConfig struct {
 	MilvusPassword   string        `env:"MILVUS_PASSWORD" secret:"true"`
 	MilvusDatabase   string        `env:"MILVUS_DATABASE"`
 	MilvusCollection string        `env:"MILVUS_COLLECTION" default:"vector_store"`
-	MilvusNProbe     int           `env:"MILVUS_NPROBE" default:"16"`
+	MilvusNProbe     int           `env:"MILVUS_NPROBE" default:"64"`
 	MilvusTimeout    time.Duration `env:"MILVUS_TIMEOUT" default:"10s"`
 
 	DataDir string `env:"DOCQA_DATA_DIR" default:"data"`
