@@ -53,19 +53,24 @@ func (c *client) do(method, path, body string, headers ...string) (answer, error
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
+	return c.send(req)
+}
+
+// send sends req and reads the answer to its end.
+func (c *client) send(req *http.Request) (answer, error) {
 	res, err := c.http.Do(req)
 	if err != nil {
-		return answer{}, fmt.Errorf("%s %s: %w", method, path, err)
+		return answer{}, fmt.Errorf("%s %s: %w", req.Method, req.URL.Path, err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
-		return answer{}, fmt.Errorf("%s %s: read body: %w", method, path, err)
+		return answer{}, fmt.Errorf("%s %s: read body: %w", req.Method, req.URL.Path, err)
 	}
 	return answer{status: res.StatusCode, header: res.Header, body: b}, nil
 }
 
-// errorBody checks that a an answer is the JSON error body of the
+// errorBody checks that an answer is the JSON error body of the
 // contract and returns its code.
 func errorBody(a answer) (string, error) {
 	if ct := a.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
