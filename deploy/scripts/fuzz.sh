@@ -68,8 +68,11 @@ for t in "${targets[@]}"; do
 	if [[ "${FUZZ_SAVE_CORPUS:-}" == 1 && -d "$cache/$pkg/$name" ]]; then
 		mkdir -p "$dir/testdata/fuzz/$name"
 		# the smallest inputs first: they cost least to keep and to re-run
-		find "$cache/$pkg/$name" -type f -printf '%s %p\n' | sort -n | head -n "$FUZZ_KEEP" |
-			cut -d' ' -f2- | while read -r f; do cp -n "$f" "$dir/testdata/fuzz/$name/"; done
+		# (awk, not head: head would end the pipe early, and pipefail with it)
+		find "$cache/$pkg/$name" -type f -printf '%s %p\n' | sort -n | awk -v n="$FUZZ_KEEP" 'NR <= n' |
+			cut -d' ' -f2- | while read -r f; do
+			[[ -e "$dir/testdata/fuzz/$name/${f##*/}" ]] || cp "$f" "$dir/testdata/fuzz/$name/"
+		done
 		echo "    corpus: $(ls "$dir/testdata/fuzz/$name" | wc -l) files in $dir/testdata/fuzz/$name"
 	fi
 done
