@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,9 +88,9 @@ func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.C
 		return err
 	}
 	doc.CreatedAt = doc.CreatedAt.UTC()
-	chunks, err := validateUpsert(doc, chunks, embedder)
+	chunks, err := docqa.CheckUpsert(doc, chunks, embedder)
 	if err != nil {
-		return err
+		return fmt.Errorf("embedded vector store: %w", err)
 	}
 	rec := encodeUpsert(doc, embedder, chunks)
 	if len(rec)-recordHeader > maxRecord {
@@ -328,57 +327,6 @@ func sortNewestFirst(docs []docqa.Document) {
 		}
 		return strings.Compare(a.FileMD5, b.FileMD5)
 	})
-}
-
-// validateUpsert checks the arguments of Upsert and returns the chunks with
-// their ids filled in.
-func validateUpsert(doc docqa.Document, chunks []docqa.Chunk, embedder string) ([]docqa.Chunk, error) {
-	if !validMD5(doc.FileMD5) {
-		return nil, fmt.Errorf("embedded vector store: fileMd5 %q is not 32 lowercase hex digits", doc.FileMD5)
-	}
-	if strings.TrimSpace(embedder) == "" {
-		return nil, errors.New("embedded vector store: embedder name is empty")
-	}
-	if len(chunks) == 0 {
-		return nil, fmt.Errorf("embedded vector store: document %s has no chunks", doc.FileMD5)
-	}
-	out := make([]docqa.Chunk, len(chunks))
-	seen := make(map[string]struct{}, len(chunks))
-	for i, c := range chunks {
-		if c.Index < 0 {
-			return nil, fmt.Errorf("embedded vector store: chunk %d has index %d", i, c.Index)
-		}
-		if c.ID == "" {
-			c.ID = docqa.ChunkID(doc.FileMD5, c.Index)
-		}
-		if _, dup := seen[c.ID]; dup {
-			return nil, fmt.Errorf("embedded vector store: chunk id %s appears twice", c.ID)
-		}
-		seen[c.ID] = struct{}{}
-		if len(c.Embedding) != docqa.Dimension {
-			return nil, fmt.Errorf("%w: chunk %d has %d floats, want %d", docqa.ErrDimension, c.Index, len(c.Embedding), docqa.Dimension)
-		}
-		for _, f := range c.Embedding {
-			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-				return nil, fmt.Errorf("embedded vector store: chunk %d has a NaN or infinite value", c.Index)
-			}
-		}
-		out[i] = c
-	}
-	return out, nil
-}
-
-func validMD5(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // logPath and tmpPath name the files of a store directory.

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -401,7 +400,7 @@ func (s *Store) Search(ctx context.Context, vector []float32, topK int) ([]docqa
 
 // Document answers from the metadata of the document's chunk 0.
 func (s *Store) Document(ctx context.Context, md5 string) (docqa.Document, error) {
-	if !validMD5(md5) {
+	if !docqa.ValidMD5(md5) {
 		return docqa.Document{}, fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
 	}
 	rows, err := s.query(ctx, fileExpr(md5)+" && "+firstChunkExpr, []string{FieldMetadata}, 1)
@@ -442,7 +441,7 @@ func (s *Store) Documents(ctx context.Context) ([]docqa.Document, error) {
 // Delete removes every chunk whose metadata names the MD5; an error wrapping
 // docqa.ErrNotFound when there is none.
 func (s *Store) Delete(ctx context.Context, md5 string) error {
-	if !validMD5(md5) {
+	if !docqa.ValidMD5(md5) {
 		return fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
 	}
 	expr := fileExpr(md5)
@@ -639,56 +638,17 @@ func isZero(v []float32) bool {
 	return true
 }
 
-// validateUpsert checks the arguments of Upsert and returns the chunks with
-// their ids filled in.
+// validateUpsert checks the arguments of Upsert (docqa.CheckUpsert) and
+// that every id fits the doc_id column.
 func validateUpsert(doc docqa.Document, chunks []docqa.Chunk, embedder string) ([]docqa.Chunk, error) {
-	if !validMD5(doc.FileMD5) {
-		return nil, fmt.Errorf("milvus: fileMd5 %q is not 32 lowercase hex digits", doc.FileMD5)
+	out, err := docqa.CheckUpsert(doc, chunks, embedder)
+	if err != nil {
+		return nil, fmt.Errorf("milvus: %w", err)
 	}
-	if strings.TrimSpace(embedder) == "" {
-		return nil, errors.New("milvus: embedder name is empty")
-	}
-	if len(chunks) == 0 {
-		return nil, fmt.Errorf("milvus: document %s has no chunks", doc.FileMD5)
-	}
-	out := make([]docqa.Chunk, len(chunks))
-	seen := make(map[string]struct{}, len(chunks))
-	for i, c := range chunks {
-		if c.Index < 0 {
-			return nil, fmt.Errorf("milvus: chunk %d has index %d", i, c.Index)
-		}
-		if c.ID == "" {
-			c.ID = docqa.ChunkID(doc.FileMD5, c.Index)
-		}
+	for _, c := range out {
 		if len(c.ID) > IDMaxLength {
 			return nil, fmt.Errorf("milvus: chunk id %q is longer than %d bytes", c.ID, IDMaxLength)
 		}
-		if _, dup := seen[c.ID]; dup {
-			return nil, fmt.Errorf("milvus: chunk id %s appears twice", c.ID)
-		}
-		seen[c.ID] = struct{}{}
-		if len(c.Embedding) != docqa.Dimension {
-			return nil, fmt.Errorf("%w: chunk %d has %d floats, want %d", docqa.ErrDimension, c.Index, len(c.Embedding), docqa.Dimension)
-		}
-		for _, f := range c.Embedding {
-			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-				return nil, fmt.Errorf("milvus: chunk %d has a NaN or infinite value", c.Index)
-			}
-		}
-		out[i] = c
 	}
 	return out, nil
-}
-
-func validMD5(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
