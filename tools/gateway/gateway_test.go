@@ -237,6 +237,9 @@ func TestGateway(t *testing.T) {
 			{http.MethodPost, "/api/vehicles", "fuel"},
 			{http.MethodPut, "/api/vehicles/7", "fuel"},
 			{http.MethodGet, "/api/vehicles/7/statistics", "fuel"},
+			{http.MethodGet, "/api/vehicles/7/statistics/monthly?start_date=2024-01-01T00:00:00Z", "fuel"},
+			{http.MethodGet, "/api/vehicles/7/refuels.csv", "fuel"},
+			{http.MethodPost, "/api/vehicles/7/refuels/import?dry_run=true", "fuel"},
 			{http.MethodPost, "/api/vehicles/7/default", "fuel"},
 			{http.MethodGet, "/api/refuels?vehicle_id=7&start_date=2024-01-01T00:00:00Z", "fuel"},
 			{http.MethodDelete, "/api/refuels/3", "fuel"},
@@ -305,6 +308,29 @@ func TestGateway(t *testing.T) {
 		}
 		if got, _ := g.fuel.seenFor(id); got.Bytes != 1<<20 {
 			t.Fatalf("fuel read %d bytes, want %d", got.Bytes, 1<<20)
+		}
+	})
+
+	t.Run("the fuel CSV import takes up to 10 MiB + 64 KiB", func(t *testing.T) {
+		const limit = 10<<20 + 64<<10
+		path := "/api/vehicles/7/refuels/import"
+		resp, body, id := g.do(t, http.MethodPost, path, zeros(limit+1), nil)
+		wantJSONError(t, resp, body, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
+		wantGatewayHeaders(t, resp, id)
+		if _, ok := g.fuel.seenFor(id); ok {
+			t.Fatal("the oversized import reached fuel")
+		}
+		resp, body, id = g.do(t, http.MethodPost, path, zeros(limit), nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("import of exactly the limit: status %d: %s", resp.StatusCode, body)
+		}
+		if got, _ := g.fuel.seenFor(id); got.Bytes != limit || got.ReadErr != "" {
+			t.Fatalf("fuel saw %+v, want %d bytes", got, limit)
+		}
+		// Only that path: its neighbours keep 1 MiB.
+		for _, p := range []string{"/api/vehicles/7/refuels", "/api/vehicles/7/refuels/import/x", "/api/vehicles/7/refuels.csv"} {
+			resp, body, _ := g.do(t, http.MethodPost, p, zeros(1<<20+1), nil)
+			wantJSONError(t, resp, body, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
 		}
 	})
 
