@@ -246,6 +246,10 @@ func TestPostgresRestart(t *testing.T) {
 	}
 	t.Logf("refuels answered 200 by phase %v; writes answered 5xx by phase %v; /health by phase %v",
 		okByPhase, failed5xx, health)
+	if failed5xx[phaseUp] > 0 || health[phaseUp][503] > 0 {
+		t.Errorf("%d writes answered 5xx and /health answered 503 %d times before PostgreSQL was stopped",
+			failed5xx[phaseUp], health[phaseUp][503])
+	}
 	if health[phaseDown][503] == 0 {
 		t.Errorf("no client saw /health answer 503 while PostgreSQL was down")
 	}
