@@ -1,6 +1,8 @@
 package refuelcsv
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -34,6 +36,10 @@ type Options struct {
 	VolumeUnit   string // l (default), gal_us, gal_uk
 	DistanceUnit string // km (default), mi
 	DateFormat   string // "" (detect), mdy, dmy, ymd
+
+	// semicolons is set by Read for a semicolon-separated file: its
+	// numbers use the decimal comma, so '.' and ',' swap roles.
+	semicolons bool
 }
 
 // RowError is one bad row: Row is the line of the file where the row
@@ -164,7 +170,10 @@ func Read(r io.Reader, opts Options) (Result, error) {
 		return res, apperr.Invalid("date_format", "must be one of %s", strings.Join(DateFormats, ", "))
 	}
 
-	cr := csv.NewReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
+	cr := csv.NewReader(br)
+	cr.Comma = delimiter(br)
+	opts.semicolons = cr.Comma == ';'
 	cr.FieldsPerRecord = -1 // rows are checked against the header below
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
@@ -239,6 +248,19 @@ func Read(r io.Reader, opts Options) (Result, error) {
 	return res, nil
 }
 
+// delimiter is ';' when the header line has semicolons and no commas (the
+// list separator of spreadsheets in locales with a decimal comma), else ','.
+func delimiter(br *bufio.Reader) rune {
+	head, _ := br.Peek(br.Size())
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	if bytes.IndexByte(head, ';') >= 0 && bytes.IndexByte(head, ',') < 0 {
+		return ';'
+	}
+	return ','
+}
+
 func csvReason(err error) string {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
@@ -270,24 +292,24 @@ func toRefuel(rec []string, cols map[role]int, format, order string, volume, dis
 	if r.RefuelTime, err = parseDate(field(rec, cols, colTime), format, order); err != nil {
 		return r, fmt.Errorf("%s: %w", headerName(format, colTime), err)
 	}
-	odo, err := parseNumber(headerName(format, colOdometer), field(rec, cols, colOdometer))
+	odo, err := parseNumber(headerName(format, colOdometer), field(rec, cols, colOdometer), opts.semicolons)
 	if err != nil {
 		return r, err
 	}
 	r.Odometer = odo.Mul(distance)
-	vol, err := parseNumber(headerName(format, colVolume), field(rec, cols, colVolume))
+	vol, err := parseNumber(headerName(format, colVolume), field(rec, cols, colVolume), opts.semicolons)
 	if err != nil {
 		return r, err
 	}
 	r.Liters = vol.Mul(volume)
 	if _, ok := cols[colPrice]; ok {
-		price, err := parseNumber(headerName(format, colPrice), field(rec, cols, colPrice))
+		price, err := parseNumber(headerName(format, colPrice), field(rec, cols, colPrice), opts.semicolons)
 		if err != nil {
 			return r, err
 		}
 		r.TotalAmount = price.Mul(vol)
 	} else {
-		if r.TotalAmount, err = parseNumber(headerName(format, colAmount), field(rec, cols, colAmount)); err != nil {
+		if r.TotalAmount, err = parseNumber(headerName(format, colAmount), field(rec, cols, colAmount), opts.semicolons); err != nil {
 			return r, err
 		}
 	}
@@ -355,8 +377,9 @@ const maxNumber = 40
 // parseNumber reads a non-negative decimal as exported by fuel trackers:
 // an optional currency sign ($ € £), thousands separators, and a decimal
 // comma when it is the only separator and not followed by exactly three
-// digits ("45,67"; "1,234" is one thousand two hundred thirty-four).
-func parseNumber(name, s string) (decimal.Decimal, error) {
+// digits ("45,67"; "1,234" is one thousand two hundred thirty-four). In a
+// semicolon-separated file '.' and ',' swap roles ("1.234,5", "1.500").
+func parseNumber(name, s string, swap bool) (decimal.Decimal, error) {
 	if s == "" {
 		return decimal.Zero, fmt.Errorf("%s: is required", name)
 	}
@@ -365,6 +388,17 @@ func parseNumber(name, s string) (decimal.Decimal, error) {
 	}
 	t := strings.TrimLeft(s, "$€£ ")
 	t = strings.ReplaceAll(t, " ", "")
+	if swap {
+		t = strings.Map(func(r rune) rune {
+			switch r {
+			case '.':
+				return ','
+			case ',':
+				return '.'
+			}
+			return r
+		}, t)
+	}
 	if strings.Contains(t, ",") {
 		if strings.Contains(t, ".") || strings.Count(t, ",") > 1 || len(t)-strings.LastIndex(t, ",")-1 == 3 {
 			t = strings.ReplaceAll(t, ",", "")

@@ -94,6 +94,22 @@ func TestReadLubeLogger(t *testing.T) {
 	})
 }
 
+func TestReadSemicolons(t *testing.T) {
+	// A spreadsheet in a decimal-comma locale separates with semicolons.
+	file := "Date;Odometer;FuelConsumed;Cost;IsFillToFull\n" +
+		"2024-01-05;1000;40,5;60,75;True\n" +
+		"2024-01-13;1.500;35.25;56;False\n" +
+		"2024-01-20;1.234.567,5;35;56;True\n"
+	res := mustRead(t, file, Options{FuelType: "diesel"})
+	// There '.' groups thousands and ',' is the decimal point; a lone '.'
+	// not followed by three digits is still read as a decimal point.
+	checkRefuels(t, res, []string{
+		"2024-01-05T00:00:00Z 1000 40.5 60.75 diesel  full - ",
+		"2024-01-13T00:00:00Z 1500 35.25 56 diesel  partial - ",
+		"2024-01-20T00:00:00Z 1234567.5 35 56 diesel  full - ",
+	})
+}
+
 func TestReadDateOrder(t *testing.T) {
 	file := func(dates ...string) string {
 		var b strings.Builder
@@ -219,13 +235,13 @@ func TestParseNumber(t *testing.T) {
 		"40": "40", "40.5": "40.5", "$45.67": "45.67", "€ 12,5": "12.5", "1,234": "1234", "1,234.5": "1234.5",
 		"1,234,567": "1234567", ".5": "0.5", "1 234,56": "1234.56",
 	} {
-		d, err := parseNumber("x", in)
+		d, err := parseNumber("x", in, false)
 		if err != nil || d.String() != want {
 			t.Errorf("parseNumber(%q) = %s, %v; want %s", in, d, err, want)
 		}
 	}
 	for _, in := range []string{"", "abc", "1e5", "1.2.3", "NaN", "--1", strings.Repeat("9", 41)} {
-		if _, err := parseNumber("x", in); err == nil {
+		if _, err := parseNumber("x", in, false); err == nil {
 			t.Errorf("parseNumber(%q) accepted", in)
 		}
 	}
