@@ -74,6 +74,7 @@ type serviceConfig struct {
 
 	CORSOrigins     string        `env:"CORS_ORIGINS" default:"http://localhost:8081,http://localhost:5173"`
 	SSEHeartbeat    time.Duration `env:"SSE_HEARTBEAT" default:"15s"`
+	UploadStall     time.Duration `env:"UPLOAD_STALL_TIMEOUT" default:"30s"` // an upload silent this long is ended
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"10s"`
 }
 
@@ -141,18 +142,19 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	handler := httpapi.New(httpapi.Config{
-		Log:          log,
-		Store:        store,
-		Embedder:     embedder,
-		Chat:         chat,
-		Pipeline:     pipeline,
-		CountTokens:  split.CountTokens,
-		Budget:       rag.Budget{History: cfg.ChatHistoryTokens, Context: cfg.ChatContextTokens},
-		Heartbeat:    cfg.SSEHeartbeat,
-		CORSOrigins:  origins,
-		StoreKind:    storeKind,
-		EmbedderMode: embedderMode,
-		ChatMode:     chatMode,
+		Log:                log,
+		Store:              store,
+		Embedder:           embedder,
+		Chat:               chat,
+		Pipeline:           pipeline,
+		CountTokens:        split.CountTokens,
+		Budget:             rag.Budget{History: cfg.ChatHistoryTokens, Context: cfg.ChatContextTokens},
+		Heartbeat:          cfg.SSEHeartbeat,
+		UploadStallTimeout: cfg.UploadStall,
+		CORSOrigins:        origins,
+		StoreKind:          storeKind,
+		EmbedderMode:       embedderMode,
+		ChatMode:           chatMode,
 	})
 
 	ln, err := httpserver.Listen(cfg.Addr)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/sse"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
@@ -21,6 +22,8 @@ import (
 // a second "file" part is refused. The whole body is read before anything
 // is ingested, so every validation error is known before a stream begins.
 func (h *handler) receive(c *gin.Context) (*ingest.Upload, error) {
+	done := httpserver.StallTimeout(c.Writer, c.Request, h.cfg.UploadStallTimeout)
+	defer done()
 	mr, err := c.Request.MultipartReader()
 	if err != nil {
 		return nil, apperr.Invalid("file", "the request must be multipart/form-data with the PDF in a part named file")

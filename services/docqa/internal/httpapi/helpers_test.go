@@ -46,6 +46,7 @@ type options struct {
 	maxUpload   int64
 	firstByte   time.Duration
 	chatTimeout time.Duration
+	uploadStall time.Duration
 }
 
 func newService(t testing.TB, opts options) *service {
@@ -96,7 +97,8 @@ func newService(t testing.TB, opts options) *service {
 	engine := httpapi.New(httpapi.Config{
 		Store: store, Embedder: emb, Chat: chat, Pipeline: pipe,
 		CountTokens: split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
-		StoreKind: "embedded", EmbedderMode: mode, ChatMode: mode,
+		UploadStallTimeout: opts.uploadStall,
+		StoreKind:          "embedded", EmbedderMode: mode, ChatMode: mode,
 		Now: func() time.Time { return testNow },
 	})
 	s.embedder, s.chatModel, s.pipeline = emb, chat, pipe

@@ -18,7 +18,8 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultHeartbeat = 15 * time.Second
+	DefaultHeartbeat          = 15 * time.Second
+	DefaultUploadStallTimeout = 30 * time.Second
 	// maxChatBody bounds a chat request: 8000 characters of question plus a
 	// generous history.
 	maxChatBody = 4 << 20
@@ -43,7 +44,11 @@ type Config struct {
 	Heartbeat time.Duration
 	// MaxUploadBytes limits one upload request (default ingest.MaxFileBytes).
 	MaxUploadBytes int64
-	CORSOrigins    []string
+	// UploadStallTimeout ends an upload whose client has sent nothing for
+	// this long without closing the connection (default 30 s), so a stalled
+	// client holds neither a handler nor a temporary file.
+	UploadStallTimeout time.Duration
+	CORSOrigins        []string
 	// StoreKind, EmbedderMode and ChatMode are reported by /health:
 	// "embedded"|"milvus", "remote"|"local".
 	StoreKind    string
@@ -70,6 +75,9 @@ func New(cfg Config) *gin.Engine {
 	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = ingest.MaxFileBytes
+	}
+	if cfg.UploadStallTimeout <= 0 {
+		cfg.UploadStallTimeout = DefaultUploadStallTimeout
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
