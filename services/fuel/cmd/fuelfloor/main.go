@@ -67,19 +67,20 @@ type vehicle struct {
 }
 
 type refuel struct {
-	ID            int64           `json:"id"`
-	VehicleID     int64           `json:"vehicle_id"`
-	RefuelTime    time.Time       `json:"refuel_time"`
-	Odometer      decimal.Decimal `json:"odometer"`
-	FuelType      string          `json:"fuel_type"`
-	Liters        decimal.Decimal `json:"liters"`
-	TotalAmount   decimal.Decimal `json:"total_amount"`
-	PricePerLiter decimal.Decimal `json:"price_per_liter"`
-	StationName   string          `json:"station_name"`
-	IsFull        bool            `json:"is_full"`
-	Remark        string          `json:"remark"`
-	CreatedAt     time.Time       `json:"created_at"`
-	UpdatedAt     time.Time       `json:"updated_at"`
+	ID             int64           `json:"id"`
+	VehicleID      int64           `json:"vehicle_id"`
+	RefuelTime     time.Time       `json:"refuel_time"`
+	Odometer       decimal.Decimal `json:"odometer"`
+	FuelType       string          `json:"fuel_type"`
+	Liters         decimal.Decimal `json:"liters"`
+	TotalAmount    decimal.Decimal `json:"total_amount"`
+	PricePerLiter  decimal.Decimal `json:"price_per_liter"`
+	StationName    string          `json:"station_name"`
+	IsFull         bool            `json:"is_full"`
+	MissedPrevious bool            `json:"missed_previous"`
+	Remark         string          `json:"remark"`
+	CreatedAt      time.Time       `json:"created_at"`
+	UpdatedAt      time.Time       `json:"updated_at"`
 }
 
 func init() { decimal.MarshalJSONWithoutQuotes = true }
@@ -87,7 +88,7 @@ func init() { decimal.MarshalJSONWithoutQuotes = true }
 func scanRefuel(row pgx.Row, r *refuel) error {
 	var odo, liters, amount, price string
 	if err := row.Scan(&r.ID, &r.VehicleID, &r.RefuelTime, &odo, &r.FuelType, &liters, &amount, &price,
-		&r.StationName, &r.IsFull, &r.Remark, &r.CreatedAt, &r.UpdatedAt); err != nil {
+		&r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, &r.CreatedAt, &r.UpdatedAt); err != nil {
 		return err
 	}
 	r.Odometer, r.Liters = decimal.RequireFromString(odo), decimal.RequireFromString(liters)
@@ -119,7 +120,7 @@ func listRefuels(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
 		http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
 		return
 	}
-	rows, err := pool.Query(r.Context(), `SELECT id, vehicle_id, refuel_time, odometer::text, fuel_type, liters::text, total_amount::text, price_per_liter::text, station_name, is_full, remark, created_at, updated_at FROM refuels WHERE vehicle_id = $1 ORDER BY refuel_time DESC, id DESC`, id)
+	rows, err := pool.Query(r.Context(), `SELECT id, vehicle_id, refuel_time, odometer::text, fuel_type, liters::text, total_amount::text, price_per_liter::text, station_name, is_full, missed_previous, remark, created_at, updated_at FROM refuels WHERE vehicle_id = $1 ORDER BY refuel_time DESC, id DESC`, id)
 	if err != nil {
 		http.Error(w, `{"code":"INTERNAL"}`, 500)
 		return
@@ -150,10 +151,10 @@ func createRefuel(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
 	in.PricePerLiter = in.TotalAmount.DivRound(in.Liters, 4)
 	in.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
 	in.UpdatedAt = in.CreatedAt
-	err := pool.QueryRow(r.Context(), `INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, liters, total_amount, price_per_liter, station_name, is_full, remark, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+	err := pool.QueryRow(r.Context(), `INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, liters, total_amount, price_per_liter, station_name, is_full, missed_previous, remark, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
 		in.VehicleID, in.RefuelTime, in.Odometer.String(), in.FuelType, in.Liters.String(), in.TotalAmount.String(), in.PricePerLiter.String(),
-		in.StationName, in.IsFull, in.Remark, in.CreatedAt, in.UpdatedAt).Scan(&in.ID)
+		in.StationName, in.IsFull, in.MissedPrevious, in.Remark, in.CreatedAt, in.UpdatedAt).Scan(&in.ID)
 	if err != nil {
 		http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
 		return
