@@ -53,7 +53,7 @@ type serviceConfig struct {
 	MilvusTimeout    time.Duration `env:"MILVUS_TIMEOUT" default:"10s"`
 
 	DataDir string `env:"DOCQA_DATA_DIR" default:"data"`
-	TempDir string `env:"DOCQA_TEMP_DIR"`
+	TempDir string `env:"DOCQA_TEMP_DIR" default:"var/uploads"` // this instance's own: leftovers are removed at start
 
 	EmbeddingBaseURL     string        `env:"EMBEDDING_BASE_URL"`
 	EmbeddingAPIKey      string        `env:"EMBEDDING_API_KEY" secret:"true"`
@@ -140,6 +140,16 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	})
 	if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(cfg.TempDir, 0o700); err != nil {
+		return fmt.Errorf("DOCQA_TEMP_DIR: %w", err)
+	}
+	swept, err := pipeline.SweepTemp()
+	if err != nil {
+		return fmt.Errorf("DOCQA_TEMP_DIR: %w", err)
+	}
+	if swept > 0 {
+		log.Warn("removed uploads left by an interrupted run", "files", swept, "dir", cfg.TempDir)
 	}
 	handler := httpapi.New(httpapi.Config{
 		Log:                log,

@@ -74,6 +74,8 @@ type Config struct {
 	// DataDir is the directory Import reads; nothing outside it is opened.
 	DataDir string
 	// TempDir holds uploads while they are processed ("" = os.TempDir()).
+	// A directory of its own lets SweepTemp remove what a killed process
+	// left there.
 	TempDir string
 	// MaxBytes caps one file (default MaxFileBytes).
 	MaxBytes int64
@@ -111,6 +113,31 @@ func New(cfg Config) (*Pipeline, error) {
 	return &Pipeline{cfg: cfg}, nil
 }
 
+// tempPattern names upload files in TempDir.
+const tempPattern = "docqa-upload-*.pdf"
+
+// SweepTemp removes upload files that a process killed mid-upload left in
+// TempDir (Close never ran for them) and returns how many it removed. Call
+// it at start-up, before serving, and only when TempDir belongs to this
+// service alone: another process's upload in progress would be removed too.
+func (p *Pipeline) SweepTemp() (int, error) {
+	if p.cfg.TempDir == "" {
+		return 0, errors.New("ingest: SweepTemp needs a TempDir of the service's own, not the shared system one")
+	}
+	names, err := filepath.Glob(filepath.Join(p.cfg.TempDir, tempPattern))
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	for _, name := range names {
+		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return removed, fmt.Errorf("remove leftover upload: %w", err)
+		}
+		removed++
+	}
+	return removed, nil
+}
+
 // Upload is a received file held in a temporary file until Close.
 type Upload struct {
 	FileName string
@@ -133,7 +160,7 @@ func (u *Upload) Close() error {
 // bytes are held once, on disk. It checks the size limit, emptiness and the
 // %PDF- magic. The caller must Close the returned Upload.
 func (p *Pipeline) Receive(r io.Reader, fileName string) (*Upload, error) {
-	f, err := os.CreateTemp(p.cfg.TempDir, "docqa-upload-*.pdf")
+	f, err := os.CreateTemp(p.cfg.TempDir, tempPattern)
 	if err != nil {
 		return nil, fmt.Errorf("create temporary file: %w", err)
 	}

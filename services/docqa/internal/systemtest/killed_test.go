@@ -75,6 +75,10 @@ func TestKilledMidIngest(t *testing.T) {
 		requestsBefore, len(leftovers))
 
 	second := startService(t, env)
+	// The restarted service removes what the killed one left mid-upload.
+	if left, _ := os.ReadDir(tempDir); len(left) != 0 {
+		t.Fatalf("after the restart %d file(s) remain in DOCQA_TEMP_DIR: %v", len(left), left)
+	}
 	if docs := documents(t, second.URL); len(docs) != 0 {
 		t.Fatalf("after the kill the store lists %+v: the interrupted ingestion stored something", docs)
 	}
