@@ -58,7 +58,7 @@ func TestKilledMidIngest(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	first.kill(t)
+	first.Kill(t)
 	for {
 		ev, err := stream.next()
 		if err != nil {
@@ -121,7 +121,7 @@ func TestKilledMidIngest(t *testing.T) {
 
 	// Count the stored chunks in the store itself, once the service has
 	// let go of it.
-	second.stop(t)
+	second.Stop(t)
 	store, err := embedded.Open(storeDir)
 	if err != nil {
 		t.Fatal(err)

@@ -196,7 +196,7 @@ func TestPostgresRestart(t *testing.T) {
 		for !cond() {
 			if time.Now().After(deadline) {
 				finish()
-				t.Fatalf("%s: not within %s\nservice log:\n%s", what, limit, svc.logs.tail())
+				t.Fatalf("%s: not within %s\nservice log:\n%s", what, limit, svc.Logs())
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -238,8 +238,8 @@ func TestPostgresRestart(t *testing.T) {
 	waitFor("40 refuels stored after the restart", 60*time.Second, successes(phaseBack))
 	finish()
 
-	if err := svc.exitErr(); err != nil {
-		t.Fatalf("the service did not survive the restart: %v\n%s", err, svc.logs.tail())
+	if err := svc.ExitErr(); err != nil {
+		t.Fatalf("the service did not survive the restart: %v\n%s", err, svc.Logs())
 	}
 	for _, f := range failures {
 		t.Error(f)

@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/carhub/backend/pkg/pgtest"
+	"github.com/carhub/backend/pkg/proctest"
 )
 
 // Soak shape: soakClients goroutines each send at most soakMaxRequests
@@ -45,7 +46,7 @@ func soakDuration(t *testing.T) time.Duration {
 		}
 		return d
 	}
-	if raceEnabled || testing.Short() {
+	if proctest.RaceEnabled || testing.Short() {
 		return 30 * time.Second
 	}
 	return 45 * time.Second
@@ -153,8 +154,8 @@ func TestSoak(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := svc.exitErr(); err != nil {
-		t.Fatalf("the service died during the soak: %v\n%s", err, svc.logs.tail())
+	if err := svc.ExitErr(); err != nil {
+		t.Fatalf("the service died during the soak: %v\n%s", err, svc.Logs())
 	}
 	t.Logf("soak: %d operations; answers: %v", total.Load(), s.counts)
 	for _, f := range s.failures {

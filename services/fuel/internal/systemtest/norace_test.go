@@ -1,5 +1,0 @@
-//go:build !race
-
-package systemtest
-
-const raceEnabled = false
