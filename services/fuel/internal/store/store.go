@@ -499,9 +499,8 @@ func (s *Store) ListRefuels(ctx context.Context, f fuel.RefuelFilter) ([]fuel.Re
 // records feeds fuel.StatsBuilder, then the last record is read by id. On
 // PostgreSQL the three statements share one snapshot.
 func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statistics, error) {
-	var opts *sql.TxOptions
-	if s.dialect == Postgres {
-		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	if s.dialect == Postgres && !s.inTx {
+		return s.statisticsPostgres(ctx, vehicleID)
 	}
 	var out fuel.Statistics
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -522,7 +521,7 @@ func (s *Store) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statisti
 			out.LastRefuel = &r
 		}
 		return nil
-	}, opts)
+	})
 	return out, err
 }
 
