@@ -266,7 +266,7 @@ if ! command -v pdftotext >/dev/null 2>&1 && [[ "${BENCH_INSTALL:-}" == 1 ]]; th
 	step install-poppler.log "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils" || true
 fi
 if command -v pdftotext >/dev/null 2>&1 && command -v pdfinfo >/dev/null 2>&1; then
-	pt_version=$(pdftotext -v 2>&1 | head -n1)
+	pt_version=$(pdftotext -v 2>&1 | sed -n 1p)
 	step pdfpages.log "for f in $corpus/*.pdf; do pdfinfo \"\$f\" | awk '/^Pages:/ { print \$2 }'; done | awk '{ n += \$1 } END { print n }'" || true
 	pages=$(tail -n1 "$work/pdfpages.log")
 	if step pdftotext.log "cd $corpus && start=\$(date +%s.%N) && for i in 1 2 3; do for f in *.pdf; do pdftotext -q \"\$f\" /dev/null; done; done && echo \"\$start \$(date +%s.%N)\""; then
