@@ -24,7 +24,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/carhub/backend/pkg/pgtest"
-	"github.com/carhub/backend/pkg/proctest"
 )
 
 // Soak shape: soakClients goroutines each send at most soakMaxRequests
@@ -36,8 +35,9 @@ const (
 	soakDurationEnv = "FUEL_SOAK_DURATION"
 )
 
-// soakDuration is 30 s under the race detector or -short (make test), 45 s
-// otherwise; FUEL_SOAK_DURATION (a Go duration) overrides both.
+// soakDuration is the "about a minute" (make test runs it under the
+// race detector too), 30 s with -short; FUEL_SOAK_DURATION (a Go duration)
+// overrides both.
 func soakDuration(t *testing.T) time.Duration {
 	if v := os.Getenv(soakDurationEnv); v != "" {
 		d, err := time.ParseDuration(v)
@@ -46,10 +46,10 @@ func soakDuration(t *testing.T) time.Duration {
 		}
 		return d
 	}
-	if proctest.RaceEnabled || testing.Short() {
+	if testing.Short() {
 		return 30 * time.Second
 	}
-	return 45 * time.Second
+	return time.Minute
 }
 
 // soak is the shared state of one soak run.
