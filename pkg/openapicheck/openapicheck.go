@@ -46,11 +46,11 @@ func CheckRoutes(tb testing.TB, specPath string, routes []Route) {
 		tb.Fatalf("openapicheck: %v", err)
 		return
 	}
-	undocumented, unimplemented := Diff(documented, routes)
+	undocumented, unserved := Diff(documented, routes)
 	for _, r := range undocumented {
 		tb.Errorf("openapicheck: route %s is registered in code but not documented in %s", r, specPath)
 	}
-	for _, r := range unimplemented {
+	for _, r := range unserved {
 		tb.Errorf("openapicheck: operation %s is documented in %s but no route serves it", r, specPath)
 	}
 }
@@ -121,7 +121,7 @@ func FromGin(routes gin.RoutesInfo) []Route {
 // Diff compares documented operations with registered routes. Parameter
 // names do not matter ("/x/{id}" matches "/x/{vehicleId}"), only where the
 // parameters are. Both results are sorted.
-func Diff(documented, registered []Route) (undocumented, unimplemented []Route) {
+func Diff(documented, registered []Route) (undocumented, unserved []Route) {
 	key := func(r Route) Route {
 		return Route{Method: strings.ToUpper(r.Method), Path: specParam.ReplaceAllString(r.Path, "{}")}
 	}
@@ -138,12 +138,12 @@ func Diff(documented, registered []Route) (undocumented, unimplemented []Route) 
 	}
 	for _, r := range documented {
 		if !code[key(r)] {
-			unimplemented = append(unimplemented, r)
+			unserved = append(unserved, r)
 		}
 	}
 	sortRoutes(undocumented)
-	sortRoutes(unimplemented)
-	return undocumented, unimplemented
+	sortRoutes(unserved)
+	return undocumented, unserved
 }
 
 var specParam = regexp.MustCompile(`\{[^}/]*\}`)
