@@ -58,24 +58,10 @@ func (s *Store) statisticsPostgres(ctx context.Context, vehicleID uint64) (fuel.
 		if err != nil {
 			return fmt.Errorf("scan refuels: %w", err)
 		}
-		var (
-			r                          fuel.StatsRecord
-			odo, liters, amount, price []byte
-		)
-		for rows.Next() {
-			if err := rows.Scan(&r.ID, &r.RefuelTime, &odo, &liters, &amount, &price, &r.IsFull, &r.MissedPrevious); err != nil {
-				rows.Close()
-				return fmt.Errorf("scan refuel: %w", err)
-			}
-			if err := parseStatsRecord(&r, odo, liters, amount, price); err != nil {
-				rows.Close()
-				return fmt.Errorf("refuel %d: %w", r.ID, err)
-			}
-			r.RefuelTime = r.RefuelTime.UTC()
-			b.Add(r)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("scan refuels: %w", err)
+		err = feedStats[[]byte](rows, b.Add)
+		rows.Close()
+		if err != nil {
+			return err
 		}
 		out = b.Statistics()
 

@@ -549,15 +549,30 @@ func scanStats(tx *gorm.DB, vehicleID uint64, start, end *time.Time, add func(fu
 		return fmt.Errorf("scan refuels: %w", err)
 	}
 	defer rows.Close()
+	return feedStats[sql.RawBytes](rows, add)
+}
+
+// statsRows is what feedStats reads: *sql.Rows and pgx.Rows both are.
+type statsRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// feedStats reads rows of (id, refuel_time, odometer, liters, total_amount,
+// price_per_liter, is_full, missed_previous), in order, into add. B is the
+// buffer type of the four quantities: sql.RawBytes for database/sql, which
+// then skips a copy, []byte for pgx. The caller closes rows.
+func feedStats[B ~[]byte](rows statsRows, add func(fuel.StatsRecord)) error {
 	var (
 		r                          fuel.StatsRecord
-		odo, liters, amount, price sql.RawBytes
+		odo, liters, amount, price B
 	)
 	for rows.Next() {
 		if err := rows.Scan(&r.ID, &r.RefuelTime, &odo, &liters, &amount, &price, &r.IsFull, &r.MissedPrevious); err != nil {
 			return fmt.Errorf("scan refuel: %w", err)
 		}
-		if err := parseStatsRecord(&r, odo, liters, amount, price); err != nil {
+		if err := parseStatsRecord(&r, []byte(odo), []byte(liters), []byte(amount), []byte(price)); err != nil {
 			return fmt.Errorf("refuel %d: %w", r.ID, err)
 		}
 		r.RefuelTime = r.RefuelTime.UTC()
