@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"math/bits"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -165,23 +164,8 @@ func (s *sampler) next(r StatsRecord) bool {
 }
 
 // divRound returns x*scale/b.den rounded half-up, in b.quo (non-negative
-// operands only). It runs once per sample, so the common case, where the
-// product fits 128 bits and the quotient 64, is done with math/bits.
+// operands only).
 func (b *StatsBuilder) divRound(x, scale *big.Int) *big.Int {
-	if x.IsUint64() && scale.IsUint64() && b.den.IsUint64() {
-		den := b.den.Uint64()
-		hi, lo := bits.Mul64(x.Uint64(), scale.Uint64())
-		if den != 0 && hi < den { // else the quotient needs more than 64 bits
-			q, r := bits.Div64(hi, lo, den)
-			roundUp := r >= den-r // 2r >= den without overflowing
-			if !roundUp {
-				return b.quo.SetUint64(q)
-			}
-			if q != math.MaxUint64 {
-				return b.quo.SetUint64(q + 1)
-			}
-		}
-	}
 	b.tmp.Mul(x, scale)
 	b.quo.QuoRem(&b.tmp, &b.den, &b.rem)
 	b.rem.Lsh(&b.rem, 1)
