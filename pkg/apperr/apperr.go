@@ -4,9 +4,11 @@
 package apperr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Code is a machine-readable error code of the API contract.
@@ -23,7 +25,15 @@ const (
 	Conflict        Code = "CONFLICT"
 	Unauthorized    Code = "UNAUTHORIZED"
 	Forbidden       Code = "FORBIDDEN"
+	// ClientClosed: the client went away before the answer was ready
+	// (its request's context was cancelled). Nobody reads the answer; the
+	// code exists so that logs tell it apart from a failure of ours.
+	ClientClosed Code = "CLIENT_CLOSED_REQUEST"
 )
+
+// StatusClientClosedRequest is the status logged for ClientClosed (nginx's
+// 499): no standard status means "the client left".
+const StatusClientClosedRequest = 499
 
 // internalMessage is what a client sees of any INTERNAL error; the cause
 // goes to the log only.
@@ -46,6 +56,8 @@ func Status(c Code) int {
 		return http.StatusUnauthorized
 	case Forbidden:
 		return http.StatusForbidden
+	case ClientClosed:
+		return StatusClientClosedRequest
 	default:
 		return http.StatusInternalServerError
 	}
@@ -58,6 +70,9 @@ type Error struct {
 	Field   string
 	Message string
 	Err     error
+	// RetryAfter, when positive, tells the client when to try again
+	// (the Retry-After header of an UNAVAILABLE answer).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -90,8 +105,9 @@ func Wrap(code Code, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}
 }
 
-// From returns err as an *Error. Errors that carry no code are INTERNAL,
-// with err kept as the cause.
+// From returns err as an *Error. A cancelled context is CLIENT_CLOSED_REQUEST
+// (a request's context is cancelled when its client goes away); other
+// errors that carry no code are INTERNAL, with err kept as the cause.
 func From(err error) *Error {
 	if err == nil {
 		return nil
@@ -99,6 +115,9 @@ func From(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if errors.Is(err, context.Canceled) {
+		return &Error{Code: ClientClosed, Message: "the client closed the request", Err: err}
 	}
 	return &Error{Code: Internal, Message: internalMessage, Err: err}
 }

@@ -1,6 +1,7 @@
 package apperr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -73,5 +74,20 @@ func TestBodyOfEmptyMessageGetsStatusText(t *testing.T) {
 	_, body := BodyOf(&Error{Code: NotFound})
 	if body.Message != "Not Found" {
 		t.Fatalf("message %q", body.Message)
+	}
+}
+
+func TestFromCancelledContextIsClientClosed(t *testing.T) {
+	err := fmt.Errorf("read body: %w", context.Canceled)
+	e := From(err)
+	if e.Code != ClientClosed || !errors.Is(e, context.Canceled) {
+		t.Fatalf("got %#v", e)
+	}
+	if Status(ClientClosed) != 499 {
+		t.Fatalf("status %d", Status(ClientClosed))
+	}
+	// A deadline is not the client leaving.
+	if got := From(context.DeadlineExceeded).Code; got != Internal {
+		t.Fatalf("deadline mapped to %s", got)
 	}
 }

@@ -4,11 +4,15 @@
 package ginx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -29,6 +33,13 @@ type Options struct {
 	// MaxBodyBytes limits every request body; 0 means no engine-wide limit
 	// (routes may still use BodyLimit).
 	MaxBodyBytes int64
+	// MapError turns a service's domain errors into *apperr.Error values
+	// (the service's one error map); nil leaves errors as they are.
+	// Whatever it returns goes through apperr.From.
+	MapError func(error) error
+	// QuietPaths are probed often (health checks): their answers below 500
+	// are access-logged at DEBUG, not INFO, so they do not drown the log.
+	QuietPaths []string
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -39,7 +50,11 @@ func New(log *slog.Logger, opts Options) *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = false // a method a path does not take is a 404 too
 	e.ContextWithFallback = true     // c.Done()/c.Value reach the request's context
-	e.Use(requestID(), accessLog(log), recovery(log), renderErrors(log), cors.Middleware(opts.CORSOrigins))
+	mapError := opts.MapError
+	if mapError == nil {
+		mapError = func(err error) error { return err }
+	}
+	e.Use(requestID(), accessLog(log, opts.QuietPaths), recovery(log), renderErrors(log, mapError), cors.Middleware(opts.CORSOrigins))
 	if opts.MaxBodyBytes > 0 {
 		e.Use(BodyLimit(opts.MaxBodyBytes))
 	}
@@ -87,14 +102,17 @@ func validRequestID(id string) bool {
 	return true
 }
 
-func accessLog(log *slog.Logger) gin.HandlerFunc {
+func accessLog(log *slog.Logger, quietPaths []string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
 		status := c.Writer.Status()
 		level := slog.LevelInfo
-		if status >= 500 {
+		switch {
+		case status >= 500:
 			level = slog.LevelWarn
+		case slices.Contains(quietPaths, c.Request.URL.Path):
+			level = slog.LevelDebug
 		}
 		log.Log(c.Request.Context(), level, "request",
 			"method", c.Request.Method,
@@ -130,25 +148,51 @@ func recovery(log *slog.Logger) gin.HandlerFunc {
 }
 
 // renderErrors turns the last error a handler recorded with Fail into the
-// response, unless the handler already wrote one. INTERNAL causes are logged
-// in full and answered generically.
-func renderErrors(log *slog.Logger) gin.HandlerFunc {
+// response, unless the handler already wrote one. INTERNAL and UNAVAILABLE
+// causes are logged in full (INTERNAL answered generically). A request whose
+// client went away is logged as such at INFO and answered 499, whatever
+// error its cancellation caused below (a driver's "interrupted" included):
+// it is no failure of the service.
+func renderErrors(log *slog.Logger, mapError func(error) error) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.Next()
 		if len(c.Errors) == 0 {
 			return
 		}
 		err := c.Errors.Last().Err
-		e := apperr.From(err)
+		ctx := c.Request.Context()
+		e := apperr.From(mapError(err))
+		if ClientGone(ctx) {
+			log.InfoContext(ctx, "client went away", "error", err.Error())
+			if !c.Writer.Written() {
+				c.Status(apperr.StatusClientClosedRequest)
+			}
+			return
+		}
+		if e.Code == apperr.ClientClosed {
+			// A cancellation that did not come from this request's client
+			// is something of ours giving up: a failure like any other.
+			e = &apperr.Error{Code: apperr.Internal, Err: err}
+		}
 		if e.Code == apperr.Internal || e.Code == apperr.Unavailable {
-			log.ErrorContext(c.Request.Context(), "request failed", "code", e.Code, "error", err.Error())
+			log.ErrorContext(ctx, "request failed", "code", e.Code, "error", err.Error())
 		}
 		if c.Writer.Written() {
 			return
 		}
+		if e.RetryAfter > 0 {
+			c.Header("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+		}
 		status, body := apperr.BodyOf(e)
 		c.JSON(status, body)
 	}
+}
+
+// ClientGone reports whether a request's context was cancelled, which
+// net/http does when the client closes the connection (or the server shuts
+// down hard). A deadline is not a departure: it stays the error it causes.
+func ClientGone(ctx context.Context) bool {
+	return errors.Is(ctx.Err(), context.Canceled)
 }
 
 // BodyLimit limits the request body to n bytes: a request whose

@@ -43,7 +43,7 @@ type API struct {
 func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 	// No engine-wide limit: the routes set theirs (Register), so that the
 	// import may take more than the 1 MiB of every other body.
-	e := ginx.New(log, ginx.Options{CORSOrigins: opts.CORSOrigins})
+	e := ginx.New(log, ginx.Options{CORSOrigins: opts.CORSOrigins, QuietPaths: []string{"/health"}})
 	a := &API{store: store, now: opts.Now, log: log}
 	if a.now == nil {
 		a.now = time.Now
