@@ -10,6 +10,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 )
@@ -34,7 +35,9 @@ type EmbedderConfig struct {
 	Model  string
 	// BatchSize is the most texts sent in one request.
 	BatchSize int
-	// Concurrency is the most requests in flight at once for one Embed call.
+	// Concurrency is the most requests in flight at once across every Embed
+	// call of this Embedder (the whole service: concurrent uploads and chat
+	// questions share it), waited for in order of arrival.
 	Concurrency int
 	// Timeout bounds each HTTP request (each attempt), not the whole Embed call.
 	Timeout time.Duration
@@ -55,6 +58,7 @@ type Embedder struct {
 	model       string
 	batchSize   int
 	concurrency int
+	inFlight    *semaphore.Weighted // requests in flight, service-wide
 	timeout     time.Duration
 }
 
@@ -101,6 +105,7 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 		model:       cfg.Model,
 		batchSize:   cfg.BatchSize,
 		concurrency: cfg.Concurrency,
+		inFlight:    semaphore.NewWeighted(int64(cfg.Concurrency)),
 		timeout:     cfg.Timeout,
 	}, nil
 }
@@ -138,8 +143,8 @@ func newHTTPClient(conns int) *http.Client {
 func (e *Embedder) Name() string { return "openai:" + e.model }
 
 // Embed returns one vector per text, in input order. Texts are sent in
-// batches of at most BatchSize, at most Concurrency batches at a time; the
-// first failing batch cancels the others. Errors wrap docqa.ErrUnavailable
+// batches of at most BatchSize, at most Concurrency requests in flight at a
+// time across all calls; the first failing batch cancels the others. Errors wrap docqa.ErrUnavailable
 // (provider down, error status, timeout) or docqa.ErrDimension.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
@@ -148,6 +153,10 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	for start := 0; start < len(texts); start += e.batchSize {
 		end := min(start+e.batchSize, len(texts))
 		g.Go(func() error {
+			if err := e.inFlight.Acquire(gctx, 1); err != nil {
+				return err
+			}
+			defer e.inFlight.Release(1)
 			return e.embedBatch(gctx, ctx, texts[start:end], out[start:end])
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -116,6 +117,39 @@ func TestEmbedderBoundsConcurrency(t *testing.T) {
 	}
 	if got < 2 {
 		t.Fatalf("at most %d request in flight: batches were not sent concurrently", got)
+	}
+}
+
+// The bound holds for the whole service: several uploads embedding at once
+// share Concurrency requests, they do not get Concurrency each.
+func TestEmbedderBoundsConcurrencyAcrossCalls(t *testing.T) {
+	fake := openaifake.New(t, openaifake.WithEmbeddingDelay(100*time.Millisecond))
+	e := mustEmbedder(t, fake, func(c *provider.EmbedderConfig) { c.BatchSize = 2; c.Concurrency = 3 })
+
+	const calls = 4
+	var wg sync.WaitGroup
+	errs := make(chan error, calls)
+	for range calls {
+		wg.Go(func() {
+			got, err := e.Embed(context.Background(), texts(12))
+			if err == nil && len(got) != 12 {
+				err = fmt.Errorf("%d vectors for 12 texts", len(got))
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("Embed: %v", err)
+		}
+	}
+	if n := len(fake.EmbeddingRequests()); n != calls*6 {
+		t.Fatalf("%d requests, want %d", n, calls*6)
+	}
+	if got := fake.MaxInFlight(); got != 3 {
+		t.Fatalf("%d requests in flight at once across %d calls, want exactly the limit 3", got, calls)
 	}
 }
 
