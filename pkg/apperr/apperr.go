@@ -100,6 +100,13 @@ func Invalid(field, format string, args ...any) *Error {
 	return &Error{Code: InvalidArgument, Field: field, Message: msg}
 }
 
+// InvalidCause is Invalid keeping err as the cause, for the log.
+func InvalidCause(err error, field, format string, args ...any) *Error {
+	e := Invalid(field, format, args...)
+	e.Err = err
+	return e
+}
+
 // Wrap returns an error with code and message that keeps err as its cause.
 func Wrap(code Code, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}

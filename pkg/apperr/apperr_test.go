@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +90,16 @@ func TestFromCancelledContextIsClientClosed(t *testing.T) {
 	// A deadline is not the client leaving.
 	if got := From(context.DeadlineExceeded).Code; got != Internal {
 		t.Fatalf("deadline mapped to %s", got)
+	}
+}
+
+func TestInvalidCauseNamesFieldAndKeepsCause(t *testing.T) {
+	cause := errors.New("permission denied")
+	e := InvalidCause(cause, "file", "cannot be opened (%d)", 2)
+	if e.Code != InvalidArgument || e.Field != "file" || e.Message != "file: cannot be opened (2)" || !errors.Is(e, cause) {
+		t.Fatalf("got %#v", e)
+	}
+	if _, body := BodyOf(e); strings.Contains(body.Message, "permission") {
+		t.Fatalf("the cause reached the client: %q", body.Message)
 	}
 }
