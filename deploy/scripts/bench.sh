@@ -9,7 +9,10 @@
 #   - the statistics benchmark at 10 000 refuels (PostgreSQL and SQLite);
 #   - PDF extraction (pdftext.BenchmarkExtract) beside pdftotext on the same corpus;
 #   - the embedded vector store's search benchmark;
-#   - the chat first-token latency benchmark (what the service and its SSE add).
+#   - the chat first-token latency benchmark (what the service and its SSE add);
+#   - docqa ingestion on the real binary: start-up until /health is ok, one
+#     100 MB upload and 8 concurrent 100 MB uploads (services/docqa/cmd/ingestload),
+#     each with the service's peak RSS.
 #
 # PostgreSQL: TEST_DATABASE_URL (a superuser or a role that may CREATE
 # DATABASE), or else a throwaway server (deploy/scripts/pg-throwaway.sh).
@@ -148,7 +151,7 @@ md "# Benchmark report" "" \
 
 # ---------------------------------------------------------------- build
 md "## Build" ""
-step build.log "make build && $GO build -o bin/ ./services/fuel/cmd/fuelload ./services/fuel/cmd/fuelfloor" || {
+step build.log "make build && $GO build -o bin/ ./services/fuel/cmd/fuelload ./services/fuel/cmd/fuelfloor ./services/docqa/cmd/ingestload" || {
 	say "build failed"
 	cp "$md" "$REPORT"
 	exit 1
@@ -298,6 +301,46 @@ md "## Chat: the latency the service and its SSE stream add" "" \
 if step chat.log "cd services/docqa && $GO test -run '^\$' -bench ChatFirstTokenLatency -benchtime 2000x ./internal/httpapi"; then
 	bench_table chat.log
 fi
+
+# ---------------------------------------------------------------- ingestion
+# docqa_ingest LOG FILE...: a fresh docqa-service (embedded store, local
+# embedder, default INGEST_CONCURRENCY and INGEST_QUEUE), start-up timed
+# until /health answers 200, then every FILE uploaded at once by ingestload,
+# which checks each outcome and reports the service's peak RSS.
+docqa_ingest() {
+	local log=$1 port dir pid t0 t1
+	shift
+	port=$(free_port)
+	dir=$(mktemp -d "$work/docqa.XXXXXX")
+	md '```sh' "DOCQA_ADDR=127.0.0.1:$port DOCQA_STORE_PATH=\$dir/vectors DOCQA_TEMP_DIR=\$dir/uploads DOCQA_PDF_CACHE_DIR=\$dir/pdfium bin/docqa-service &" '```'
+	t0=$(date +%s.%N)
+	DOCQA_ADDR=127.0.0.1:$port DOCQA_STORE_PATH=$dir/vectors DOCQA_TEMP_DIR=$dir/uploads DOCQA_DATA_DIR=$dir/data \
+		DOCQA_PDF_CACHE_DIR=$dir/pdfium LOG_LEVEL=warn bin/docqa-service >"$dir/service.log" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	if ! wait_up "http://127.0.0.1:$port/health" "$pid"; then
+		failed=1
+		md "**docqa-service did not start**" '```' "$(tail -n 15 "$dir/service.log")" '```'
+		return 1
+	fi
+	t1=$(date +%s.%N)
+	md "" "Start-up until \`/health\` answered 200 (PDF engine compiled, no cache yet): **$(elapsed "$t0" "$t1") s**." ""
+	step "$log" "bin/ingestload -url http://127.0.0.1:$port -pid $pid $*" && md '```' "$(cat "$work/$log")" '```' ""
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+md "## docqa ingestion: start-up, one 100 MB upload, eight at once" "" \
+	"Text-heavy generated PDFs of 100 MB (4 101 pages, about 8 200 chunks each; \`genpdf -image 20000\`)," \
+	"uploaded to the real binary on its defaults (embedded store, local embedder, \`INGEST_CONCURRENCY=2\`," \
+	"\`INGEST_QUEUE=16\`). Peak RSS is the service's VmHWM after the run; each run is a fresh process." ""
+big=$work/big
+mkdir -p "$big"
+if step genpdf.log "cd services/docqa && for i in 1 2 3 4 5 6 7 8; do $GO run ./testdata/genpdf -size 100 -image 20000 -seed \$i -o $big/big-\$i.pdf || exit 1; done"; then
+	docqa_ingest ingest-one.log "$big/big-1.pdf"
+	docqa_ingest ingest-eight.log "$big"/big-*.pdf
+fi
+rm -rf "$big"
 
 md "---" "" "Finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 [[ $failed == 1 ]] && md "" "**At least one step failed; see above.**"

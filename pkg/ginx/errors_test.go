@@ -155,3 +155,24 @@ func TestQuietPathsLoggedAtDebug(t *testing.T) {
 		t.Fatalf("probe not logged at DEBUG: %s", debug.String())
 	}
 }
+
+// A client's own error stays its answer when the request has ended (an
+// upload cut by the server's read deadline is a 400, not a departure).
+func TestClientErrorOfAnEndedRequestIsAnswered(t *testing.T) {
+	var logs bytes.Buffer
+	e := New(logging.New(&logs, slog.LevelDebug), Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	e.POST("/api/upload", func(c *gin.Context) {
+		cancel()
+		Fail(c, apperr.Invalid("file", "the upload stalled"))
+	})
+	req := httptest.NewRequest(http.MethodPost, "/api/upload", nil).WithContext(ctx)
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	if b := decodeBody(t, rec); rec.Code != http.StatusBadRequest || b.Message != "file: the upload stalled" {
+		t.Fatalf("%d %+v", rec.Code, b)
+	}
+	if len(logLines(&logs, "client went away")) != 0 {
+		t.Fatalf("a client error was logged as a departure: %s", logs.String())
+	}
+}

@@ -162,7 +162,10 @@ func renderErrors(log *slog.Logger, mapError func(error) error) gin.HandlerFunc 
 		err := c.Errors.Last().Err
 		ctx := c.Request.Context()
 		e := apperr.From(mapError(err))
-		if ClientGone(ctx) {
+		// A client error (4xx) is answered as such even when the request
+		// has ended (a stalled upload cut by its read deadline); anything
+		// else of a departed client is its departure, not our failure.
+		if ClientGone(ctx) && (apperr.Status(e.Code) >= 500 || e.Code == apperr.ClientClosed) {
 			log.InfoContext(ctx, "client went away", "error", err.Error())
 			if !c.Writer.Written() {
 				c.Status(apperr.StatusClientClosedRequest)

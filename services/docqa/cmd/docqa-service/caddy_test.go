@@ -23,6 +23,8 @@ func TestChatStreamsThroughCaddy(t *testing.T) {
 	fake := openaifake.New(t, openaifake.WithScript(openaifake.Script{Deltas: openaifake.Text("The first piece, ", "never sent")}))
 	fake.FailChat(openaifake.Failure{Hang: true, AfterDeltas: 1})
 	s := start(t, map[string]string{"CHAT_BASE_URL": fake.URL, "CHAT_API_KEY": openaifake.APIKey, "CHAT_MODEL": "m"})
+	// Caddy's active health check keeps a "starting" service out of the pool.
+	waitHealthy(t, s.URL)
 	gw := caddytest.Start(t,
 		"DOCQA_UPSTREAM="+strings.TrimPrefix(s.URL, "http://"),
 		"FUEL_UPSTREAM=127.0.0.1:1", // not used here

@@ -22,6 +22,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/milvus"
+	"github.com/carhub/backend/services/docqa/internal/pdftext"
 	"github.com/carhub/backend/services/docqa/internal/provider"
 	"github.com/carhub/backend/services/docqa/internal/rag"
 	"github.com/carhub/backend/services/docqa/internal/splitter"
@@ -54,6 +55,16 @@ type serviceConfig struct {
 
 	DataDir string `env:"DOCQA_DATA_DIR" default:"data"`
 	TempDir string `env:"DOCQA_TEMP_DIR" default:"var/uploads"` // this instance's own: leftovers are removed at start
+
+	// At most IngestConcurrency documents are extracted and embedded at once
+	// (each one PDF engine instance); IngestQueue more wait in line; past
+	// that an upload is answered 503 with Retry-After.
+	IngestConcurrency int `env:"INGEST_CONCURRENCY" default:"2"`
+	IngestQueue       int `env:"INGEST_QUEUE" default:"16"`
+	// PDFCacheDir keeps the PDF engine's compiled code between starts
+	// (a restart then takes a tenth of a second); empty compiles at every
+	// start.
+	PDFCacheDir string `env:"DOCQA_PDF_CACHE_DIR" default:"var/pdfium-cache"`
 
 	EmbeddingBaseURL     string        `env:"EMBEDDING_BASE_URL"`
 	EmbeddingAPIKey      string        `env:"EMBEDDING_API_KEY" secret:"true"`
@@ -126,17 +137,35 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 
+	if cfg.IngestConcurrency < 1 {
+		return fmt.Errorf("INGEST_CONCURRENCY: %d must be at least 1", cfg.IngestConcurrency)
+	}
+	if cfg.IngestQueue < 0 {
+		return fmt.Errorf("INGEST_QUEUE: %d must not be negative", cfg.IngestQueue)
+	}
+	// The PDF engine compiles in the background while the service starts
+	// listening; /health says "starting" and uploads wait until it is ready.
+	pdf := pdftext.Start(pdftext.Config{Instances: cfg.IngestConcurrency, CacheDir: cfg.PDFCacheDir, Log: log})
+	defer pdf.Close()
+
 	split, err := splitter.New()
 	if err != nil {
 		return err
 	}
+	queue := cfg.IngestQueue
+	if queue == 0 {
+		queue = -1 // ingest.Config's "none wait"
+	}
 	pipeline, err := ingest.New(ingest.Config{
-		Store:    store,
-		Embedder: embedder,
-		Splitter: split,
-		DataDir:  cfg.DataDir,
-		TempDir:  cfg.TempDir,
-		Log:      log,
+		Store:       store,
+		Embedder:    embedder,
+		Splitter:    split,
+		Extractor:   pdf,
+		Concurrency: cfg.IngestConcurrency,
+		QueueLength: queue,
+		DataDir:     cfg.DataDir,
+		TempDir:     cfg.TempDir,
+		Log:         log,
 	})
 	if err != nil {
 		return err
@@ -157,6 +186,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Embedder:           embedder,
 		Chat:               chat,
 		Pipeline:           pipeline,
+		PDFEngine:          pdf,
 		CountTokens:        split.CountTokens,
 		Budget:             rag.Budget{History: cfg.ChatHistoryTokens, Context: cfg.ChatContextTokens},
 		Heartbeat:          cfg.SSEHeartbeat,
@@ -171,9 +201,28 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("DOCQA_ADDR: %w", err)
 	}
-	log.Info("docqa-service ready", "store", storeKind,
-		"embedder", embedder.Name(), "embedder_mode", embedderMode, "chat", chat.Name(), "chat_mode", chatMode)
-	return httpserver.Serve(ctx, ln, handler, log, httpserver.Options{ShutdownTimeout: cfg.ShutdownTimeout})
+	// A PDF engine that cannot start ends the service: better restarted by
+	// its supervisor than serving without being able to read a document.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	started := time.Now()
+	go func() {
+		if err := pdf.Wait(ctx); err != nil {
+			if ctx.Err() == nil {
+				stop(fmt.Errorf("PDF engine: %w", err))
+			}
+			return
+		}
+		log.Info("docqa-service ready", "pdf_engine_start_ms", time.Since(started).Milliseconds(), "store", storeKind,
+			"embedder", embedder.Name(), "embedder_mode", embedderMode, "chat", chat.Name(), "chat_mode", chatMode)
+	}()
+	if err := httpserver.Serve(ctx, ln, handler, log, httpserver.Options{ShutdownTimeout: cfg.ShutdownTimeout}); err != nil {
+		return err
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	return nil
 }
 
 // openStore opens the configured vector store.

@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
@@ -51,9 +53,10 @@ func runErr(t *testing.T, env map[string]string) error {
 func launch(t *testing.T, env map[string]string) (*started, error) {
 	t.Helper()
 	vars := map[string]string{
-		"DOCQA_ADDR":       "127.0.0.1:0",
-		"DOCQA_STORE_PATH": t.TempDir(),
-		"DOCQA_DATA_DIR":   t.TempDir(),
+		"DOCQA_ADDR":          "127.0.0.1:0",
+		"DOCQA_STORE_PATH":    t.TempDir(),
+		"DOCQA_DATA_DIR":      t.TempDir(),
+		"DOCQA_PDF_CACHE_DIR": pdftexttest.CacheDir(),
 	}
 	for k, v := range env {
 		vars[k] = v
@@ -131,8 +134,33 @@ func upload(t *testing.T, url string, pdf []byte) map[string]any {
 	return out
 }
 
+// waitHealthy polls /health until it stops saying "starting" (the PDF
+// engine compiles at start) and fails on any other 503 on the way.
+func waitHealthy(t *testing.T, url string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(url + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct{ Status string }
+		err = json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		switch {
+		case err != nil:
+			t.Fatalf("health: %v", err)
+		case resp.StatusCode == http.StatusOK && h.Status == "ok":
+			return
+		case resp.StatusCode != http.StatusServiceUnavailable || h.Status != "starting":
+			t.Fatalf("health while starting = %d %q", resp.StatusCode, h.Status)
+		}
+	}
+	t.Fatal("the PDF engine did not start within a minute")
+}
+
 func TestRunLocalFallbacks(t *testing.T) {
 	s := start(t, nil)
+	waitHealthy(t, s.URL)
 
 	resp, err := http.Get(s.URL + "/health")
 	if err != nil {

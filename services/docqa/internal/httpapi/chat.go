@@ -169,7 +169,7 @@ func (h *handler) chat(c *gin.Context) {
 			h.log.InfoContext(ctx, "chat cancelled by the client", "err", err)
 			return
 		}
-		h.streamError(c, w, chatError(err))
+		h.streamError(c, w, err)
 		return
 	}
 	_ = w.Event("done", doneEvent{FinishReason: finish})
@@ -181,7 +181,7 @@ var errShuttingDown = errors.New("server shutting down")
 func (h *handler) retrieve(ctx context.Context, q chatQuery) ([]docqa.ScoredChunk, error) {
 	vectors, err := h.cfg.Embedder.Embed(ctx, []string{q.Question})
 	if err != nil {
-		return nil, chatError(err)
+		return nil, err
 	}
 	if len(vectors) != 1 {
 		return nil, apperr.New(apperr.Unavailable, "the embedding provider answered %d vectors for one question", len(vectors))
@@ -190,27 +190,10 @@ func (h *handler) retrieve(ctx context.Context, q chatQuery) ([]docqa.ScoredChun
 	if err != nil {
 		// Whatever broke inside the store, the service cannot answer
 		// without it: the store is down as far as the client can tell.
-		if ctx.Err() == nil {
-			return nil, apperr.Wrap(apperr.Unavailable, err, "the vector store is unavailable")
+		if ctx.Err() == nil && !errors.Is(err, docqa.ErrUnavailable) {
+			return nil, fmt.Errorf("search: %w: %w", docqa.ErrUnavailable, err)
 		}
 		return nil, err
 	}
 	return hits, nil
-}
-
-// chatError maps provider and store failures to the contract's codes.
-func chatError(err error) error {
-	var ae *apperr.Error
-	switch {
-	case errors.As(err, &ae):
-		return err
-	case errors.Is(err, docqa.ErrEmbedderMismatch):
-		return apperr.Wrap(apperr.Unavailable, err, "the vector store holds vectors of another embedder")
-	case errors.Is(err, docqa.ErrDimension):
-		return apperr.Wrap(apperr.Unavailable, err, "the embedding provider answered vectors of the wrong dimension")
-	case errors.Is(err, docqa.ErrUnavailable),
-		errors.Is(err, context.DeadlineExceeded):
-		return apperr.Wrap(apperr.Unavailable, err, "a provider or the vector store is unavailable")
-	}
-	return err
 }

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -362,6 +363,44 @@ func TestHealth(t *testing.T) {
 	decode(t, get(t, s.URL+"/health"), http.StatusServiceUnavailable, &h)
 	if h.Status != "unavailable" || h.Store.Status != "unavailable" {
 		t.Errorf("health with the store down = %+v", h)
+	}
+}
+
+// engineState stands in for the PDF engine's readiness.
+type engineState struct {
+	ready bool
+	err   error
+}
+
+func (e engineState) Ready() (bool, error) { return e.ready, e.err }
+
+// While the PDF engine starts, /health says so with 503 (a gateway sends
+// no uploads yet); an engine that failed to start is unavailable.
+func TestHealthWhilePDFEngineStarts(t *testing.T) {
+	var h struct {
+		Status string
+		PDF    struct{ Status string }
+		Store  struct{ Status string }
+	}
+	for _, tc := range []struct {
+		state        engineState
+		code         int
+		status, pdf  string
+		storeDownToo bool
+	}{
+		{engineState{ready: false}, http.StatusServiceUnavailable, "starting", "starting", false},
+		{engineState{err: errors.New("compile failed")}, http.StatusServiceUnavailable, "unavailable", "unavailable", false},
+		{engineState{ready: true}, http.StatusOK, "ok", "ok", false},
+		{engineState{ready: false}, http.StatusServiceUnavailable, "unavailable", "starting", true},
+	} {
+		s := newService(t, options{pdfReady: tc.state})
+		if tc.storeDownToo {
+			must(t, s.store.Close())
+		}
+		decode(t, get(t, s.URL+"/health"), tc.code, &h)
+		if h.Status != tc.status || h.PDF.Status != tc.pdf {
+			t.Errorf("%+v: health = %+v, want status %q, pdf %q", tc.state, h, tc.status, tc.pdf)
+		}
 	}
 }
 

@@ -72,14 +72,32 @@ func bodyError(err error) error {
 	return apperr.Wrap(apperr.InvalidArgument, err, "file: the multipart body is malformed")
 }
 
-func (h *handler) upload(c *gin.Context) {
+// admitAndReceive reserves the upload's place in the ingestion queue (503
+// with Retry-After when it is full, before a byte of the body is read), then
+// receives the body. The caller releases the ticket and closes the upload.
+func (h *handler) admitAndReceive(c *gin.Context) (*ingest.Ticket, *ingest.Upload, error) {
+	t, err := h.cfg.Pipeline.Admit()
+	if err != nil {
+		c.Header("Connection", "close") // the unread body is not drained
+		return nil, nil, err
+	}
 	up, err := h.receive(c)
+	if err != nil {
+		t.Release()
+		return nil, nil, err
+	}
+	return t, up, nil
+}
+
+func (h *handler) upload(c *gin.Context) {
+	t, up, err := h.admitAndReceive(c)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
+	defer t.Release()
 	defer up.Close()
-	res, err := h.cfg.Pipeline.Process(c.Request.Context(), up, nil)
+	res, err := h.cfg.Pipeline.Process(c.Request.Context(), t, up, nil)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
@@ -88,20 +106,21 @@ func (h *handler) upload(c *gin.Context) {
 }
 
 // uploadStream answers progress events while the upload is ingested; errors
-// seen while receiving the body are plain JSON answers.
+// seen while admitting and receiving the body are plain JSON answers.
 func (h *handler) uploadStream(c *gin.Context) {
 	ctx := c.Request.Context()
-	up, err := h.receive(c)
+	t, up, err := h.admitAndReceive(c)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
+	defer t.Release()
 	defer up.Close()
 
 	w := sse.New(c.Writer)
 	stop := w.Heartbeat(h.cfg.Heartbeat)
 	defer stop()
-	res, err := h.cfg.Pipeline.Process(ctx, up, func(p ingest.Progress) {
+	res, err := h.cfg.Pipeline.Process(ctx, t, up, func(p ingest.Progress) {
 		_ = w.Event("progress", p)
 	})
 	stop()
@@ -112,33 +131,67 @@ func (h *handler) uploadStream(c *gin.Context) {
 	_ = w.Event("done", res)
 }
 
-// streamError ends a stream with an error event; internal causes are logged
-// and answered generically, as ginx.Fail does for JSON answers.
+// streamError ends a stream with an error event mapped by errorOf; internal
+// causes are logged and answered generically, as ginx does for JSON
+// answers. A client that went away gets nothing and is logged at INFO.
 func (h *handler) streamError(c *gin.Context, w *sse.Writer, err error) {
 	ctx := c.Request.Context()
-	e := apperr.From(err)
-	if e.Code == apperr.Internal {
+	if ginx.ClientGone(ctx) {
+		h.log.InfoContext(ctx, "client went away during the stream", "err", err)
+		return
+	}
+	e := apperr.From(errorOf(err))
+	if e.Code == apperr.Internal || e.Code == apperr.ClientClosed {
+		e = &apperr.Error{Code: apperr.Internal, Err: err}
 		h.log.ErrorContext(ctx, "stream failed", "err", err)
 	} else {
 		h.log.WarnContext(ctx, "stream failed", "code", e.Code, "err", err)
 	}
-	_, body := apperr.BodyOf(err)
+	_, body := apperr.BodyOf(e)
 	_ = w.Event("error", body)
 }
 
+// importView is the answer of POST /api/documents/import.
+type importView struct {
+	Documents []ingest.Result   `json:"documents"`
+	Failed    []importedFailure `json:"failed"`
+}
+
+type importedFailure struct {
+	FileName string      `json:"fileName"` // path relative to the data directory, slash-separated
+	Code     apperr.Code `json:"code"`
+	Message  string      `json:"message"`
+}
+
 func (h *handler) importDocuments(c *gin.Context) {
-	res, err := h.cfg.Pipeline.Import(c.Request.Context())
+	ctx := c.Request.Context()
+	t, err := h.cfg.Pipeline.Admit()
 	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, res)
+	defer t.Release()
+	res, err := h.cfg.Pipeline.Import(ctx, t)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := importView{Documents: res.Documents, Failed: make([]importedFailure, len(res.Failed))}
+	for i, f := range res.Failed {
+		e := apperr.From(errorOf(f.Err))
+		if e.Code == apperr.Internal {
+			h.log.ErrorContext(ctx, "import failed", "file", f.FileName, "err", f.Err)
+		}
+		_, body := apperr.BodyOf(e)
+		out.Failed[i] = importedFailure{FileName: f.FileName, Code: body.Code, Message: body.Message}
+	}
+	c.JSON(http.StatusOK, out)
 }
 
 func (h *handler) listDocuments(c *gin.Context) {
 	docs, err := h.cfg.Store.Documents(c.Request.Context())
 	if err != nil {
-		ginx.Fail(c, storeError(err))
+		ginx.Fail(c, err)
 		return
 	}
 	out := make([]ingest.Result, len(docs)) // never null: an empty store lists []
@@ -156,22 +209,14 @@ func (h *handler) deleteDocument(c *gin.Context) {
 		ginx.Fail(c, apperr.Invalid("md5", "must be 32 hexadecimal characters"))
 		return
 	}
-	err := h.cfg.Store.Delete(c.Request.Context(), strings.ToLower(md5))
+	md5 = strings.ToLower(md5)
+	err := h.cfg.Store.Delete(c.Request.Context(), md5)
 	if errors.Is(err, docqa.ErrNotFound) {
-		ginx.Fail(c, apperr.New(apperr.NotFound, "document %s not found", strings.ToLower(md5)))
-		return
+		err = apperr.Wrap(apperr.NotFound, err, "document %s not found", md5)
 	}
 	if err != nil {
-		ginx.Fail(c, storeError(err))
+		ginx.Fail(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)
-}
-
-// storeError maps a vector store failure to the contract's codes.
-func storeError(err error) error {
-	if errors.Is(err, docqa.ErrUnavailable) {
-		return apperr.Wrap(apperr.Unavailable, err, "the vector store is unavailable")
-	}
-	return err
 }

@@ -142,7 +142,7 @@ func TestUploadBadInput(t *testing.T) {
 		{"empty", []part{{"file", "a.pdf", nil}}, 400, "INVALID_ARGUMENT", "file: is empty"},
 		{"corrupt", []part{{"file", "a.pdf", []byte("%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R")}}, 400, "INVALID_ARGUMENT", "corrupt"},
 		{"truncated", []part{{"file", "a.pdf", pdf[:len(pdf)/2]}}, 400, "INVALID_ARGUMENT", "corrupt"},
-		{"encrypted", []part{{"file", "a.pdf", encrypted}}, 400, "INVALID_ARGUMENT", "encrypted"},
+		{"needs a password", []part{{"file", "a.pdf", encrypted}}, 400, "INVALID_ARGUMENT", "file: the PDF needs a password to open"},
 		{"text-less", []part{{"file", "a.pdf", ingesttest.PDF("", "")}}, 400, "INVALID_ARGUMENT", "no extractable text"},
 		{"two file parts", []part{{"file", "a.pdf", pdf}, {"file", "b.pdf", manual("epsilon")}}, 400, "INVALID_ARGUMENT", "more than one"},
 		{"missing part", []part{{"document", "a.pdf", pdf}}, 400, "INVALID_ARGUMENT", "file: missing"},
@@ -303,7 +303,14 @@ func TestImportEndpoint(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(s.dataDir, "a", "broken.pdf"), []byte("%PDF-1.4 broken"), 0o644))
 	must(t, os.Symlink(outside, filepath.Join(s.dataDir, "link.pdf")))
 
-	var res ingest.ImportResult
+	var res struct {
+		Documents []ingest.Result `json:"documents"`
+		Failed    []struct {
+			FileName string `json:"fileName"`
+			Code     string `json:"code"`
+			Message  string `json:"message"`
+		} `json:"failed"`
+	}
 	decode(t, s.post(t, "/api/documents/import", "", nil), http.StatusOK, &res)
 	fresh, dups := 0, 0
 	for _, d := range res.Documents {
@@ -315,9 +322,11 @@ func TestImportEndpoint(t *testing.T) {
 	}
 	failed := map[string]string{}
 	for _, f := range res.Failed {
-		failed[f.FileName] = string(f.Code)
+		failed[f.FileName] = f.Code + " " + f.Message
 	}
-	if fresh != 2 || dups != 1 || len(failed) != 2 || failed["a/broken.pdf"] != "INVALID_ARGUMENT" || failed["link.pdf"] != "INVALID_ARGUMENT" {
+	if fresh != 2 || dups != 1 || len(failed) != 2 ||
+		failed["a/broken.pdf"] != "INVALID_ARGUMENT file: the PDF is corrupt and cannot be read" ||
+		failed["link.pdf"] != "INVALID_ARGUMENT file: cannot be opened inside the data directory" {
 		t.Errorf("import = %+v", res)
 	}
 	if storedCount(t, s) != 2 {

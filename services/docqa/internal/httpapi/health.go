@@ -12,8 +12,9 @@ import (
 const healthTimeout = 3 * time.Second
 
 type healthResponse struct {
-	Status   string         `json:"status"` // "ok" | "unavailable"
+	Status   string         `json:"status"` // "ok" | "starting" | "unavailable"
 	Time     time.Time      `json:"time"`
+	PDF      pdfHealth      `json:"pdf"`
 	Store    storeHealth    `json:"store"`
 	Embedder providerHealth `json:"embedder"`
 	Chat     providerHealth `json:"chat"`
@@ -25,25 +26,39 @@ type storeHealth struct {
 	Error  string `json:"error,omitempty"`
 }
 
+// pdfHealth is the PDF engine's state: "starting" while it compiles at
+// start-up (uploads wait for it), "ok", or "unavailable" when it failed.
+type pdfHealth struct {
+	Status string `json:"status"`
+}
+
 type providerHealth struct {
 	Name string `json:"name"`
 	Mode string `json:"mode"` // "remote" | "local" (the built-in fallback)
 }
 
-// health answers 200 when the vector store answers and 503 otherwise; it
-// also says which embedder and chat model serve, so a deployment running
-// on the local fallbacks is visible.
+// health answers 200 when the PDF engine is ready and the vector store
+// answers, 503 otherwise ("starting" while the engine starts); it also says
+// which embedder and chat model serve, so a deployment running on the local
+// fallbacks is visible.
 func (h *handler) health(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), healthTimeout)
 	defer cancel()
 	res := healthResponse{
 		Status:   "ok",
 		Time:     h.cfg.Now().UTC(),
+		PDF:      pdfHealth{Status: "ok"},
 		Store:    storeHealth{Kind: h.cfg.StoreKind, Status: "ok"},
 		Embedder: providerHealth{Name: h.cfg.Embedder.Name(), Mode: h.cfg.EmbedderMode},
 		Chat:     providerHealth{Name: h.cfg.Chat.Name(), Mode: h.cfg.ChatMode},
 	}
 	status := http.StatusOK
+	switch ready, err := h.cfg.PDFEngine.Ready(); {
+	case err != nil:
+		status, res.Status, res.PDF.Status = http.StatusServiceUnavailable, "unavailable", "unavailable"
+	case !ready:
+		status, res.Status, res.PDF.Status = http.StatusServiceUnavailable, "starting", "starting"
+	}
 	if err := h.cfg.Store.Ping(ctx); err != nil {
 		h.log.WarnContext(ctx, "health: vector store unavailable", "err", err)
 		status = http.StatusServiceUnavailable

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +20,30 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
+	"github.com/carhub/backend/services/docqa/internal/pdftext"
+	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
 	"github.com/carhub/backend/services/docqa/internal/provider"
 	"github.com/carhub/backend/services/docqa/internal/splitter"
 )
 
 var testNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// pdfEngine is the PDF engine every test shares: it compiles once.
+var pdfEngine *pdftext.Engine
+
+func TestMain(m *testing.M) {
+	pdfEngine = pdftext.Start(pdftext.Config{Instances: 2, CacheDir: pdftexttest.CacheDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	err := pdfEngine.Wait(ctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "PDF engine did not start:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	pdfEngine.Close()
+	os.Exit(code)
+}
 
 // service is the HTTP layer over real parts: an embedded store in a
 // temporary directory, the real splitter, and the OpenAI-compatible
@@ -47,6 +68,12 @@ type options struct {
 	firstByte   time.Duration
 	chatTimeout time.Duration
 	uploadStall time.Duration
+	// extractor replaces the shared PDF engine (wrapped to hold uploads
+	// in the pipeline); pdfReady replaces what /health is told of it.
+	extractor   ingest.Extractor
+	pdfReady    interface{ Ready() (bool, error) }
+	concurrency int
+	queue       int
 }
 
 func newService(t testing.TB, opts options) *service {
@@ -86,8 +113,15 @@ func newService(t testing.TB, opts options) *service {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if opts.extractor == nil {
+		opts.extractor = pdfEngine
+	}
+	if opts.pdfReady == nil {
+		opts.pdfReady = pdfEngine
+	}
 	pipe, err := ingest.New(ingest.Config{
-		Store: store, Embedder: emb, Splitter: split,
+		Store: store, Embedder: emb, Splitter: split, Extractor: opts.extractor,
+		Concurrency: opts.concurrency, QueueLength: opts.queue,
 		DataDir: s.dataDir, TempDir: s.tempDir, MaxBytes: opts.maxUpload,
 		Now: func() time.Time { return testNow },
 	})
@@ -95,7 +129,7 @@ func newService(t testing.TB, opts options) *service {
 		t.Fatal(err)
 	}
 	engine := httpapi.New(httpapi.Config{
-		Store: store, Embedder: emb, Chat: chat, Pipeline: pipe,
+		Store: store, Embedder: emb, Chat: chat, Pipeline: pipe, PDFEngine: opts.pdfReady,
 		CountTokens: split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
 		UploadStallTimeout: opts.uploadStall,
 		StoreKind:          "embedded", EmbedderMode: mode, ChatMode: mode,

@@ -11,6 +11,6 @@ import (
 // registered routes in step, and the document valid OpenAPI 3.1.
 func TestRoutesMatchOpenAPI(t *testing.T) {
 	s := newService(t, options{local: true})
-	engine := httpapi.New(httpapi.Config{Store: s.store, Embedder: s.embedder, Chat: s.chatModel, Pipeline: s.pipeline})
+	engine := httpapi.New(httpapi.Config{Store: s.store, Embedder: s.embedder, Chat: s.chatModel, Pipeline: s.pipeline, PDFEngine: pdfEngine})
 	openapicheck.Check(t, "../../../../proto-docs/docqa-service.openapi.yaml", engine.Routes())
 }

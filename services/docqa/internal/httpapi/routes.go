@@ -32,6 +32,8 @@ type Config struct {
 	Embedder docqa.Embedder
 	Chat     docqa.ChatModel
 	Pipeline *ingest.Pipeline
+	// PDFEngine reports whether the PDF engine has started (/health).
+	PDFEngine interface{ Ready() (bool, error) }
 	// CountTokens measures prompt text for the context budget (the
 	// splitter's cl100k count).
 	CountTokens func(string) int
@@ -84,7 +86,7 @@ func New(cfg Config) *gin.Engine {
 	}
 	h := &handler{cfg: cfg, log: cfg.Log}
 
-	r := ginx.New(cfg.Log, ginx.Options{CORSOrigins: cfg.CORSOrigins})
+	r := ginx.New(cfg.Log, ginx.Options{CORSOrigins: cfg.CORSOrigins, MapError: errorOf, QuietPaths: []string{"/health"}})
 	r.GET("/health", h.health)
 
 	api := r.Group("/api")

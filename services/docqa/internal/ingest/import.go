@@ -17,19 +17,20 @@ type ImportResult struct {
 	Failed    []ImportFailure `json:"failed"`
 }
 
-// ImportFailure names a file of the data directory that was not ingested.
+// ImportFailure names a file of the data directory that was not ingested
+// and why (an error for the HTTP layer's error map).
 type ImportFailure struct {
-	FileName string      `json:"fileName"` // path relative to the data directory, slash-separated
-	Code     apperr.Code `json:"code"`
-	Message  string      `json:"message"`
+	FileName string // path relative to the data directory, slash-separated
+	Err      error
 }
 
 // Import ingests every *.pdf (any case) under the data directory,
-// recursively, de-duplicated like uploads. Files are opened through an
-// os.Root, so neither a symbolic link nor a ".." can reach outside the
-// directory: such a file is reported as failed. Symbolic links to
-// directories are not followed. A missing data directory imports nothing.
-func (p *Pipeline) Import(ctx context.Context) (ImportResult, error) {
+// recursively, de-duplicated like uploads, one file after the other under
+// the ticket t (from Admit). Files are opened through an os.Root, so neither
+// a symbolic link nor a ".." can reach outside the directory: such a file is
+// reported as failed. Symbolic links to directories are not followed. A
+// missing data directory imports nothing.
+func (p *Pipeline) Import(ctx context.Context, t *Ticket) (ImportResult, error) {
 	res := ImportResult{Documents: []Result{}, Failed: []ImportFailure{}}
 	root, err := os.OpenRoot(p.cfg.DataDir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -47,7 +48,7 @@ func (p *Pipeline) Import(ctx context.Context) (ImportResult, error) {
 			if name == "." {
 				return err
 			}
-			res.Failed = append(res.Failed, ImportFailure{FileName: name, Code: apperr.InvalidArgument, Message: "cannot be read: " + err.Error()})
+			res.Failed = append(res.Failed, ImportFailure{FileName: name, Err: apperr.Invalid("file", "cannot be read: %v", err)})
 			return nil
 		}
 		if d.IsDir() || !strings.EqualFold(path.Ext(name), ".pdf") {
@@ -62,15 +63,14 @@ func (p *Pipeline) Import(ctx context.Context) (ImportResult, error) {
 
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
-			return res, classify(err)
+			return res, err
 		}
-		r, err := p.importFile(ctx, root, name)
+		r, err := p.importFile(ctx, t, root, name)
 		if err != nil {
-			if apperr.From(err).Code == apperr.Internal {
-				p.cfg.Log.ErrorContext(ctx, "import failed", "file", name, "err", err)
+			if ctx.Err() != nil {
+				return res, ctx.Err()
 			}
-			_, body := apperr.BodyOf(err)
-			res.Failed = append(res.Failed, ImportFailure{FileName: name, Code: body.Code, Message: body.Message})
+			res.Failed = append(res.Failed, ImportFailure{FileName: name, Err: err})
 			continue
 		}
 		res.Documents = append(res.Documents, r)
@@ -78,10 +78,10 @@ func (p *Pipeline) Import(ctx context.Context) (ImportResult, error) {
 	return res, nil
 }
 
-func (p *Pipeline) importFile(ctx context.Context, root *os.Root, name string) (Result, error) {
+func (p *Pipeline) importFile(ctx context.Context, t *Ticket, root *os.Root, name string) (Result, error) {
 	f, err := root.Open(name)
 	if err != nil {
-		return Result{}, apperr.Wrap(apperr.InvalidArgument, err, "file: cannot be opened inside the data directory")
+		return Result{}, apperr.InvalidCause(err, "file", "cannot be opened inside the data directory")
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -96,5 +96,5 @@ func (p *Pipeline) importFile(ctx context.Context, root *os.Root, name string) (
 		return Result{}, err
 	}
 	defer up.Close()
-	return p.Process(ctx, up, nil)
+	return p.Process(ctx, t, up, nil)
 }

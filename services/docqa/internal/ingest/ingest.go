@@ -4,8 +4,13 @@
 // in batches and writes them to the vector store. It also imports every PDF
 // of the data directory the same way.
 //
-// Errors returned by this package are *apperr.Error values whose code and
-// message are meant for the client (field "file").
+// At most Config.Concurrency documents are extracted and embedded at once,
+// across every caller; a bounded number more wait in line (see Admit).
+//
+// Errors about the received file are *apperr.Error values naming the field
+// "file"; everything else (pdftext's error classes, the store's and the
+// embedder's errors, ErrBusy, context errors) is returned as it is, for the
+// HTTP layer's one error map.
 package ingest
 
 import (
@@ -37,6 +42,7 @@ type Stage string
 // The stages, in the order they are reported.
 const (
 	StageReceived  Stage = "received"
+	StageQueued    Stage = "queued" // waiting for a slot; Current is the place in line (1 = next)
 	StageParsing   Stage = "parsing"
 	StageSplitting Stage = "splitting"
 	StageEmbedding Stage = "embedding"
@@ -66,11 +72,30 @@ type Splitter interface {
 	Split(pageText string) []string
 }
 
+// Extractor reads the text of each page of a PDF (internal/pdftext's Engine).
+// Its errors are pdftext's classes (ErrNotPDF, ErrCorrupt, ...).
+type Extractor interface {
+	Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) ([]pdftext.Page, error)
+}
+
+// Defaults of Config.
+const (
+	DefaultConcurrency = 2
+	DefaultQueueLength = 16
+)
+
 // Config wires a Pipeline.
 type Config struct {
-	Store    docqa.VectorStore
-	Embedder docqa.Embedder
-	Splitter Splitter
+	Store     docqa.VectorStore
+	Embedder  docqa.Embedder
+	Splitter  Splitter
+	Extractor Extractor
+	// Concurrency is the most documents extracted and embedded at once in
+	// the whole service (default DefaultConcurrency); QueueLength the most
+	// admitted documents waiting beyond those (default DefaultQueueLength;
+	// negative: none wait).
+	Concurrency int
+	QueueLength int
 	// DataDir is the directory Import reads; nothing outside it is opened.
 	DataDir string
 	// TempDir holds uploads while they are processed ("" = os.TempDir()).
@@ -91,12 +116,22 @@ type Config struct {
 type Pipeline struct {
 	cfg   Config
 	locks keyLock
+	queue *queue
 }
 
-// New returns a Pipeline; Store, Embedder and Splitter are required.
+// New returns a Pipeline; Store, Embedder, Splitter and Extractor are required.
 func New(cfg Config) (*Pipeline, error) {
-	if cfg.Store == nil || cfg.Embedder == nil || cfg.Splitter == nil {
-		return nil, errors.New("ingest: Store, Embedder and Splitter are required")
+	if cfg.Store == nil || cfg.Embedder == nil || cfg.Splitter == nil || cfg.Extractor == nil {
+		return nil, errors.New("ingest: Store, Embedder, Splitter and Extractor are required")
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	switch {
+	case cfg.QueueLength == 0:
+		cfg.QueueLength = DefaultQueueLength
+	case cfg.QueueLength < 0:
+		cfg.QueueLength = 0
 	}
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = MaxFileBytes
@@ -110,7 +145,15 @@ func New(cfg Config) (*Pipeline, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Pipeline{cfg: cfg}, nil
+	return &Pipeline{cfg: cfg, queue: newQueue(cfg.Concurrency, cfg.QueueLength)}, nil
+}
+
+// Admit reserves a place for one ingestion (or, for Import, one after the
+// other): a slot at once or a place in line. It never blocks; past the
+// queue's length it fails with ErrBusy. Reserve before reading an upload's
+// body, and Release the ticket when the request is done.
+func (p *Pipeline) Admit() (*Ticket, error) {
+	return p.queue.admit()
 }
 
 // tempPattern names upload files in TempDir.
@@ -179,7 +222,7 @@ func (p *Pipeline) Receive(r io.Reader, fileName string) (*Upload, error) {
 	case errors.As(err, &tooLarge) || n > p.cfg.MaxBytes:
 		return nil, apperr.New(apperr.PayloadTooLarge, "file: larger than the limit of %s", sizeText(p.cfg.MaxBytes))
 	case err != nil:
-		return nil, apperr.Wrap(apperr.InvalidArgument, err, "file: the upload could not be read to its end")
+		return nil, apperr.InvalidCause(err, "file", "the upload could not be read to its end")
 	case n == 0:
 		return nil, apperr.Invalid("file", "is empty")
 	}
@@ -216,11 +259,14 @@ func cleanName(name string) string {
 	return name
 }
 
-// Process ingests a received upload. A file whose MD5 is already stored
-// answers the stored document with Duplicate set, without any embedding call.
-// Concurrent calls for the same MD5 run one after the other, so the second
-// one finds the first one's document. progress may be nil.
-func (p *Pipeline) Process(ctx context.Context, up *Upload, progress func(Progress)) (Result, error) {
+// Process ingests a received upload under t (from Admit). A file whose MD5
+// is already stored answers the stored document with Duplicate set, without
+// waiting for a slot or any embedding call. Otherwise it waits for a slot
+// (reporting StageQueued with its place in line), then extracts, splits,
+// embeds and stores. Concurrent calls for the same MD5 run one after the
+// other, so the second one finds the first one's document. progress may be
+// nil. The slot stays t's until t is released.
+func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress func(Progress)) (Result, error) {
 	if progress == nil {
 		progress = func(Progress) {}
 	}
@@ -229,7 +275,7 @@ func (p *Pipeline) Process(ctx context.Context, up *Upload, progress func(Progre
 
 	unlock, err := p.locks.lock(ctx, up.MD5)
 	if err != nil {
-		return Result{}, classify(err)
+		return Result{}, err
 	}
 	defer unlock()
 
@@ -238,15 +284,23 @@ func (p *Pipeline) Process(ctx context.Context, up *Upload, progress func(Progre
 	case err == nil:
 		return Result{Document: stored, Duplicate: true}, nil
 	case !errors.Is(err, docqa.ErrNotFound):
-		return Result{}, classify(err)
+		return Result{}, err
 	}
 
-	pages, err := pdftext.Extract(ctx, up.file, up.Size, func(done, total int) {
+	err = t.wait(ctx, func(place int) {
+		progress(Progress{Stage: StageQueued, Percent: 5, Current: int64(place), Total: int64(place),
+			Message: fmt.Sprintf("queued: place %d in line", place)})
+	})
+	if err != nil {
+		return Result{}, err
+	}
+
+	pages, err := p.cfg.Extractor.Extract(ctx, up.file, up.Size, func(done, total int) {
 		progress(Progress{Stage: StageParsing, Percent: 5 + scale(done, total, 25), Current: int64(done), Total: int64(total),
 			Message: fmt.Sprintf("extracted page %d of %d", done, total)})
 	})
 	if err != nil {
-		return Result{}, classify(err)
+		return Result{}, err
 	}
 
 	chunks, truncated := p.split(pages)
@@ -260,7 +314,7 @@ func (p *Pipeline) Process(ctx context.Context, up *Upload, progress func(Progre
 	}
 
 	if err := p.embed(ctx, chunks, progress); err != nil {
-		return Result{}, classify(err)
+		return Result{}, err
 	}
 
 	doc := docqa.Document{
@@ -275,7 +329,7 @@ func (p *Pipeline) Process(ctx context.Context, up *Upload, progress func(Progre
 	progress(Progress{Stage: StageStoring, Percent: 90, Current: 0, Total: int64(len(chunks)),
 		Message: fmt.Sprintf("storing %d chunks", len(chunks))})
 	if err := p.cfg.Store.Upsert(ctx, doc, chunks, p.cfg.Embedder.Name()); err != nil {
-		return Result{}, classify(err)
+		return Result{}, err
 	}
 	progress(Progress{Stage: StageStoring, Percent: 100, Current: int64(len(chunks)), Total: int64(len(chunks)),
 		Message: fmt.Sprintf("stored %d chunks", len(chunks))})
@@ -285,9 +339,11 @@ func (p *Pipeline) Process(ctx context.Context, up *Upload, progress func(Progre
 }
 
 // split cuts each page into chunks, keeping page numbers, at most
-// docqa.MaxChunks in all.
+// docqa.MaxChunks in all. truncated also says that the extractor cut a
+// page's text at its budget: the document is then stored, but not whole.
 func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated bool) {
 	for _, page := range pages {
+		truncated = truncated || page.Truncated
 		for _, text := range p.cfg.Splitter.Split(page.Text) {
 			if len(chunks) == docqa.MaxChunks {
 				return chunks, true
@@ -295,7 +351,7 @@ func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated 
 			chunks = append(chunks, docqa.Chunk{Page: page.Number, Index: len(chunks), Text: text})
 		}
 	}
-	return chunks, false
+	return chunks, truncated
 }
 
 // embed fills every chunk's Embedding, one batch at a time.
@@ -335,32 +391,4 @@ func scale(done, total, span int) int {
 		return span
 	}
 	return min(done, total) * span / total
-}
-
-// classify turns errors of the parts this package drives into client errors.
-func classify(err error) error {
-	var ae *apperr.Error
-	switch {
-	case errors.As(err, &ae):
-		return err
-	case errors.Is(err, pdftext.ErrNotPDF):
-		return apperr.Invalid("file", "is not a PDF")
-	case errors.Is(err, pdftext.ErrEmpty):
-		return apperr.Invalid("file", "the PDF is empty (it has no pages)")
-	case errors.Is(err, pdftext.ErrCorrupt):
-		return apperr.Invalid("file", "the PDF is corrupt and cannot be read")
-	case errors.Is(err, pdftext.ErrEncrypted):
-		return apperr.Invalid("file", "the PDF is encrypted")
-	case errors.Is(err, pdftext.ErrNoText):
-		return apperr.Invalid("file", "the PDF has no extractable text (scanned pages need OCR first)")
-	case errors.Is(err, docqa.ErrEmbedderMismatch):
-		return apperr.Wrap(apperr.Unavailable, err, "the vector store holds vectors of another embedder")
-	case errors.Is(err, docqa.ErrDimension):
-		return apperr.Wrap(apperr.Unavailable, err, "the embedding provider answered vectors of the wrong dimension")
-	case errors.Is(err, docqa.ErrUnavailable):
-		return apperr.Wrap(apperr.Unavailable, err, "the embedding provider or the vector store is unavailable")
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return apperr.Wrap(apperr.Unavailable, err, "the ingestion was cancelled")
-	}
-	return err
 }

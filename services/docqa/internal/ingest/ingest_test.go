@@ -22,11 +22,23 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
+	"github.com/carhub/backend/services/docqa/internal/pdftext"
+	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
 	"github.com/carhub/backend/services/docqa/internal/provider"
 	"github.com/carhub/backend/services/docqa/internal/splitter"
 )
 
 var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// engine is the PDF engine every test shares: it compiles once.
+var engine *pdftext.Engine
+
+func TestMain(m *testing.M) {
+	engine = pdftext.Start(pdftext.Config{Instances: 2, CacheDir: pdftexttest.CacheDir()})
+	code := m.Run()
+	engine.Close()
+	os.Exit(code)
+}
 
 type env struct {
 	pipe    *ingest.Pipeline
@@ -63,7 +75,7 @@ func newEnvWith(t *testing.T, fakeOpts []openaifake.Option, mod ...func(*ingest.
 	}
 	e := &env{store: store, fake: fake, dataDir: t.TempDir(), tempDir: t.TempDir()}
 	cfg := ingest.Config{
-		Store: store, Embedder: emb, Splitter: split,
+		Store: store, Embedder: emb, Splitter: split, Extractor: engine,
 		DataDir: e.dataDir, TempDir: e.tempDir,
 		Now: func() time.Time { return now },
 	}
@@ -77,15 +89,24 @@ func newEnvWith(t *testing.T, fakeOpts []openaifake.Option, mod ...func(*ingest.
 	return e
 }
 
-// ingestBytes receives and processes b as fileName.
+// ingestBytes admits, receives and processes b as fileName.
 func (e *env) ingestBytes(t *testing.T, fileName string, b []byte, progress func(ingest.Progress)) (ingest.Result, error) {
 	t.Helper()
-	up, err := e.pipe.Receive(bytes.NewReader(b), fileName)
+	return ingestWith(context.Background(), e.pipe, fileName, b, progress)
+}
+
+func ingestWith(ctx context.Context, pipe *ingest.Pipeline, fileName string, b []byte, progress func(ingest.Progress)) (ingest.Result, error) {
+	tk, err := pipe.Admit()
+	if err != nil {
+		return ingest.Result{}, err
+	}
+	defer tk.Release()
+	up, err := pipe.Receive(bytes.NewReader(b), fileName)
 	if err != nil {
 		return ingest.Result{}, err
 	}
 	defer up.Close()
-	return e.pipe.Process(context.Background(), up, progress)
+	return pipe.Process(ctx, tk, up, progress)
 }
 
 // embeddedTexts counts the texts the fake provider was asked to embed.
@@ -113,6 +134,17 @@ func code(err error) apperr.Code {
 		return ""
 	}
 	return apperr.From(err).Code
+}
+
+func invalidFile(prefix string) func(error) bool {
+	return func(err error) bool {
+		e := apperr.From(err)
+		return e.Code == apperr.InvalidArgument && e.Field == "file" && strings.HasPrefix(e.Message, prefix)
+	}
+}
+
+func is(target error) func(error) bool {
+	return func(err error) bool { return errors.Is(err, target) }
 }
 
 func samplePDF(tag string) []byte {
@@ -192,13 +224,7 @@ func TestConcurrentIdenticalUploadsEmbedOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			up, err := pipe.Receive(bytes.NewReader(pdf), "gamma.pdf")
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer up.Close()
-			results[i], errs[i] = pipe.Process(context.Background(), up, nil)
+			results[i], errs[i] = ingestWith(context.Background(), pipe, "gamma.pdf", pdf, nil)
 		})
 	}
 	wg.Wait()
@@ -224,24 +250,26 @@ func TestConcurrentIdenticalUploadsEmbedOnce(t *testing.T) {
 	e.assertTempEmpty(t)
 }
 
+// TestBadFiles: what the receiver refuses is INVALID_ARGUMENT naming the
+// file; what the extractor refuses keeps pdftext's class, for the HTTP
+// layer's error map.
 func TestBadFiles(t *testing.T) {
 	tests := []struct {
 		name string
 		data []byte
-		code apperr.Code
-		msg  string
+		is   func(error) bool
 	}{
-		{"empty", nil, apperr.InvalidArgument, "file: is empty"},
-		{"not a PDF", []byte("hello, this is text"), apperr.InvalidArgument, "not a PDF"},
-		{"corrupt", []byte("%PDF-1.4\n1 0 obj << /Type /Catalog garbage"), apperr.InvalidArgument, "file: the PDF is corrupt"},
-		{"text-less", ingesttest.PDF("", ""), apperr.InvalidArgument, "no extractable text"},
+		{"empty", nil, invalidFile("file: is empty")},
+		{"not a PDF", []byte("hello, this is text"), invalidFile("file: is not a PDF")},
+		{"corrupt", []byte("%PDF-1.4\n1 0 obj << /Type /Catalog garbage"), is(pdftext.ErrCorrupt)},
+		{"text-less", ingesttest.PDF("", ""), is(pdftext.ErrNoText)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			_, err := e.ingestBytes(t, "bad.pdf", tt.data, nil)
-			if code(err) != tt.code || !strings.Contains(apperr.From(err).Message, tt.msg) {
-				t.Fatalf("err = %v, want %s containing %q", err, tt.code, tt.msg)
+			if !tt.is(err) {
+				t.Fatalf("err = %v", err)
 			}
 			if n := len(e.fake.EmbeddingRequests()); n != 0 {
 				t.Errorf("%d embedding calls for a bad file", n)
@@ -290,8 +318,8 @@ func TestProviderDownStoresNothing(t *testing.T) {
 			e := newEnv(t)
 			e.fake.FailEmbeddings(tt.failure)
 			_, err := e.ingestBytes(t, "a.pdf", samplePDF("delta"), nil)
-			if code(err) != apperr.Unavailable {
-				t.Fatalf("err = %v, want UNAVAILABLE", err)
+			if !errors.Is(err, docqa.ErrUnavailable) {
+				t.Fatalf("err = %v, want one wrapping docqa.ErrUnavailable", err)
 			}
 			docs, _ := e.store.Documents(context.Background())
 			if len(docs) != 0 {
@@ -388,9 +416,14 @@ func TestCancelledWhileWaitingForLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer up.Close()
+	tk, err := e.pipe.Admit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tk.Release()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = e.pipe.Process(ctx, up, nil)
+	_, err = e.pipe.Process(ctx, tk, up, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -422,7 +455,7 @@ func TestImport(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := e.pipe.Import(context.Background())
+	res, err := importAll(e.pipe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,14 +468,12 @@ func TestImport(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("documents = %v, want %v", got, want)
 	}
-	failed := map[string]apperr.Code{}
+	failed := map[string]error{}
 	for _, f := range res.Failed {
-		failed[f.FileName] = f.Code
-		if f.Message == "" {
-			t.Errorf("failure without message: %+v", f)
-		}
+		failed[f.FileName] = f.Err
 	}
-	if len(failed) != 2 || failed["escape.pdf"] != apperr.InvalidArgument || failed["fake.pdf"] != apperr.InvalidArgument {
+	if len(failed) != 2 || !invalidFile("file: cannot be opened inside the data directory")(failed["escape.pdf"]) ||
+		!invalidFile("file: is not a PDF")(failed["fake.pdf"]) {
 		t.Errorf("failed = %+v", res.Failed)
 	}
 	docs, _ := e.store.Documents(context.Background())
@@ -456,7 +487,7 @@ func TestImport(t *testing.T) {
 	}
 
 	// A second import finds everything stored.
-	again, err := e.pipe.Import(context.Background())
+	again, err := importAll(e.pipe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,9 +499,18 @@ func TestImport(t *testing.T) {
 	e.assertTempEmpty(t)
 }
 
+func importAll(pipe *ingest.Pipeline) (ingest.ImportResult, error) {
+	tk, err := pipe.Admit()
+	if err != nil {
+		return ingest.ImportResult{}, err
+	}
+	defer tk.Release()
+	return pipe.Import(context.Background(), tk)
+}
+
 func TestImportMissingDirectory(t *testing.T) {
 	e := newEnv(t, func(c *ingest.Config) { c.DataDir = filepath.Join(t.TempDir(), "absent") })
-	res, err := e.pipe.Import(context.Background())
+	res, err := importAll(e.pipe)
 	if err != nil || len(res.Documents) != 0 || len(res.Failed) != 0 {
 		t.Fatalf("Import = %+v, %v", res, err)
 	}

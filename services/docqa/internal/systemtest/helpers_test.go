@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
 	"io"
 	"math/rand/v2"
 	"mime/multipart"
@@ -31,16 +32,17 @@ var httpClient = &http.Client{Timeout: clientTimeout}
 func serviceEnv(t *testing.T, fake *openaifake.Server, storeDir string, extra map[string]string) map[string]string {
 	t.Helper()
 	env := map[string]string{
-		"DOCQA_STORE_PATH":   storeDir,
-		"DOCQA_DATA_DIR":     t.TempDir(),
-		"DOCQA_TEMP_DIR":     t.TempDir(),
-		"EMBEDDING_BASE_URL": fake.URL,
-		"EMBEDDING_API_KEY":  openaifake.APIKey,
-		"EMBEDDING_MODEL":    "bge-m3",
-		"CHAT_BASE_URL":      fake.URL,
-		"CHAT_API_KEY":       openaifake.APIKey,
-		"CHAT_MODEL":         "chat-model",
-		"LOG_LEVEL":          "debug",
+		"DOCQA_STORE_PATH":    storeDir,
+		"DOCQA_DATA_DIR":      t.TempDir(),
+		"DOCQA_PDF_CACHE_DIR": pdftexttest.CacheDir(),
+		"DOCQA_TEMP_DIR":      t.TempDir(),
+		"EMBEDDING_BASE_URL":  fake.URL,
+		"EMBEDDING_API_KEY":   openaifake.APIKey,
+		"EMBEDDING_MODEL":     "bge-m3",
+		"CHAT_BASE_URL":       fake.URL,
+		"CHAT_API_KEY":        openaifake.APIKey,
+		"CHAT_MODEL":          "chat-model",
+		"LOG_LEVEL":           "debug",
 	}
 	for k, v := range extra {
 		env[k] = v
