@@ -6,6 +6,7 @@ replace github.com/carhub/backend/pkg => ../../pkg
 
 require (
 	github.com/carhub/backend/pkg v0.0.0-00010101000000-000000000000
+	github.com/clipperhouse/uax29/v2 v2.7.0
 	github.com/gin-gonic/gin v1.12.0
 	github.com/google/uuid v1.6.0
 	github.com/klippa-app/go-pdfium v1.21.4

@@ -1,8 +1,8 @@
-// Package splitter cuts one page of text into chunks the way Spring AI's
-// TokenTextSplitter does (the reference splitter of the original design):
-// windows of 400 cl100k_base tokens, each cut moved back to the last sentence
-// end when that lies past the 200th character, pieces of 5 characters or fewer
-// dropped. The tokenizer's data is embedded in the binary (tiktoken-go-loader),
+// Package splitter cuts one page of text into chunks with the numbers of
+// Spring AI's TokenTextSplitter (the reference splitter of the original
+// design): windows of 400 cl100k_base tokens, each cut moved back to the last
+// sentence end when that lies past the 200th character, pieces of 5
+// characters or fewer dropped; unlike it, cuts fall only between characters. The tokenizer's data is embedded in the binary (tiktoken-go-loader),
 // so nothing is downloaded at run time.
 package splitter
 
@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/clipperhouse/uax29/v2/graphemes"
 	"github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
@@ -58,54 +59,110 @@ func (s *Splitter) CountTokens(text string) int {
 	return len(s.enc.EncodeOrdinary(text))
 }
 
-// Split returns one page's chunks, in order. It follows
-// TokenTextSplitter.doSplit step by step:
+// Split returns one page's chunks, in order. It keeps the numbers of
+// Spring AI's TokenTextSplitter.doSplit (400-token windows, the cut moved
+// back to the last sentence end past character 200 when more than 400
+// tokens remain, pieces of 5 characters or fewer dropped, at most
+// maxChunks rounds) but cuts only between characters:
 //
 //  1. a blank text (Java's trim: characters <= U+0020) has no chunks;
-//  2. the text is encoded once; each round decodes the next 400 tokens
-//     (a cut inside a multi-byte character decodes to U+FFFD, as Java's
-//     new String(bytes, UTF_8) does);
-//  3. a window that decodes to blank text is skipped;
-//  4. only when more than 400 tokens remain, the window is cut after its last
-//     sentence end if that lies past character 200 (UTF-16 code units, as
-//     Java's String.lastIndexOf counts);
-//  5. the piece is trimmed and kept when longer than 5 characters;
-//  6. the cut text is encoded again and that many tokens are consumed;
-//  7. after maxNumChunks rounds, whatever is left becomes one last chunk.
-//
-// Deviations, both to stay total on any input: special-token text is encoded
-// as ordinary text (jtokkit's encode throws on it), and the tokens consumed
-// in step 6 are capped at what is left (Java's subList would throw).
+//  2. the text is encoded once, and each token's end is known as a byte
+//     offset in the text (cl100k_base's tokens are its bytes, in order);
+//  3. a window is the text from the current position to the end of the
+//     400th token from there, moved back to the last boundary of a
+//     user-perceived character (a grapheme cluster, UAX #29: a combining
+//     mark, a Thai vowel sign or an emoji's ZWJ sequence stays with its
+//     base), or forward to the first one when that would leave nothing;
+//  4. a window that is blank is skipped;
+//  5. only when more than 400 tokens remain, the window is cut after its
+//     last sentence end if that lies past character 200 (UTF-16 code
+//     units, as Java's String.lastIndexOf counts);
+//  6. the piece is trimmed and kept when longer than 5 characters;
+//  7. the position moves past exactly the bytes of the window, so the
+//     windows tile the text: no character is repeated or skipped, and no
+//     U+FFFD appears that the text did not have;
+//  8. after maxChunks rounds, whatever is left becomes one last chunk
+//     (unlike Spring AI, its line ends are kept: the tiling holds).
 func (s *Splitter) Split(pageText string) []string {
-	if javaTrim(pageText) == "" {
-		return nil
-	}
-	tokens := s.enc.EncodeOrdinary(pageText)
 	var chunks []string
-	for rounds := 0; len(tokens) > 0 && rounds < s.maxChunks; {
-		window := tokens[:min(s.chunkTokens, len(tokens))]
-		text := s.decode(window)
-		if javaTrim(text) == "" {
-			tokens = tokens[len(window):]
-			continue
-		}
-		if len(tokens) > s.chunkTokens {
-			text = s.cutAtSentenceEnd(text)
-		}
-		if piece := javaTrim(text); utf16Len(piece) > s.minLength {
+	for _, w := range s.windows(pageText) {
+		if piece := javaTrim(w); utf16Len(piece) > s.minLength {
 			chunks = append(chunks, piece)
-		}
-		used := len(s.enc.EncodeOrdinary(text))
-		tokens = tokens[min(used, len(tokens)):]
-		rounds++
-	}
-	if len(tokens) > 0 {
-		rest := javaTrim(strings.ReplaceAll(s.decode(tokens), "\n", " "))
-		if utf16Len(rest) > s.minLength {
-			chunks = append(chunks, rest)
 		}
 	}
 	return chunks
+}
+
+// windows returns the pieces of pageText that Split trims into chunks,
+// blank ones included: put together they are pageText, byte for byte.
+func (s *Splitter) windows(pageText string) []string {
+	if javaTrim(pageText) == "" {
+		return nil
+	}
+	ends := s.tokenEnds(pageText)
+	var out []string
+	pos, next := 0, 0 // byte position; index of the first token ending after it
+	for rounds := 0; pos < len(pageText) && rounds < s.maxChunks; {
+		last := min(next+s.chunkTokens, len(ends)) - 1
+		window := pageText[pos:graphemeCut(pageText, pos, ends[last])]
+		if javaTrim(window) != "" {
+			if len(ends)-next > s.chunkTokens {
+				window = s.cutAtSentenceEnd(window)
+			}
+			rounds++
+		}
+		out = append(out, window)
+		pos += len(window)
+		for next < len(ends) && ends[next] <= pos {
+			next++
+		}
+	}
+	if pos < len(pageText) {
+		out = append(out, pageText[pos:])
+	}
+	return out
+}
+
+// tokenEnds returns, for each cl100k_base token of text, the byte offset at
+// which it ends. The tokens' bytes are the text's bytes in order; should a
+// token's bytes ever differ from the text's, the offsets are clamped so the
+// windows still tile the text.
+func (s *Splitter) tokenEnds(text string) []int {
+	tokens := s.enc.EncodeOrdinary(text)
+	ends := make([]int, len(tokens))
+	off := 0
+	one := make([]int, 1)
+	for i, t := range tokens {
+		one[0] = t
+		off = min(off+len(s.enc.Decode(one)), len(text))
+		ends[i] = off
+	}
+	if len(ends) > 0 {
+		ends[len(ends)-1] = len(text)
+	}
+	return ends
+}
+
+// graphemeCut returns the last grapheme cluster boundary of text in
+// (pos, end], or, when there is none (a single cluster longer than the
+// window), the end of the cluster that starts at pos. pos is a boundary.
+func graphemeCut(text string, pos, end int) int {
+	if end >= len(text) {
+		return len(text)
+	}
+	cut := -1
+	g := graphemes.FromString(text[pos:])
+	for g.Next() {
+		e := pos + g.End()
+		if e > end {
+			if cut < 0 {
+				return e
+			}
+			return cut
+		}
+		cut = e
+	}
+	return len(text)
 }
 
 // cutAtSentenceEnd keeps text up to and including its last sentence end when
@@ -125,10 +182,6 @@ func (s *Splitter) cutAtSentenceEnd(text string) string {
 	return text
 }
 
-func (s *Splitter) decode(tokens []int) string {
-	return decodeUTF8LikeJava(s.enc.Decode(tokens))
-}
-
 // javaTrim is Java's String.trim: it removes leading and trailing characters
 // whose code is at most U+0020 (spaces and control characters), nothing else.
 func javaTrim(s string) string {
@@ -146,67 +199,6 @@ func utf16Len(s string) int {
 	n := 0
 	for _, r := range s {
 		n += utf16Units(r)
-	}
-	return n
-}
-
-// decodeUTF8LikeJava turns token bytes into a valid string, replacing each
-// maximal ill-formed subsequence with one U+FFFD, which is what Java's
-// UTF-8 decoder (and so jtokkit's decode) produces. Go's own conversions
-// differ: a range loop yields one U+FFFD per byte, strings.ToValidUTF8 one
-// per run.
-func decodeUTF8LikeJava(b string) string {
-	if utf8.ValidString(b) {
-		return b
-	}
-	var sb strings.Builder
-	sb.Grow(len(b) + 8)
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRuneInString(b[i:])
-		if r != utf8.RuneError || n > 1 {
-			sb.WriteString(b[i : i+n])
-			i += n
-			continue
-		}
-		sb.WriteRune(utf8.RuneError)
-		i += maximalSubpart(b[i:])
-	}
-	return sb.String()
-}
-
-// maximalSubpart returns the length of the longest prefix of b that starts a
-// well-formed UTF-8 sequence (at least 1), following Unicode's table 3-7.
-func maximalSubpart(b string) int {
-	lo, hi := byte(0x80), byte(0xBF)
-	var need int
-	switch c := b[0]; {
-	case c >= 0xC2 && c <= 0xDF:
-		need = 1
-	case c == 0xE0:
-		need, lo = 2, 0xA0
-	case c == 0xED:
-		need, hi = 2, 0x9F
-	case c >= 0xE1 && c <= 0xEF:
-		need = 2
-	case c == 0xF0:
-		need, lo = 3, 0x90
-	case c >= 0xF1 && c <= 0xF3:
-		need = 3
-	case c == 0xF4:
-		need, hi = 3, 0x8F
-	default:
-		return 1
-	}
-	n := 1
-	for k := 0; k < need && n < len(b); k++ {
-		x := b[n]
-		if k > 0 {
-			lo, hi = 0x80, 0xBF
-		}
-		if x < lo || x > hi {
-			break
-		}
-		n++
 	}
 	return n
 }

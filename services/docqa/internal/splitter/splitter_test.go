@@ -3,6 +3,7 @@ package splitter
 import (
 	"encoding/json"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/graphemes"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current output")
@@ -203,25 +206,6 @@ func TestSplitConcurrent(t *testing.T) {
 	}
 }
 
-func TestDecodeUTF8LikeJava(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"abc", "abc"},
-		{"\xe4\xb8", "\ufffd"},                 // truncated 3-byte sequence: one replacement
-		{"\xe4\xb8x", "\ufffdx"},               // ... followed by ASCII
-		{"\xb8\xad", "\ufffd\ufffd"},           // lone continuation bytes: one each
-		{"\xe0\x80", "\ufffd\ufffd"},           // E0 80 is never well-formed
-		{"\xf0\x9f\x98", "\ufffd"},             // truncated 4-byte sequence
-		{"a\xffb", "a\ufffdb"},                 // invalid byte
-		{"\ufffd", "\ufffd"},                   // a real U+FFFD is kept as is
-		{"中\xe6\x96", "中\ufffd"},               // window cut inside 文
-		{"\xed\xa0\x80", "\ufffd\ufffd\ufffd"}, // surrogate code point: ED A0 is ill-formed
-	} {
-		if got := decodeUTF8LikeJava(tc.in); got != tc.want {
-			t.Errorf("decode(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestCountTokens(t *testing.T) {
 	s := mustNew(t)
 	for _, tc := range []struct {
@@ -240,32 +224,140 @@ func TestCountTokens(t *testing.T) {
 
 func FuzzSplit(f *testing.F) {
 	s := mustNew(f)
-	for _, seed := range []string{"", "hello!", "cat. dog? cow!\n", "我们今天学习中文。", "\xe4\xb8\xad\xff", strings.Repeat("word. ", 300)} {
+	for _, seed := range []string{"", "hello!", "cat. dog? cow!\n", "我们今天学习中文。", "\xe4\xb8\xad\xff", strings.Repeat("word. ", 300),
+		strings.Repeat("e\u0301\u0302", 500), strings.Repeat("👩\u200d👩\u200d👧\u200d👦", 300), strings.Repeat("กำลังใจ", 400)} {
 		f.Add(seed)
 	}
 	if b, err := os.ReadFile("testdata/zh-maintenance.txt"); err == nil {
 		f.Add(string(b))
 	}
 	f.Fuzz(func(t *testing.T, text string) {
+		checkSplit(t, s, text)
+	})
+}
+
+// checkSplit checks what must hold for any input: the windows put together
+// give back the text byte for byte, each ends on a grapheme cluster
+// boundary, none but the last is more than 400 tokens and a cluster, the
+// chunks are exactly the trimmed windows longer than 5 characters, and no
+// chunk has a U+FFFD or invalid UTF-8 that the text did not have.
+func checkSplit(t *testing.T, s *Splitter, text string) {
+	t.Helper()
+	windows := s.windows(text)
+	if joined := strings.Join(windows, ""); joined != text && javaTrim(text) != "" {
+		t.Fatalf("windows do not tile the text: %d bytes of %d", len(joined), len(text))
+	}
+	boundaries := map[int]bool{0: true, len(text): true}
+	for g := graphemes.FromString(text); g.Next(); {
+		boundaries[g.End()] = true
+	}
+	pos := 0
+	var want []string
+	for i, w := range windows {
+		pos += len(w)
+		if !boundaries[pos] {
+			t.Fatalf("window %d ends at byte %d, inside a character", i, pos)
+		}
+		if n := s.CountTokens(w); n > s.chunkTokens+8 && i < len(windows)-1 && utf8.RuneCountInString(w) > 1 {
+			t.Fatalf("window %d is %d tokens", i, n)
+		}
+		if piece := javaTrim(w); utf16Len(piece) > s.minLength {
+			want = append(want, piece)
+		}
+	}
+	got := s.Split(text)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("chunks are not the trimmed windows")
+	}
+	valid := utf8.ValidString(text)
+	hadFFFD := strings.ContainsRune(text, utf8.RuneError)
+	for _, c := range got {
+		if valid && !utf8.ValidString(c) {
+			t.Fatalf("chunk %q is not valid UTF-8", c)
+		}
+		if !hadFFFD && valid && strings.ContainsRune(c, utf8.RuneError) {
+			t.Fatalf("chunk %q has a U+FFFD the text did not have", c)
+		}
+		if !strings.Contains(text, c) {
+			t.Fatalf("chunk %q is not part of the input", c)
+		}
+	}
+	if len(got) > s.maxChunks+1 {
+		t.Fatalf("%d chunks", len(got))
+	}
+}
+
+// randomText builds a page from runs of scripts that tokenize badly: CJK
+// without punctuation, emoji with ZWJ and skin tones, combining marks, Thai,
+// Cyrillic, spaces and the sentence ends the cut looks for.
+func randomText(r *rand.Rand) string {
+	pools := [][]string{
+		{"冬", "季", "请", "使", "用", "防", "冻", "型", "玻", "璃", "水", "𠀀", "𪚥"},
+		{"👩\u200d👩\u200d👧", "👍🏽", "🇩🇪", "❤\ufe0f", "🚗"},
+		{"e\u0301", "a\u0308\u0323", "n\u0303", "o\u0302\u0301"},
+		{"ก", "ำ", "ลั", "ง", "ใ", "จ", "ที่", "สุ", "ด"},
+		{"масло", "шина", "тормоз", "Ö", "ß"},
+		{" ", "\n", ". ", "。", "？", "!", "\t", "  "},
+		{"oil", "tyre", "pressure", "2.4", "bar"},
+	}
+	var b strings.Builder
+	for b.Len() < 500+r.IntN(12000) {
+		pool := pools[r.IntN(len(pools))]
+		for n := 1 + r.IntN(60); n > 0; n-- {
+			b.WriteString(pool[r.IntN(len(pool))])
+		}
+	}
+	return b.String()
+}
+
+// TestSplitPropertyRandomUnicode: the properties of checkSplit over many
+// random pages of mixed scripts (seeded: a failure reproduces).
+func TestSplitPropertyRandomUnicode(t *testing.T) {
+	s := mustNew(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		checkSplit(t, s, randomText(r))
+	}
+}
+
+// The old splitter cut a long CJK page without punctuation inside
+// characters: U+FFFD in chunks and one character too many in all.
+func TestSplitCJKWithoutPunctuationExactly(t *testing.T) {
+	s := mustNew(t)
+	text := strings.Repeat("防冻型玻璃水冬季请使用𠀀", 200) // 2 400 characters, one astral in twelve
+	chunks := s.Split(text)
+	if len(chunks) < 2 {
+		t.Fatalf("%d chunks, want the page cut", len(chunks))
+	}
+	if joined := strings.Join(chunks, ""); joined != text {
+		t.Fatalf("chunks put together are %d runes, the page %d", utf8.RuneCountInString(joined), utf8.RuneCountInString(text))
+	}
+	for _, c := range chunks {
+		if strings.ContainsRune(c, utf8.RuneError) {
+			t.Fatalf("U+FFFD in %q", abbreviate([]string{c}))
+		}
+	}
+}
+
+// Emoji sequences, combining marks and Thai clusters are never cut apart,
+// even where a token ends inside them.
+func TestSplitKeepsClustersWhole(t *testing.T) {
+	s := mustNew(t)
+	for _, unit := range []string{"👩\u200d👩\u200d👧\u200d👦", "e\u0301\u0302\u0303", "กำลังใจ", "🇩🇪👍🏽"} {
+		text := strings.Repeat(unit, 800)
 		chunks := s.Split(text)
-		ascii := isASCII(text)
+		if len(chunks) < 2 {
+			t.Fatalf("%q: %d chunks", unit, len(chunks))
+		}
 		for _, c := range chunks {
-			if !utf8.ValidString(c) {
-				t.Fatalf("chunk %q is not valid UTF-8", c)
-			}
-			if c != javaTrim(c) {
-				t.Fatalf("chunk %q is not trimmed", c)
-			}
-			if utf16Len(c) <= 5 {
-				t.Fatalf("chunk %q has 5 characters or fewer", c)
-			}
-			// ASCII text decodes without replacement characters, so every
-			// chunk is a piece of the input.
-			if ascii && !strings.Contains(text, c) {
-				t.Fatalf("chunk %q is not part of the input", c)
+			if !strings.HasPrefix(c, unit) || !strings.HasSuffix(c, unit) || len(c)%len(unit) != 0 {
+				t.Fatalf("%q: a chunk starts or ends inside the cluster: %q", unit, abbreviate([]string{c}))
 			}
 		}
-	})
+		if strings.Join(chunks, "") != text {
+			t.Fatalf("%q: chunks do not give back the text", unit)
+		}
+	}
 }
 
 func isASCII(s string) bool {
