@@ -115,7 +115,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	log := logging.New(stdout, level)
 	log.Info("starting docqa-service", config.Attrs(cfg)...)
 
-	store, storeKind, err := openStore(ctx, cfg)
+	store, storeKind, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -226,10 +226,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 }
 
 // openStore opens the configured vector store.
-func openStore(ctx context.Context, cfg serviceConfig) (docqa.VectorStore, string, error) {
+func openStore(ctx context.Context, cfg serviceConfig, log *slog.Logger) (docqa.VectorStore, string, error) {
 	switch strings.ToLower(cfg.VectorStore) {
 	case "embedded", "":
-		s, err := embedded.Open(cfg.StorePath)
+		s, err := embedded.Open(cfg.StorePath, log)
 		if err != nil {
 			return nil, "", fmt.Errorf("DOCQA_STORE_PATH: open embedded vector store: %w", err)
 		}

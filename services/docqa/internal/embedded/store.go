@@ -1,7 +1,9 @@
 // Package embedded is the docqa.VectorStore for one machine: every chunk is
 // held in memory and searched by exact cosine similarity, and every write is
-// appended to a checksummed log under a directory, so the store survives a
-// restart and a crash in the middle of a write loses only that write.
+// one SQLite transaction in vectors.db under the store's directory (the pure
+// Go driver modernc.org/sqlite, as fuel-service uses), so the store survives
+// a restart, and a crash in the middle of a write loses only that write.
+// Damage found at Open is an error that names the file, never data dropped.
 //
 // It serves when no Milvus address is configured (`make run`). Exact search is
 // fast enough at the contract's scale (10 000 chunks of 1024 floats is 40 MB
@@ -10,8 +12,10 @@ package embedded
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,20 +27,20 @@ import (
 
 var _ docqa.VectorStore = (*Store)(nil)
 
-// LogName is the file under the store's directory that holds the log.
+// LogName is the file in which the store kept its data before vectors.db;
+// Open converts it once and renames it to LogName + ".converted".
 const LogName = "vectors.log"
 
 // ErrClosed is returned by every method after Close.
 var ErrClosed = errors.New("embedded vector store is closed")
 
-// Store is an exact-cosine vector store persisted in an append-only log.
+// Store is an exact-cosine vector store persisted in SQLite.
 // It is safe for concurrent use; one process at a time may open a directory.
 type Store struct {
 	dir string
 
 	mu     sync.RWMutex
-	log    *os.File // nil once closed
-	size   int64    // bytes in the log, the magic included
+	db     *sql.DB // nil once closed
 	docs   map[string]*document
 	chunks map[string]*row // by chunk id
 	index  []*row          // every row, scanned by Search; rebuilt after each write
@@ -58,24 +62,104 @@ type row struct {
 }
 
 // Open opens the store kept under dir, creating dir and an empty store when
-// absent. A torn record at the end of the log (a crash in the middle of a
-// write) is dropped; the log is compacted when most of it is dead.
-func Open(dir string) (*Store, error) {
+// absent, checks the database (SQLite's quick_check and every row) and
+// loads it. A vectors.log of an earlier version is converted once; log (may
+// be nil) hears what the conversion did.
+func Open(dir string, log *slog.Logger) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("embedded vector store: directory is empty")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("embedded vector store: %w", err)
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	s := &Store{
 		dir:    dir,
 		docs:   make(map[string]*document),
 		chunks: make(map[string]*row),
 	}
-	if err := s.load(); err != nil {
-		return nil, fmt.Errorf("embedded vector store %s: %w", dir, err)
+	path := filepath.Join(dir, DBName)
+	db, err := openDB(path)
+	if err == nil {
+		err = checkIntegrity(db)
+		if err == nil {
+			err = s.convertLog(db, log)
+		}
+		if err == nil {
+			err = s.loadDB(db)
+		}
+		if err != nil {
+			db.Close()
+		}
 	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded vector store %s: %w", path, err)
+	}
+	s.db = db
+	s.rebuildIndexLocked()
 	return s, nil
+}
+
+// convertLog writes the documents of an existing vectors.log into the empty
+// database in one transaction, then renames the log so that it is never read
+// twice. A database that already holds documents beside an unconverted log
+// is refused: which one is right only a person can say.
+func (s *Store) convertLog(db *sql.DB, log *slog.Logger) error {
+	logPath := filepath.Join(s.dir, LogName)
+	if _, err := os.Stat(logPath); errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM documents`).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("%s holds %d documents and %s beside it was never converted: move %s away to keep the database, "+
+			"or move %s away to convert the log", DBName, n, LogName, LogName, DBName)
+	}
+	old := &Store{docs: make(map[string]*document), chunks: make(map[string]*row)}
+	torn, err := old.replayLog(logPath)
+	if err != nil {
+		return err
+	}
+	old.rebuildIndexLocked()
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	ctx := context.Background()
+	for i := 0; i < len(old.index); {
+		md5 := old.index[i].md5
+		var chunks []docqa.Chunk
+		for ; i < len(old.index) && old.index[i].md5 == md5; i++ {
+			c := old.index[i].chunk
+			c.Embedding = old.index[i].vec // unit length: the same cosines
+			chunks = append(chunks, c)
+		}
+		d := old.docs[md5]
+		if err := writeUpsert(ctx, tx, d.doc, d.embedder, chunks); err != nil {
+			return fmt.Errorf("converting %s: %w", LogName, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("converting %s: %w", LogName, err)
+	}
+	if err := os.Rename(logPath, logPath+".converted"); err != nil {
+		return fmt.Errorf("converted %s, but could not rename it: %w", LogName, err)
+	}
+	level := slog.LevelInfo
+	if torn > 0 {
+		level = slog.LevelWarn
+	}
+	log.Log(ctx, level, "embedded vector store: converted "+LogName+" to "+DBName,
+		"dir", s.dir, "documents", len(old.docs), "chunks", len(old.index), "torn_tail_bytes_dropped", torn,
+		"kept_as", LogName+".converted")
+	return nil
 }
 
 // Upsert writes the chunks of doc, replacing chunks with the same ids, and
@@ -92,27 +176,47 @@ func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.C
 	if err != nil {
 		return fmt.Errorf("embedded vector store: %w", err)
 	}
-	rec := encodeUpsert(doc, embedder, chunks)
-	if len(rec)-recordHeader > maxRecord {
-		return fmt.Errorf("embedded vector store: document %s is %d bytes encoded, more than one record may hold (%d)",
-			doc.FileMD5, len(rec)-recordHeader, maxRecord)
-	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.log == nil {
+	if s.db == nil {
 		return ErrClosed
 	}
 	if current := s.embedderLocked(); current != "" && current != embedder {
 		return fmt.Errorf("%w: it holds vectors of %q, this upload was embedded by %q; delete the stored documents or configure the same embedder",
 			docqa.ErrEmbedderMismatch, current, embedder)
 	}
-	if err := s.appendLocked(rec); err != nil {
+	err = s.inTx(ctx, func(tx *sql.Tx) error { return writeUpsert(ctx, tx, doc, embedder, chunks) })
+	if err != nil {
 		return err
 	}
 	s.applyUpsert(doc, embedder, chunks)
 	s.rebuildIndexLocked()
-	return s.maybeCompactLocked()
+	return nil
+}
+
+// inTx runs write in one transaction; memory changes only after it
+// committed. A failure of the database is ErrUnavailable.
+func (s *Store) inTx(ctx context.Context, write func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.dbError(ctx, err)
+	}
+	if err := write(tx); err != nil {
+		_ = tx.Rollback()
+		return s.dbError(ctx, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.dbError(ctx, err)
+	}
+	return nil
+}
+
+func (s *Store) dbError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("embedded vector store %s: %w: %w", filepath.Join(s.dir, DBName), docqa.ErrUnavailable, err)
 }
 
 // Search returns at most topK chunks by descending cosine similarity to
@@ -134,7 +238,7 @@ func (s *Store) Search(ctx context.Context, vector []float32, topK int) ([]docqa
 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.log == nil {
+	if s.db == nil {
 		return nil, ErrClosed
 	}
 	hits := topHits(query, s.index, topK)
@@ -154,7 +258,7 @@ func (s *Store) Document(ctx context.Context, md5 string) (docqa.Document, error
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.log == nil {
+	if s.db == nil {
 		return docqa.Document{}, ErrClosed
 	}
 	d, ok := s.docs[md5]
@@ -171,7 +275,7 @@ func (s *Store) Documents(ctx context.Context) ([]docqa.Document, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.log == nil {
+	if s.db == nil {
 		return nil, ErrClosed
 	}
 	out := make([]docqa.Document, 0, len(s.docs))
@@ -190,18 +294,22 @@ func (s *Store) Delete(ctx context.Context, md5 string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.log == nil {
+	if s.db == nil {
 		return ErrClosed
 	}
 	if _, ok := s.docs[md5]; !ok {
 		return fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
 	}
-	if err := s.appendLocked(encodeDelete(md5)); err != nil {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE md5 = ?`, md5) // its chunks cascade
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	s.applyDelete(md5)
 	s.rebuildIndexLocked()
-	return s.maybeCompactLocked()
+	return nil
 }
 
 // Embedder returns the name of the embedder that wrote the stored vectors,
@@ -212,37 +320,41 @@ func (s *Store) Embedder(ctx context.Context) (string, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.log == nil {
+	if s.db == nil {
 		return "", ErrClosed
 	}
 	return s.embedderLocked(), nil
 }
 
-// Ping reports whether the store is open and its log still readable.
+// Ping reports whether the store is open and its database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.log == nil {
+	if s.db == nil {
 		return ErrClosed
 	}
-	if _, err := s.log.Stat(); err != nil {
-		return fmt.Errorf("embedded vector store: %w: %w", docqa.ErrUnavailable, err)
+	var one int
+	if err := s.db.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		return s.dbError(ctx, err)
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, DBName)); err != nil {
+		return s.dbError(ctx, err)
 	}
 	return nil
 }
 
-// Close closes the log. Every write was already synced to disk.
+// Close closes the database. Every write was already committed.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.log == nil {
+	if s.db == nil {
 		return nil
 	}
-	err := s.log.Close()
-	s.log = nil
+	err := s.db.Close()
+	s.db = nil
 	return err
 }
 
@@ -328,7 +440,3 @@ func sortNewestFirst(docs []docqa.Document) {
 		return strings.Compare(a.FileMD5, b.FileMD5)
 	})
 }
-
-// logPath and tmpPath name the files of a store directory.
-func (s *Store) logPath() string { return filepath.Join(s.dir, LogName) }
-func (s *Store) tmpPath() string { return filepath.Join(s.dir, LogName+".tmp") }

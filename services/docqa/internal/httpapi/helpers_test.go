@@ -78,7 +78,7 @@ type options struct {
 
 func newService(t testing.TB, opts options) *service {
 	t.Helper()
-	store, err := embedded.Open(t.TempDir())
+	store, err := embedded.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

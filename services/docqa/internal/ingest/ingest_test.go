@@ -57,7 +57,7 @@ func newEnv(t *testing.T, mod ...func(*ingest.Config)) *env {
 
 func newEnvWith(t *testing.T, fakeOpts []openaifake.Option, mod ...func(*ingest.Config)) *env {
 	t.Helper()
-	store, err := embedded.Open(t.TempDir())
+	store, err := embedded.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

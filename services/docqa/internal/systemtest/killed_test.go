@@ -122,7 +122,7 @@ func TestKilledMidIngest(t *testing.T) {
 	// Count the stored chunks in the store itself, once the service has
 	// let go of it.
 	second.Stop(t)
-	store, err := embedded.Open(storeDir)
+	store, err := embedded.Open(storeDir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
