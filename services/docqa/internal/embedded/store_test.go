@@ -560,6 +560,7 @@ func BenchmarkOpen(b *testing.B) {
 // largest document. Reports the median latency as p50-ms.
 //
 //	go test ./internal/embedded -run '^$' -bench Search -benchtime 200x
+//
 // BenchmarkUpsert: one document of 10 000 chunks in one transaction (what a
 // 100 MB manual becomes), into an empty store each time.
 //

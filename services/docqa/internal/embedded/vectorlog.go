@@ -102,7 +102,6 @@ func (s *Store) apply(payload []byte) error {
 	return nil
 }
 
-
 // replayLog applies every record of the log at path to s and returns how
 // many bytes at its end were a torn last record, dropped (0 when the log
 // ended whole). A record that fails its checksum or does not decode while

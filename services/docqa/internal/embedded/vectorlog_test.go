@@ -55,7 +55,6 @@ func frame(payload []byte) []byte {
 	return append(rec, payload...)
 }
 
-
 // writeLog writes a log of an earlier version: the magic, then records.
 func writeLog(t *testing.T, dir string, records ...[]byte) string {
 	t.Helper()
