@@ -59,6 +59,11 @@ type Config struct {
 	Now          func() time.Time
 }
 
+// alwaysReady stands for a PDF engine when none is configured.
+type alwaysReady struct{}
+
+func (alwaysReady) Ready() (bool, error) { return true, nil }
+
 type handler struct {
 	cfg Config
 	log *slog.Logger
@@ -83,6 +88,9 @@ func New(cfg Config) *gin.Engine {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.PDFEngine == nil {
+		cfg.PDFEngine = alwaysReady{}
 	}
 	h := &handler{cfg: cfg, log: cfg.Log}
 
