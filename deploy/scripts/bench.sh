@@ -257,8 +257,8 @@ fi
 # ---------------------------------------------------------------- PDF
 corpus=services/docqa/internal/pdftext/testdata/corpus
 md "## PDF text extraction beside pdftotext" "" \
-	"The same corpus (\`$corpus/*.pdf\`, $(ls $corpus/*.pdf | wc -l) files). \`pdftext.Extract\` on one CPU (\`-cpu 1\`)," \
-	"pdfcpu validation included, reports pages/s; pdftotext runs one process per file, one after the other," \
+	"The same corpus (\`$corpus/*.pdf\`, $(ls $corpus/*.pdf | wc -l) files). \`pdftext\` \`BenchmarkExtract\` on one CPU (\`-cpu 1\`)," \
+	"PDFium (WebAssembly) on a fresh module per file, reports pages/s; pdftotext runs one process per file, one after the other," \
 	"three passes, its pages/s being the corpus's page count (pdfinfo) times three over the wall time." ""
 pdf_rate=""
 if step pdftext.log "cd services/docqa && $GO test -run '^\$' -bench Extract -benchtime 3x -cpu 1 ./internal/pdftext"; then
@@ -276,7 +276,7 @@ if command -v pdftotext >/dev/null 2>&1 && command -v pdfinfo >/dev/null 2>&1; t
 		read -r s e < <(tail -n1 "$work/pdftotext.log")
 		pt_rate=$(awk -v p="$pages" -v s="$s" -v e="$e" 'BEGIN { printf "%.0f", 3 * p / (e - s) }')
 		md "" "| tool | pages/s |" "|---|---|" \
-			"| pdftext.Extract (\`-cpu 1\`) | ${pdf_rate:-failed} |" \
+			"| pdftext Engine.Extract (\`-cpu 1\`) | ${pdf_rate:-failed} |" \
 			"| $pt_version, $pages pages × 3 in $(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.2f", e - s }') s | $pt_rate |" ""
 	fi
 else
