@@ -254,15 +254,22 @@ func readEvents(t testing.TB, resp *http.Response) []event {
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		t.Fatalf("Content-Type = %q", ct)
 	}
+	return readEventsFrom(t, newEventReader(resp.Body))
+}
+
+// readEventsFrom reads the rest of a stream from r; a read error fails the
+// test (without stopping it: it may run in another goroutine).
+func readEventsFrom(t testing.TB, r *eventReader) []event {
+	t.Helper()
 	var events []event
-	r := newEventReader(resp.Body)
 	for {
 		ev, err := r.next()
 		if err == io.EOF {
 			return events
 		}
 		if err != nil {
-			t.Fatal(err)
+			t.Error(err)
+			return events
 		}
 		events = append(events, ev)
 	}

@@ -103,20 +103,3 @@ func TestIngestionQueueBoundsUploads(t *testing.T) {
 		t.Errorf("%d documents stored after the retry, want 3", n)
 	}
 }
-
-// readEventsFrom reads the rest of a stream from r.
-func readEventsFrom(t testing.TB, r *eventReader) []event {
-	t.Helper()
-	var events []event
-	for {
-		ev, err := r.next()
-		if err == io.EOF {
-			return events
-		}
-		if err != nil {
-			t.Error(err)
-			return events
-		}
-		events = append(events, ev)
-	}
-}
