@@ -21,12 +21,12 @@ type gatedExtractor struct {
 	gate    chan struct{}
 }
 
-func (g *gatedExtractor) Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) ([]pdftext.Page, error) {
+func (g *gatedExtractor) Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) (pdftext.Document, error) {
 	g.entered <- "entered"
 	select {
 	case <-g.gate:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return pdftext.Document{}, ctx.Err()
 	}
 	return g.inner.Extract(ctx, r, size, progress)
 }

@@ -75,7 +75,7 @@ type Splitter interface {
 // Extractor reads the text of each page of a PDF (internal/pdftext's Engine).
 // Its errors are pdftext's classes (ErrNotPDF, ErrCorrupt, ...).
 type Extractor interface {
-	Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) ([]pdftext.Page, error)
+	Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) (pdftext.Document, error)
 }
 
 // Defaults of Config.
@@ -295,13 +295,14 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 		return Result{}, err
 	}
 
-	pages, err := p.cfg.Extractor.Extract(ctx, up.file, up.Size, func(done, total int) {
+	extracted, err := p.cfg.Extractor.Extract(ctx, up.file, up.Size, func(done, total int) {
 		progress(Progress{Stage: StageParsing, Percent: 5 + scale(done, total, 25), Current: int64(done), Total: int64(total),
 			Message: fmt.Sprintf("extracted page %d of %d", done, total)})
 	})
 	if err != nil {
 		return Result{}, err
 	}
+	pages := extracted.Pages
 
 	chunks, truncated := p.split(pages)
 	progress(Progress{Stage: StageSplitting, Percent: 35, Current: int64(len(chunks)), Total: int64(len(chunks)),

@@ -1,4 +1,5 @@
-// Package pdftext turns an uploaded PDF into the text of each of its pages.
+// Package pdftext turns an uploaded PDF into the text of each of its pages,
+// with the document's title and each page's headings from its outline.
 //
 // The text comes from PDFium, the PDF engine of Chromium, compiled to
 // WebAssembly and run by wazero inside this process
@@ -17,6 +18,7 @@ package pdftext
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +26,7 @@ import (
 	"log/slog"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -39,12 +42,26 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
+// Document is what Extract reads from a PDF.
+type Document struct {
+	// Title is the Title of the document information dictionary on one
+	// line, at most 300 characters; "" when the file has none or a blank
+	// one. Extract does not make one up: the caller picks a fallback.
+	Title string
+	Pages []Page
+}
+
 // Page is the text of one page. Number is 1-based. Truncated says that the
 // page's text went past a budget (Config) and only its first part is here.
 type Page struct {
 	Number    int
 	Text      string
 	Truncated bool
+	// Headings are titles of the document's outline (bookmarks): the
+	// entry in force at the top of the page, then those that point into
+	// it, in outline order; at most 8, of at most 200 characters each.
+	// nil when none applies or the document has no outline.
+	Headings []string
 }
 
 // Errors returned by Extract. Their messages are fit to show to the person
@@ -216,50 +233,52 @@ func (e *Engine) Close() error {
 }
 
 // Extract waits for the engine (bounded by ctx) and a free instance, then
-// returns the text of every page, in order. progress (may be nil) is called
+// returns the document's title and the text and headings of every page, in
+// order. A title or an outline that cannot be read is logged and left out;
+// it never fails the extraction. progress (may be nil) is called
 // after each page with (done, total). ctx is checked between pages: a page
 // that has begun runs to its end (see the package's decisions: stopping
 // PDFium inside a page costs more than half its speed). Errors: ErrEmpty,
 // ErrNotPDF, ErrPasswordRequired, ErrCorrupt, ErrNoText, ErrClosed, or
 // ctx's error.
-func (e *Engine) Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) ([]Page, error) {
+func (e *Engine) Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) (Document, error) {
 	if size <= 0 {
-		return nil, ErrEmpty
+		return Document{}, ErrEmpty
 	}
 	head := make([]byte, 5)
 	if n, _ := r.ReadAt(head, 0); n < 5 || !bytes.Equal(head, []byte("%PDF-")) {
-		return nil, ErrNotPDF
+		return Document{}, ErrNotPDF
 	}
 	if err := e.Wait(ctx); err != nil {
-		return nil, err
+		return Document{}, err
 	}
 	select {
 	case <-e.closed:
-		return nil, ErrClosed
+		return Document{}, ErrClosed
 	default:
 	}
 	inst, err := e.pool.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return Document{}, ctx.Err()
 		}
-		return nil, fmt.Errorf("PDF engine: %w", err)
+		return Document{}, fmt.Errorf("PDF engine: %w", err)
 	}
 
-	pages, err := e.extract(ctx, inst, r, size, progress)
+	d, err := e.extract(ctx, inst, r, size, progress)
 	_ = inst.Close() // its module, and the memory the document took, go
-	return pages, err
+	return d, err
 }
 
 // extract reads the document on inst. PDFium's own errors and any panic in
 // the binding become the package's error classes.
-func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt, size int64, progress func(done, total int)) (pages []Page, err error) {
+func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt, size int64, progress func(done, total int)) (d Document, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			pages, err = nil, fmt.Errorf("%w: the PDF engine failed on it (%v)", ErrCorrupt, p)
+			d, err = Document{}, fmt.Errorf("%w: the PDF engine failed on it (%v)", ErrCorrupt, p)
 		}
 		if err != nil && ctx.Err() != nil {
-			pages, err = nil, ctx.Err()
+			d, err = Document{}, ctx.Err()
 		}
 	}()
 	doc, err := inst.OpenDocument(&requests.OpenDocument{
@@ -268,37 +287,41 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 	})
 	switch {
 	case errors.Is(err, pdfiumerrors.ErrPassword):
-		return nil, ErrPasswordRequired
+		return Document{}, ErrPasswordRequired
 	case errors.Is(err, pdfiumerrors.ErrSecurity):
-		return nil, fmt.Errorf("%w: its encryption is not supported (%v)", ErrCorrupt, err)
+		return Document{}, fmt.Errorf("%w: its encryption is not supported (%v)", ErrCorrupt, err)
 	case err != nil:
-		return nil, fmt.Errorf("%w (%v)", ErrCorrupt, err)
+		return Document{}, fmt.Errorf("%w (%v)", ErrCorrupt, err)
 	}
 	defer func() {
 		_, _ = inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
 	}()
 	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
 	if err != nil {
-		return nil, fmt.Errorf("%w (%v)", ErrCorrupt, err)
+		return Document{}, fmt.Errorf("%w (%v)", ErrCorrupt, err)
 	}
 	if count.PageCount <= 0 {
-		return nil, fmt.Errorf("%w: it has no pages", ErrCorrupt)
+		return Document{}, fmt.Errorf("%w: it has no pages", ErrCorrupt)
 	}
 
 	total := count.PageCount
-	pages = make([]Page, 0, total)
+	title, headings := e.titleAndHeadings(ctx, inst, doc.Document, total)
+	pages := make([]Page, 0, total)
 	budget := e.cfg.MaxDocumentChars
 	anyText, cut := false, 0
 	for i := range total {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return Document{}, err
 		}
 		page := Page{Number: i + 1}
+		if headings != nil {
+			page.Headings = headings[i]
+		}
 		if budget > 0 {
 			text, cut, err := pageText(inst, doc.Document, i, min(budget, e.cfg.MaxPageChars))
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, ctx.Err()
+					return Document{}, ctx.Err()
 				}
 				// One unreadable page does not lose the others; the
 				// log says which.
@@ -319,13 +342,13 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 		}
 	}
 	if !anyText {
-		return nil, ErrNoText
+		return Document{}, ErrNoText
 	}
 	if cut > 0 {
 		e.cfg.Log.WarnContext(ctx, "PDF text cut at the extraction budget; the document is stored as truncated",
 			"pages_cut", cut, "max_page_chars", e.cfg.MaxPageChars, "max_document_chars", e.cfg.MaxDocumentChars)
 	}
-	return pages, nil
+	return Document{Title: title, Pages: pages}, nil
 }
 
 // pageText returns the text of page index, at most limit characters, and
@@ -352,6 +375,200 @@ func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, limit int
 		return "", false, err
 	}
 	return clean(text.Text), cut, nil
+}
+
+// Bounds of what the title and the outline may add to a document.
+const (
+	maxTitleChars   = 300
+	maxHeadingChars = 200
+	maxPageHeadings = 8
+	// The outline walk stops there: a hostile or cyclic outline (entries
+	// that are each other's next sibling, or their own descendants; PDFium
+	// leaves such loops to its caller) ends at a bound instead of never.
+	maxOutlineEntries = 20_000
+	maxOutlineDepth   = 32
+	// PDFium hands over an entry's whole title, however long, and many
+	// entries may share one title object: without this bound on the title
+	// text read, an 8 MB file of two looping entries sharing an 8 MB title
+	// kept an instance busy for over 20 s (measured). A real outline of
+	// 20 000 entries reads about 1 MB.
+	maxOutlineTitleBytes = 4 << 20
+)
+
+// errNoInfo is the message of go-pdfium's FPDF_GetMetaText when PDFium
+// answers 0 bytes, which it does when the file has no document information
+// dictionary: a file without a title, not a failure. The binding has no
+// sentinel for it.
+const errNoInfo = "Could not get metadata"
+
+// titleAndHeadings reads the document's title and, for each of its count
+// pages, its headings (nil: none for any page). Neither is needed to index
+// the text, so a failure here is logged and the document read without
+// what could not be read.
+func (e *Engine) titleAndHeadings(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, count int) (title string, headings [][]string) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.cfg.Log.WarnContext(ctx, "PDF title or outline could not be read", "err", p)
+		}
+	}()
+	meta, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: doc, Tag: "Title"})
+	switch {
+	case err == nil:
+		title = oneLine(meta.Value, maxTitleChars)
+	case err.Error() != errNoInfo:
+		e.cfg.Log.WarnContext(ctx, "PDF title could not be read", "err", err)
+	}
+
+	w := outlineWalk{ctx: ctx, inst: inst, doc: doc, pages: count}
+	err = w.children(nil, 1)
+	switch {
+	case ctx.Err() != nil:
+		// Extract returns ctx's error before the first page.
+		return title, nil
+	case err != nil:
+		e.cfg.Log.WarnContext(ctx, "PDF outline could not be read whole; its first entries are kept",
+			"entries", len(w.entries), "err", err)
+	case w.cut:
+		e.cfg.Log.WarnContext(ctx, "PDF outline cut at its bounds (a loop in it, or a hostile file)",
+			"entries", w.visited, "title_bytes", w.titleBytes, "max_entries", maxOutlineEntries,
+			"max_depth", maxOutlineDepth, "max_title_bytes", maxOutlineTitleBytes)
+	}
+	return title, pageHeadings(w.entries, count)
+}
+
+// outlineEntry is an outline entry that points into the document: its
+// title and the 0-based index of its page.
+type outlineEntry struct {
+	title string
+	page  int
+}
+
+// outlineWalk reads the outline tree depth first, in document order,
+// within maxOutlineEntries, maxOutlineDepth and maxOutlineTitleBytes.
+type outlineWalk struct {
+	ctx        context.Context
+	inst       pdfium.Pdfium
+	doc        references.FPDF_DOCUMENT
+	pages      int
+	visited    int
+	titleBytes int
+	cut        bool // a bound was reached
+	entries    []outlineEntry
+}
+
+// children reads the entries under parent (nil: the outline's top level),
+// which sit at depth, and everything beneath them.
+func (w *outlineWalk) children(parent *references.FPDF_BOOKMARK, depth int) error {
+	first, err := w.inst.FPDFBookmark_GetFirstChild(&requests.FPDFBookmark_GetFirstChild{Document: w.doc, Bookmark: parent})
+	if err != nil {
+		return err
+	}
+	if first.Bookmark != nil && depth > maxOutlineDepth {
+		w.cut = true
+		return nil
+	}
+	for b := first.Bookmark; b != nil; {
+		if w.visited == maxOutlineEntries || w.titleBytes > maxOutlineTitleBytes {
+			w.cut = true
+			return nil
+		}
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		w.visited++
+		if err := w.entry(*b); err != nil {
+			return err
+		}
+		if err := w.children(b, depth+1); err != nil {
+			return err
+		}
+		next, err := w.inst.FPDFBookmark_GetNextSibling(&requests.FPDFBookmark_GetNextSibling{Document: w.doc, Bookmark: *b})
+		if err != nil {
+			return err
+		}
+		b = next.Bookmark
+	}
+	return nil
+}
+
+// entry keeps b if it has a title and a page of this document.
+func (w *outlineWalk) entry(b references.FPDF_BOOKMARK) error {
+	t, err := w.inst.FPDFBookmark_GetTitle(&requests.FPDFBookmark_GetTitle{Bookmark: b})
+	if err != nil {
+		return err
+	}
+	w.titleBytes += len(t.Title)
+	title := oneLine(t.Title, maxHeadingChars)
+	if title == "" {
+		return nil
+	}
+	page, err := w.page(b)
+	if err != nil || page < 0 || page >= w.pages {
+		return err
+	}
+	w.entries = append(w.entries, outlineEntry{title: title, page: page})
+	return nil
+}
+
+// page returns the 0-based page index b points at, -1 for none. PDFium's
+// FPDFBookmark_GetDest reads the entry's /Dest and, when it has none, the
+// destination of its GoTo action (/A), which is how many producers write
+// outline entries; other actions (URI, other files) give none.
+func (w *outlineWalk) page(b references.FPDF_BOOKMARK) (int, error) {
+	d, err := w.inst.FPDFBookmark_GetDest(&requests.FPDFBookmark_GetDest{Document: w.doc, Bookmark: b})
+	if err != nil || d.Dest == nil {
+		return -1, err
+	}
+	idx, err := w.inst.FPDFDest_GetDestPageIndex(&requests.FPDFDest_GetDestPageIndex{Document: w.doc, Dest: *d.Dest})
+	if err != nil {
+		return -1, err
+	}
+	return idx.Index, nil
+}
+
+// pageHeadings gives each of count pages its headings: the title of the
+// entry in force at the top of the page (the last, in outline order, of
+// the entries pointing at the nearest page before it that has any), then
+// the titles of the entries pointing at the page, in outline order. A title
+// equal to the one before it is dropped; at most maxPageHeadings a page.
+// nil when there are no entries.
+func pageHeadings(entries []outlineEntry, count int) [][]string {
+	if len(entries) == 0 {
+		return nil
+	}
+	// Outline order is not page order (a table of contents at the end
+	// points back to the start): order by page, outline order within one.
+	byPage := slices.Clone(entries)
+	slices.SortStableFunc(byPage, func(a, b outlineEntry) int { return cmp.Compare(a.page, b.page) })
+	out := make([][]string, count)
+	inForce, next := "", 0
+	for p := range out {
+		var hs []string
+		add := func(title string) {
+			if len(hs) < maxPageHeadings && (len(hs) == 0 || hs[len(hs)-1] != title) {
+				hs = append(hs, title)
+			}
+		}
+		if inForce != "" {
+			add(inForce)
+		}
+		for ; next < len(byPage) && byPage[next].page == p; next++ {
+			add(byPage[next].title)
+			inForce = byPage[next].title
+		}
+		out[p] = hs
+	}
+	return out
+}
+
+// oneLine is s as one line of at most limit characters: cleaned (clean),
+// its runs of white space folded to one space, trimmed.
+func oneLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(clean(s)), " ")
+	if utf8.RuneCountInString(s) > limit {
+		s = strings.TrimRight(string([]rune(s)[:limit]), " ")
+	}
+	return s
 }
 
 // clean turns PDFium's text into plain text: "\r\n" line ends become "\n";

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -127,10 +129,11 @@ func TestExtractionAgainstReference(t *testing.T) {
 	for _, path := range corpus(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			f, size := mustOpen(t, path)
-			pages, err := engine.Extract(context.Background(), f, size, nil)
+			doc, err := engine.Extract(context.Background(), f, size, nil)
 			if err != nil {
 				t.Fatalf("Extract: %v", err)
 			}
+			pages := doc.Pages
 			refPages, source := reference(t, path)
 			if len(pages) != len(refPages) {
 				t.Fatalf("%d pages, %s has %d", len(pages), source, len(refPages))
@@ -277,12 +280,12 @@ func TestFailureClassesReadRight(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tc.file, tc.page), func(t *testing.T) {
 			f, size := mustOpen(t, "testdata/corpus/"+tc.file)
-			pages, err := engine.Extract(context.Background(), f, size, nil)
+			doc, err := engine.Extract(context.Background(), f, size, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			text := ""
-			for _, p := range pages {
+			for _, p := range doc.Pages {
 				if tc.page == 0 || p.Number == tc.page {
 					text += p.Text + "\n"
 				}
@@ -327,12 +330,12 @@ func TestExtractErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := tc.data(t)
-			pages, err := engine.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+			doc, err := engine.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
-			if pages != nil {
-				t.Fatalf("got %d pages with the error", len(pages))
+			if doc.Pages != nil || doc.Title != "" {
+				t.Fatalf("got %d pages and title %q with the error", len(doc.Pages), doc.Title)
 			}
 		})
 	}
@@ -364,16 +367,16 @@ func TestErrorMessagesSayWhich(t *testing.T) {
 // it: PDFium ignores the loop.
 func TestCyclicPageTree(t *testing.T) {
 	f, size := mustOpen(t, "testdata/handmade/cyclic-page-tree.pdf")
-	pages, err := engine.Extract(context.Background(), f, size, nil)
-	if err != nil || len(pages) != 1 || strings.TrimSpace(pages[0].Text) != "cyclic tree" {
-		t.Fatalf("cyclic page tree: %+v, %v", pages, err)
+	doc, err := engine.Extract(context.Background(), f, size, nil)
+	if err != nil || len(doc.Pages) != 1 || strings.TrimSpace(doc.Pages[0].Text) != "cyclic tree" {
+		t.Fatalf("cyclic page tree: %+v, %v", doc, err)
 	}
 }
 
 func TestProgressAndPageNumbers(t *testing.T) {
 	f, size := mustOpen(t, "testdata/corpus/zh-maintenance-4pages.pdf")
 	var calls [][2]int
-	pages, err := engine.Extract(context.Background(), f, size, func(done, total int) {
+	doc, err := engine.Extract(context.Background(), f, size, func(done, total int) {
 		calls = append(calls, [2]int{done, total})
 	})
 	if err != nil {
@@ -383,7 +386,7 @@ func TestProgressAndPageNumbers(t *testing.T) {
 	if fmt.Sprint(calls) != fmt.Sprint(want) {
 		t.Fatalf("progress calls %v, want %v", calls, want)
 	}
-	for i, p := range pages {
+	for i, p := range doc.Pages {
 		if p.Number != i+1 {
 			t.Fatalf("page %d has Number %d", i+1, p.Number)
 		}
@@ -402,14 +405,14 @@ func TestCancelBetweenPages(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	done := 0
-	pages, err := engine.Extract(ctx, f, size, func(d, _ int) {
+	doc, err := engine.Extract(ctx, f, size, func(d, _ int) {
 		done = d
 		if d == 2 {
 			cancel()
 		}
 	})
-	if !errors.Is(err, context.Canceled) || pages != nil {
-		t.Fatalf("cancelled after page 2: %d pages, err = %v", len(pages), err)
+	if !errors.Is(err, context.Canceled) || doc.Pages != nil {
+		t.Fatalf("cancelled after page 2: %d pages, err = %v", len(doc.Pages), err)
 	}
 	if done != 2 {
 		t.Fatalf("went on to page %d after the cancel", done)
@@ -426,10 +429,11 @@ func TestBudgetsMarkTruncatedPages(t *testing.T) {
 	e := Start(Config{MaxPageChars: 40, MaxDocumentChars: 100, CacheDir: pdftexttest.CacheDir()})
 	defer e.Close()
 	f, size := mustOpen(t, "testdata/corpus/gen-filters.pdf")
-	pages, err := e.Extract(context.Background(), f, size, nil)
+	doc, err := e.Extract(context.Background(), f, size, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	pages := doc.Pages
 	total := 0
 	for _, p := range pages {
 		n := utf8.RuneCountInString(p.Text)
@@ -481,11 +485,11 @@ func TestConcurrentExtract(t *testing.T) {
 	want := map[string]string{}
 	for _, path := range files {
 		f, size := mustOpen(t, path)
-		pages, err := engine.Extract(context.Background(), f, size, nil)
+		doc, err := engine.Extract(context.Background(), f, size, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want[path] = fmt.Sprint(pages)
+		want[path] = fmt.Sprint(doc)
 	}
 	var wg sync.WaitGroup
 	for _, path := range files {
@@ -497,9 +501,9 @@ func TestConcurrentExtract(t *testing.T) {
 			}
 			defer f.Close()
 			st, _ := f.Stat()
-			pages, err := engine.Extract(context.Background(), f, st.Size(), nil)
-			if err != nil || fmt.Sprint(pages) != want[path] {
-				t.Errorf("%s concurrently: err %v, text differs: %v", path, err, fmt.Sprint(pages) != want[path])
+			doc, err := engine.Extract(context.Background(), f, st.Size(), nil)
+			if err != nil || fmt.Sprint(doc) != want[path] {
+				t.Errorf("%s concurrently: err %v, text differs: %v", path, err, fmt.Sprint(doc) != want[path])
 			}
 		})
 	}
@@ -520,6 +524,168 @@ func TestClean(t *testing.T) {
 	}
 }
 
+func TestOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		limit int
+		want  string
+	}{
+		{"  Service Manual\r\n\t\u2014 Model\u0001 X  ", 300, "Service Manual \u2014 Model X"},
+		{" \t\r\n\u00a0", 300, ""},
+		{"", 300, ""},
+		{"\uFEFFbom\uFFFE", 300, "bom"},
+		// Cut at a character, never inside one; no space left at the end.
+		{strings.Repeat("é", 301), 300, strings.Repeat("é", 300)},
+		{"abc def", 4, "abc"},
+		{"冬季 保养", 4, "冬季 保"},
+	} {
+		if got := oneLine(tc.in, tc.limit); got != tc.want {
+			t.Errorf("oneLine(%q, %d) = %q, want %q", tc.in, tc.limit, got, tc.want)
+		}
+	}
+}
+
+// startLogged starts an engine of its own whose log the test reads.
+func startLogged(tb testing.TB) (*Engine, *bytes.Buffer) {
+	tb.Helper()
+	var log bytes.Buffer
+	e := Start(Config{CacheDir: pdftexttest.CacheDir(), Log: slog.New(slog.NewTextHandler(&log, nil))})
+	tb.Cleanup(func() { e.Close() })
+	return e, &log
+}
+
+// The information dictionary's Title on one line, and each page's
+// headings from an outline whose entries point at their pages in all the
+// ways producers write (testdata/outline/make.py says which entry does
+// what).
+func TestOutlineTitleAndHeadings(t *testing.T) {
+	e, log := startLogged(t)
+	f, size := mustOpen(t, "testdata/outline/outline.pdf")
+	doc, err := e.Extract(context.Background(), f, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Service Manual \u2014 Model X"; doc.Title != want {
+		t.Errorf("Title = %q, want %q", doc.Title, want)
+	}
+	want := [][]string{
+		// "Contents", the last entry, points back to page 1: it comes
+		// after page 1's other entries and is in force from there on.
+		{"Introduction", "Safety", "Contents"},
+		{"Contents", "Symbols"},
+		{"Symbols", "Maintenance", "Engine oil"}, // a GoTo action, a /Dests name
+		// A GoTo action to a /Names destination; the child "  Tyres\t"
+		// of "Tyres" is the same title once cleaned.
+		{"Engine oil", "Öl-Spezifikation", "Tyres"},
+		{"Tyres", "Step 1", "Step 2", "Step 3", "Step 4", "Step 5", "Step 6", "Step 7"}, // of ten
+		// "Website" (a URI), "Missing page" (page 99) and a blank
+		// title are skipped; the 250-character title is cut at 200.
+		{"Step 10", "Index", strings.Repeat("Ü", 200)},
+	}
+	if len(doc.Pages) != len(want) {
+		t.Fatalf("%d pages, want %d", len(doc.Pages), len(want))
+	}
+	for i, p := range doc.Pages {
+		if !slices.Equal(p.Headings, want[i]) {
+			t.Errorf("page %d: Headings %q,\nwant %q", p.Number, p.Headings, want[i])
+		}
+		if wantText := fmt.Sprintf("Text of page %d.", i+1); strings.TrimSpace(p.Text) != wantText {
+			t.Errorf("page %d: Text %q, want %q", p.Number, p.Text, wantText)
+		}
+	}
+	if log.Len() > 0 {
+		t.Errorf("logged for a well-formed file:\n%s", log)
+	}
+}
+
+// No outline: every page's Headings is nil; no title, blank or absent:
+// "". Neither is worth a warning.
+func TestNoOutlineNoTitle(t *testing.T) {
+	e, log := startLogged(t)
+	for _, path := range []string{
+		"testdata/outline/no-outline.pdf",        // an information dictionary with a blank Title
+		"testdata/handmade/cyclic-page-tree.pdf", // no information dictionary
+		"testdata/corpus/gen-filters.pdf",
+	} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			f, size := mustOpen(t, path)
+			doc, err := e.Extract(context.Background(), f, size, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Title != "" {
+				t.Errorf("Title = %q, want \"\"", doc.Title)
+			}
+			for _, p := range doc.Pages {
+				if p.Headings != nil {
+					t.Errorf("page %d: Headings %q, want nil", p.Number, p.Headings)
+				}
+			}
+		})
+	}
+	if log.Len() > 0 {
+		t.Errorf("logged for files without an outline or a title:\n%s", log)
+	}
+}
+
+// An outline whose entries loop (two entries each other's next sibling,
+// one of them the parent of its own parent) is read up to the walk's
+// bounds, the cut logged, and the document extracted.
+func TestOutlineCycleEnds(t *testing.T) {
+	e, log := startLogged(t)
+	f, size := mustOpen(t, "testdata/outline/outline-cycle.pdf")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	doc, err := e.Extract(ctx, f, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"Loop A"},
+		{"Loop A", "Loop B", "Loop C", "Loop B", "Loop C", "Loop B", "Loop C", "Loop B"},
+	}
+	if len(doc.Pages) != 2 || !slices.Equal(doc.Pages[0].Headings, want[0]) || !slices.Equal(doc.Pages[1].Headings, want[1]) {
+		t.Fatalf("got %+v, want headings %q", doc.Pages, want)
+	}
+	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "entries=20000") {
+		t.Errorf("the cut outline was not logged as such:\n%s", log)
+	}
+}
+
+// Entries sharing one long title (a loop of two here) are read up to the
+// budget of title text, well before the entry bound.
+func TestOutlineTitleBudget(t *testing.T) {
+	e, log := startLogged(t)
+	f, size := mustOpen(t, "testdata/outline/outline-shared-title.pdf")
+	doc, err := e.Extract(context.Background(), f, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{strings.TrimSpace(strings.Repeat("Shared title ", 16)[:maxHeadingChars])}
+	if len(doc.Pages) != 1 || !slices.Equal(doc.Pages[0].Headings, want) {
+		t.Fatalf("got %+v, want headings %q", doc.Pages, want)
+	}
+	// The walk stops at the first entry past 4 MiB of 1040-byte titles.
+	entries := fmt.Sprintf("entries=%d ", maxOutlineTitleBytes/1040+1)
+	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), entries) {
+		t.Errorf("the outline was not cut at its budget of title bytes:\n%s", log)
+	}
+}
+
+func TestPageHeadings(t *testing.T) {
+	if got := pageHeadings(nil, 3); got != nil {
+		t.Errorf("no entries: %q, want nil", got)
+	}
+	// Pages before the first entry have none; one past the last keeps it.
+	got := pageHeadings([]outlineEntry{{"B", 2}, {"A", 1}, {"A", 1}, {"C", 2}}, 4)
+	want := [][]string{nil, {"A"}, {"A", "B", "C"}, {"C"}}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) || (want[i] == nil) != (got[i] == nil) {
+			t.Errorf("page index %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
 var sentinels = []error{ErrNotPDF, ErrEmpty, ErrCorrupt, ErrPasswordRequired, ErrNoText}
 
 func FuzzExtract(f *testing.F) {
@@ -527,6 +693,8 @@ func FuzzExtract(f *testing.F) {
 	// Not self-painting-form.pdf: PDFium paints it until its own recursion
 	// limit ends it, about a minute (testdata/README.md).
 	seeds = append(seeds, "testdata/handmade/cyclic-page-tree.pdf", "testdata/handmade/zh-ucs2-stsong.pdf")
+	outlines, _ := filepath.Glob("testdata/outline/*.pdf")
+	seeds = append(seeds, outlines...)
 	small, _ := filepath.Glob("testdata/corpus/*.pdf")
 	for _, path := range append(seeds, small...) {
 		b, err := os.ReadFile(path)
@@ -538,7 +706,7 @@ func FuzzExtract(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		pages, err := engine.Extract(ctx, bytes.NewReader(data), int64(len(data)), nil)
+		doc, err := engine.Extract(ctx, bytes.NewReader(data), int64(len(data)), nil)
 		if err != nil {
 			for _, s := range sentinels {
 				if errors.Is(err, s) {
@@ -547,12 +715,23 @@ func FuzzExtract(f *testing.F) {
 			}
 			t.Fatalf("error %v is none of the sentinel errors", err)
 		}
-		if len(pages) == 0 {
+		if len(doc.Pages) == 0 {
 			t.Fatal("no pages and no error")
 		}
-		for i, p := range pages {
+		if !utf8.ValidString(doc.Title) || utf8.RuneCountInString(doc.Title) > maxTitleChars {
+			t.Fatalf("title %q", doc.Title)
+		}
+		for i, p := range doc.Pages {
 			if p.Number != i+1 || !utf8.ValidString(p.Text) {
 				t.Fatalf("page %d: Number %d, valid UTF-8 %v", i+1, p.Number, utf8.ValidString(p.Text))
+			}
+			if len(p.Headings) > maxPageHeadings {
+				t.Fatalf("page %d: %d headings", p.Number, len(p.Headings))
+			}
+			for _, h := range p.Headings {
+				if h == "" || !utf8.ValidString(h) || utf8.RuneCountInString(h) > maxHeadingChars {
+					t.Fatalf("page %d: heading %q", p.Number, h)
+				}
 			}
 		}
 	})
@@ -575,11 +754,11 @@ func BenchmarkExtract(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, d := range docs {
-			p, err := engine.Extract(context.Background(), d.f, d.size, nil)
+			doc, err := engine.Extract(context.Background(), d.f, d.size, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			pages += len(p)
+			pages += len(doc.Pages)
 		}
 	}
 	b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
