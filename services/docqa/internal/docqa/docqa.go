@@ -7,6 +7,8 @@ package docqa
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -32,11 +34,17 @@ var (
 	ErrEmbedderMismatch = errors.New("vector store was written by another embedder")
 	// ErrDimension: a provider answered vectors of the wrong dimension.
 	ErrDimension = errors.New("embedding has the wrong dimension")
+	// ErrNoLexicalIndex: the store keeps no lexical index (a Milvus
+	// collection created without one); it can only search by vector.
+	ErrNoLexicalIndex = errors.New("the vector store has no lexical index")
 )
 
 // Document describes one stored file. It is also the FileUploadResponse body.
 type Document struct {
-	FileName  string    `json:"fileName"`
+	FileName string `json:"fileName"`
+	// Title is the PDF's own title (its document information), "" when it
+	// has none; DisplayTitle falls back to the file name.
+	Title     string    `json:"title"`
 	FileMD5   string    `json:"fileMd5"`
 	Size      int64     `json:"size"`
 	Pages     int       `json:"pages"`
@@ -45,14 +53,35 @@ type Document struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// DisplayTitle is the document's title, or its file name without the
+// extension when the PDF names none.
+func (d Document) DisplayTitle() string {
+	if d.Title != "" {
+		return d.Title
+	}
+	return strings.TrimSuffix(d.FileName, filepath.Ext(d.FileName))
+}
+
 // Chunk is one piece of a document's text with its embedding.
 // ID is ChunkID(doc.FileMD5, Index): the same file always yields the same ids.
 type Chunk struct {
-	ID        string
-	Page      int // 1-based page number
-	Index     int // 0-based position within the document
+	ID    string
+	Page  int // 1-based page number
+	Index int // 0-based position within the document
+	// Heading is the nearest heading of the chunk's page (the document
+	// outline's entries there, joined by " / "), "" when none is known.
+	Heading   string
 	Text      string
 	Embedding []float32
+}
+
+// Query bounds one search of a store.
+type Query struct {
+	TopK int
+	// Documents limits the search to the documents with these MD5s, inside
+	// the store's own query (never a filter applied to fewer results
+	// afterwards); empty searches every document.
+	Documents []string
 }
 
 // ScoredChunk is a search hit: the chunk (without its embedding), the
@@ -61,6 +90,20 @@ type ScoredChunk struct {
 	Chunk    Chunk
 	Document Document
 	Score    float32
+}
+
+// Passage is the chunk as models read it: its document's title and its
+// heading, then its text. It is what is embedded and what a reranker sees.
+func (h ScoredChunk) Passage() string {
+	var b strings.Builder
+	b.WriteString(h.Document.DisplayTitle())
+	if h.Chunk.Heading != "" {
+		b.WriteString(" / ")
+		b.WriteString(h.Chunk.Heading)
+	}
+	b.WriteString("\n")
+	b.WriteString(h.Chunk.Text)
+	return b.String()
 }
 
 // Embedder turns texts into vectors of Dimension floats.
@@ -108,6 +151,17 @@ type ChatModel interface {
 	Name() string
 }
 
+// Reranker scores passages against a question with a cross-encoder (the
+// common /rerank API of self-hostable rerank servers).
+type Reranker interface {
+	// Rerank returns one relevance score per passage, in the order of
+	// passages (higher is more relevant). Errors wrap ErrUnavailable when
+	// the provider is down or failed.
+	Rerank(ctx context.Context, query string, passages []string) ([]float64, error)
+	// Name identifies the provider and model, for /health and the log.
+	Name() string
+}
+
 // VectorStore keeps chunks with their embeddings and the metadata of the
 // document they belong to (inside each chunk's metadata).
 type VectorStore interface {
@@ -115,8 +169,16 @@ type VectorStore interface {
 	// same document twice writes the same rows). embedder is recorded with the
 	// rows. Errors wrap ErrUnavailable or ErrEmbedderMismatch.
 	Upsert(ctx context.Context, doc Document, chunks []Chunk, embedder string) error
-	// Search returns at most topK chunks most similar to vector, best first.
-	Search(ctx context.Context, vector []float32, topK int) ([]ScoredChunk, error)
+	// Search returns at most q.TopK chunks most similar to vector, best
+	// first; Score is the cosine similarity.
+	Search(ctx context.Context, vector []float32, q Query) ([]ScoredChunk, error)
+	// SearchText returns at most q.TopK chunks ranked by BM25 against the
+	// terms of text (the chunk's text, its heading and its document's
+	// title), best first; Score is the BM25 score (higher is better).
+	// Errors wrap ErrNoLexicalIndex when the store keeps no lexical index.
+	SearchText(ctx context.Context, text string, q Query) ([]ScoredChunk, error)
+	// LexicalIndex reports whether SearchText can answer.
+	LexicalIndex() bool
 	// Document returns the stored document with that MD5, or ErrNotFound.
 	Document(ctx context.Context, md5 string) (Document, error)
 	// Documents lists stored documents, newest first.

@@ -43,6 +43,11 @@ var migrations = []string{
 		vector BLOB NOT NULL      -- docqa.Dimension little-endian float32s, as given
 	) STRICT;
 	CREATE INDEX chunks_by_document ON chunks (md5, idx);`,
+
+	// A document's title and a chunk's heading, for the lexical index
+	// (rebuilt in memory at Open, as the vectors are).
+	`ALTER TABLE documents ADD COLUMN title TEXT NOT NULL DEFAULT '';
+	ALTER TABLE chunks ADD COLUMN heading TEXT NOT NULL DEFAULT '';`,
 }
 
 // openDB opens (creating when absent) the database at path and brings its
@@ -123,7 +128,7 @@ func checkIntegrity(db *sql.DB) error {
 // loadDB reads every document and chunk into the store's memory, checking
 // each row; a row that does not hold is an error naming it.
 func (s *Store) loadDB(db *sql.DB) error {
-	rows, err := db.Query(`SELECT md5, file_name, size, pages, chunks, truncated, created_at, embedder FROM documents`)
+	rows, err := db.Query(`SELECT md5, file_name, title, size, pages, chunks, truncated, created_at, embedder FROM documents`)
 	if err != nil {
 		return err
 	}
@@ -132,7 +137,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 		var d docqa.Document
 		var truncated int
 		var created, embedder string
-		if err := rows.Scan(&d.FileMD5, &d.FileName, &d.Size, &d.Pages, &d.Chunks, &truncated, &created, &embedder); err != nil {
+		if err := rows.Scan(&d.FileMD5, &d.FileName, &d.Title, &d.Size, &d.Pages, &d.Chunks, &truncated, &created, &embedder); err != nil {
 			rows.Close()
 			return err
 		}
@@ -152,7 +157,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 		return fmt.Errorf("documents of %d different embedders: the store was written by another program", len(embedders))
 	}
 
-	rows, err = db.Query(`SELECT id, md5, page, idx, text, vector FROM chunks`)
+	rows, err = db.Query(`SELECT id, md5, page, idx, heading, text, vector FROM chunks`)
 	if err != nil {
 		return err
 	}
@@ -161,7 +166,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 		var c docqa.Chunk
 		var md5 string
 		var blob []byte
-		if err := rows.Scan(&c.ID, &md5, &c.Page, &c.Index, &c.Text, &blob); err != nil {
+		if err := rows.Scan(&c.ID, &md5, &c.Page, &c.Index, &c.Heading, &c.Text, &blob); err != nil {
 			return err
 		}
 		d, ok := s.docs[md5]
@@ -173,7 +178,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 			return fmt.Errorf("chunk %s of document %s: damaged row (%v)", c.ID, md5, err)
 		}
 		unit, _ := normalize(vec)
-		s.chunks[c.ID] = &row{md5: md5, chunk: c, vec: unit}
+		s.chunks[c.ID] = &row{md5: md5, chunk: c, vec: unit, lex: s.dict.Doc(d.doc.DisplayTitle(), c.Heading, c.Text)}
 		d.ids[c.ID] = struct{}{}
 	}
 	return rows.Err()
@@ -210,21 +215,22 @@ func writeUpsert(ctx context.Context, tx *sql.Tx, doc docqa.Document, embedder s
 	if doc.Truncated {
 		truncated = 1
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO documents (md5, file_name, size, pages, chunks, truncated, created_at, embedder)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (md5) DO UPDATE SET file_name = excluded.file_name, size = excluded.size, pages = excluded.pages,
-			chunks = excluded.chunks, truncated = excluded.truncated, created_at = excluded.created_at, embedder = excluded.embedder`,
-		doc.FileMD5, doc.FileName, doc.Size, doc.Pages, doc.Chunks, truncated,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO documents (md5, file_name, title, size, pages, chunks, truncated, created_at, embedder)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (md5) DO UPDATE SET file_name = excluded.file_name, title = excluded.title, size = excluded.size,
+			pages = excluded.pages, chunks = excluded.chunks, truncated = excluded.truncated, created_at = excluded.created_at,
+			embedder = excluded.embedder`,
+		doc.FileMD5, doc.FileName, doc.Title, doc.Size, doc.Pages, doc.Chunks, truncated,
 		doc.CreatedAt.UTC().Format(time.RFC3339Nano), embedder); err != nil {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, md5, page, idx, text, vector) VALUES (?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, md5, page, idx, heading, text, vector) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, c := range chunks {
-		if _, err := stmt.ExecContext(ctx, c.ID, doc.FileMD5, c.Page, c.Index, c.Text, encodeVector(c.Embedding)); err != nil {
+		if _, err := stmt.ExecContext(ctx, c.ID, doc.FileMD5, c.Page, c.Index, c.Heading, c.Text, encodeVector(c.Embedding)); err != nil {
 			return err
 		}
 	}

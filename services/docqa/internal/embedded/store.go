@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/lexical"
 )
 
 var _ docqa.VectorStore = (*Store)(nil)
@@ -44,6 +45,10 @@ type Store struct {
 	docs   map[string]*document
 	chunks map[string]*row // by chunk id
 	index  []*row          // every row, scanned by Search; rebuilt after each write
+	// lex is the BM25 index over index's rows (its documents are their
+	// positions in index), rebuilt with it; dict numbers its terms.
+	lex  *lexical.Index
+	dict *lexical.Dict
 }
 
 // document is one stored file with the ids of its chunks.
@@ -59,6 +64,7 @@ type row struct {
 	md5   string
 	chunk docqa.Chunk // without its Embedding
 	vec   []float32
+	lex   lexical.Doc // the terms of its document's title, its heading and its text
 }
 
 // Open opens the store kept under dir, creating dir and an empty store when
@@ -79,6 +85,7 @@ func Open(dir string, log *slog.Logger) (*Store, error) {
 		dir:    dir,
 		docs:   make(map[string]*document),
 		chunks: make(map[string]*row),
+		dict:   lexical.NewDict(),
 	}
 	path := filepath.Join(dir, DBName)
 	db, err := openDB(path)
@@ -121,7 +128,7 @@ func (s *Store) convertLog(db *sql.DB, log *slog.Logger) error {
 		return fmt.Errorf("%s holds %d documents and %s beside it was never converted: move %s away to keep the database, "+
 			"or move %s away to convert the log", DBName, n, LogName, LogName, DBName)
 	}
-	old := &Store{docs: make(map[string]*document), chunks: make(map[string]*row)}
+	old := &Store{docs: make(map[string]*document), chunks: make(map[string]*row), dict: lexical.NewDict()}
 	torn, err := old.replayLog(logPath)
 	if err != nil {
 		return err
@@ -176,6 +183,11 @@ func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.C
 	if err != nil {
 		return fmt.Errorf("embedded vector store: %w", err)
 	}
+	// The words are read before the lock is taken: searches go on meanwhile.
+	lex := make([]lexical.Doc, len(chunks))
+	for i, c := range chunks {
+		lex[i] = s.dict.Doc(doc.DisplayTitle(), c.Heading, c.Text)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -190,7 +202,7 @@ func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.C
 	if err != nil {
 		return err
 	}
-	s.applyUpsert(doc, embedder, chunks)
+	s.applyUpsert(doc, embedder, chunks, lex)
 	s.rebuildIndexLocked()
 	return nil
 }
@@ -219,14 +231,15 @@ func (s *Store) dbError(ctx context.Context, err error) error {
 	return fmt.Errorf("embedded vector store %s: %w: %w", filepath.Join(s.dir, DBName), docqa.ErrUnavailable, err)
 }
 
-// Search returns at most topK chunks by descending cosine similarity to
-// vector (ties in document and chunk order). A zero vector matches nothing.
-func (s *Store) Search(ctx context.Context, vector []float32, topK int) ([]docqa.ScoredChunk, error) {
+// Search returns at most q.TopK chunks by descending cosine similarity to
+// vector (ties in document and chunk order), from q.Documents only when it
+// names any. A zero vector matches nothing.
+func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) ([]docqa.ScoredChunk, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if topK < 1 {
-		return nil, fmt.Errorf("embedded vector store: topK %d is below 1", topK)
+	if q.TopK < 1 {
+		return nil, fmt.Errorf("embedded vector store: topK %d is below 1", q.TopK)
 	}
 	if len(vector) != docqa.Dimension {
 		return nil, fmt.Errorf("%w: query vector has %d floats, want %d", docqa.ErrDimension, len(vector), docqa.Dimension)
@@ -241,14 +254,80 @@ func (s *Store) Search(ctx context.Context, vector []float32, topK int) ([]docqa
 	if s.db == nil {
 		return nil, ErrClosed
 	}
-	hits := topHits(query, s.index, topK)
+	rows := s.index
+	if len(q.Documents) > 0 {
+		rows = s.rowsOfLocked(q.Documents)
+	}
+	hits := topHits(query, rows, q.TopK)
 	out := make([]docqa.ScoredChunk, len(hits))
 	for i, h := range hits {
-		r := s.index[h.i]
-		out[i] = docqa.ScoredChunk{Chunk: r.chunk, Document: s.docs[r.md5].doc, Score: h.score}
+		out[i] = s.scoredLocked(rows[h.i], h.score)
 	}
 	return out, nil
 }
+
+// rowsOfLocked returns the rows of the named documents, in index order.
+func (s *Store) rowsOfLocked(md5s []string) []*row {
+	var rows []*row
+	for _, md5 := range slices.Compact(slices.Sorted(slices.Values(md5s))) {
+		lo, hi := s.runOfLocked(md5)
+		rows = append(rows, s.index[lo:hi]...)
+	}
+	return rows
+}
+
+// runOfLocked returns where the rows of a document lie in the index, which
+// is sorted by document: index[lo:hi], empty when it is not stored.
+func (s *Store) runOfLocked(md5 string) (lo, hi int) {
+	lo, _ = slices.BinarySearchFunc(s.index, md5, func(r *row, md5 string) int { return strings.Compare(r.md5, md5) })
+	hi = lo
+	for hi < len(s.index) && s.index[hi].md5 == md5 {
+		hi++
+	}
+	return lo, hi
+}
+
+func (s *Store) scoredLocked(r *row, score float32) docqa.ScoredChunk {
+	return docqa.ScoredChunk{Chunk: r.chunk, Document: s.docs[r.md5].doc, Score: score}
+}
+
+// SearchText returns at most q.TopK chunks ranked by BM25 over the words
+// of their document's title, their heading and their text (lexical.Index),
+// from q.Documents only when it names any: the filter is applied while
+// scoring, so TopK counts only chunks that pass it. Ties keep document and
+// chunk order. A text without terms matches nothing.
+func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) ([]docqa.ScoredChunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if q.TopK < 1 {
+		return nil, fmt.Errorf("embedded vector store: topK %d is below 1", q.TopK)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.db == nil {
+		return nil, ErrClosed
+	}
+	var allowed []bool
+	if len(q.Documents) > 0 {
+		allowed = make([]bool, len(s.index))
+		for _, md5 := range q.Documents {
+			lo, hi := s.runOfLocked(md5)
+			for i := lo; i < hi; i++ {
+				allowed[i] = true
+			}
+		}
+	}
+	hits := s.lex.Search(text, q.TopK, allowed)
+	out := make([]docqa.ScoredChunk, len(hits))
+	for i, h := range hits {
+		out[i] = s.scoredLocked(s.index[h.Doc], h.Score)
+	}
+	return out, nil
+}
+
+// LexicalIndex is always true: the index is built from the stored chunks.
+func (s *Store) LexicalIndex() bool { return true }
 
 // Document returns the stored document with that MD5, or an error wrapping
 // docqa.ErrNotFound.
@@ -368,15 +447,16 @@ func (s *Store) embedderLocked() string {
 	return ""
 }
 
-// applyUpsert changes the in-memory state; chunks are already validated.
-func (s *Store) applyUpsert(doc docqa.Document, embedder string, chunks []docqa.Chunk) {
+// applyUpsert changes the in-memory state; chunks are already validated and
+// lex holds their terms (nil: none, for a store that is never searched).
+func (s *Store) applyUpsert(doc docqa.Document, embedder string, chunks []docqa.Chunk, lex []lexical.Doc) {
 	d, ok := s.docs[doc.FileMD5]
 	if !ok {
 		d = &document{ids: make(map[string]struct{}, len(chunks))}
 		s.docs[doc.FileMD5] = d
 	}
 	d.doc, d.embedder = doc, embedder
-	for _, c := range chunks {
+	for i, c := range chunks {
 		if old, ok := s.chunks[c.ID]; ok && old.md5 != doc.FileMD5 {
 			s.dropChunkFromDoc(old.md5, c.ID)
 		}
@@ -384,7 +464,11 @@ func (s *Store) applyUpsert(doc docqa.Document, embedder string, chunks []docqa.
 		// length, and one copy of 10 000 vectors is already 40 MB.
 		vec, _ := normalize(c.Embedding)
 		c.Embedding = nil
-		s.chunks[c.ID] = &row{md5: doc.FileMD5, chunk: c, vec: vec}
+		r := &row{md5: doc.FileMD5, chunk: c, vec: vec}
+		if lex != nil {
+			r.lex = lex[i]
+		}
+		s.chunks[c.ID] = r
 		d.ids[c.ID] = struct{}{}
 	}
 }
@@ -430,6 +514,7 @@ func (s *Store) rebuildIndexLocked() {
 		return strings.Compare(a.chunk.ID, b.chunk.ID)
 	})
 	s.index = index
+	s.lex = lexical.NewIndex(s.dict, len(index), func(i int) *lexical.Doc { return &index[i].lex })
 }
 
 func sortNewestFirst(docs []docqa.Document) {

@@ -123,7 +123,7 @@ func TestSearchOrderAndScores(t *testing.T) {
 	seed(t, s)
 	for _, tc := range searchCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Search(context.Background(), tc.query, tc.topK)
+			got, err := s.Search(context.Background(), tc.query, docqa.Query{TopK: tc.topK})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func TestSearchOrderAndScores(t *testing.T) {
 func TestSearchReturnsDocumentAndChunk(t *testing.T) {
 	s := mustOpen(t, t.TempDir())
 	seed(t, s)
-	got, err := s.Search(context.Background(), vec(0, 1), 1)
+	got, err := s.Search(context.Background(), vec(0, 1), docqa.Query{TopK: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestUpsertIsIdempotent(t *testing.T) {
 	s := mustOpen(t, t.TempDir())
 	seed(t, s)
 	seed(t, s)
-	got, err := s.Search(context.Background(), vec(1, 0), 100)
+	got, err := s.Search(context.Background(), vec(1, 0), docqa.Query{TopK: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,14 +191,14 @@ func TestUpsertReplacesChunkAndKeepsOthers(t *testing.T) {
 		chunk(md5A, 1, 2, "now along z", vec(0, 0, 1)),
 		chunk(md5A, 2, 2, "third", vec(0, 0, 0, 1)),
 	}, "lexical:v1")
-	got, err := s.Search(context.Background(), vec(0, 0, 1), 1)
+	got, err := s.Search(context.Background(), vec(0, 0, 1), docqa.Query{TopK: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got[0].Chunk.Text != "now along z" || got[0].Document.Chunks != 3 {
 		t.Fatalf("got %+v", got[0])
 	}
-	all, err := s.Search(context.Background(), vec(1, 0), 100)
+	all, err := s.Search(context.Background(), vec(1, 0), docqa.Query{TopK: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestDocumentsDocumentAndDelete(t *testing.T) {
 	if _, err := s.Document(ctx, md5A); !errors.Is(err, docqa.ErrNotFound) {
 		t.Fatalf("Document after Delete: %v, want ErrNotFound", err)
 	}
-	hits, err := s.Search(ctx, vec(1, 0), 100)
+	hits, err := s.Search(ctx, vec(1, 0), docqa.Query{TopK: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,10 +342,10 @@ func TestInvalidInput(t *testing.T) {
 	if docs, _ := s.Documents(ctx); len(docs) != 0 {
 		t.Fatalf("refused upserts stored %v", docs)
 	}
-	if _, err := s.Search(ctx, []float32{1}, 3); !errors.Is(err, docqa.ErrDimension) {
+	if _, err := s.Search(ctx, []float32{1}, docqa.Query{TopK: 3}); !errors.Is(err, docqa.ErrDimension) {
 		t.Fatalf("short query: %v, want ErrDimension", err)
 	}
-	if _, err := s.Search(ctx, vec(1), 0); err == nil {
+	if _, err := s.Search(ctx, vec(1), docqa.Query{TopK: 0}); err == nil {
 		t.Fatal("topK 0 accepted")
 	}
 }
@@ -353,7 +353,7 @@ func TestInvalidInput(t *testing.T) {
 func TestChunkWithoutIDGetsChunkID(t *testing.T) {
 	s := mustOpen(t, t.TempDir())
 	mustUpsert(t, s, newDoc(md5A, "a.pdf", t0, 1), []docqa.Chunk{{Page: 1, Index: 4, Text: "t", Embedding: vec(1)}}, "e")
-	got, err := s.Search(context.Background(), vec(1), 1)
+	got, err := s.Search(context.Background(), vec(1), docqa.Query{TopK: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +391,7 @@ func TestSurvivesRestart(t *testing.T) {
 		t.Fatalf("documents before restart %v, after %v", before, after)
 	}
 	for _, tc := range searchCases {
-		got, err := s.Search(ctx, tc.query, tc.topK)
+		got, err := s.Search(ctx, tc.query, docqa.Query{TopK: tc.topK})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -433,7 +433,7 @@ func TestConcurrentUpsertsAndSearches(t *testing.T) {
 		})
 		wg.Go(func() {
 			for range docsEach {
-				if _, err := s.Search(ctx, vec(1, 1, 1), 5); err != nil {
+				if _, err := s.Search(ctx, vec(1, 1, 1), docqa.Query{TopK: 5}); err != nil {
 					errs <- err
 				}
 			}
@@ -456,7 +456,7 @@ func TestConcurrentUpsertsAndSearches(t *testing.T) {
 		if !sort.SliceIsSorted(docs, func(i, j int) bool { return docs[i].CreatedAt.After(docs[j].CreatedAt) }) {
 			t.Fatal("documents not newest first")
 		}
-		hits, err := s.Search(ctx, vec(1), 1000)
+		hits, err := s.Search(ctx, vec(1), docqa.Query{TopK: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -488,7 +488,7 @@ func TestClosedStoreRefuses(t *testing.T) {
 		"Ping":     s.Ping(ctx),
 		"Upsert":   s.Upsert(ctx, newDoc(md5A, "a", t0, 1), []docqa.Chunk{chunk(md5A, 0, 1, "x", vec(1))}, "e"),
 		"Delete":   s.Delete(ctx, md5A),
-		"Search":   second(s.Search(ctx, vec(1), 1)),
+		"Search":   second(s.Search(ctx, vec(1), docqa.Query{TopK: 1})),
 		"Document": second(s.Document(ctx, md5A)),
 		"Embedder": second(s.Embedder(ctx)),
 	}
@@ -503,7 +503,7 @@ func TestCancelledContext(t *testing.T) {
 	s := mustOpen(t, t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.Search(ctx, vec(1), 1); !errors.Is(err, context.Canceled) {
+	if _, err := s.Search(ctx, vec(1), docqa.Query{TopK: 1}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Search: %v", err)
 	}
 	if err := s.Upsert(ctx, newDoc(md5A, "a", t0, 1), []docqa.Chunk{chunk(md5A, 0, 1, "x", vec(1))}, "e"); !errors.Is(err, context.Canceled) {
@@ -594,7 +594,7 @@ func BenchmarkSearch(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
-		hits, err := s.Search(ctx, queries[i%len(queries)], 10)
+		hits, err := s.Search(ctx, queries[i%len(queries)], docqa.Query{TopK: 10})
 		times = append(times, time.Since(start))
 		if err != nil || len(hits) != 10 {
 			b.Fatalf("%d hits, %v", len(hits), err)

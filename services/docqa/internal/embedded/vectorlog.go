@@ -89,7 +89,7 @@ func (s *Store) apply(payload []byte) error {
 			}
 			chunks[i] = docqa.Chunk{ID: c.ID, Page: c.Page, Index: c.Index, Text: c.Text, Embedding: emb}
 		}
-		s.applyUpsert(h.Doc, h.Embedder, chunks)
+		s.applyUpsert(h.Doc, h.Embedder, chunks, nil)
 	case opDelete:
 		var d deleteRecord
 		if err := json.Unmarshal(payload[1:], &d); err != nil {

@@ -104,7 +104,7 @@ func TestLogIsConvertedOnce(t *testing.T) {
 	if got, want := documentNames(t, s), []string{"c.pdf", "a.pdf"}; !slices.Equal(got, want) {
 		t.Fatalf("documents %v, want %v", got, want)
 	}
-	hits, err := s.Search(context.Background(), vec(1, 1), 3)
+	hits, err := s.Search(context.Background(), vec(1, 1), docqa.Query{TopK: 3})
 	if err != nil || len(hits) != 3 || hits[0].Chunk.Text != "beta" || hits[0].Chunk.Page != 2 {
 		t.Fatalf("search after conversion: %+v, %v", hits, err)
 	}
@@ -271,7 +271,7 @@ func FuzzConvertLog(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, d := range docs {
-			if hits, err := s.Search(context.Background(), vec(1), 5); err != nil || len(hits) == 0 {
+			if hits, err := s.Search(context.Background(), vec(1), docqa.Query{TopK: 5}); err != nil || len(hits) == 0 {
 				t.Fatalf("document %s converted without chunks (%v)", d.FileMD5, err)
 			}
 		}

@@ -22,6 +22,7 @@ const (
 	maxQuestionChars = 8000
 	defaultTopK      = 10
 	maxTopK          = 100
+	maxDocuments     = 100
 )
 
 // chatRequest is the body of POST /api/chat/stream. Pointers tell an absent
@@ -31,6 +32,8 @@ type chatRequest struct {
 	Message  *string       `json:"message"` // alias of question; question wins
 	TopK     *int          `json:"topK"`
 	History  []chatMessage `json:"history"`
+	// Documents limits retrieval to these documents (their fileMd5).
+	Documents []string `json:"documents"`
 }
 
 type chatMessage struct {
@@ -40,9 +43,10 @@ type chatMessage struct {
 
 // chatQuery is a validated chat request.
 type chatQuery struct {
-	Question string
-	TopK     int
-	History  []docqa.Message
+	Question  string
+	TopK      int
+	History   []docqa.Message
+	Documents []string
 }
 
 // validate checks the request against decisions.md and returns the query.
@@ -73,6 +77,15 @@ func (r chatRequest) validate() (chatQuery, error) {
 		}
 		q.History = append(q.History, docqa.Message{Role: role, Content: m.Content})
 	}
+	if len(r.Documents) > maxDocuments {
+		return q, apperr.Invalid("documents", "must name at most %d documents (got %d)", maxDocuments, len(r.Documents))
+	}
+	for i, md5 := range r.Documents {
+		if !docqa.ValidMD5(md5) {
+			return q, apperr.Invalid(fmt.Sprintf("documents[%d]", i), "must be a document's fileMd5 (32 lowercase hex digits)")
+		}
+	}
+	q.Documents = r.Documents
 	return q, nil
 }
 
@@ -177,23 +190,28 @@ func (h *handler) chat(c *gin.Context) {
 
 var errShuttingDown = errors.New("server shutting down")
 
-// retrieve embeds the question and searches the store.
+// retrieve checks that every named document is stored, then asks the
+// retriever for the question's chunks.
 func (h *handler) retrieve(ctx context.Context, q chatQuery) ([]docqa.ScoredChunk, error) {
-	vectors, err := h.cfg.Embedder.Embed(ctx, []string{q.Question})
-	if err != nil {
-		return nil, err
-	}
-	if len(vectors) != 1 {
-		return nil, apperr.New(apperr.Unavailable, "the embedding provider answered %d vectors for one question", len(vectors))
-	}
-	hits, err := h.cfg.Store.Search(ctx, vectors[0], q.TopK)
-	if err != nil {
-		// Whatever broke inside the store, the service cannot answer
-		// without it: the store is down as far as the client can tell.
-		if ctx.Err() == nil && !errors.Is(err, docqa.ErrUnavailable) {
-			return nil, fmt.Errorf("search: %w: %w", docqa.ErrUnavailable, err)
+	for i, md5 := range q.Documents {
+		if _, err := h.cfg.Store.Document(ctx, md5); errors.Is(err, docqa.ErrNotFound) {
+			return nil, apperr.Invalid(fmt.Sprintf("documents[%d]", i), "no stored document has fileMd5 %s", md5)
+		} else if err != nil {
+			return nil, storeDown(ctx, err)
 		}
-		return nil, err
+	}
+	hits, err := h.cfg.Retriever.Retrieve(ctx, q.Question, docqa.Query{TopK: q.TopK, Documents: q.Documents})
+	if err != nil {
+		return nil, storeDown(ctx, err)
 	}
 	return hits, nil
+}
+
+// storeDown makes any failure of retrieval UNAVAILABLE: whatever broke
+// inside the store or the embedder, the service cannot answer without it.
+func storeDown(ctx context.Context, err error) error {
+	if ctx.Err() == nil && !errors.Is(err, docqa.ErrUnavailable) && !errors.Is(err, docqa.ErrDimension) {
+		return fmt.Errorf("retrieval: %w: %w", docqa.ErrUnavailable, err)
+	}
+	return err
 }

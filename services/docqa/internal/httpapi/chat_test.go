@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,6 +140,12 @@ func TestChatBadRequests(t *testing.T) {
 		{`[]`, "JSON object"},
 		{``, "JSON object"},
 		{`{"question":"q"} {"question":"r"}`, "single JSON object"},
+		{`{"question":"q","documents":"0cc175b9c0f1b6a831c399e269772661"}`, "documents: must be an array"},
+		{`{"question":"q","documents":["0CC175B9C0F1B6A831C399E269772661"]}`, "documents[0]: must be a document's fileMd5"},
+		{`{"question":"q","documents":["0cc175b9c0f1b6a831c399e269772661","x"]}`, "documents[1]: must be a document's fileMd5"},
+		{`{"question":"q","documents":[` + strings.Repeat(`"0cc175b9c0f1b6a831c399e269772661",`, 100) + `"0cc175b9c0f1b6a831c399e269772661"]}`,
+			"documents: must name at most 100"},
+		{`{"question":"q","documents":["0cc175b9c0f1b6a831c399e269772661"]}`, "documents[0]: no stored document has fileMd5 0cc175b9c0f1b6a831c399e269772661"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body[:min(len(tt.body), 40)], func(t *testing.T) {
@@ -322,6 +329,40 @@ func TestChatClientDisconnectCancelsProvider(t *testing.T) {
 	}
 }
 
+// A question limited to one manual gets its sources from that manual only,
+// as many as topK asks, though the other manual holds the same words.
+func TestChatDocuments(t *testing.T) {
+	s := newService(t, options{local: true})
+	alpha := s.uploadPDF(t, "alpha.pdf", manual("alpha"))
+	beta := s.uploadPDF(t, "beta.pdf", manual("beta"))
+	for _, tc := range []struct {
+		body string
+		want []string
+	}{
+		// Both tyre pages first: the question's words are on them.
+		{`{"question":"alpha manual tyre pressure","topK":2}`, []string{alpha.FileMD5, beta.FileMD5}},
+		{`{"question":"alpha manual tyre pressure","topK":2,"documents":["` + beta.FileMD5 + `"]}`, []string{beta.FileMD5, beta.FileMD5}},
+		{`{"question":"alpha manual tyre pressure","topK":4,"documents":["` + beta.FileMD5 + `","` + alpha.FileMD5 + `"]}`,
+			[]string{alpha.FileMD5, beta.FileMD5, alpha.FileMD5, beta.FileMD5}},
+		{`{"question":"alpha manual tyre pressure","topK":3,"documents":[]}`, []string{alpha.FileMD5, beta.FileMD5, alpha.FileMD5}},
+	} {
+		events := withoutComments(readEvents(t, s.chat(t, tc.body)))
+		var src sourcesData
+		unmarshal(t, events[0].Data, &src)
+		var got []string
+		for _, h := range src.Sources {
+			got = append(got, h.FileMD5)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: sources from %v, want %v", tc.body, got, tc.want)
+		}
+		// The tyre page first: the question's words are on it.
+		if src.Sources[0].Page != 2 {
+			t.Errorf("%s: first source is page %d, want 2", tc.body, src.Sources[0].Page)
+		}
+	}
+}
+
 func TestChatLocalFallback(t *testing.T) {
 	s := newService(t, options{local: true})
 	s.uploadPDF(t, "manual.pdf", manual("lambda"))
@@ -347,8 +388,15 @@ func TestHealth(t *testing.T) {
 		Time           time.Time
 		Store          struct{ Kind, Status string }
 		Embedder, Chat struct{ Name, Mode string }
+		Retrieval      struct {
+			Mode, Serving, Reranker string
+			LexicalIndex            bool
+		}
 	}
 	decode(t, get(t, s.URL+"/health"), http.StatusOK, &h)
+	if h.Retrieval.Mode != "hybrid" || h.Retrieval.Serving != "hybrid" || !h.Retrieval.LexicalIndex || h.Retrieval.Reranker != "" {
+		t.Errorf("health retrieval = %+v", h.Retrieval)
+	}
 	if h.Status != "ok" || !h.Time.Equal(testNow) || h.Store.Kind != "embedded" || h.Store.Status != "ok" ||
 		h.Embedder.Name != "openai:bge-m3" || h.Embedder.Mode != "remote" || h.Chat.Name != "openai:chat-model" {
 		t.Errorf("health = %+v", h)

@@ -12,12 +12,23 @@ import (
 const healthTimeout = 3 * time.Second
 
 type healthResponse struct {
-	Status   string         `json:"status"` // "ok" | "starting" | "unavailable"
-	Time     time.Time      `json:"time"`
-	PDF      pdfHealth      `json:"pdf"`
-	Store    storeHealth    `json:"store"`
-	Embedder providerHealth `json:"embedder"`
-	Chat     providerHealth `json:"chat"`
+	Status    string          `json:"status"` // "ok" | "starting" | "unavailable"
+	Time      time.Time       `json:"time"`
+	PDF       pdfHealth       `json:"pdf"`
+	Store     storeHealth     `json:"store"`
+	Embedder  providerHealth  `json:"embedder"`
+	Chat      providerHealth  `json:"chat"`
+	Retrieval retrievalHealth `json:"retrieval"`
+}
+
+// retrievalHealth says how questions find their chunks: the configured
+// mode, the one that serves (vector when the store has no lexical index,
+// as an older Milvus collection has not), and the reranker, "" for none.
+type retrievalHealth struct {
+	Mode         string `json:"mode"`
+	Serving      string `json:"serving"`
+	LexicalIndex bool   `json:"lexicalIndex"`
+	Reranker     string `json:"reranker,omitempty"`
 }
 
 type storeHealth struct {
@@ -51,6 +62,12 @@ func (h *handler) health(c *gin.Context) {
 		Store:    storeHealth{Kind: h.cfg.StoreKind, Status: "ok"},
 		Embedder: providerHealth{Name: h.cfg.Embedder.Name(), Mode: h.cfg.EmbedderMode},
 		Chat:     providerHealth{Name: h.cfg.Chat.Name(), Mode: h.cfg.ChatMode},
+		Retrieval: retrievalHealth{
+			Mode:         string(h.cfg.Retriever.Configured()),
+			Serving:      string(h.cfg.Retriever.Effective()),
+			LexicalIndex: h.cfg.Store.LexicalIndex(),
+			Reranker:     h.cfg.Retriever.Reranker(),
+		},
 	}
 	status := http.StatusOK
 	switch ready, err := h.cfg.PDFEngine.Ready(); {

@@ -14,6 +14,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/rag"
+	"github.com/carhub/backend/services/docqa/internal/retrieval"
 )
 
 // Defaults of Config.
@@ -31,7 +32,10 @@ type Config struct {
 	Store    docqa.VectorStore
 	Embedder docqa.Embedder
 	Chat     docqa.ChatModel
-	Pipeline *ingest.Pipeline
+	// Retriever finds a question's chunks (default: hybrid retrieval over
+	// Store and Embedder, without a reranker).
+	Retriever *retrieval.Retriever
+	Pipeline  *ingest.Pipeline
 	// PDFEngine reports whether the PDF engine has started (/health).
 	PDFEngine interface{ Ready() (bool, error) }
 	// CountTokens measures prompt text for the context budget (the
@@ -91,6 +95,13 @@ func New(cfg Config) *gin.Engine {
 	}
 	if cfg.PDFEngine == nil {
 		cfg.PDFEngine = alwaysReady{}
+	}
+	if cfg.Retriever == nil {
+		r, err := retrieval.New(retrieval.Config{Store: cfg.Store, Embedder: cfg.Embedder, Log: cfg.Log})
+		if err != nil {
+			panic("httpapi: " + err.Error()) // only a Config without Store or Embedder gets here
+		}
+		cfg.Retriever = r
 	}
 	h := &handler{cfg: cfg, log: cfg.Log}
 

@@ -314,18 +314,18 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 		chunks[i].ID = docqa.ChunkID(up.MD5, i)
 	}
 
-	if err := p.embed(ctx, chunks, progress); err != nil {
-		return Result{}, err
-	}
-
 	doc := docqa.Document{
 		FileName:  up.FileName,
+		Title:     extracted.Title,
 		FileMD5:   up.MD5,
 		Size:      up.Size,
 		Pages:     len(pages),
 		Chunks:    len(chunks),
 		Truncated: truncated,
 		CreatedAt: p.cfg.Now().UTC(),
+	}
+	if err := p.embed(ctx, doc, chunks, progress); err != nil {
+		return Result{}, err
 	}
 	progress(Progress{Stage: StageStoring, Percent: 90, Current: 0, Total: int64(len(chunks)),
 		Message: fmt.Sprintf("storing %d chunks", len(chunks))})
@@ -349,14 +349,17 @@ func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated 
 			if len(chunks) == docqa.MaxChunks {
 				return chunks, true
 			}
-			chunks = append(chunks, docqa.Chunk{Page: page.Number, Index: len(chunks), Text: text})
+			chunks = append(chunks, docqa.Chunk{Page: page.Number, Index: len(chunks), Heading: strings.Join(page.Headings, " / "), Text: text})
 		}
 	}
 	return chunks, truncated
 }
 
-// embed fills every chunk's Embedding, one batch at a time.
-func (p *Pipeline) embed(ctx context.Context, chunks []docqa.Chunk, progress func(Progress)) error {
+// embed fills every chunk's Embedding, one batch at a time. What is
+// embedded is the chunk as retrieval.Passage shows it: its document's title
+// and its heading before its text, so that a question naming the manual or
+// the section finds it.
+func (p *Pipeline) embed(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, progress func(Progress)) error {
 	total := len(chunks)
 	progress(Progress{Stage: StageEmbedding, Percent: 35, Current: 0, Total: int64(total),
 		Message: fmt.Sprintf("embedding %d chunks", total)})
@@ -365,7 +368,7 @@ func (p *Pipeline) embed(ctx context.Context, chunks []docqa.Chunk, progress fun
 		end := min(start+p.cfg.EmbedBatch, total)
 		texts = texts[:0]
 		for _, c := range chunks[start:end] {
-			texts = append(texts, c.Text)
+			texts = append(texts, docqa.ScoredChunk{Chunk: c, Document: doc}.Passage())
 		}
 		vectors, err := p.cfg.Embedder.Embed(ctx, texts)
 		if err != nil {

@@ -171,7 +171,7 @@ func TestProcessStoresDocumentWithPages(t *testing.T) {
 		t.Fatalf("stored = %+v, %v", stored, err)
 	}
 	// The chunks keep their page numbers and deterministic ids.
-	hits, err := e.store.Search(context.Background(), openaifake.Vector("x", docqa.Dimension), 10)
+	hits, err := e.store.Search(context.Background(), openaifake.Vector("x", docqa.Dimension), docqa.Query{TopK: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

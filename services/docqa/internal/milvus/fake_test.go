@@ -27,45 +27,64 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
 )
 
 // fakeMilvus is an in-process Milvus: it answers the RPCs the store uses
-// over real gRPC, keeps rows in memory, searches them by exact cosine, and
-// records every request so tests can check what the store sent. Expressions
-// are evaluated for the one form the store writes (`metadata["k"] == v`
-// joined by `&&`); anything else is answered with an error, as a real server
-// answers an expression it cannot parse.
+// over real gRPC, keeps collections and their rows in memory, searches them
+// exactly (cosine over the dense field, inner product over the sparse one),
+// and records every request so tests can check what the store sent.
+// Expressions are evaluated for the forms the store and the SDK's query
+// iterator write (see parseExpr); anything else is answered with an error, as
+// a real server answers an expression it cannot parse.
 type fakeMilvus struct {
 	milvuspb.UnimplementedMilvusServiceServer
 
 	mu       sync.Mutex
-	schema   *schemapb.CollectionSchema // nil: no collection
-	rows     map[string]fakeRow
-	indexed  bool
-	loaded   bool
+	colls    map[string]*fakeColl
 	healthy  bool
 	failures map[string]codes.Code // method → error to answer
 	// upsertsOK > 0: the Upsert requests after that many fail.
 	upsertsOK int
+	// failRenameOf: renaming the collection of that name fails.
+	failRenameOf string
+	// clock is the timestamp of the last write; each write gets the next.
+	clock uint64
+	// afterCount, when set, runs once after the next count(*) query is
+	// answered (with f.mu held): a write that lands right after it.
+	afterCount func()
 
 	connects      []*milvuspb.ConnectRequest
 	creates       []*milvuspb.CreateCollectionRequest
 	createIndexes []*milvuspb.CreateIndexRequest
 	loads         []*milvuspb.LoadCollectionRequest
+	releases      []*milvuspb.ReleaseCollectionRequest
+	flushes       []*milvuspb.FlushRequest
+	renames       []*milvuspb.RenameCollectionRequest
+	drops         []*milvuspb.DropCollectionRequest
 	upserts       []*milvuspb.UpsertRequest
 	searches      []*milvuspb.SearchRequest
 	queries       []*milvuspb.QueryRequest
 	deletes       []*milvuspb.DeleteRequest
 }
 
+type fakeColl struct {
+	schema  *schemapb.CollectionSchema
+	rows    map[string]fakeRow
+	indexes map[string][]*commonpb.KeyValuePair // field → index parameters
+	loaded  bool
+}
+
 type fakeRow struct {
 	id, content string
 	meta        []byte
 	vec         []float32
+	sparse      map[uint32]float32 // nil in a collection without the sparse field
 }
 
 func newFake() *fakeMilvus {
-	return &fakeMilvus{rows: map[string]fakeRow{}, healthy: true, failures: map[string]codes.Code{}}
+	return &fakeMilvus{colls: map[string]*fakeColl{}, healthy: true, failures: map[string]codes.Code{}}
 }
 
 // serve starts the fake on a bufconn listener and returns a connected SDK
@@ -92,12 +111,33 @@ func (f *fakeMilvus) serve(t *testing.T) client.Client {
 	return c
 }
 
-// withCollection gives the fake an existing collection with schema sch.
+// withCollection gives the fake an existing collection with schema sch, its
+// vector fields indexed (with the parameters New would give them).
 func (f *fakeMilvus) withCollection(sch *entity.Schema) *fakeMilvus {
-	f.schema = sch.ProtoMessage()
-	f.indexed = true
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := &fakeColl{schema: sch.ProtoMessage(), rows: map[string]fakeRow{}, indexes: map[string][]*commonpb.KeyValuePair{}}
+	for _, fd := range c.schema.Fields {
+		switch fd.DataType {
+		case schemapb.DataType_FloatVector:
+			c.indexes[fd.Name] = entity.MapKvPairs(map[string]string{"index_type": "IVF_FLAT", "metric_type": string(Metric)})
+		case schemapb.DataType_SparseFloatVector:
+			c.indexes[fd.Name] = entity.MapKvPairs(map[string]string{"index_type": "SPARSE_INVERTED_INDEX", "metric_type": string(SparseMetric)})
+		}
+	}
+	f.colls[sch.CollectionName] = c
 	return f
 }
+
+// put stores a row in collection name as if another program had written it.
+func (f *fakeMilvus) put(name string, r fakeRow) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.colls[name].rows[r.id] = r
+}
+
+// coll returns the named collection, nil when absent; the caller holds f.mu.
+func (f *fakeMilvus) coll(name string) *fakeColl { return f.colls[name] }
 
 func (f *fakeMilvus) fail(method string, code codes.Code) {
 	f.mu.Lock()
@@ -116,6 +156,15 @@ var okStatus = &commonpb.Status{ErrorCode: commonpb.ErrorCode_Success}
 
 func errStatus(code commonpb.ErrorCode, format string, args ...any) *commonpb.Status {
 	return &commonpb.Status{ErrorCode: code, Reason: fmt.Sprintf(format, args...), Code: 1}
+}
+
+func notFound(name string) *commonpb.Status {
+	return errStatus(commonpb.ErrorCode_CollectionNotExists, "collection %s not found", name)
+}
+
+func (f *fakeMilvus) tick() uint64 {
+	f.clock++
+	return f.clock
 }
 
 func (f *fakeMilvus) Connect(_ context.Context, req *milvuspb.ConnectRequest) (*milvuspb.ConnectResponse, error) {
@@ -150,37 +199,73 @@ func (f *fakeMilvus) HasCollection(_ context.Context, req *milvuspb.HasCollectio
 	if err := f.failure("HasCollection"); err != nil {
 		return nil, err
 	}
-	return &milvuspb.BoolResponse{Status: okStatus, Value: f.schema != nil && f.schema.Name == req.CollectionName}, nil
+	return &milvuspb.BoolResponse{Status: okStatus, Value: f.coll(req.CollectionName) != nil}, nil
 }
 
 func (f *fakeMilvus) CreateCollection(_ context.Context, req *milvuspb.CreateCollectionRequest) (*commonpb.Status, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.creates = append(f.creates, req)
-	if f.schema != nil {
+	if err := f.failure("CreateCollection"); err != nil {
+		return nil, err
+	}
+	if f.coll(req.CollectionName) != nil {
 		return errStatus(commonpb.ErrorCode_IllegalArgument, "collection %s already exists", req.CollectionName), nil
 	}
 	var sch schemapb.CollectionSchema
 	if err := proto.Unmarshal(req.Schema, protoadapt.MessageV2Of(&sch)); err != nil {
 		return errStatus(commonpb.ErrorCode_IllegalArgument, "schema: %v", err), nil
 	}
-	f.schema = &sch
+	f.colls[req.CollectionName] = &fakeColl{schema: &sch, rows: map[string]fakeRow{}, indexes: map[string][]*commonpb.KeyValuePair{}}
 	return okStatus, nil
 }
 
 func (f *fakeMilvus) DescribeCollection(_ context.Context, req *milvuspb.DescribeCollectionRequest) (*milvuspb.DescribeCollectionResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.schema == nil || f.schema.Name != req.CollectionName {
-		return &milvuspb.DescribeCollectionResponse{Status: errStatus(commonpb.ErrorCode_CollectionNotExists, "collection %s not found", req.CollectionName)}, nil
+	c := f.coll(req.CollectionName)
+	if c == nil {
+		return &milvuspb.DescribeCollectionResponse{Status: notFound(req.CollectionName)}, nil
 	}
 	return &milvuspb.DescribeCollectionResponse{
 		Status:           okStatus,
-		Schema:           f.schema,
+		Schema:           c.schema,
 		CollectionID:     1,
-		CollectionName:   f.schema.Name,
+		CollectionName:   req.CollectionName,
 		ConsistencyLevel: commonpb.ConsistencyLevel_Bounded,
 	}, nil
+}
+
+func (f *fakeMilvus) RenameCollection(_ context.Context, req *milvuspb.RenameCollectionRequest) (*commonpb.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.renames = append(f.renames, req)
+	if err := f.failure("RenameCollection"); err != nil {
+		return nil, err
+	}
+	if req.OldName == f.failRenameOf {
+		return nil, status.Errorf(codes.Internal, "injected failure of renaming %s", req.OldName)
+	}
+	c := f.coll(req.OldName)
+	if c == nil {
+		return notFound(req.OldName), nil
+	}
+	if f.coll(req.NewName) != nil {
+		return errStatus(commonpb.ErrorCode_IllegalArgument, "duplicated new collection name %s", req.NewName), nil
+	}
+	c.schema = protoadapt.MessageV1Of(proto.Clone(protoadapt.MessageV2Of(c.schema))).(*schemapb.CollectionSchema)
+	c.schema.Name = req.NewName
+	delete(f.colls, req.OldName)
+	f.colls[req.NewName] = c
+	return okStatus, nil
+}
+
+func (f *fakeMilvus) DropCollection(_ context.Context, req *milvuspb.DropCollectionRequest) (*commonpb.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.drops = append(f.drops, req)
+	delete(f.colls, req.CollectionName)
+	return okStatus, nil
 }
 
 func (f *fakeMilvus) CreateIndex(_ context.Context, req *milvuspb.CreateIndexRequest) (*commonpb.Status, error) {
@@ -190,23 +275,31 @@ func (f *fakeMilvus) CreateIndex(_ context.Context, req *milvuspb.CreateIndexReq
 	if err := f.failure("CreateIndex"); err != nil {
 		return nil, err
 	}
-	f.indexed = true
+	c := f.coll(req.CollectionName)
+	if c == nil {
+		return notFound(req.CollectionName), nil
+	}
+	c.indexes[req.FieldName] = req.ExtraParams
 	return okStatus, nil
 }
 
 func (f *fakeMilvus) DescribeIndex(_ context.Context, req *milvuspb.DescribeIndexRequest) (*milvuspb.DescribeIndexResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.createIndexes) == 0 {
+	c := f.coll(req.CollectionName)
+	if c == nil {
+		return &milvuspb.DescribeIndexResponse{Status: notFound(req.CollectionName)}, nil
+	}
+	var descs []*milvuspb.IndexDescription
+	for field, params := range c.indexes {
+		if req.FieldName == "" || req.FieldName == field {
+			descs = append(descs, &milvuspb.IndexDescription{FieldName: field, Params: params, State: commonpb.IndexState_Finished})
+		}
+	}
+	if len(descs) == 0 {
 		return &milvuspb.DescribeIndexResponse{Status: errStatus(commonpb.ErrorCode_IndexNotExist, "index not found")}, nil
 	}
-	last := f.createIndexes[len(f.createIndexes)-1]
-	return &milvuspb.DescribeIndexResponse{Status: okStatus, IndexDescriptions: []*milvuspb.IndexDescription{{
-		IndexName: last.IndexName,
-		FieldName: last.FieldName,
-		Params:    last.ExtraParams,
-		State:     commonpb.IndexState_Finished,
-	}}}, nil
+	return &milvuspb.DescribeIndexResponse{Status: okStatus, IndexDescriptions: descs}, nil
 }
 
 func (f *fakeMilvus) LoadCollection(_ context.Context, req *milvuspb.LoadCollectionRequest) (*commonpb.Status, error) {
@@ -216,21 +309,53 @@ func (f *fakeMilvus) LoadCollection(_ context.Context, req *milvuspb.LoadCollect
 	if err := f.failure("LoadCollection"); err != nil {
 		return nil, err
 	}
-	if !f.indexed {
-		return errStatus(commonpb.ErrorCode_IndexNotExist, "there is no vector index on field embedding"), nil
+	c := f.coll(req.CollectionName)
+	if c == nil {
+		return notFound(req.CollectionName), nil
 	}
-	f.loaded = true
+	// Milvus 2.4 loads a collection only when every vector field has an index.
+	for _, fd := range c.schema.Fields {
+		if isVectorType(fd.DataType) && c.indexes[fd.Name] == nil {
+			return errStatus(commonpb.ErrorCode_IndexNotExist, "there is no vector index on field %s", fd.Name), nil
+		}
+	}
+	c.loaded = true
 	return okStatus, nil
 }
 
-func (f *fakeMilvus) GetLoadingProgress(context.Context, *milvuspb.GetLoadingProgressRequest) (*milvuspb.GetLoadingProgressResponse, error) {
+func isVectorType(t schemapb.DataType) bool {
+	return t == schemapb.DataType_FloatVector || t == schemapb.DataType_SparseFloatVector
+}
+
+func (f *fakeMilvus) ReleaseCollection(_ context.Context, req *milvuspb.ReleaseCollectionRequest) (*commonpb.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.releases = append(f.releases, req)
+	if c := f.coll(req.CollectionName); c != nil {
+		c.loaded = false
+	}
+	return okStatus, nil
+}
+
+func (f *fakeMilvus) GetLoadingProgress(_ context.Context, req *milvuspb.GetLoadingProgressRequest) (*milvuspb.GetLoadingProgressResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	progress := int64(0)
-	if f.loaded {
+	if c := f.coll(req.CollectionName); c != nil && c.loaded {
 		progress = 100
 	}
 	return &milvuspb.GetLoadingProgressResponse{Status: okStatus, Progress: progress}, nil
+}
+
+// Flush has nothing to seal: it answers no segments, so the SDK does not wait.
+func (f *fakeMilvus) Flush(_ context.Context, req *milvuspb.FlushRequest) (*milvuspb.FlushResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flushes = append(f.flushes, req)
+	if err := f.failure("Flush"); err != nil {
+		return nil, err
+	}
+	return &milvuspb.FlushResponse{Status: okStatus}, nil
 }
 
 func (f *fakeMilvus) Upsert(_ context.Context, req *milvuspb.UpsertRequest) (*milvuspb.MutationResult, error) {
@@ -243,33 +368,80 @@ func (f *fakeMilvus) Upsert(_ context.Context, req *milvuspb.UpsertRequest) (*mi
 	if f.upsertsOK > 0 && len(f.upserts) > f.upsertsOK {
 		return nil, status.Errorf(codes.Internal, "injected failure of Upsert %d", len(f.upserts))
 	}
+	bad := func(format string, args ...any) (*milvuspb.MutationResult, error) {
+		return &milvuspb.MutationResult{Status: errStatus(commonpb.ErrorCode_IllegalArgument, format, args...)}, nil
+	}
+	c := f.coll(req.CollectionName)
+	if c == nil {
+		return &milvuspb.MutationResult{Status: notFound(req.CollectionName)}, nil
+	}
 	cols := map[string]entity.Column{}
 	for _, fd := range req.FieldsData {
 		col, err := entity.FieldDataColumn(fd, 0, -1)
 		if err != nil {
-			return &milvuspb.MutationResult{Status: errStatus(commonpb.ErrorCode_IllegalArgument, "%v", err)}, nil
+			return bad("%v", err)
 		}
 		cols[fd.FieldName] = col
+	}
+	hasSparse := false
+	for _, fd := range c.schema.Fields {
+		if cols[fd.Name] == nil {
+			return bad("field %s not passed", fd.Name)
+		}
+		hasSparse = hasSparse || fd.Name == FieldSparse
+	}
+	if len(cols) != len(c.schema.Fields) {
+		return bad("%d columns for %d fields", len(cols), len(c.schema.Fields))
 	}
 	ids, ok1 := cols[FieldID].(*entity.ColumnVarChar)
 	content, ok2 := cols[FieldContent].(*entity.ColumnVarChar)
 	meta, ok3 := cols[FieldMetadata].(*entity.ColumnJSONBytes)
 	vecs, ok4 := cols[FieldEmbedding].(*entity.ColumnFloatVector)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return &milvuspb.MutationResult{Status: errStatus(commonpb.ErrorCode_IllegalArgument, "missing or mistyped columns")}, nil
+		return bad("missing or mistyped columns")
 	}
-	for i, id := range ids.Data() {
-		if len(content.Data()[i]) > ContentMaxLength {
-			return &milvuspb.MutationResult{Status: errStatus(commonpb.ErrorCode_IllegalArgument, "content of %s exceeds max length", id)}, nil
+	var sparseRows []map[uint32]float32
+	if hasSparse {
+		col, ok := cols[FieldSparse].(*entity.ColumnSparseFloatVector)
+		if !ok {
+			return bad("column %s is not a sparse vector", FieldSparse)
+		}
+		for i, e := range col.Data() {
+			// Milvus before 2.4.11 refuses empty rows, and 2^32-1 is no index.
+			if e.Len() == 0 {
+				return bad("empty sparse vector in row %d", i)
+			}
+			row := map[uint32]float32{}
+			for j := range e.Len() {
+				d, v, _ := e.Get(j)
+				if d == math.MaxUint32 || v < 0 || math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					return bad("invalid sparse entry %d:%v in row %d", d, v, i)
+				}
+				if prev, _, _ := e.Get(j - 1); j > 0 && d <= prev {
+					return bad("sparse indices of row %d are not sorted and unique", i)
+				}
+				row[d] = v
+			}
+			sparseRows = append(sparseRows, row)
 		}
 	}
 	for i, id := range ids.Data() {
-		f.rows[id] = fakeRow{id: id, content: content.Data()[i], meta: meta.Data()[i], vec: vecs.Data()[i]}
+		if len(content.Data()[i]) > ContentMaxLength {
+			return bad("content of %s exceeds max length", id)
+		}
+	}
+	for i, id := range ids.Data() {
+		r := fakeRow{id: id, content: content.Data()[i], meta: meta.Data()[i], vec: vecs.Data()[i]}
+		if hasSparse {
+			r.sparse = sparseRows[i]
+		}
+		c.rows[id] = r
 	}
 	return &milvuspb.MutationResult{
 		Status:    okStatus,
 		IDs:       &schemapb.IDs{IdField: &schemapb.IDs_StrId{StrId: &schemapb.StringArray{Data: ids.Data()}}},
 		UpsertCnt: int64(ids.Len()),
+		Timestamp: f.tick(),
 	}, nil
 }
 
@@ -280,18 +452,22 @@ func (f *fakeMilvus) Delete(_ context.Context, req *milvuspb.DeleteRequest) (*mi
 	if err := f.failure("Delete"); err != nil {
 		return nil, err
 	}
+	c := f.coll(req.CollectionName)
+	if c == nil {
+		return &milvuspb.MutationResult{Status: notFound(req.CollectionName)}, nil
+	}
 	match, err := parseExpr(req.Expr)
 	if err != nil {
 		return &milvuspb.MutationResult{Status: errStatus(commonpb.ErrorCode_IllegalArgument, "%v", err)}, nil
 	}
 	n := int64(0)
-	for id, r := range f.rows {
-		if match(r.meta) {
-			delete(f.rows, id)
+	for id, r := range c.rows {
+		if match(r) {
+			delete(c.rows, id)
 			n++
 		}
 	}
-	return &milvuspb.MutationResult{Status: okStatus, DeleteCnt: n}, nil
+	return &milvuspb.MutationResult{Status: okStatus, DeleteCnt: n, Timestamp: f.tick()}, nil
 }
 
 func (f *fakeMilvus) Query(_ context.Context, req *milvuspb.QueryRequest) (*milvuspb.QueryResults, error) {
@@ -300,6 +476,13 @@ func (f *fakeMilvus) Query(_ context.Context, req *milvuspb.QueryRequest) (*milv
 	f.queries = append(f.queries, req)
 	if err := f.failure("Query"); err != nil {
 		return nil, err
+	}
+	c := f.coll(req.CollectionName)
+	if c == nil {
+		return &milvuspb.QueryResults{Status: notFound(req.CollectionName)}, nil
+	}
+	if !c.loaded {
+		return &milvuspb.QueryResults{Status: errStatus(commonpb.ErrorCode_UnexpectedError, "collection %s not loaded", req.CollectionName)}, nil
 	}
 	match, err := parseExpr(req.Expr)
 	if err != nil {
@@ -311,13 +494,29 @@ func (f *fakeMilvus) Query(_ context.Context, req *milvuspb.QueryRequest) (*milv
 			limit, _ = strconv.Atoi(kv.Value)
 		}
 	}
+	// Rows come in primary key order, as Milvus answers the query iterator.
 	var hits []fakeRow
-	for _, r := range f.sortedRows() {
-		if len(hits) < limit && match(r.meta) {
+	for _, r := range c.sortedRows() {
+		if len(hits) < limit && match(r) {
 			hits = append(hits, r)
 		}
 	}
-	return &milvuspb.QueryResults{Status: okStatus, FieldsData: fieldsData(hits, req.OutputFields, true), OutputFields: req.OutputFields}, nil
+	if slices.Equal(req.OutputFields, []string{countField}) {
+		if limit != math.MaxInt {
+			return &milvuspb.QueryResults{Status: errStatus(commonpb.ErrorCode_IllegalArgument, "count entities with pagination is not allowed")}, nil
+		}
+		count := entity.NewColumnInt64(countField, []int64{int64(len(hits))}).FieldData()
+		if f.afterCount != nil {
+			f.afterCount()
+			f.afterCount = nil
+		}
+		return &milvuspb.QueryResults{Status: okStatus, FieldsData: []*schemapb.FieldData{count}, OutputFields: req.OutputFields}, nil
+	}
+	data, err := c.fieldsData(hits, req.OutputFields, true)
+	if err != nil {
+		return &milvuspb.QueryResults{Status: errStatus(commonpb.ErrorCode_IllegalArgument, "%v", err)}, nil
+	}
+	return &milvuspb.QueryResults{Status: okStatus, FieldsData: data, OutputFields: req.OutputFields}, nil
 }
 
 func (f *fakeMilvus) Search(_ context.Context, req *milvuspb.SearchRequest) (*milvuspb.SearchResults, error) {
@@ -327,32 +526,80 @@ func (f *fakeMilvus) Search(_ context.Context, req *milvuspb.SearchRequest) (*mi
 	if err := f.failure("Search"); err != nil {
 		return nil, err
 	}
-	params := map[string]string{}
-	for _, kv := range req.SearchParams {
-		params[kv.Key] = kv.Value
+	bad := func(format string, args ...any) (*milvuspb.SearchResults, error) {
+		return &milvuspb.SearchResults{Status: errStatus(commonpb.ErrorCode_IllegalArgument, format, args...)}, nil
 	}
+	c := f.coll(req.CollectionName)
+	if c == nil {
+		return &milvuspb.SearchResults{Status: notFound(req.CollectionName)}, nil
+	}
+	if !c.loaded {
+		return bad("collection %s not loaded", req.CollectionName)
+	}
+	params := kvMap(req.SearchParams)
 	topK, err := strconv.Atoi(params["topk"])
-	if err != nil || params["metric_type"] != string(entity.COSINE) || params["anns_field"] != FieldEmbedding {
-		return &milvuspb.SearchResults{Status: errStatus(commonpb.ErrorCode_IllegalArgument, "bad search params %v", params)}, nil
+	if err != nil {
+		return bad("bad topk in %v", params)
+	}
+	field := params["anns_field"]
+	var fieldType schemapb.DataType
+	for _, fd := range c.schema.Fields {
+		if fd.Name == field {
+			fieldType = fd.DataType
+		}
+	}
+	if !isVectorType(fieldType) {
+		return bad("%q is not a vector field of %s", field, req.CollectionName)
+	}
+	if want := kvMap(c.indexes[field])["metric_type"]; params["metric_type"] != want {
+		return bad("metric type %s does not match the index of %s (%s)", params["metric_type"], field, want)
+	}
+	match, err := parseExpr(req.Dsl)
+	if err != nil {
+		return bad("%v", err)
 	}
 	var pg commonpb.PlaceholderGroup
 	if err := proto.Unmarshal(req.PlaceholderGroup, protoadapt.MessageV2Of(&pg)); err != nil || len(pg.Placeholders) != 1 || len(pg.Placeholders[0].Values) != 1 {
-		return &milvuspb.SearchResults{Status: errStatus(commonpb.ErrorCode_IllegalArgument, "bad placeholder group")}, nil
+		return bad("bad placeholder group")
 	}
-	raw := pg.Placeholders[0].Values[0]
-	query := make([]float32, len(raw)/4)
-	for i := range query {
-		query[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[i*4:]))
+	ph := pg.Placeholders[0]
+	raw := ph.Values[0]
+	var score func(fakeRow) (float32, bool)
+	switch {
+	case fieldType == schemapb.DataType_FloatVector && ph.Type == commonpb.PlaceholderType_FloatVector:
+		query := make([]float32, len(raw)/4)
+		for i := range query {
+			query[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[i*4:]))
+		}
+		score = func(r fakeRow) (float32, bool) { return cosine(query, r.vec), true }
+	case fieldType == schemapb.DataType_SparseFloatVector && ph.Type == commonpb.PlaceholderType_SparseFloatVector:
+		query := decodeSparse(raw)
+		// Milvus answers only rows that share a dimension with the question.
+		score = func(r fakeRow) (float32, bool) { s := dot(query, r.sparse); return s, s > 0 }
+	default:
+		return bad("placeholder of type %v for field %s", ph.Type, field)
 	}
 	type scored struct {
 		r     fakeRow
 		score float32
 	}
 	var all []scored
-	for _, r := range f.sortedRows() {
-		all = append(all, scored{r, cosine(query, r.vec)})
+	for _, r := range c.sortedRows() {
+		if !match(r) {
+			continue
+		}
+		if s, ok := score(r); ok {
+			all = append(all, scored{r, s})
+		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
+	// Equal scores come in descending id order: Milvus promises no order
+	// among them, and this one differs from the store's (document, chunk).
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].r.id > all[j].r.id
+	})
 	all = all[:min(topK, len(all))]
 	hits := make([]fakeRow, len(all))
 	scores := make([]float32, len(all))
@@ -360,70 +607,128 @@ func (f *fakeMilvus) Search(_ context.Context, req *milvuspb.SearchRequest) (*mi
 	for i, s := range all {
 		hits[i], scores[i], ids[i] = s.r, s.score, s.r.id
 	}
+	data, err := c.fieldsData(hits, req.OutputFields, false)
+	if err != nil {
+		return bad("%v", err)
+	}
 	return &milvuspb.SearchResults{Status: okStatus, Results: &schemapb.SearchResultData{
 		NumQueries: 1,
 		TopK:       int64(topK),
-		FieldsData: fieldsData(hits, req.OutputFields, false),
+		FieldsData: data,
 		Scores:     scores,
 		Ids:        &schemapb.IDs{IdField: &schemapb.IDs_StrId{StrId: &schemapb.StringArray{Data: ids}}},
 		Topks:      []int64{int64(len(hits))},
 	}}, nil
 }
 
-func (f *fakeMilvus) sortedRows() []fakeRow {
-	out := make([]fakeRow, 0, len(f.rows))
-	for _, r := range f.rows {
+func kvMap(kvs []*commonpb.KeyValuePair) map[string]string {
+	m := map[string]string{}
+	for _, kv := range kvs {
+		m[kv.Key] = kv.Value
+	}
+	return m
+}
+
+// decodeSparse reads a serialized sparse row: little-endian pairs of a
+// uint32 index and a float32 value.
+func decodeSparse(b []byte) map[uint32]float32 {
+	m := map[uint32]float32{}
+	for i := 0; i+8 <= len(b); i += 8 {
+		m[binary.LittleEndian.Uint32(b[i:])] = math.Float32frombits(binary.LittleEndian.Uint32(b[i+4:]))
+	}
+	return m
+}
+
+func dot(a, b map[uint32]float32) float32 {
+	var s float32
+	for d, v := range a {
+		s += v * b[d]
+	}
+	return s
+}
+
+func (c *fakeColl) sortedRows() []fakeRow {
+	out := make([]fakeRow, 0, len(c.rows))
+	for _, r := range c.rows {
 		out = append(out, r)
 	}
 	slices.SortFunc(out, func(a, b fakeRow) int { return strings.Compare(a.id, b.id) })
 	return out
 }
 
+// row returns a row of vector_store.
 func (f *fakeMilvus) row(id string) fakeRow {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.rows[id]
+	return f.colls[DefaultCollection].rows[id]
 }
 
-// rowCount is the number of stored rows.
+// rowCount is the number of rows of vector_store.
 func (f *fakeMilvus) rowCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.rows)
+	return len(f.colls[DefaultCollection].rows)
 }
 
 // fieldsData answers the asked output fields; a query always answers the
 // primary key too, as Milvus does.
-func fieldsData(rows []fakeRow, output []string, withPK bool) []*schemapb.FieldData {
-	want := map[string]bool{}
-	for _, o := range output {
-		want[o] = true
-	}
-	if withPK {
-		want[FieldID] = true
+func (c *fakeColl) fieldsData(rows []fakeRow, output []string, withPK bool) ([]*schemapb.FieldData, error) {
+	want := slices.Clone(output)
+	if withPK && !slices.Contains(want, FieldID) {
+		want = append([]string{FieldID}, want...)
 	}
 	var out []*schemapb.FieldData
-	col := func(name string, get func(fakeRow) string) {
-		vals := make([]string, len(rows))
-		for i, r := range rows {
-			vals[i] = get(r)
+	for _, name := range want {
+		if !slices.ContainsFunc(c.schema.Fields, func(fd *schemapb.FieldSchema) bool { return fd.Name == name }) {
+			return nil, fmt.Errorf("field %s does not exist", name)
 		}
-		out = append(out, entity.NewColumnVarChar(name, vals).FieldData())
-	}
-	if want[FieldID] {
-		col(FieldID, func(r fakeRow) string { return r.id })
-	}
-	if want[FieldContent] {
-		col(FieldContent, func(r fakeRow) string { return r.content })
-	}
-	if want[FieldMetadata] {
-		vals := make([][]byte, len(rows))
-		for i, r := range rows {
-			vals[i] = r.meta
+		switch name {
+		case FieldID:
+			vals := make([]string, len(rows))
+			for i, r := range rows {
+				vals[i] = r.id
+			}
+			out = append(out, entity.NewColumnVarChar(name, vals).FieldData())
+		case FieldContent:
+			vals := make([]string, len(rows))
+			for i, r := range rows {
+				vals[i] = r.content
+			}
+			out = append(out, entity.NewColumnVarChar(name, vals).FieldData())
+		case FieldMetadata:
+			vals := make([][]byte, len(rows))
+			for i, r := range rows {
+				vals[i] = r.meta
+			}
+			out = append(out, entity.NewColumnJSONBytes(name, vals).FieldData())
+		case FieldEmbedding:
+			vals := make([][]float32, len(rows))
+			for i, r := range rows {
+				vals[i] = r.vec
+			}
+			out = append(out, entity.NewColumnFloatVector(name, docqa.Dimension, vals).FieldData())
+		case FieldSparse:
+			vals := make([]entity.SparseEmbedding, len(rows))
+			for i, r := range rows {
+				vals[i] = sparseOf(r.sparse)
+			}
+			out = append(out, entity.NewColumnSparseVectors(name, vals).FieldData())
+		default:
+			return nil, fmt.Errorf("the fake cannot answer field %s", name)
 		}
-		out = append(out, entity.NewColumnJSONBytes(FieldMetadata, vals).FieldData())
 	}
-	return out
+	return out, nil
+}
+
+func sparseOf(m map[uint32]float32) entity.SparseEmbedding {
+	pos := make([]uint32, 0, len(m))
+	vals := make([]float32, 0, len(m))
+	for d, v := range m {
+		pos = append(pos, d)
+		vals = append(vals, v)
+	}
+	e, _ := entity.NewSliceSparseEmbedding(pos, vals)
+	return e
 }
 
 func cosine(a, b []float32) float32 {
@@ -439,42 +744,113 @@ func cosine(a, b []float32) float32 {
 	return float32(dot / math.Sqrt(na*nb))
 }
 
-var termRE = regexp.MustCompile(`^metadata\["(\w+)"\] == (-?\d+|"(?:[^"\\]|\\.)*")$`)
+const literal = `-?\d+|"(?:[^"\\]|\\.)*"`
 
-// parseExpr understands `metadata["k"] == "v"` and `metadata["k"] == 3`
-// terms joined by ` && `.
-func parseExpr(expr string) (func(meta []byte) bool, error) {
-	type term struct {
-		key string
-		val any
+var (
+	termRE     = regexp.MustCompile(`^(doc_id|metadata\["(\w+)"\]) (==|>|in) (.+)$`)
+	literalRE  = regexp.MustCompile(`^(?:` + literal + `)$`)
+	listRE     = regexp.MustCompile(`^\[(?:(?:` + literal + `)(?:, (?:` + literal + `))*)?\]$`)
+	itemRE     = regexp.MustCompile(literal)
+	iteratorRE = regexp.MustCompile(`^\((.*)\) and (doc_id > "(?:[^"\\]|\\.)*")$`)
+)
+
+// parseExpr understands what the store and the SDK's query iterator send:
+// "" (every row); terms `doc_id OP v` and `metadata["k"] OP v` where OP is
+// `==`, `>` or `in` (with a list `[v, ...]`) and v a string or a number,
+// joined by ` && `; and the iterator's `(EXPR) and doc_id > "id"`.
+func parseExpr(expr string) (func(fakeRow) bool, error) {
+	if expr == "" {
+		return func(fakeRow) bool { return true }, nil
 	}
-	var terms []term
+	if m := iteratorRE.FindStringSubmatch(expr); m != nil {
+		a, err := parseExpr(m[1])
+		if err != nil {
+			return nil, err
+		}
+		b, err := parseExpr(m[2])
+		if err != nil {
+			return nil, err
+		}
+		return func(r fakeRow) bool { return a(r) && b(r) }, nil
+	}
+	var terms []func(fakeRow) bool
 	for _, part := range strings.Split(expr, " && ") {
-		m := termRE.FindStringSubmatch(part)
-		if m == nil {
-			return nil, fmt.Errorf("cannot parse expression %q", expr)
+		t, err := parseTerm(part)
+		if err != nil {
+			return nil, fmt.Errorf("cannot parse expression %q: %v", expr, err)
 		}
-		if strings.HasPrefix(m[2], `"`) {
-			s, err := strconv.Unquote(m[2])
-			if err != nil {
-				return nil, fmt.Errorf("string literal %s: %v", m[2], err)
-			}
-			terms = append(terms, term{m[1], s})
-		} else {
-			n, _ := strconv.ParseFloat(m[2], 64)
-			terms = append(terms, term{m[1], n})
-		}
+		terms = append(terms, t)
 	}
-	return func(meta []byte) bool {
-		var obj map[string]any
-		if json.Unmarshal(meta, &obj) != nil {
-			return false
-		}
+	return func(r fakeRow) bool {
 		for _, t := range terms {
-			if obj[t.key] != t.val {
+			if !t(r) {
 				return false
 			}
 		}
 		return true
 	}, nil
+}
+
+func parseTerm(s string) (func(fakeRow) bool, error) {
+	m := termRE.FindStringSubmatch(s)
+	if m == nil {
+		return nil, fmt.Errorf("term %q", s)
+	}
+	field, key, op, rhs := m[1], m[2], m[3], m[4]
+	get := func(r fakeRow) any { return r.id }
+	if field != FieldID {
+		get = func(r fakeRow) any {
+			var obj map[string]any
+			if json.Unmarshal(r.meta, &obj) != nil {
+				return nil
+			}
+			return obj[key]
+		}
+	}
+	if op == "in" {
+		if !listRE.MatchString(rhs) {
+			return nil, fmt.Errorf("list %q", rhs)
+		}
+		var vals []any
+		for _, item := range itemRE.FindAllString(rhs, -1) {
+			v, err := parseLiteral(item)
+			if err != nil {
+				return nil, err
+			}
+			vals = append(vals, v)
+		}
+		return func(r fakeRow) bool { return slices.Contains(vals, get(r)) }, nil
+	}
+	if !literalRE.MatchString(rhs) {
+		return nil, fmt.Errorf("literal %q", rhs)
+	}
+	v, err := parseLiteral(rhs)
+	if err != nil {
+		return nil, err
+	}
+	if op == "==" {
+		return func(r fakeRow) bool { return get(r) == v }, nil
+	}
+	return func(r fakeRow) bool {
+		switch x := get(r).(type) {
+		case string:
+			y, ok := v.(string)
+			return ok && x > y
+		case float64:
+			y, ok := v.(float64)
+			return ok && x > y
+		}
+		return false
+	}, nil
+}
+
+func parseLiteral(s string) (any, error) {
+	if strings.HasPrefix(s, `"`) {
+		v, err := strconv.Unquote(s)
+		if err != nil {
+			return nil, fmt.Errorf("string literal %s: %v", s, err)
+		}
+		return v, nil
+	}
+	return strconv.ParseFloat(s, 64)
 }

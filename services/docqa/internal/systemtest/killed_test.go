@@ -127,7 +127,7 @@ func TestKilledMidIngest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	hits, err := store.Search(context.Background(), openaifake.Vector("timing belt", docqa.Dimension), docqa.MaxChunks)
+	hits, err := store.Search(context.Background(), openaifake.Vector("timing belt", docqa.Dimension), docqa.Query{TopK: docqa.MaxChunks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,274 @@
+package retrieval
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/embedded"
+	"github.com/carhub/backend/services/docqa/internal/provider"
+)
+
+func hit(id string) docqa.ScoredChunk {
+	return docqa.ScoredChunk{Chunk: docqa.Chunk{ID: id, Text: id}}
+}
+
+func ids(hits []docqa.ScoredChunk) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Chunk.ID
+	}
+	return out
+}
+
+func TestFuse(t *testing.T) {
+	lex := Ranking{[]docqa.ScoredChunk{hit("a"), hit("b"), hit("c")}, 1}
+	vec := Ranking{[]docqa.ScoredChunk{hit("c"), hit("d"), hit("a")}, 1}
+	got := Fuse(60, lex, vec)
+	// a: 1/61 + 1/63, c: 1/63 + 1/61 (tie: a first appeared first),
+	// b: 1/62, d: 1/62 (tie: b first).
+	if want := []string{"a", "c", "b", "d"}; !slices.Equal(ids(got), want) {
+		t.Fatalf("order %v, want %v", ids(got), want)
+	}
+	for i, want := range []float64{1.0/61 + 1.0/63, 1.0/63 + 1.0/61, 1.0 / 62, 1.0 / 62} {
+		if math.Abs(float64(got[i].Score)-want) > 1e-7 {
+			t.Fatalf("score of %s = %v, want %v", got[i].Chunk.ID, got[i].Score, want)
+		}
+	}
+
+	// A heavier vector ranking turns the order round.
+	got = Fuse(60, lex, Ranking{vec.Hits, 2})
+	if want := []string{"c", "a", "d", "b"}; !slices.Equal(ids(got), want) {
+		t.Fatalf("weighted order %v, want %v", ids(got), want)
+	}
+	if got := Fuse(60); len(got) != 0 {
+		t.Fatalf("no rankings gave %v", got)
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]Mode{"hybrid": Hybrid, " Vector ": Vector, "LEXICAL": Lexical} {
+		if got, err := ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseMode("bm25"); err == nil {
+		t.Error("bm25 accepted")
+	}
+}
+
+const (
+	md5Gnuplot = "0cc175b9c0f1b6a831c399e269772661"
+	md5Octave  = "92eb5ffee6ae2fec3ad71c777531578f"
+)
+
+// newStore holds two small manuals embedded by the local embedder, the
+// service's default.
+func newStore(t *testing.T) (*embedded.Store, docqa.Embedder) {
+	t.Helper()
+	s, err := embedded.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	emb := provider.NewLexicalEmbedder()
+	add := func(md5, title string, texts ...string) {
+		chunks := make([]docqa.Chunk, len(texts))
+		for i, text := range texts {
+			chunks[i] = docqa.Chunk{ID: docqa.ChunkID(md5, i), Page: i + 1, Index: i, Text: text, Embedding: emb.Vector(text)}
+		}
+		doc := docqa.Document{FileName: title + ".pdf", FileMD5: md5, Size: 1, Pages: len(texts), Chunks: len(texts), CreatedAt: time.Unix(0, 0)}
+		if err := s.Upsert(context.Background(), doc, chunks, emb.Name()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(md5Gnuplot, "gnuplot",
+		"Plotting surfaces: splot draws a surface from data.",
+		"The dgrid3d option maps scattered data onto a regular grid.",
+		"Colours of lines are set with linecolor.")
+	add(md5Octave, "octave",
+		"Matrices are written in square brackets.",
+		"Plot a surface with surf or mesh.",
+		"Scattered points are interpolated onto a grid with griddata.")
+	return s, emb
+}
+
+func mustNew(t *testing.T, cfg Config) *Retriever {
+	t.Helper()
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRetrieveModes(t *testing.T) {
+	s, emb := newStore(t)
+	ctx := context.Background()
+	const question = "scattered data onto a grid"
+	lexical, _ := s.SearchText(ctx, question, docqa.Query{TopK: 50})
+	vectors, _ := emb.Embed(ctx, []string{question})
+	vector, _ := s.Search(ctx, vectors[0], docqa.Query{TopK: 50})
+	if len(lexical) < 3 || len(vector) != 6 {
+		t.Fatalf("fixture: %d lexical, %d vector hits", len(lexical), len(vector))
+	}
+
+	for _, tc := range []struct {
+		mode Mode
+		want []docqa.ScoredChunk
+	}{
+		{Lexical, lexical[:3]},
+		{Vector, vector[:3]},
+		{Hybrid, Fuse(DefaultK, Ranking{lexical, DefaultLexicalWeight}, Ranking{vector, DefaultVectorWeight})[:3]},
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			r := mustNew(t, Config{Store: s, Embedder: emb, Mode: tc.mode})
+			got, err := r.Retrieve(ctx, question, docqa.Query{TopK: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(got), ids(tc.want)) {
+				t.Fatalf("got %v, want %v", ids(got), ids(tc.want))
+			}
+			for i := range got {
+				if got[i].Score != tc.want[i].Score {
+					t.Fatalf("score %d: %v, want %v", i, got[i].Score, tc.want[i].Score)
+				}
+			}
+			if r.Effective() != tc.mode {
+				t.Fatalf("effective %s", r.Effective())
+			}
+		})
+	}
+	// The dgrid3d page and griddata's page are the two that answer; the
+	// fusion puts both first.
+	r := mustNew(t, Config{Store: s, Embedder: emb})
+	got, _ := r.Retrieve(ctx, question, docqa.Query{TopK: 2})
+	if want := []string{docqa.ChunkID(md5Gnuplot, 1), docqa.ChunkID(md5Octave, 2)}; !slices.Equal(ids(got), want) {
+		t.Fatalf("hybrid top 2 = %v, want %v", ids(got), want)
+	}
+
+	// Limited to one manual, in every mode.
+	for _, mode := range []Mode{Hybrid, Vector, Lexical} {
+		r := mustNew(t, Config{Store: s, Embedder: emb, Mode: mode})
+		got, err := r.Retrieve(ctx, question, docqa.Query{TopK: 3, Documents: []string{md5Octave}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[0].Chunk.ID != docqa.ChunkID(md5Octave, 2) {
+			t.Fatalf("%s: first of octave = %v", mode, ids(got))
+		}
+		for _, h := range got {
+			if h.Document.FileMD5 != md5Octave {
+				t.Fatalf("%s: hit of another document: %v", mode, ids(got))
+			}
+		}
+	}
+}
+
+// vectorOnly is a store without a lexical index, as an older Milvus
+// collection is.
+type vectorOnly struct{ *embedded.Store }
+
+func (vectorOnly) LexicalIndex() bool { return false }
+func (vectorOnly) SearchText(context.Context, string, docqa.Query) ([]docqa.ScoredChunk, error) {
+	return nil, docqa.ErrNoLexicalIndex
+}
+
+func TestRetrieveWithoutLexicalIndexIsVectorOnly(t *testing.T) {
+	s, emb := newStore(t)
+	r := mustNew(t, Config{Store: vectorOnly{s}, Embedder: emb})
+	if r.Effective() != Vector || r.Configured() != Hybrid {
+		t.Fatalf("effective %s, configured %s", r.Effective(), r.Configured())
+	}
+	got, err := r.Retrieve(context.Background(), "surface", docqa.Query{TopK: 2})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("%v, %v", ids(got), err)
+	}
+}
+
+// scoreReranker scores a passage by how often the word appears in it.
+type scoreReranker struct {
+	word  string
+	err   error
+	calls [][]string
+}
+
+func (f *scoreReranker) Name() string { return "test-reranker" }
+func (f *scoreReranker) Rerank(_ context.Context, _ string, passages []string) ([]float64, error) {
+	f.calls = append(f.calls, passages)
+	if f.err != nil {
+		return nil, f.err
+	}
+	out := make([]float64, len(passages))
+	for i, p := range passages {
+		out[i] = float64(strings.Count(strings.ToLower(p), f.word))
+	}
+	return out, nil
+}
+
+func TestRerank(t *testing.T) {
+	s, emb := newStore(t)
+	ctx := context.Background()
+	rr := &scoreReranker{word: "octave"}
+	r := mustNew(t, Config{Store: s, Embedder: emb, Reranker: rr, Candidates: 4})
+	fused, _ := mustNew(t, Config{Store: s, Embedder: emb, Candidates: 4}).Retrieve(ctx, "surface grid", docqa.Query{TopK: 4})
+	got, err := r.Retrieve(ctx, "surface grid", docqa.Query{TopK: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.calls) != 1 || len(rr.calls[0]) != 4 {
+		t.Fatalf("reranker saw %d calls, %v", len(rr.calls), rr.calls)
+	}
+	if !strings.HasPrefix(rr.calls[0][0], "octave\n") && !strings.HasPrefix(rr.calls[0][0], "gnuplot\n") {
+		t.Fatalf("passage lacks its title: %q", rr.calls[0][0])
+	}
+	// Octave's chunks (score 1) first in their fused order, then gnuplot's.
+	var want []string
+	for _, pass := range []string{md5Octave, md5Gnuplot} {
+		for _, h := range fused {
+			if h.Document.FileMD5 == pass {
+				want = append(want, h.Chunk.ID)
+			}
+		}
+	}
+	if !slices.Equal(ids(got), want[:3]) {
+		t.Fatalf("reranked %v, want %v (fused %v)", ids(got), want[:3], ids(fused))
+	}
+
+	// A failing reranker leaves the fused order and says so.
+	var log bytes.Buffer
+	rr = &scoreReranker{err: errors.New("boom: " + docqa.ErrUnavailable.Error())}
+	r = mustNew(t, Config{Store: s, Embedder: emb, Reranker: rr, Candidates: 4, Log: slog.New(slog.NewTextHandler(&log, nil))})
+	got, err = r.Retrieve(ctx, "surface grid", docqa.Query{TopK: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids(got), ids(fused)) {
+		t.Fatalf("after a failure %v, want the fused %v", ids(got), ids(fused))
+	}
+	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "boom") {
+		t.Fatalf("no warning logged: %s", log.String())
+	}
+}
+
+func TestNewRefuses(t *testing.T) {
+	s, emb := newStore(t)
+	for name, cfg := range map[string]Config{
+		"no store":        {Embedder: emb},
+		"no embedder":     {Store: s},
+		"unknown mode":    {Store: s, Embedder: emb, Mode: "bm25"},
+		"negative weight": {Store: s, Embedder: emb, VectorWeight: -1},
+	} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
