@@ -1,9 +1,9 @@
 // Package openaifake is an in-process OpenAI-compatible HTTP server for tests.
-// It stands in for the paid embedding and chat providers: tests talk to it
-// over real HTTP (net/http/httptest), through the same client library the
-// service uses in production.
+// It stands in for the paid embedding and chat providers and for a rerank
+// server: tests talk to it over real HTTP (net/http/httptest), through the
+// same client library the service uses in production.
 //
-// It serves two endpoints under [Server.URL] (which ends in "/v1", the form
+// It serves three endpoints under [Server.URL] (which ends in "/v1", the form
 // OpenAI client libraries take as their base URL):
 //
 //   - POST /v1/embeddings: one deterministic vector per input string, derived
@@ -16,24 +16,31 @@
 //     [Script] (each after its optional delay), a final frame with the
 //     script's finish reason, then "data: [DONE]". Non-streaming requests are
 //     answered 400.
+//   - POST /v1/rerank (the Jina / Cohere v1 shape self-hosted rerank servers
+//     share): a deterministic relevance score per document, [Score] (the
+//     fraction of the query's words found in the document), with results
+//     sorted by score, highest first, as real servers answer; top_n cuts the
+//     list and return_documents adds each document's text.
 //
-// Failures are queued with [Server.FailEmbeddings] and [Server.FailChat]; each
-// queued [Failure] is used by exactly one later request of that endpoint, in
-// order, and requests after the queue is empty succeed. A Failure can answer
-// an HTTP status (with an OpenAI error body and an optional Retry-After
-// header), hang before sending anything, or, after some deltas, hang, send a
-// malformed frame, send an in-stream error frame, or end the stream without a
-// finish reason. A hanging request is held until the
-// client gives up (its request context ends) or the server closes.
+// Failures are queued with [Server.FailEmbeddings], [Server.FailChat] and
+// [Server.FailRerank]; each queued [Failure] is used by exactly one later
+// request of that endpoint, in order, and requests after the queue is empty
+// succeed. A Failure can answer an HTTP status (with an OpenAI error body and
+// an optional Retry-After header), hang before sending anything, answer a
+// body that is not JSON (embeddings, rerank), or, after some deltas (chat),
+// hang, send a malformed frame, send an in-stream error frame, or end the
+// stream without a finish reason. A hanging request is held until the client
+// gives up (its request context ends) or the server closes.
 //
 // Every request is recorded: [Server.EmbeddingRequests] returns the inputs of
 // each embeddings call (so tests can check batch sizes), [Server.MaxInFlight]
 // the largest number of embeddings calls served at once (slow them down with
-// [WithEmbeddingDelay] to observe a concurrency bound), and
-// [Server.ChatRequests] the model, messages and temperature of each chat call
-// together with whether the client cancelled it before the stream ended
-// ([Server.Cancelled] is a channel closed the first time that happens) and
-// when the first delta was flushed.
+// [WithEmbeddingDelay] to observe a concurrency bound), [Server.ChatRequests]
+// the model, messages and temperature of each chat call together with whether
+// the client cancelled it before the stream ended ([Server.Cancelled] is a
+// channel closed the first time that happens) and when the first delta was
+// flushed, and [Server.RerankRequests] the model, query, documents and top_n
+// of each rerank call.
 //
 // Typical use:
 //
@@ -46,6 +53,7 @@
 package openaifake
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -56,9 +64,12 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 )
 
 // APIKey is the bearer token the server accepts unless [WithAPIKey] says
@@ -98,7 +109,8 @@ type Failure struct {
 	// Message is the error message of the body; "" uses the status text.
 	Message string
 	// Malformed sends AfterDeltas deltas of the script, then a frame that is
-	// not JSON, then ends the stream; for embeddings, a body that is not JSON.
+	// not JSON, then ends the stream; for embeddings and rerank, a body that
+	// is not JSON.
 	Malformed bool
 	// StreamError sends AfterDeltas deltas, then a frame {"error": {...}}
 	// with this message (as providers do when they fail mid-answer), then
@@ -120,6 +132,16 @@ type EmbeddingRequest struct {
 	Input          []string
 	EncodingFormat string
 	Authorization  string
+}
+
+// RerankRequest is one recorded call of /v1/rerank.
+type RerankRequest struct {
+	Model           string
+	Query           string
+	Documents       []string
+	TopN            *int  // nil when the client sent none
+	ReturnDocuments *bool // nil when the client sent none
+	Authorization   string
 }
 
 // Message is a chat message as received.
@@ -156,18 +178,20 @@ type Server struct {
 	quit      chan struct{}
 	cancelled chan struct{}
 
-	mu            sync.Mutex
-	apiKey        string
-	dim           int
-	embedDelay    time.Duration
-	script        Script
-	embedFailures []Failure
-	chatFailures  []Failure
-	embedReqs     []EmbeddingRequest
-	chatReqs      []*ChatRequest
-	inFlight      int
-	maxInFlight   int
-	cancelOnce    sync.Once
+	mu             sync.Mutex
+	apiKey         string
+	dim            int
+	embedDelay     time.Duration
+	script         Script
+	embedFailures  []Failure
+	chatFailures   []Failure
+	rerankFailures []Failure
+	embedReqs      []EmbeddingRequest
+	chatReqs       []*ChatRequest
+	rerankReqs     []RerankRequest
+	inFlight       int
+	maxInFlight    int
+	cancelOnce     sync.Once
 }
 
 // Option configures a Server.
@@ -202,6 +226,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/rerank", s.rerank)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/v1"
 	tb.Cleanup(s.Close)
@@ -252,6 +277,13 @@ func (s *Server) FailChat(fs ...Failure) {
 	s.chatFailures = append(s.chatFailures, fs...)
 }
 
+// FailRerank queues failures for the next rerank requests, one each.
+func (s *Server) FailRerank(fs ...Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rerankFailures = append(s.rerankFailures, fs...)
+}
+
 // EmbeddingRequests returns a copy of the recorded embeddings calls, in the
 // order they arrived (failed ones included).
 func (s *Server) EmbeddingRequests() []EmbeddingRequest {
@@ -290,6 +322,16 @@ func (s *Server) LastChatRequest() (ChatRequest, bool) {
 	return *s.chatReqs[len(s.chatReqs)-1], true
 }
 
+// RerankRequests returns a copy of the recorded rerank calls, in the order
+// they arrived (failed ones included).
+func (s *Server) RerankRequests() []RerankRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]RerankRequest, len(s.rerankReqs))
+	copy(out, s.rerankReqs)
+	return out
+}
+
 // Cancelled is closed the first time a chat request's context ends before
 // its answer was complete, as seen by the server.
 func (s *Server) Cancelled() <-chan struct{} { return s.cancelled }
@@ -315,6 +357,35 @@ func Vector(text string, dim int) []float32 {
 		}
 	}
 	return v
+}
+
+// Score is the relevance the rerank endpoint answers for document against
+// query: the fraction of the query's distinct words (lower-cased runs of
+// letters and digits) that are words of the document, from 0 to 1. Tests
+// use it to predict the scores and their order.
+func Score(query, document string) float64 {
+	qs := words(query)
+	if len(qs) == 0 {
+		return 0
+	}
+	ds := words(document)
+	found := 0
+	for w := range qs {
+		if ds[w] {
+			found++
+		}
+	}
+	return float64(found) / float64(len(qs))
+}
+
+func words(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		set[w] = true
+	}
+	return set
 }
 
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
@@ -619,4 +690,77 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	rec.Completed = true
 	s.mu.Unlock()
+}
+
+type rerankBody struct {
+	Model           string   `json:"model"`
+	Query           string   `json:"query"`
+	Documents       []string `json:"documents"`
+	TopN            *int     `json:"top_n"`
+	ReturnDocuments *bool    `json:"return_documents"`
+}
+
+func (s *Server) rerank(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	var body rerankBody
+	if err := readJSON(r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, "", "malformed JSON body: "+err.Error(), "invalid_request")
+		return
+	}
+
+	s.mu.Lock()
+	s.rerankReqs = append(s.rerankReqs, RerankRequest{
+		Model: body.Model, Query: body.Query, Documents: body.Documents,
+		TopN: body.TopN, ReturnDocuments: body.ReturnDocuments,
+		Authorization: r.Header.Get("Authorization"),
+	})
+	f, failing := next(&s.rerankFailures)
+	s.mu.Unlock()
+
+	if failing {
+		switch {
+		case f.Status != 0:
+			writeError(w, f.Status, f.RetryAfter, f.Message, "fake_failure")
+			return
+		case f.Malformed:
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprint(w, `{"results": [ this is not json`)
+			return
+		case f.Hang:
+			s.hang(r)
+			return
+		}
+	}
+	if body.Model == "" || body.Query == "" {
+		writeError(w, http.StatusBadRequest, "", "model and query: required", "invalid_request")
+		return
+	}
+	if len(body.Documents) == 0 {
+		writeError(w, http.StatusBadRequest, "", "documents: must not be empty", "invalid_request")
+		return
+	}
+
+	type result struct {
+		Index          int               `json:"index"`
+		RelevanceScore float64           `json:"relevance_score"`
+		Document       map[string]string `json:"document,omitempty"`
+	}
+	results := make([]result, len(body.Documents))
+	for i, doc := range body.Documents {
+		results[i] = result{Index: i, RelevanceScore: Score(body.Query, doc)}
+		if body.ReturnDocuments != nil && *body.ReturnDocuments {
+			results[i].Document = map[string]string{"text": doc}
+		}
+	}
+	slices.SortStableFunc(results, func(a, b result) int { return cmp.Compare(b.RelevanceScore, a.RelevanceScore) })
+	if body.TopN != nil && *body.TopN > 0 && *body.TopN < len(results) {
+		results = results[:*body.TopN]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "rerank-fake", "model": body.Model, "results": results,
+		"usage": map[string]int{"total_tokens": len(body.Documents)},
+	})
 }

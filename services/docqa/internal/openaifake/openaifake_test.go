@@ -167,3 +167,136 @@ func TestChatHangSeesClientLeave(t *testing.T) {
 		t.Fatalf("recorded %+v", rec)
 	}
 }
+
+func TestScore(t *testing.T) {
+	tests := []struct {
+		query, document string
+		want            float64
+	}{
+		{"oil change interval", "Change the engine oil every 10000 km; the interval halves off-road.", 1},
+		{"oil change interval", "Oil: 5W-30.", 1.0 / 3},
+		{"Oil OIL oil", "oil", 1}, // distinct words, case folded
+		{"tyre pressure", "Tyres: 2.3 bar", 0},
+		{"机油 更换", "机油 每年 更换", 1},
+		{"", "anything", 0},
+		{"?!", "anything", 0},
+	}
+	for _, tt := range tests {
+		if got := openaifake.Score(tt.query, tt.document); got != tt.want {
+			t.Errorf("Score(%q, %q) = %v, want %v", tt.query, tt.document, got, tt.want)
+		}
+	}
+}
+
+type rerankResult struct {
+	Index          int     `json:"index"`
+	RelevanceScore float64 `json:"relevance_score"`
+	Document       *struct {
+		Text string `json:"text"`
+	} `json:"document"`
+}
+
+func decodeResults(t *testing.T, res *http.Response) []rerankResult {
+	t.Helper()
+	var got struct {
+		Results []rerankResult `json:"results"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&got); err != nil || res.StatusCode != 200 {
+		t.Fatalf("status %d, decode %v", res.StatusCode, err)
+	}
+	return got.Results
+}
+
+func TestRerankWire(t *testing.T) {
+	fake := openaifake.New(t)
+	docs := `["Tyre pressure: 2.3 bar.", "Change the oil every 10000 km.", "Oil: 5W-30."]`
+
+	res := post(t, context.Background(), fake.URL+"/rerank", openaifake.APIKey,
+		`{"model":"m","query":"oil change","documents":`+docs+`}`)
+	got := decodeResults(t, res)
+	// Sorted by score, highest first; the tie at 0 keeps input order.
+	want := []rerankResult{{Index: 1, RelevanceScore: 1}, {Index: 2, RelevanceScore: 0.5}, {Index: 0, RelevanceScore: 0}}
+	if len(got) != len(want) {
+		t.Fatalf("results %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Index != want[i].Index || got[i].RelevanceScore != want[i].RelevanceScore || got[i].Document != nil {
+			t.Fatalf("result %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+
+	res = post(t, context.Background(), fake.URL+"/rerank", openaifake.APIKey,
+		`{"model":"m","query":"oil change","documents":`+docs+`,"top_n":1,"return_documents":true}`)
+	got = decodeResults(t, res)
+	if len(got) != 1 || got[0].Index != 1 || got[0].Document == nil || got[0].Document.Text != "Change the oil every 10000 km." {
+		t.Fatalf("top_n 1 with documents: %+v", got)
+	}
+
+	reqs := fake.RerankRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("recorded %d requests, want 2", len(reqs))
+	}
+	if r := reqs[0]; r.Model != "m" || r.Query != "oil change" || len(r.Documents) != 3 || r.TopN != nil || r.ReturnDocuments != nil ||
+		r.Authorization != "Bearer "+openaifake.APIKey {
+		t.Errorf("recorded %+v", r)
+	}
+	if r := reqs[1]; r.TopN == nil || *r.TopN != 1 || r.ReturnDocuments == nil || !*r.ReturnDocuments {
+		t.Errorf("recorded %+v", r)
+	}
+
+	for _, tc := range []struct {
+		key, body string
+		status    int
+	}{
+		{"wrong", `{"model":"m","query":"q","documents":["d"]}`, 401},
+		{openaifake.APIKey, `{"query":"q","documents":["d"]}`, 400},
+		{openaifake.APIKey, `{"model":"m","documents":["d"]}`, 400},
+		{openaifake.APIKey, `{"model":"m","query":"q","documents":[]}`, 400},
+		{openaifake.APIKey, `{"model":"m","query":"q","documents":"d"}`, 400},
+		{openaifake.APIKey, `not json`, 400},
+	} {
+		if res := post(t, context.Background(), fake.URL+"/rerank", tc.key, tc.body); res.StatusCode != tc.status {
+			t.Errorf("%s with key %q: status %d, want %d", tc.body, tc.key, res.StatusCode, tc.status)
+		}
+	}
+}
+
+func TestRerankFailureQueue(t *testing.T) {
+	fake := openaifake.New(t)
+	fake.FailRerank(
+		openaifake.Failure{Status: 503, RetryAfter: "2", Message: "model loading"},
+		openaifake.Failure{Malformed: true},
+		openaifake.Failure{Hang: true},
+	)
+	body := `{"model":"m","query":"q","documents":["q"]}`
+
+	res := post(t, context.Background(), fake.URL+"/rerank", openaifake.APIKey, body)
+	errBody, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 503 || res.Header.Get("Retry-After") != "2" || !strings.Contains(string(errBody), `"message":"model loading"`) {
+		t.Fatalf("queued status: %d %q %s", res.StatusCode, res.Header.Get("Retry-After"), errBody)
+	}
+
+	res = post(t, context.Background(), fake.URL+"/rerank", openaifake.APIKey, body)
+	var v any
+	if err := json.NewDecoder(res.Body).Decode(&v); res.StatusCode != 200 || err == nil {
+		t.Fatalf("queued malformed answer: status %d, decodes as JSON: %v", res.StatusCode, err == nil)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, fake.URL+"/rerank", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+openaifake.APIKey)
+	if res, err := http.DefaultClient.Do(req); err == nil {
+		res.Body.Close()
+		t.Fatal("a hanging request answered")
+	}
+
+	// The queue is empty: the next request succeeds.
+	res = post(t, context.Background(), fake.URL+"/rerank", openaifake.APIKey, body)
+	if got := decodeResults(t, res); len(got) != 1 || got[0].RelevanceScore != 1 {
+		t.Fatalf("after the queue: %+v", got)
+	}
+	if n := len(fake.RerankRequests()); n != 4 {
+		t.Fatalf("recorded %d requests, want 4 (failed ones included)", n)
+	}
+}

@@ -1,8 +1,10 @@
-// Package provider implements docqa.Embedder and docqa.ChatModel.
+// Package provider implements docqa.Embedder, docqa.ChatModel and
+// docqa.Reranker.
 //
 // Remote providers speak the OpenAI HTTP API through the official client
 // library (github.com/openai/openai-go): [Embedder] calls /v1/embeddings in
-// bounded, concurrent batches and [Chat] streams /v1/chat/completions. Any
+// bounded, concurrent batches, [Chat] streams /v1/chat/completions and
+// [Reranker] calls the /rerank endpoint of self-hostable rerank servers. Any
 // OpenAI-compatible server works (SiliconFlow, vLLM, Ollama, ...) given its
 // base URL. Failures wrap docqa.ErrUnavailable (the HTTP layer answers 503);
 // an answer from the provider with an HTTP error status is an [*APIError]
@@ -31,7 +33,7 @@ import (
 // docqa.ErrUnavailable: whatever the status, the service cannot answer
 // without the provider. Use errors.As to read the status and message.
 type APIError struct {
-	Op         string // "embeddings" or "chat"
+	Op         string // "embeddings", "chat" or "rerank"
 	StatusCode int
 	Message    string // the provider's error message, or the status text
 }
