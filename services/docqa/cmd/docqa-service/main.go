@@ -25,13 +25,20 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 	"github.com/carhub/backend/services/docqa/internal/provider"
 	"github.com/carhub/backend/services/docqa/internal/rag"
+	"github.com/carhub/backend/services/docqa/internal/retrieval"
 	"github.com/carhub/backend/services/docqa/internal/splitter"
 )
 
 func main() {
 	ctx, cancel := httpserver.SignalContext(context.Background())
 	defer cancel()
-	if err := run(ctx, os.Getenv, os.Stdout); err != nil {
+	serve := run
+	if len(os.Args) > 1 {
+		serve = func(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+			return command(ctx, os.Args[1:], getenv, stdout)
+		}
+	}
+	if err := serve(ctx, os.Getenv, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "docqa-service:", err)
 		cancel()
 		os.Exit(1)
@@ -82,6 +89,22 @@ type serviceConfig struct {
 	ChatMaxRetries       int           `env:"CHAT_MAX_RETRIES" default:"2"`
 	ChatContextTokens    int           `env:"CHAT_CONTEXT_TOKENS" default:"6000"` // retrieved passages in the prompt
 	ChatHistoryTokens    int           `env:"CHAT_HISTORY_TOKENS" default:"2000"` // earlier turns in the prompt
+
+	// Retrieval: hybrid fuses the lexical (BM25) and vector rankings by
+	// reciprocal rank fusion; vector and lexical use one ranking alone.
+	Retrieval              string  `env:"RETRIEVAL" default:"hybrid"` // hybrid | vector | lexical
+	RetrievalRRFK          int     `env:"RETRIEVAL_RRF_K" default:"20"`
+	RetrievalLexicalWeight float64 `env:"RETRIEVAL_LEXICAL_WEIGHT" default:"2"`
+	RetrievalVectorWeight  float64 `env:"RETRIEVAL_VECTOR_WEIGHT" default:"1"`
+	RetrievalCandidates    int     `env:"RETRIEVAL_CANDIDATES" default:"50"` // from each ranking, and for the reranker
+
+	// A reranker (the /rerank API of self-hostable rerank servers) reorders
+	// the best RETRIEVAL_CANDIDATES fused chunks when RERANK_BASE_URL is set.
+	RerankBaseURL    string        `env:"RERANK_BASE_URL"`
+	RerankAPIKey     string        `env:"RERANK_API_KEY" secret:"true"`
+	RerankModel      string        `env:"RERANK_MODEL" default:"BAAI/bge-reranker-v2-m3"`
+	RerankTimeout    time.Duration `env:"RERANK_TIMEOUT" default:"30s"`
+	RerankMaxRetries int           `env:"RERANK_MAX_RETRIES" default:"1"`
 
 	CORSOrigins     string        `env:"CORS_ORIGINS" default:"http://localhost:8081,http://localhost:5173"`
 	SSEHeartbeat    time.Duration `env:"SSE_HEARTBEAT" default:"15s"`
@@ -136,6 +159,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := checkEmbedder(ctx, store, embedder); err != nil {
 		return err
 	}
+	retriever, err := newRetriever(cfg, store, embedder, log)
+	if err != nil {
+		return err
+	}
+	if retriever.Effective() != retriever.Configured() {
+		log.Warn("the vector store has no lexical index: retrieval is vector-only until the collection is re-indexed "+
+			"(docqa-service reindex)", "retrieval", retriever.Configured(), "serving", retriever.Effective())
+	}
 
 	if cfg.IngestConcurrency < 1 {
 		return fmt.Errorf("INGEST_CONCURRENCY: %d must be at least 1", cfg.IngestConcurrency)
@@ -185,6 +216,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Store:              store,
 		Embedder:           embedder,
 		Chat:               chat,
+		Retriever:          retriever,
 		Pipeline:           pipeline,
 		PDFEngine:          pdf,
 		CountTokens:        split.CountTokens,
@@ -223,6 +255,36 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return cause
 	}
 	return nil
+}
+
+// command runs a command other than serving: "reindex" gives a Milvus
+// collection created without the lexical field its sparse BM25 field (see
+// milvus.Store.Reindex); the embedded store needs none, its lexical index
+// is built at every start.
+func command(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	if len(args) != 1 || args[0] != "reindex" {
+		return fmt.Errorf("unknown command %q: the only command is reindex (none: serve)", strings.Join(args, " "))
+	}
+	var cfg serviceConfig
+	if err := config.Load(getenv, &cfg); err != nil {
+		return err
+	}
+	log := logging.New(stdout, slog.LevelInfo)
+	store, kind, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	m, ok := store.(*milvus.Store)
+	if !ok {
+		log.Info("reindex: nothing to do: the " + kind + " store builds its lexical index at every start")
+		return nil
+	}
+	if m.LexicalIndex() {
+		log.Info("reindex: nothing to do: the collection has its lexical field", "collection", cfg.MilvusCollection)
+		return nil
+	}
+	return m.Reindex(ctx, log)
 }
 
 // openStore opens the configured vector store.
@@ -290,6 +352,44 @@ func newChat(cfg serviceConfig) (docqa.ChatModel, string, error) {
 		return nil, "", fmt.Errorf("CHAT_BASE_URL, CHAT_MODEL: %w", err)
 	}
 	return c, "remote", nil
+}
+
+// newRetriever wires retrieval, with the reranker when one is configured.
+func newRetriever(cfg serviceConfig, store docqa.VectorStore, embedder docqa.Embedder, log *slog.Logger) (*retrieval.Retriever, error) {
+	mode, err := retrieval.ParseMode(cfg.Retrieval)
+	if err != nil {
+		return nil, fmt.Errorf("RETRIEVAL: %w", err)
+	}
+	if cfg.RetrievalRRFK < 1 || cfg.RetrievalCandidates < 1 {
+		return nil, errors.New("RETRIEVAL_RRF_K, RETRIEVAL_CANDIDATES: must be at least 1")
+	}
+	if cfg.RetrievalLexicalWeight <= 0 || cfg.RetrievalVectorWeight <= 0 {
+		return nil, errors.New("RETRIEVAL_LEXICAL_WEIGHT, RETRIEVAL_VECTOR_WEIGHT: must be above 0")
+	}
+	rc := retrieval.Config{
+		Store:         store,
+		Embedder:      embedder,
+		Mode:          mode,
+		K:             cfg.RetrievalRRFK,
+		LexicalWeight: cfg.RetrievalLexicalWeight,
+		VectorWeight:  cfg.RetrievalVectorWeight,
+		Candidates:    cfg.RetrievalCandidates,
+		Log:           log,
+	}
+	if cfg.RerankBaseURL != "" {
+		rr, err := provider.NewReranker(provider.RerankerConfig{
+			BaseURL:    cfg.RerankBaseURL,
+			APIKey:     cfg.RerankAPIKey,
+			Model:      cfg.RerankModel,
+			Timeout:    cfg.RerankTimeout,
+			MaxRetries: cfg.RerankMaxRetries,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("RERANK_BASE_URL, RERANK_MODEL: %w", err)
+		}
+		rc.Reranker = rr
+	}
+	return retrieval.New(rc)
 }
 
 // checkEmbedder refuses to serve a store whose vectors another embedder

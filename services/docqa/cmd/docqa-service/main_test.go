@@ -208,6 +208,7 @@ func TestRunRemoteProvidersAndSecretsMasked(t *testing.T) {
 		"EMBEDDING_BASE_URL": fake.URL, "EMBEDDING_API_KEY": openaifake.APIKey,
 		"CHAT_BASE_URL": fake.URL, "CHAT_API_KEY": openaifake.APIKey, "CHAT_MODEL": "the-chat-model",
 		"MILVUS_PASSWORD": "milvus-secret-password",
+		"RERANK_BASE_URL": fake.URL, "RERANK_API_KEY": openaifake.APIKey, "RERANK_MODEL": "the-rerank-model",
 	})
 	upload(t, s.URL, ingesttest.PDF("Brake fluid is changed every two years."))
 	resp, err := http.Post(s.URL+"/api/chat/stream", "application/json", strings.NewReader(`{"question":"brake fluid?"}`))
@@ -225,6 +226,12 @@ func TestRunRemoteProvidersAndSecretsMasked(t *testing.T) {
 	}
 	if len(fake.EmbeddingRequests()) < 2 || fake.EmbeddingRequests()[0].Model != "BAAI/bge-m3" {
 		t.Errorf("embedding requests = %+v", fake.EmbeddingRequests())
+	}
+	// The reranker saw the question and the fused candidates, titled.
+	rr := fake.RerankRequests()
+	if len(rr) != 1 || rr[0].Model != "the-rerank-model" || rr[0].Query != "brake fluid?" || len(rr[0].Documents) != 1 ||
+		!strings.HasSuffix(rr[0].Documents[0], "Brake fluid is changed every two years.") {
+		t.Errorf("rerank requests = %+v", rr)
 	}
 	if err := s.stop(); err != nil {
 		t.Fatal(err)
@@ -269,6 +276,10 @@ func TestRunBadConfig(t *testing.T) {
 		{map[string]string{"CORS_ORIGINS": "not an origin"}, "CORS_ORIGINS"},
 		{map[string]string{"EMBEDDING_API_KEY": "k"}, "EMBEDDING_BASE_URL"},
 		{map[string]string{"DOCQA_ADDR": "256.1.1.1:99999"}, "DOCQA_ADDR"},
+		{map[string]string{"RETRIEVAL": "bm25"}, "RETRIEVAL"},
+		{map[string]string{"RETRIEVAL_LEXICAL_WEIGHT": "-1"}, "RETRIEVAL_LEXICAL_WEIGHT"},
+		{map[string]string{"RETRIEVAL_RRF_K": "0"}, "RETRIEVAL_RRF_K"},
+		{map[string]string{"RERANK_BASE_URL": "ftp://rerank"}, "RERANK_BASE_URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -277,6 +288,23 @@ func TestRunBadConfig(t *testing.T) {
 				t.Errorf("err = %v, want one naming %s", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestCommand(t *testing.T) {
+	var out strings.Builder
+	env := map[string]string{"DOCQA_STORE_PATH": t.TempDir()}
+	getenv := func(k string) string { return env[k] }
+	if err := command(context.Background(), []string{"reindex"}, getenv, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "nothing to do: the embedded store builds its lexical index at every start") {
+		t.Errorf("reindex on the embedded store said %s", out.String())
+	}
+	for _, args := range [][]string{{"backup"}, {"reindex", "now"}} {
+		if err := command(context.Background(), args, getenv, &out); err == nil || !strings.Contains(err.Error(), "the only command is reindex") {
+			t.Errorf("%v: %v", args, err)
+		}
 	}
 }
 
