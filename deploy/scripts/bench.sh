@@ -8,7 +8,10 @@
 #     one fresh PostgreSQL database;
 #   - the statistics benchmark at 10 000 refuels (PostgreSQL and SQLite);
 #   - PDF extraction (pdftext.BenchmarkExtract) beside pdftotext on the same corpus;
-#   - the embedded vector store's search benchmark;
+#   - the embedded vector store's search benchmark and retrieval's latency
+#     (hybrid, lexical, vector) over 10 000 chunks;
+#   - retrieval quality: hit@k and MRR@10 on real manuals that Debian packages
+#     install (services/docqa/testdata/retrieval), beside a plain BM25 baseline;
 #   - the chat first-token latency benchmark (what the service and its SSE add);
 #   - docqa ingestion on the real binary: start-up until /health is ok, one
 #     100 MB upload and 8 concurrent 100 MB uploads (services/docqa/cmd/ingestload),
@@ -17,7 +20,8 @@
 # PostgreSQL: TEST_DATABASE_URL (a superuser or a role that may CREATE
 # DATABASE), or else a throwaway server (deploy/scripts/pg-throwaway.sh).
 # pdftotext: used when installed; BENCH_INSTALL=1 lets this script install
-# poppler-utils with apt-get when it is missing.
+# poppler-utils with apt-get when it is missing, and the retrieval
+# benchmark's manual packages likewise.
 # Knobs: BENCH_DURATION (10s per load scenario and target, after a 2 s warm-up),
 # BENCH_CONNS (32), BENCH_REPORT (deploy/bench/REPORT.md).
 # All traffic stays on 127.0.0.1. A failed step is recorded in the report and
@@ -290,6 +294,36 @@ md "## Embedded vector store search" "" \
 	"64 different queries in turn; median and 99th percentile per search." ""
 if step search.log "cd services/docqa && $GO test -run '^\$' -bench Search -benchtime 300x ./internal/embedded"; then
 	bench_table search.log
+fi
+
+# ---------------------------------------------------------------- retrieval
+md "## Retrieval latency over 10 000 chunks" "" \
+	"\`BenchmarkRetrieve\`: a 12-word question, topK 10, over 10 000 chunks of 300 Zipf-distributed words (10" \
+	"documents), embedded store and local embedder; hybrid is both rankings and their fusion." ""
+if step retrieve.log "cd services/docqa && $GO test -run '^\$' -bench Retrieve -benchtime 300x ./internal/retrieval"; then
+	bench_table retrieve.log
+fi
+
+retrieval_dir=services/docqa/testdata/retrieval
+retrieval_pkgs=$(sed -n 's/.*"package": "\([^"]*\)".*/\1/p' "$retrieval_dir/manuals.json" | sort -u | tr '\n' ' ')
+md "## Retrieval quality on real manuals" "" \
+	"\`retrievalbench\`: the manuals of \`$retrieval_dir/manuals.json\` (Debian packages: $retrieval_pkgs) ingested through" \
+	"the service's pipeline, the questions of \`questions.json\` (how they were made: its README) asked in each mode;" \
+	"a hit at k is an answer page among the first k sources. The BM25 baseline is SQLite FTS5 with its default" \
+	"tokenizer over whole pages, computed in the same run. Defaults were chosen on the dev split; test is held out." ""
+if [[ "${BENCH_INSTALL:-}" == 1 ]]; then
+	step install-manuals.log "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $retrieval_pkgs" || true
+fi
+if step retrieval-all.log "cd services/docqa && $GO run ./cmd/retrievalbench -split all -pdf-cache $work/pdfium-retrieval"; then
+	md '```' "$(cat "$work/retrieval-all.log")" '```' ""
+	step retrieval-test.log "cd services/docqa && $GO run ./cmd/retrievalbench -split test -pdf-cache $work/pdfium-retrieval" &&
+		md "Held-out questions only:" "" '```' "$(cat "$work/retrieval-test.log")" '```' ""
+	if [[ -n "${EMBEDDING_BASE_URL:-}" ]]; then
+		step retrieval-remote.log "cd services/docqa && EMBEDDING_BASE_URL=\$EMBEDDING_BASE_URL $GO run ./cmd/retrievalbench -split all -pdf-cache $work/pdfium-retrieval" &&
+			md "With the remote embedding model (\`EMBEDDING_MODEL=${EMBEDDING_MODEL:-BAAI/bge-m3}\`):" "" '```' "$(cat "$work/retrieval-remote.log")" '```' ""
+	fi
+else
+	md "(The manuals are missing: install the packages above, or rerun with \`BENCH_INSTALL=1\`.)" ""
 fi
 
 # ---------------------------------------------------------------- SSE
