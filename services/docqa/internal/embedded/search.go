@@ -1,12 +1,13 @@
 package embedded
 
 import (
-	"container/heap"
 	"math"
 	"runtime"
 	"sync"
 
 	"github.com/viterin/vek/vek32"
+
+	"github.com/carhub/backend/services/docqa/internal/lexical"
 )
 
 // parallelMin is the number of rows from which scoring is split across CPUs;
@@ -35,36 +36,9 @@ func normalize(v []float32) ([]float32, bool) {
 // where the CPU has it (about ten times the plain loop) and plain Go elsewhere.
 func dot(a, b []float32) float32 { return vek32.Dot(a, b) }
 
-type hit struct {
-	i     int // position in the index
-	score float32
-}
-
-// worse orders hits: lower score first, and at equal score the later row.
-func worse(a, b hit) bool {
-	if a.score != b.score {
-		return a.score < b.score
-	}
-	return a.i > b.i
-}
-
-// minHeap keeps the best k hits with the worst on top.
-type minHeap []hit
-
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(hit)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // topHits scores every row against query (unit length) and returns the best
 // k, best first; equal scores keep index order.
-func topHits(query []float32, rows []*row, k int) []hit {
+func topHits(query []float32, rows []*row, k int) []lexical.Hit {
 	scores := make([]float32, len(rows))
 	workers := runtime.GOMAXPROCS(0)
 	if len(rows) < parallelMin || workers < 2 {
@@ -85,19 +59,5 @@ func topHits(query []float32, rows []*row, k int) []hit {
 		wg.Wait()
 	}
 
-	h := make(minHeap, 0, min(k, len(rows))+1)
-	for i, sc := range scores {
-		c := hit{i: i, score: sc}
-		if len(h) < k {
-			heap.Push(&h, c)
-		} else if worse(h[0], c) {
-			h[0] = c
-			heap.Fix(&h, 0)
-		}
-	}
-	out := make([]hit, len(h))
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(hit)
-	}
-	return out
+	return lexical.TopK(scores, k, nil)
 }

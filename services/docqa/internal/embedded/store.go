@@ -261,7 +261,7 @@ func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) ([]
 	hits := topHits(query, rows, q.TopK)
 	out := make([]docqa.ScoredChunk, len(hits))
 	for i, h := range hits {
-		out[i] = s.scoredLocked(rows[h.i], h.score)
+		out[i] = s.scoredLocked(rows[h.Doc], h.Score)
 	}
 	return out, nil
 }

@@ -116,6 +116,10 @@ func words(prepared string) []string {
 	return out
 }
 
+// IsStopWord reports whether a lower-cased word is one of the English
+// function words that carry no topic.
+func IsStopWord(w string) bool { return stopWords[w] }
+
 // stopWords are English function words that carry no topic; a question is
 // full of them and every page holds them, so they only cost time. Words of
 // other languages are left alone: BM25's inverse document frequency weighs

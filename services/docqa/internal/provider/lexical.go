@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/lexical"
 )
 
 // LexicalEmbedder is the local fallback docqa.Embedder: a bag of hashed
@@ -138,7 +139,7 @@ func forEachFeature(text string, emit func(feature uint64, weight float64)) {
 		}
 		w := text[wordStart:end]
 		wordStart = -1
-		if stopWords[w] {
+		if lexical.IsStopWord(w) {
 			return
 		}
 		emit(feature("w:", w), wordWeight)
@@ -189,19 +190,6 @@ func forEachFeature(text string, emit func(feature uint64, weight float64)) {
 	flushWord(len(text))
 	flushCJK()
 }
-
-// stopWords are English function words that carry no topic. Other Latin
-// languages are left alone: a wrong guess would drop real words.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but if of to in on at by for with from as is are was were be been
-		being it its this that these those there here what which who whom how why when where do does did
-		can could should would will shall may might must i you he she we they me him her us them my your
-		our their not no so than then too very into over about`) {
-		m[w] = true
-	}
-	return m
-}()
 
 // cjkStop are Chinese particles whose single characters carry no topic;
 // they still take part in character pairs.
