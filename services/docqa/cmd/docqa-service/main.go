@@ -22,6 +22,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/milvus"
+	"github.com/carhub/backend/services/docqa/internal/originals"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 	"github.com/carhub/backend/services/docqa/internal/provider"
 	"github.com/carhub/backend/services/docqa/internal/rag"
@@ -62,6 +63,10 @@ type serviceConfig struct {
 
 	DataDir string `env:"DOCQA_DATA_DIR" default:"data"`
 	TempDir string `env:"DOCQA_TEMP_DIR" default:"var/uploads"` // this instance's own: leftovers are removed at start
+	// FilesDir keeps the original of every stored PDF, served by GET
+	// /api/documents/:md5/file. On the file system of TempDir, keeping one
+	// is a hard link of the upload: no copy.
+	FilesDir string `env:"DOCQA_FILES_DIR" default:"var/docqa-files"`
 
 	// At most IngestConcurrency documents are extracted and embedded at once
 	// (each one PDF engine instance); IngestQueue more wait in line; past
@@ -183,6 +188,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	files, err := originals.Open(cfg.FilesDir)
+	if err != nil {
+		return fmt.Errorf("DOCQA_FILES_DIR: %w", err)
+	}
 	queue := cfg.IngestQueue
 	if queue == 0 {
 		queue = -1 // ingest.Config's "none wait"
@@ -196,6 +205,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		QueueLength: queue,
 		DataDir:     cfg.DataDir,
 		TempDir:     cfg.TempDir,
+		Originals:   files,
 		Log:         log,
 	})
 	if err != nil {
@@ -218,6 +228,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Chat:               chat,
 		Retriever:          retriever,
 		Pipeline:           pipeline,
+		Originals:          files,
 		PDFEngine:          pdf,
 		CountTokens:        split.CountTokens,
 		Budget:             rag.Budget{History: cfg.ChatHistoryTokens, Context: cfg.ChatContextTokens},

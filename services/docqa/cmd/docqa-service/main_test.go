@@ -6,10 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
 	"io"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
+	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
 )
 
 // started is a running service.
@@ -56,6 +58,8 @@ func launch(t *testing.T, env map[string]string) (*started, error) {
 		"DOCQA_ADDR":          "127.0.0.1:0",
 		"DOCQA_STORE_PATH":    t.TempDir(),
 		"DOCQA_DATA_DIR":      t.TempDir(),
+		"DOCQA_TEMP_DIR":      t.TempDir(),
+		"DOCQA_FILES_DIR":     t.TempDir(),
 		"DOCQA_PDF_CACHE_DIR": pdftexttest.CacheDir(),
 	}
 	for k, v := range env {
@@ -159,7 +163,8 @@ func waitHealthy(t *testing.T, url string) {
 }
 
 func TestRunLocalFallbacks(t *testing.T) {
-	s := start(t, nil)
+	filesDir := filepath.Join(t.TempDir(), "not", "yet")
+	s := start(t, map[string]string{"DOCQA_FILES_DIR": filesDir})
 	waitHealthy(t, s.URL)
 
 	resp, err := http.Get(s.URL + "/health")
@@ -177,9 +182,23 @@ func TestRunLocalFallbacks(t *testing.T) {
 		t.Fatalf("health = %d %+v", resp.StatusCode, h)
 	}
 
-	doc := upload(t, s.URL, ingesttest.PDF("The spark plugs are replaced every 60000 kilometres, says the manual."))
+	pdf := ingesttest.PDF("The spark plugs are replaced every 60000 kilometres, says the manual.")
+	doc := upload(t, s.URL, pdf)
 	if doc["chunks"].(float64) != 1 {
 		t.Fatalf("upload = %v", doc)
+	}
+	// The original is kept in DOCQA_FILES_DIR (created at start) and served.
+	if kept, err := os.ReadFile(filepath.Join(filesDir, doc["fileMd5"].(string)+".pdf")); err != nil || !bytes.Equal(kept, pdf) {
+		t.Fatalf("kept original: %v (equal: %v)", err, bytes.Equal(kept, pdf))
+	}
+	resp, err = http.Get(s.URL + "/api/documents/" + doc["fileMd5"].(string) + "/file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !bytes.Equal(served, pdf) || resp.Header.Get("Content-Type") != "application/pdf" {
+		t.Fatalf("file = %d %q, %d bytes", resp.StatusCode, resp.Header.Get("Content-Type"), len(served))
 	}
 	resp, err = http.Post(s.URL+"/api/chat/stream", "application/json", strings.NewReader(`{"question":"When are the spark plugs replaced?"}`))
 	if err != nil {
@@ -264,6 +283,12 @@ func TestRunRefusesAnotherEmbeddersStore(t *testing.T) {
 }
 
 func TestRunBadConfig(t *testing.T) {
+	// A directory the service cannot create or write (tests may run as
+	// root, for whom permissions do not stop writes: a file stands in).
+	notADirectory := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(notADirectory, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		env  map[string]string
 		want string
@@ -280,6 +305,7 @@ func TestRunBadConfig(t *testing.T) {
 		{map[string]string{"RETRIEVAL_LEXICAL_WEIGHT": "-1"}, "RETRIEVAL_LEXICAL_WEIGHT"},
 		{map[string]string{"RETRIEVAL_RRF_K": "0"}, "RETRIEVAL_RRF_K"},
 		{map[string]string{"RERANK_BASE_URL": "ftp://rerank"}, "RERANK_BASE_URL"},
+		{map[string]string{"DOCQA_FILES_DIR": notADirectory}, "DOCQA_FILES_DIR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -203,14 +203,24 @@ func (h *handler) listDocuments(c *gin.Context) {
 
 var md5Pattern = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
 
-func (h *handler) deleteDocument(c *gin.Context) {
+// md5Param is the path's document id in lower case: 32 hexadecimal
+// characters of either case, anything else 400 naming md5.
+func md5Param(c *gin.Context) (string, error) {
 	md5 := c.Param("md5")
 	if !md5Pattern.MatchString(md5) {
-		ginx.Fail(c, apperr.Invalid("md5", "must be 32 hexadecimal characters"))
+		return "", apperr.Invalid("md5", "must be 32 hexadecimal characters")
+	}
+	return strings.ToLower(md5), nil
+}
+
+// deleteDocument removes the document's chunks and its kept original.
+func (h *handler) deleteDocument(c *gin.Context) {
+	md5, err := md5Param(c)
+	if err != nil {
+		ginx.Fail(c, err)
 		return
 	}
-	md5 = strings.ToLower(md5)
-	err := h.cfg.Store.Delete(c.Request.Context(), md5)
+	err = h.cfg.Pipeline.Delete(c.Request.Context(), md5)
 	if errors.Is(err, docqa.ErrNotFound) {
 		err = apperr.Wrap(apperr.NotFound, err, "document %s not found", md5)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
+	"github.com/carhub/backend/services/docqa/internal/originals"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
 	"github.com/carhub/backend/services/docqa/internal/provider"
@@ -54,6 +55,8 @@ type service struct {
 	fake    *openaifake.Server
 	dataDir string
 	tempDir string
+	// filesDir keeps the originals (on tempDir's file system, as by default).
+	filesDir string
 
 	embedder  docqa.Embedder
 	chatModel docqa.ChatModel
@@ -83,7 +86,11 @@ func newService(t testing.TB, opts options) *service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	s := &service{store: store, dataDir: t.TempDir(), tempDir: t.TempDir()}
+	s := &service{store: store, dataDir: t.TempDir(), tempDir: t.TempDir(), filesDir: t.TempDir()}
+	files, err := originals.Open(s.filesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	var (
 		emb  docqa.Embedder
@@ -122,14 +129,14 @@ func newService(t testing.TB, opts options) *service {
 	pipe, err := ingest.New(ingest.Config{
 		Store: store, Embedder: emb, Splitter: split, Extractor: opts.extractor,
 		Concurrency: opts.concurrency, QueueLength: opts.queue,
-		DataDir: s.dataDir, TempDir: s.tempDir, MaxBytes: opts.maxUpload,
+		DataDir: s.dataDir, TempDir: s.tempDir, MaxBytes: opts.maxUpload, Originals: files,
 		Now: func() time.Time { return testNow },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	engine := httpapi.New(httpapi.Config{
-		Store: store, Embedder: emb, Chat: chat, Pipeline: pipe, PDFEngine: opts.pdfReady,
+		Store: store, Embedder: emb, Chat: chat, Pipeline: pipe, Originals: files, PDFEngine: opts.pdfReady,
 		CountTokens: split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
 		UploadStallTimeout: opts.uploadStall,
 		StoreKind:          "embedded", EmbedderMode: mode, ChatMode: mode,

@@ -6,6 +6,7 @@ package httpapi
 
 import (
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -36,6 +37,11 @@ type Config struct {
 	// Store and Embedder, without a reranker).
 	Retriever *retrieval.Retriever
 	Pipeline  *ingest.Pipeline
+	// Originals serves GET /api/documents/:md5/file: the kept file of a
+	// document (internal/originals' Dir). Nil: no original is kept.
+	Originals interface {
+		Open(md5 string) (*os.File, error)
+	}
 	// PDFEngine reports whether the PDF engine has started (/health).
 	PDFEngine interface{ Ready() (bool, error) }
 	// CountTokens measures prompt text for the context budget (the
@@ -119,5 +125,9 @@ func New(cfg Config) *gin.Engine {
 	api.POST("/documents/import", h.importDocuments)
 	api.GET("/documents", h.listDocuments)
 	api.DELETE("/documents/:md5", h.deleteDocument)
+	// gin serves HEAD only where it is registered; the PDF viewer's range
+	// requests and caches use it.
+	api.GET("/documents/:md5/file", h.documentFile)
+	api.HEAD("/documents/:md5/file", h.documentFile)
 	return r
 }

@@ -11,6 +11,9 @@
 // "file"; everything else (pdftext's error classes, the store's and the
 // embedder's errors, ErrBusy, context errors) is returned as it is, for the
 // HTTP layer's one error map.
+//
+// With Config.Originals set, the bytes of every stored document are kept
+// too (see Process and Delete).
 package ingest
 
 import (
@@ -78,6 +81,16 @@ type Extractor interface {
 	Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) (pdftext.Document, error)
 }
 
+// Originals keeps the original bytes of ingested files (internal/originals'
+// Dir). Calls for one MD5 are serialized by the pipeline's per-MD5 lock.
+type Originals interface {
+	// Keep stores the first size bytes of f, a complete file, as md5's
+	// original; keeping an original already kept does nothing.
+	Keep(md5 string, f *os.File, size int64) error
+	// Remove deletes md5's original; one not kept is no error.
+	Remove(md5 string) error
+}
+
 // Defaults of Config.
 const (
 	DefaultConcurrency = 2
@@ -102,6 +115,10 @@ type Config struct {
 	// A directory of its own lets SweepTemp remove what a killed process
 	// left there.
 	TempDir string
+	// Originals keeps each stored document's file (nil: none are kept).
+	// With TempDir and its directory on one file system, keeping is a hard
+	// link of the upload's temporary file: no byte is copied.
+	Originals Originals
 	// MaxBytes caps one file (default MaxFileBytes).
 	MaxBytes int64
 	// EmbedBatch is the number of texts per Embed call, which is also the
@@ -266,6 +283,14 @@ func cleanName(name string) string {
 // embeds and stores. Concurrent calls for the same MD5 run one after the
 // other, so the second one finds the first one's document. progress may be
 // nil. The slot stays t's until t is released.
+//
+// With Config.Originals, the file is kept once it is embedded and just
+// before the store write, and removed again when that write fails: a
+// failed ingestion leaves no original behind, and a stored document has
+// its original (a crash between the two leaves an original without a
+// document, which is never served and is reused by the next upload). A
+// duplicate keeps the file too when its original is missing, so uploading
+// again repairs a document stored before originals were kept.
 func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress func(Progress)) (Result, error) {
 	if progress == nil {
 		progress = func(Progress) {}
@@ -282,6 +307,9 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	stored, err := p.cfg.Store.Document(ctx, up.MD5)
 	switch {
 	case err == nil:
+		if err := p.keep(up); err != nil {
+			return Result{}, err
+		}
 		return Result{Document: stored, Duplicate: true}, nil
 	case !errors.Is(err, docqa.ErrNotFound):
 		return Result{}, err
@@ -329,7 +357,11 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	}
 	progress(Progress{Stage: StageStoring, Percent: 90, Current: 0, Total: int64(len(chunks)),
 		Message: fmt.Sprintf("storing %d chunks", len(chunks))})
+	if err := p.keep(up); err != nil {
+		return Result{}, err
+	}
 	if err := p.cfg.Store.Upsert(ctx, doc, chunks, p.cfg.Embedder.Name()); err != nil {
+		p.forget(ctx, up.MD5)
 		return Result{}, err
 	}
 	progress(Progress{Stage: StageStoring, Percent: 100, Current: int64(len(chunks)), Total: int64(len(chunks)),
@@ -337,6 +369,50 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	p.cfg.Log.InfoContext(ctx, "document ingested", "file", doc.FileName, "md5", doc.FileMD5,
 		"size", doc.Size, "pages", doc.Pages, "chunks", doc.Chunks, "truncated", doc.Truncated)
 	return Result{Document: doc}, nil
+}
+
+// keep keeps up's file as its document's original, when originals are kept.
+func (p *Pipeline) keep(up *Upload) error {
+	if p.cfg.Originals == nil {
+		return nil
+	}
+	if err := p.cfg.Originals.Keep(up.MD5, up.file, up.Size); err != nil {
+		return fmt.Errorf("keep the original of %s: %w", up.MD5, err)
+	}
+	return nil
+}
+
+// forget removes the original of a document that was not stored after all.
+func (p *Pipeline) forget(ctx context.Context, md5 string) {
+	if p.cfg.Originals == nil {
+		return
+	}
+	if err := p.cfg.Originals.Remove(md5); err != nil {
+		p.cfg.Log.ErrorContext(ctx, "remove the original of a document that was not stored", "md5", md5, "err", err)
+	}
+}
+
+// Delete removes the document with that MD5 (lower-case hex) from the store
+// and its kept original, under the MD5's lock, so it never interleaves with
+// an ingestion of the same file. The store's error wrapping
+// docqa.ErrNotFound answers an MD5 not stored (an original without a
+// document is removed even then).
+func (p *Pipeline) Delete(ctx context.Context, md5 string) error {
+	unlock, err := p.locks.lock(ctx, md5)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	err = p.cfg.Store.Delete(ctx, md5)
+	if err != nil && !errors.Is(err, docqa.ErrNotFound) {
+		return err
+	}
+	if p.cfg.Originals != nil {
+		if rerr := p.cfg.Originals.Remove(md5); rerr != nil {
+			return fmt.Errorf("remove the original of %s: %w", md5, rerr)
+		}
+	}
+	return err
 }
 
 // split cuts each page into chunks, keeping page numbers, at most

@@ -136,6 +136,9 @@ func TestQueueGrantsInOrderAndReportsPlaces(t *testing.T) {
 
 	w[0].Release()
 	eventually(t, "the second waiter to run", func() bool { return ran(logs[1]) })
+	// The third waiter hears of its new place in its own goroutine, maybe
+	// after the second one has started running.
+	eventually(t, "the third waiter to be next", func() bool { return logs[2].last() == 1 })
 	if ran(logs[2]) {
 		t.Fatal("the third waiter ran with no slot free")
 	}

@@ -36,6 +36,7 @@ func serviceEnv(t *testing.T, fake *openaifake.Server, storeDir string, extra ma
 		"DOCQA_DATA_DIR":      t.TempDir(),
 		"DOCQA_PDF_CACHE_DIR": pdftexttest.CacheDir(),
 		"DOCQA_TEMP_DIR":      t.TempDir(),
+		"DOCQA_FILES_DIR":     t.TempDir(),
 		"EMBEDDING_BASE_URL":  fake.URL,
 		"EMBEDDING_API_KEY":   openaifake.APIKey,
 		"EMBEDDING_MODEL":     "bge-m3",
