@@ -5,7 +5,8 @@
 #   - the fuel load tool (services/fuel/cmd/fuelload) against fuel-service
 #     directly, through Caddy (bin/caddy with this repository's Caddyfile) and
 #     against the net/http + pgx floor (services/fuel/cmd/fuelfloor), all on
-#     one fresh PostgreSQL database;
+#     one fresh PostgreSQL database, and against a second fuel-service on its
+#     embedded SQLite;
 #   - the statistics benchmark at 10 000 refuels (PostgreSQL and SQLite);
 #   - PDF extraction (pdftext.BenchmarkExtract) beside pdftotext on the same corpus;
 #   - the embedded vector store's search benchmark and retrieval's latency
@@ -163,13 +164,15 @@ step build.log "make build && $GO build -o bin/ ./services/fuel/cmd/fuelload ./s
 md ""
 
 # ---------------------------------------------------------------- fuel load
-md "## fuel-service under load: direct, through Caddy, and the floor" "" \
+md "## fuel-service under load: PostgreSQL direct, through Caddy, the floor, and SQLite" "" \
 	"One fresh database; fuel-service applies its migrations; the data is seeded through the API (a vehicle with" \
 	"100 refuels for \`list\`, an empty one for \`post-refuel\`); \`ANALYZE\` before each scenario. Each run: $CONNS" \
 	"keep-alive connections, a 2 s unmeasured warm-up, then $DURATION measured. Scenarios: \`get-vehicle\`" \
 	"(\`GET /api/vehicles/{id}\`), \`list\` (\`GET /api/refuels?vehicle_id={id}\`, 100 records, about 37 KB)," \
 	"\`post-refuel\` (\`POST /api/refuels\`, a distinct time per request). The floor (\`fuelfloor\`) is net/http +" \
-	"pgx running the same SQL and nothing else. fuel-service's JSON request log goes to a file." ""
+	"pgx running the same SQL and nothing else. A second fuel-service runs on its embedded SQLite (no" \
+	"\`DATABASE_URL\`, a fresh file in the work directory), seeded the same way, and takes the same scenarios in" \
+	"the same loop. fuel-service's JSON request log goes to a file." ""
 
 db=bench_$$
 dsn_base=${TEST_DATABASE_URL%%\?*}
@@ -179,6 +182,7 @@ DSN="${dsn_base%/*}/$db$dsn_query"
 fuel_port=$(free_port)
 floor_port=$(free_port)
 caddy_port=$(free_port)
+sqlite_port=$(free_port)
 docqa_port=$(free_port) # nothing listens there: only the fuel routes are measured
 
 load_ok=1
@@ -188,6 +192,7 @@ if [[ $load_ok == 1 ]]; then
 	md "$(mask <<<"DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:$fuel_port bin/fuel-service > fuel-service.log 2>&1 &")"
 	md "$(mask <<<"DATABASE_URL='$DSN' FLOOR_ADDR=127.0.0.1:$floor_port bin/fuelfloor > fuelfloor.log 2>&1 &")"
 	md "LISTEN_ADDRESS=http://127.0.0.1:$caddy_port FUEL_UPSTREAM=127.0.0.1:$fuel_port DOCQA_UPSTREAM=127.0.0.1:$docqa_port bin/caddy run --config Caddyfile --adapter caddyfile > caddy.log 2>&1 &"
+	md "env -u DATABASE_URL FUEL_SQLITE_PATH=\$work/fuel-sqlite.db FUEL_ADDR=127.0.0.1:$sqlite_port bin/fuel-service > fuel-service-sqlite.log 2>&1 &"
 	md '```' ""
 	DATABASE_URL=$DSN FUEL_ADDR=127.0.0.1:$fuel_port bin/fuel-service >"$work/fuel-service.log" 2>&1 &
 	pids+=($!)
@@ -195,18 +200,29 @@ if [[ $load_ok == 1 ]]; then
 fi
 if [[ $load_ok == 1 ]]; then
 	DATABASE_URL=$DSN FLOOR_ADDR=127.0.0.1:$floor_port "bin/fuelfloor" >"$work/fuelfloor.log" 2>&1 &
+	floor_pid=$!
 	pids+=($!)
 	LISTEN_ADDRESS=http://127.0.0.1:$caddy_port FUEL_UPSTREAM=127.0.0.1:$fuel_port DOCQA_UPSTREAM=127.0.0.1:$docqa_port \
 		bin/caddy run --config Caddyfile --adapter caddyfile >"$work/caddy.log" 2>&1 &
 	pids+=($!)
 	wait_up "http://127.0.0.1:$caddy_port/health" "${pids[-1]}" || load_ok=0
 fi
-if [[ $load_ok == 1 ]] && step seed.log "bin/fuelload -url http://127.0.0.1:$fuel_port -seed -records 100"; then
-	md "" "Seed: \`$(tail -n1 "$work/seed.log")\`" ""
+if [[ $load_ok == 1 ]]; then
+	# No DATABASE_URL, even one exported by the caller: the embedded default.
+	env -u DATABASE_URL FUEL_SQLITE_PATH="$work/fuel-sqlite.db" FUEL_ADDR=127.0.0.1:$sqlite_port bin/fuel-service \
+		>"$work/fuel-service-sqlite.log" 2>&1 &
+	pids+=($!)
+	wait_up "http://127.0.0.1:$sqlite_port/health" "${pids[-1]}" || load_ok=0
+fi
+if [[ $load_ok == 1 ]] && step seed.log "bin/fuelload -url http://127.0.0.1:$fuel_port -seed -records 100" &&
+	step seed-sqlite.log "bin/fuelload -url http://127.0.0.1:$sqlite_port -seed -records 100"; then
+	md "" "Seed: \`$(tail -n1 "$work/seed.log")\`; SQLite: \`$(tail -n1 "$work/seed-sqlite.log")\`" ""
 	list=$(sed -nE 's/.*list_vehicle=([0-9]+).*/\1/p' "$work/seed.log")
 	post=$(sed -nE 's/.*post_vehicle=([0-9]+).*/\1/p' "$work/seed.log")
+	sqlite_list=$(sed -nE 's/.*list_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
+	sqlite_post=$(sed -nE 's/.*post_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
 	# the floor answers the vehicle only once it can read the seeded rows
-	wait_up "http://127.0.0.1:$floor_port/api/vehicles/$list" "${pids[1]}" || load_ok=0
+	wait_up "http://127.0.0.1:$floor_port/api/vehicles/$list" "$floor_pid" || load_ok=0
 else
 	load_ok=0
 fi
@@ -214,14 +230,19 @@ declare -A rps p50 p99
 if [[ $load_ok == 1 ]]; then
 	md "Each scenario, then each target in turn:" ""
 	for sc in get-vehicle list post-refuel; do
-		v=$list
-		[[ $sc == post-refuel ]] && v=$post
 		step "analyze-$sc.log" "psql '$DSN' -qc ANALYZE" || true
-		for target in service caddy floor; do
+		for target in service caddy floor sqlite; do
+			v=$list
+			[[ $sc == post-refuel ]] && v=$post
 			case $target in
 			service) port=$fuel_port ;;
 			caddy) port=$caddy_port ;;
 			floor) port=$floor_port ;;
+			sqlite)
+				port=$sqlite_port
+				v=$sqlite_list
+				[[ $sc == post-refuel ]] && v=$sqlite_post
+				;;
 			esac
 			if step "load-$sc-$target.log" "bin/fuelload -url http://127.0.0.1:$port -scenario $sc -vehicle $v -c $CONNS -d $DURATION"; then
 				line=$(grep -E 'req/s' "$work/load-$sc-$target.log" | tail -n1)
@@ -235,13 +256,15 @@ if [[ $load_ok == 1 ]]; then
 	pct() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "" || b == "" || b == 0) print "–"; else printf "%.0f %%", 100 * a / b }'; }
 	cell() { [[ -n "${rps[$1]:-}" ]] && echo "${rps[$1]} (${p50[$1]}, ${p99[$1]})" || echo "failed"; }
 	md "### Summary: req/s (p50 ms, p99 ms), $CONNS connections, $DURATION each" "" \
-		"| scenario | fuel-service direct | through Caddy | floor (net/http + pgx) | service / floor | Caddy / direct |" \
-		"|---|---|---|---|---|---|"
+		"| scenario | fuel-service direct | through Caddy | floor (net/http + pgx) | service / floor | Caddy / direct | SQLite | SQLite / PostgreSQL |" \
+		"|---|---|---|---|---|---|---|---|"
 	for sc in get-vehicle list post-refuel; do
-		md "| $sc | $(cell "$sc.service") | $(cell "$sc.caddy") | $(cell "$sc.floor") | $(pct "${rps[$sc.service]:-}" "${rps[$sc.floor]:-}") | $(pct "${rps[$sc.caddy]:-}" "${rps[$sc.service]:-}") |"
+		md "| $sc | $(cell "$sc.service") | $(cell "$sc.caddy") | $(cell "$sc.floor") | $(pct "${rps[$sc.service]:-}" "${rps[$sc.floor]:-}") | $(pct "${rps[$sc.caddy]:-}" "${rps[$sc.service]:-}") | $(cell "$sc.sqlite") | $(pct "${rps[$sc.sqlite]:-}" "${rps[$sc.service]:-}") |"
 	done
 	md "" "Through Caddy the load tool, Caddy and fuel-service share the same CPUs, so the Caddy column measures the" \
-		"gateway's CPU cost as much as its latency." ""
+		"gateway's CPU cost as much as its latency. The SQLite columns are fuel-service direct on its embedded" \
+		"database (WAL, one writer connection, one read-only connection per CPU) against fuel-service direct on" \
+		"PostgreSQL, whose server shares the CPUs too." ""
 else
 	failed=1
 	md "" "**The load runs did not take place** (see the failed step above)." ""

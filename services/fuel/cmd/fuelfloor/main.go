@@ -72,6 +72,7 @@ type refuel struct {
 	RefuelTime     time.Time       `json:"refuel_time"`
 	Odometer       decimal.Decimal `json:"odometer"`
 	FuelType       string          `json:"fuel_type"`
+	Energy         string          `json:"energy"`
 	Liters         decimal.Decimal `json:"liters"`
 	TotalAmount    decimal.Decimal `json:"total_amount"`
 	PricePerLiter  decimal.Decimal `json:"price_per_liter"`
@@ -87,7 +88,7 @@ func init() { decimal.MarshalJSONWithoutQuotes = true }
 
 func scanRefuel(row pgx.Row, r *refuel) error {
 	var odo, liters, amount, price string
-	if err := row.Scan(&r.ID, &r.VehicleID, &r.RefuelTime, &odo, &r.FuelType, &liters, &amount, &price,
+	if err := row.Scan(&r.ID, &r.VehicleID, &r.RefuelTime, &odo, &r.FuelType, &r.Energy, &liters, &amount, &price,
 		&r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, &r.CreatedAt, &r.UpdatedAt); err != nil {
 		return err
 	}
@@ -120,7 +121,7 @@ func listRefuels(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
 		http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
 		return
 	}
-	rows, err := pool.Query(r.Context(), `SELECT id, vehicle_id, refuel_time, odometer::text, fuel_type, liters::text, total_amount::text, price_per_liter::text, station_name, is_full, missed_previous, remark, created_at, updated_at FROM refuels WHERE vehicle_id = $1 ORDER BY refuel_time DESC, id DESC`, id)
+	rows, err := pool.Query(r.Context(), `SELECT id, vehicle_id, refuel_time, odometer::text, fuel_type, energy, liters::text, total_amount::text, price_per_liter::text, station_name, is_full, missed_previous, remark, created_at, updated_at FROM refuels WHERE vehicle_id = $1 ORDER BY refuel_time DESC, id DESC`, id)
 	if err != nil {
 		http.Error(w, `{"code":"INTERNAL"}`, 500)
 		return
@@ -149,17 +150,38 @@ func createRefuel(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
 		return
 	}
 	in.PricePerLiter = in.TotalAmount.DivRound(in.Liters, 4)
+	if in.Energy == "" {
+		// The vehicle's default energy, read as the service reads it.
+		var fuelType string
+		if err := pool.QueryRow(r.Context(), `SELECT fuel_type FROM vehicles WHERE id = $1`, in.VehicleID).Scan(&fuelType); err != nil {
+			http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
+			return
+		}
+		in.Energy = defaultEnergy(fuelType)
+	}
 	in.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
 	in.UpdatedAt = in.CreatedAt
-	err := pool.QueryRow(r.Context(), `INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, liters, total_amount, price_per_liter, station_name, is_full, missed_previous, remark, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
-		in.VehicleID, in.RefuelTime, in.Odometer.String(), in.FuelType, in.Liters.String(), in.TotalAmount.String(), in.PricePerLiter.String(),
+	err := pool.QueryRow(r.Context(), `INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, energy, liters, total_amount, price_per_liter, station_name, is_full, missed_previous, remark, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
+		in.VehicleID, in.RefuelTime, in.Odometer.String(), in.FuelType, in.Energy, in.Liters.String(), in.TotalAmount.String(), in.PricePerLiter.String(),
 		in.StationName, in.IsFull, in.MissedPrevious, in.Remark, in.CreatedAt, in.UpdatedAt).Scan(&in.ID)
 	if err != nil {
 		http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
 		return
 	}
 	writeJSON(w, in)
+}
+
+// defaultEnergy is fuel.DefaultEnergy, repeated: the floor imports nothing
+// of the service.
+func defaultEnergy(vehicleFuelType string) string {
+	switch vehicleFuelType {
+	case "diesel":
+		return "diesel"
+	case "electric":
+		return "electricity"
+	}
+	return "gasoline"
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -131,13 +131,19 @@ func (u VehicleUpdate) Apply(v *Vehicle) {
 
 // Refuel is one refuel record of a vehicle.
 type Refuel struct {
-	ID            uint64
-	VehicleID     uint64
-	RefuelTime    time.Time
-	Odometer      decimal.Decimal
-	FuelType      string
-	Liters        decimal.Decimal
-	TotalAmount   decimal.Decimal
+	ID         uint64
+	VehicleID  uint64
+	RefuelTime time.Time
+	Odometer   decimal.Decimal
+	FuelType   string
+	// Energy is what was put in; "" on create and update means the
+	// vehicle's DefaultEnergy, which the store fills in.
+	Energy Energy
+	// Liters is the quantity in Energy's unit (l, kWh or kg): the
+	// contract's name, kept.
+	Liters      decimal.Decimal
+	TotalAmount decimal.Decimal
+	// PricePerLiter is the price per unit of Energy.
 	PricePerLiter decimal.Decimal
 	StationName   string
 	IsFull        bool
@@ -180,6 +186,9 @@ func (r *Refuel) Validate() error {
 	if err := requiredString("fuel_type", r.FuelType, MaxRefuelFuelLen); err != nil {
 		return err
 	}
+	if _, err := ParseEnergy("energy", string(r.Energy)); err != nil {
+		return err
+	}
 	if err := quantity("liters", r.Liters, true); err != nil {
 		return err
 	}
@@ -198,6 +207,7 @@ type RefuelUpdate struct {
 	RefuelTime     *time.Time
 	Odometer       *decimal.Decimal
 	FuelType       *string
+	Energy         *Energy // "" resets to the vehicle's default
 	Liters         *decimal.Decimal
 	TotalAmount    *decimal.Decimal
 	StationName    *string
@@ -212,6 +222,7 @@ func (u RefuelUpdate) Apply(r *Refuel) {
 	set(&r.RefuelTime, u.RefuelTime)
 	set(&r.Odometer, u.Odometer)
 	set(&r.FuelType, u.FuelType)
+	set(&r.Energy, u.Energy)
 	set(&r.Liters, u.Liters)
 	set(&r.TotalAmount, u.TotalAmount)
 	set(&r.StationName, u.StationName)
@@ -250,8 +261,12 @@ type Store interface {
 	// SetDefaultVehicle makes the vehicle the only default.
 	SetDefaultVehicle(ctx context.Context, id uint64) (Vehicle, error)
 
+	// CreateRefuel fills in r's energy when it names none (the vehicle's
+	// DefaultEnergy), validates r and stores it.
 	CreateRefuel(ctx context.Context, r *Refuel) error
 	Refuel(ctx context.Context, id uint64) (Refuel, error)
+	// UpdateRefuel applies u in one transaction; an energy reset to ""
+	// becomes the default of the record's (possibly new) vehicle.
 	UpdateRefuel(ctx context.Context, id uint64, u RefuelUpdate) (Refuel, error)
 	DeleteRefuel(ctx context.Context, id uint64) error
 	// ListRefuels returns the refuels matching f, newest first (refuel_time
@@ -261,10 +276,9 @@ type Store interface {
 	// when it does not exist.
 	Statistics(ctx context.Context, vehicleID uint64) (Statistics, error)
 
-	// MonthlyStatistics returns the monthly series of a vehicle over the
-	// records with refuel_time in [start, end] (nil: unbounded), oldest
-	// month first; ErrVehicleNotFound when it does not exist.
-	MonthlyStatistics(ctx context.Context, vehicleID uint64, start, end *time.Time) ([]MonthStat, error)
+	// MonthlyStatistics returns the monthly series of one energy of a
+	// vehicle (see MonthlyQuery); ErrVehicleNotFound when it does not exist.
+	MonthlyStatistics(ctx context.Context, vehicleID uint64, q MonthlyQuery) (MonthlySeries, error)
 	// ExportRefuels calls fn with every refuel of the vehicle in
 	// (refuel_time, id) order without holding them all in memory;
 	// ErrVehicleNotFound when it does not exist. An error of fn ends the
@@ -272,7 +286,7 @@ type Store interface {
 	ExportRefuels(ctx context.Context, vehicleID uint64, fn func(Refuel) error) error
 	// ImportRefuels stores rs (normalized and valid) for the vehicle in one
 	// transaction, skipping each record equal to one stored before the
-	// import (same refuel_time, odometer, liters and total_amount). With
+	// import (same refuel_time, energy, odometer, liters and total_amount). With
 	// dryRun nothing is stored. ErrVehicleNotFound when the vehicle does
 	// not exist.
 	ImportRefuels(ctx context.Context, vehicleID uint64, rs []Refuel, dryRun bool) (ImportResult, error)

@@ -1,9 +1,12 @@
 package fuel
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -14,28 +17,51 @@ import (
 // answered, so rounding the mean is not disturbed by rounding the samples.
 const samplePrecision = 24
 
-// Statistics of one vehicle, as decisions.md defines them. The fields
-// beyond the contract (TotalDistance, WeightedConsumption, Samples,
-// FirstRefuelTime, LastRefuelTime) are what fuel trackers show beside them.
+// Statistics of one vehicle, as decisions.md defines them, with every
+// energy kept apart (fuel-decisions.md, "Energies"). TotalRecords,
+// TotalAmount, LastRefuel, TotalDistance and the first and last times count
+// every record; the quantity and consumption fields describe MainEnergy
+// only, so that they never add different units. ByEnergy has one entry per
+// energy with records.
 type Statistics struct {
 	VehicleID      uint64
 	TotalRecords   int64
 	TotalLiters    decimal.Decimal
 	TotalAmount    decimal.Decimal
-	AvgPrice       decimal.Decimal // mean of price_per_liter over all records
-	AvgConsumption decimal.Decimal // mean of the L/100km samples
-	CostPerKm      decimal.Decimal // mean of the money/km samples
+	AvgPrice       decimal.Decimal // mean of price_per_liter over the main energy's records
+	AvgConsumption decimal.Decimal // mean of the main energy's quantity/100km samples
+	CostPerKm      decimal.Decimal // mean of the main energy's money/km samples
 	LastRefuel     *Refuel
 
 	// TotalDistance is the highest odometer reading minus the lowest.
 	TotalDistance decimal.Decimal
-	// WeightedConsumption is the sampled liters over the sampled distance,
-	// times 100: long spans weigh more than short ones.
+	// WeightedConsumption is the sampled quantity over the sampled
+	// distance, times 100: long spans weigh more than short ones.
 	WeightedConsumption decimal.Decimal
 	// Samples is the number of consumption samples taken.
 	Samples         int64
 	FirstRefuelTime *time.Time
 	LastRefuelTime  *time.Time
+
+	// MainEnergy is the energy the quantity fields describe: the vehicle's
+	// default energy when it has records, else the energy with the most
+	// records ("" without records).
+	MainEnergy Energy
+	ByEnergy   []EnergyStats
+}
+
+// EnergyStats are the statistics of one energy of a vehicle: its records
+// alone, sampled as their own tank.
+type EnergyStats struct {
+	Energy              Energy
+	TotalRecords        int64
+	TotalQuantity       decimal.Decimal
+	TotalAmount         decimal.Decimal
+	AvgPrice            decimal.Decimal
+	AvgConsumption      decimal.Decimal
+	WeightedConsumption decimal.Decimal
+	CostPerKm           decimal.Decimal
+	Samples             int64
 }
 
 // StatsRecord is the part of a refuel the statistics read, in fixed point:
@@ -46,6 +72,7 @@ type Statistics struct {
 type StatsRecord struct {
 	ID             uint64
 	RefuelTime     time.Time
+	Energy         Energy
 	Odometer       int64
 	Liters         int64
 	TotalAmount    int64
@@ -59,8 +86,22 @@ type StatsRecord struct {
 // place, so they cannot overflow and cost no allocation per record. Use
 // NewStatsBuilder.
 type StatsBuilder struct {
-	vehicleID uint64
-	n         int64
+	vehicleID   uint64
+	defaultE    Energy
+	n           int64
+	amount      sum // thousandths, every record
+	energies    []*energyAcc
+	minOdo      int64
+	maxOdo      int64
+	first, last time.Time
+	lastID      uint64
+	div         divider
+}
+
+// energyAcc accumulates the records of one energy: its own tank.
+type energyAcc struct {
+	energy Energy
+	n      int64
 
 	liters, amount, priceSum sum // thousandths, thousandths, ten-thousandths
 
@@ -70,22 +111,30 @@ type StatsBuilder struct {
 	sampledLiters    big.Int
 	distance         big.Int
 	samples          int64
-
-	minOdo, maxOdo int64
-	first, last    time.Time
-	lastID         uint64
-
-	tmp, quo, rem, den big.Int // scratch
 }
 
 var (
 	sampleScale  = new(big.Int).Exp(big.NewInt(10), big.NewInt(samplePrecision), nil)
-	sampleScale2 = new(big.Int).Mul(sampleScale, big.NewInt(100)) // liters per 100 km
+	sampleScale2 = new(big.Int).Mul(sampleScale, big.NewInt(100)) // quantity per 100 km
 )
 
-// NewStatsBuilder starts the statistics of a vehicle.
-func NewStatsBuilder(vehicleID uint64) *StatsBuilder {
-	return &StatsBuilder{vehicleID: vehicleID}
+// NewStatsBuilder starts the statistics of a vehicle whose default energy
+// (DefaultEnergy of its fuel_type) is defaultEnergy.
+func NewStatsBuilder(vehicleID uint64, defaultEnergy Energy) *StatsBuilder {
+	return &StatsBuilder{vehicleID: vehicleID, defaultE: defaultEnergy}
+}
+
+// accFor returns the accumulator of energy e, adding it on first sight. A
+// vehicle has a handful of energies at most: a linear search beats a map.
+func accFor(accs *[]*energyAcc, e Energy) *energyAcc {
+	for _, a := range *accs {
+		if a.energy == e {
+			return a
+		}
+	}
+	a := &energyAcc{energy: e}
+	*accs = append(*accs, a)
+	return a
 }
 
 // Add takes the next record in (refuel_time, id) order.
@@ -95,22 +144,25 @@ func (b *StatsBuilder) Add(r StatsRecord) {
 		b.minOdo, b.maxOdo = r.Odometer, r.Odometer
 	}
 	b.n++
-	b.liters.add(r.Liters)
 	b.amount.add(r.TotalAmount)
-	b.priceSum.add(r.PricePerLiter)
 	b.minOdo, b.maxOdo = min(b.minOdo, r.Odometer), max(b.maxOdo, r.Odometer)
 	b.last, b.lastID = r.RefuelTime, r.ID
 
-	if !b.spans.next(r) {
+	a := accFor(&b.energies, r.Energy)
+	a.n++
+	a.liters.add(r.Liters)
+	a.amount.add(r.TotalAmount)
+	a.priceSum.add(r.PricePerLiter)
+	if !a.spans.next(r) {
 		return
 	}
 	// Both sides are in thousandths, so the quotient is unscaled.
-	b.den.SetInt64(b.spans.dist)
-	b.consSum.Add(&b.consSum, b.divRound(&b.spans.liters, sampleScale2))
-	b.costSum.Add(&b.costSum, b.divRound(&b.spans.amount, sampleScale))
-	b.sampledLiters.Add(&b.sampledLiters, &b.spans.liters)
-	b.distance.Add(&b.distance, b.tmp.SetInt64(b.spans.dist))
-	b.samples++
+	b.div.den.SetInt64(a.spans.dist)
+	a.consSum.Add(&a.consSum, b.div.round(&a.spans.liters, sampleScale2))
+	a.costSum.Add(&a.costSum, b.div.round(&a.spans.amount, sampleScale))
+	a.sampledLiters.Add(&a.sampledLiters, &a.spans.liters)
+	a.distance.Add(&a.distance, b.div.tmp.SetInt64(a.spans.dist))
+	a.samples++
 }
 
 // sampler finds the samples of decisions.md in records given in
@@ -163,16 +215,22 @@ func (s *sampler) next(r StatsRecord) bool {
 	return took
 }
 
-// divRound returns x*scale/b.den rounded half-up, in b.quo (non-negative
+// divider divides big integers rounding half-up, with its own scratch
+// space so that dividing allocates nothing.
+type divider struct {
+	tmp, quo, rem, den big.Int
+}
+
+// round returns x*scale/d.den rounded half-up, in d.quo (non-negative
 // operands only).
-func (b *StatsBuilder) divRound(x, scale *big.Int) *big.Int {
-	b.tmp.Mul(x, scale)
-	b.quo.QuoRem(&b.tmp, &b.den, &b.rem)
-	b.rem.Lsh(&b.rem, 1)
-	if b.rem.Cmp(&b.den) >= 0 {
-		b.quo.Add(&b.quo, big.NewInt(1))
+func (d *divider) round(x, scale *big.Int) *big.Int {
+	d.tmp.Mul(x, scale)
+	d.quo.QuoRem(&d.tmp, &d.den, &d.rem)
+	d.rem.Lsh(&d.rem, 1)
+	if d.rem.Cmp(&d.den) >= 0 {
+		d.quo.Add(&d.quo, big.NewInt(1))
 	}
-	return &b.quo
+	return &d.quo
 }
 
 // sum adds non-negative int64 values exactly: in an int64 while it fits,
@@ -206,24 +264,84 @@ func (b *StatsBuilder) LastID() uint64 { return b.lastID }
 // Statistics returns the result so far. LastRefuel is left for the caller,
 // which loads the record with LastID.
 func (b *StatsBuilder) Statistics() Statistics {
-	s := Statistics{VehicleID: b.vehicleID, TotalRecords: b.n}
+	s := Statistics{VehicleID: b.vehicleID, TotalRecords: b.n, ByEnergy: []EnergyStats{}}
 	if b.n == 0 {
 		return s
 	}
-	s.TotalLiters = decimal.NewFromBigInt(new(big.Int).Set(b.liters.big()), -QuantityScale)
 	s.TotalAmount = decimal.NewFromBigInt(new(big.Int).Set(b.amount.big()), -QuantityScale)
-	s.AvgPrice = mean(b.priceSum.big(), -PriceScale, b.n)
-	s.AvgConsumption = mean(&b.consSum, -samplePrecision, b.samples)
-	s.CostPerKm = mean(&b.costSum, -samplePrecision, b.samples)
-	s.Samples = b.samples
 	s.TotalDistance = decimal.New(b.maxOdo-b.minOdo, -QuantityScale)
-	if b.distance.Sign() > 0 {
-		liters := decimal.NewFromBigInt(new(big.Int).Set(&b.sampledLiters), 0)
-		s.WeightedConsumption = liters.Mul(decimal.NewFromInt(100)).DivRound(decimal.NewFromBigInt(new(big.Int).Set(&b.distance), 0), PriceScale)
-	}
 	first, last := b.first, b.last
 	s.FirstRefuelTime, s.LastRefuelTime = &first, &last
+
+	for _, a := range b.energies {
+		s.ByEnergy = append(s.ByEnergy, a.stats())
+	}
+	sortByEnergy(s.ByEnergy)
+	s.MainEnergy = mainEnergy(b.defaultE, s.ByEnergy)
+	for _, e := range s.ByEnergy {
+		if e.Energy == s.MainEnergy {
+			s.TotalLiters = e.TotalQuantity
+			s.AvgPrice = e.AvgPrice
+			s.AvgConsumption = e.AvgConsumption
+			s.CostPerKm = e.CostPerKm
+			s.WeightedConsumption = e.WeightedConsumption
+			s.Samples = e.Samples
+		}
+	}
 	return s
+}
+
+// stats turns one energy's sums into its answer.
+func (a *energyAcc) stats() EnergyStats {
+	e := EnergyStats{
+		Energy:         a.energy,
+		TotalRecords:   a.n,
+		TotalQuantity:  decimal.NewFromBigInt(new(big.Int).Set(a.liters.big()), -QuantityScale),
+		TotalAmount:    decimal.NewFromBigInt(new(big.Int).Set(a.amount.big()), -QuantityScale),
+		AvgPrice:       mean(a.priceSum.big(), -PriceScale, a.n),
+		AvgConsumption: mean(&a.consSum, -samplePrecision, a.samples),
+		CostPerKm:      mean(&a.costSum, -samplePrecision, a.samples),
+		Samples:        a.samples,
+	}
+	e.WeightedConsumption = per100(&a.sampledLiters, &a.distance)
+	return e
+}
+
+// per100 is quantity over distance times 100 (both in thousandths), at
+// PriceScale places; 0 without distance.
+func per100(quantity, distance *big.Int) decimal.Decimal {
+	if distance.Sign() <= 0 {
+		return decimal.Zero
+	}
+	q := decimal.NewFromBigInt(new(big.Int).Set(quantity), 0)
+	return q.Mul(decimal.NewFromInt(100)).DivRound(decimal.NewFromBigInt(new(big.Int).Set(distance), 0), PriceScale)
+}
+
+// sortByEnergy orders the entries by record count, most first, then by
+// energy name.
+func sortByEnergy(es []EnergyStats) {
+	slices.SortFunc(es, func(x, y EnergyStats) int {
+		if c := cmp.Compare(y.TotalRecords, x.TotalRecords); c != 0 {
+			return c
+		}
+		return strings.Compare(string(x.Energy), string(y.Energy))
+	})
+}
+
+// mainEnergy is the vehicle's default energy when it has records, else the
+// first of byEnergy (sorted by sortByEnergy): the one with most records.
+// A vehicle whose records are all of one energy thus has that energy as
+// its main one, and the contract's fields keep their meaning for it.
+func mainEnergy(def Energy, byEnergy []EnergyStats) Energy {
+	for _, e := range byEnergy {
+		if e.Energy == def {
+			return def
+		}
+	}
+	if len(byEnergy) == 0 {
+		return ""
+	}
+	return byEnergy[0].Energy
 }
 
 // mean is sum×10^exp / n rounded half-up to PriceScale places; 0 when n is 0.
@@ -234,70 +352,52 @@ func mean(sum *big.Int, exp int32, n int64) decimal.Decimal {
 	return decimal.NewFromBigInt(new(big.Int).Set(sum), exp).DivRound(decimal.NewFromInt(n), PriceScale)
 }
 
-// ParseFixed reads a plain non-negative or negative decimal ("40", "40.5",
-// "-1.250") as an integer in units of 10^-scale. More fraction digits than
-// scale are an error unless they are zeros.
-func ParseFixed(b []byte, scale int) (int64, error) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 {
-		return 0, fmt.Errorf("parse fixed: empty number")
-	}
-	var v int64
-	frac := -1 // fraction digits seen; -1 before the point
-	for _, c := range b {
-		switch {
-		case c == '.' && frac < 0:
-			frac = 0
-		case c >= '0' && c <= '9':
-			if frac >= scale {
-				if c != '0' {
-					return 0, fmt.Errorf("parse fixed %q: more than %d decimal places", b, scale)
-				}
-				continue
-			}
-			if v > (1<<63-1-9)/10 {
-				return 0, fmt.Errorf("parse fixed %q: out of range", b)
-			}
-			v = v*10 + int64(c-'0')
-			if frac >= 0 {
-				frac++
-			}
-		default:
-			return 0, fmt.Errorf("parse fixed %q: not a plain decimal", b)
-		}
-	}
-	for frac = max(frac, 0); frac < scale; frac++ {
-		if v > (1<<63-1)/10 {
-			return 0, fmt.Errorf("parse fixed %q: out of range", b)
-		}
-		v *= 10
-	}
-	if neg {
-		v = -v
-	}
-	return v, nil
+// MonthlyQuery selects a monthly series: the records of one energy with
+// refuel_time in [Start, End] (nil: unbounded), bucketed by the calendar
+// months of Location (nil: UTC). Energy "" is the vehicle's main energy, as
+// Statistics chooses it over the records in range.
+type MonthlyQuery struct {
+	Start, End *time.Time
+	Energy     Energy
+	Location   *time.Location
 }
 
-// MonthStat is one calendar month (UTC) of the monthly series.
+// MonthlySeries is the answer of a MonthlyQuery: the energy it describes
+// ("" when no record is in range and none was asked for) and its months,
+// oldest first.
+type MonthlySeries struct {
+	Energy Energy
+	Months []MonthStat
+}
+
+// MonthStat is one calendar month of the monthly series.
 type MonthStat struct {
 	Month    string // "2024-03"
 	Records  int64
-	Liters   decimal.Decimal
+	Liters   decimal.Decimal // quantity in the energy's unit
 	Amount   decimal.Decimal
 	AvgPrice decimal.Decimal // mean price_per_liter of the month's records
 	// Distance is the sum of the distances of the samples whose closing
-	// record falls in the month; Consumption is their liters over it, times
-	// 100 (0 without samples).
+	// record falls in the month; Consumption is their quantity over it,
+	// times 100 (0 without samples).
 	Distance    decimal.Decimal
 	Consumption decimal.Decimal
 }
 
 // MonthlyBuilder computes the monthly series in one pass over records in
-// (refuel_time, id) order, sampling exactly as StatsBuilder does.
+// (refuel_time, id) order, keeping each energy apart and sampling it
+// exactly as StatsBuilder does. Use NewMonthlyBuilder.
 type MonthlyBuilder struct {
+	q        MonthlyQuery
+	defaultE Energy
+	loc      *time.Location
+	series   []*monthlyAcc
+}
+
+// monthlyAcc is the series of one energy.
+type monthlyAcc struct {
+	energy Energy
+	n      int64
 	spans  sampler
 	months []monthAcc
 }
@@ -311,41 +411,79 @@ type monthAcc struct {
 	sampledLiters, distance  big.Int
 }
 
+// NewMonthlyBuilder starts the series q of a vehicle whose default energy
+// is defaultEnergy.
+func NewMonthlyBuilder(q MonthlyQuery, defaultEnergy Energy) *MonthlyBuilder {
+	loc := q.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return &MonthlyBuilder{q: q, defaultE: defaultEnergy, loc: loc}
+}
+
 // Add takes the next record in (refuel_time, id) order.
 func (b *MonthlyBuilder) Add(r StatsRecord) {
-	t := r.RefuelTime.UTC()
-	if k := len(b.months); k == 0 || b.months[k-1].year != t.Year() || b.months[k-1].month != t.Month() {
-		b.months = append(b.months, monthAcc{year: t.Year(), month: t.Month()})
+	if b.q.Energy != "" && r.Energy != b.q.Energy {
+		return
 	}
-	m := &b.months[len(b.months)-1]
+	var acc *monthlyAcc
+	for _, a := range b.series {
+		if a.energy == r.Energy {
+			acc = a
+			break
+		}
+	}
+	if acc == nil {
+		acc = &monthlyAcc{energy: r.Energy}
+		b.series = append(b.series, acc)
+	}
+	acc.n++
+	t := r.RefuelTime.In(b.loc)
+	if k := len(acc.months); k == 0 || acc.months[k-1].year != t.Year() || acc.months[k-1].month != t.Month() {
+		acc.months = append(acc.months, monthAcc{year: t.Year(), month: t.Month()})
+	}
+	m := &acc.months[len(acc.months)-1]
 	m.n++
 	m.liters.add(r.Liters)
 	m.amount.add(r.TotalAmount)
 	m.priceSum.add(r.PricePerLiter)
-	if b.spans.next(r) {
-		m.sampledLiters.Add(&m.sampledLiters, &b.spans.liters)
-		m.distance.Add(&m.distance, big.NewInt(b.spans.dist))
+	if acc.spans.next(r) {
+		m.sampledLiters.Add(&m.sampledLiters, &acc.spans.liters)
+		m.distance.Add(&m.distance, big.NewInt(acc.spans.dist))
 	}
 }
 
-// Months returns the series, oldest month first; never nil.
-func (b *MonthlyBuilder) Months() []MonthStat {
-	out := make([]MonthStat, len(b.months))
-	for i := range b.months {
-		m := &b.months[i]
-		s := MonthStat{
-			Month:    fmt.Sprintf("%04d-%02d", m.year, int(m.month)),
-			Records:  m.n,
-			Liters:   decimal.NewFromBigInt(new(big.Int).Set(m.liters.big()), -QuantityScale),
-			Amount:   decimal.NewFromBigInt(new(big.Int).Set(m.amount.big()), -QuantityScale),
-			AvgPrice: mean(m.priceSum.big(), -PriceScale, m.n),
-			Distance: decimal.NewFromBigInt(new(big.Int).Set(&m.distance), -QuantityScale),
+// Series returns the series of the energy asked for, or of the main
+// energy; Months is never nil.
+func (b *MonthlyBuilder) Series() MonthlySeries {
+	out := MonthlySeries{Energy: b.q.Energy, Months: []MonthStat{}}
+	if out.Energy == "" {
+		counts := make([]EnergyStats, len(b.series))
+		for i, a := range b.series {
+			counts[i] = EnergyStats{Energy: a.energy, TotalRecords: a.n}
 		}
-		if m.distance.Sign() > 0 {
-			liters := decimal.NewFromBigInt(new(big.Int).Set(&m.sampledLiters), 0)
-			s.Consumption = liters.Mul(decimal.NewFromInt(100)).DivRound(decimal.NewFromBigInt(new(big.Int).Set(&m.distance), 0), PriceScale)
+		sortByEnergy(counts)
+		out.Energy = mainEnergy(b.defaultE, counts)
+	}
+	for _, a := range b.series {
+		if a.energy != out.Energy {
+			continue
 		}
-		out[i] = s
+		for i := range a.months {
+			out.Months = append(out.Months, a.months[i].stat())
+		}
 	}
 	return out
+}
+
+func (m *monthAcc) stat() MonthStat {
+	return MonthStat{
+		Month:       fmt.Sprintf("%04d-%02d", m.year, int(m.month)),
+		Records:     m.n,
+		Liters:      decimal.NewFromBigInt(new(big.Int).Set(m.liters.big()), -QuantityScale),
+		Amount:      decimal.NewFromBigInt(new(big.Int).Set(m.amount.big()), -QuantityScale),
+		AvgPrice:    mean(m.priceSum.big(), -PriceScale, m.n),
+		Distance:    decimal.NewFromBigInt(new(big.Int).Set(&m.distance), -QuantityScale),
+		Consumption: per100(&m.sampledLiters, &m.distance),
+	}
 }

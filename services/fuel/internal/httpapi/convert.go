@@ -68,6 +68,9 @@ func (req refuelRequest) toRefuelUpdate(create bool) (fuel.RefuelUpdate, error) 
 	if u.FuelType, err = stringField("fuel_type", req.FuelType, true, create); err != nil {
 		return u, err
 	}
+	if u.Energy, err = energyField("energy", req.Energy); err != nil {
+		return u, err
+	}
 	if u.Liters, err = decimalField("liters", req.Liters, true, create); err != nil {
 		return u, err
 	}
@@ -111,6 +114,23 @@ func stringField(field string, o optString, required, create bool) (*string, err
 	}
 	v := o.V // "" when reset
 	return &v, nil
+}
+
+// energyField reads the optional energy: absent leaves it alone (on
+// create: the vehicle's default), null resets it to the vehicle's default,
+// a string must name an energy.
+func energyField(field string, o optString) (*fuel.Energy, error) {
+	use, reset, err := presence(field, o.Set, o.Null, false, false)
+	if err != nil || (!use && !reset) {
+		return nil, err
+	}
+	var e fuel.Energy // "": the vehicle's default
+	if use {
+		if e, err = fuel.ParseEnergy(field, o.V); err != nil {
+			return nil, err
+		}
+	}
+	return &e, nil
 }
 
 func boolField(field string, o optBool, required, create bool) (*bool, error) {

@@ -51,8 +51,8 @@ func (s *server) seedHistory(vid string) {
 	for i, r := range []string{
 		`"refuel_time":"2024-01-10T08:00:00.123456Z","odometer":1000,"liters":40,"total_amount":60,"is_full":true,"station_name":"Aral \"Nord\", A2"`,
 		`"refuel_time":"2024-01-25T08:00:00Z","odometer":1500.5,"liters":35.123,"total_amount":56.789,"is_full":true,"remark":"line\nbreak"`,
-		`"refuel_time":"2024-02-05T08:00:00+05:00","odometer":1800,"liters":10,"total_amount":15,"is_full":false`,
-		`"refuel_time":"2024-02-20T08:00:00Z","odometer":2100,"liters":30,"total_amount":48,"is_full":true`,
+		`"refuel_time":"2024-02-05T08:00:00+05:00","odometer":1800,"liters":10,"total_amount":15,"is_full":false,"energy":"electricity"`,
+		`"refuel_time":"2024-02-20T08:00:00Z","odometer":2100,"liters":30,"total_amount":48,"is_full":true,"energy":"lpg"`,
 		`"refuel_time":"2024-04-02T00:00:00Z","odometer":2700,"liters":45,"total_amount":67.5,"is_full":true,"missed_previous":true`,
 		`"refuel_time":"2024-04-30T23:59:59Z","odometer":3200,"liters":40,"total_amount":60,"is_full":true,"remark":"=SUM(1)"`,
 		`"refuel_time":"2024-04-30T23:59:59Z","odometer":3200,"liters":0.001,"total_amount":0,"is_full":false`,
@@ -76,7 +76,7 @@ func TestExportCSV(t *testing.T) {
 		if err != nil {
 			t.Fatalf("export is not RFC 4180 CSV: %v\n%s", err, res.body)
 		}
-		if got := strings.Join(recs[0], ","); got != "id,vehicle_id,refuel_time,odometer,fuel_type,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at" {
+		if got := strings.Join(recs[0], ","); got != "id,vehicle_id,refuel_time,odometer,fuel_type,energy,unit,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at" {
 			t.Errorf("header %s", got)
 		}
 		// Every row equals the JSON record, field by field, oldest first.

@@ -27,12 +27,13 @@ type vehicleRequest struct {
 }
 
 // refuelRequest is the body of POST and PUT /api/refuels[/:id];
-// price_per_liter and the read-only fields are ignored.
+// price_per_liter, unit and the read-only fields are ignored.
 type refuelRequest struct {
 	VehicleID      optNumber `json:"vehicle_id"`
 	RefuelTime     optString `json:"refuel_time"`
 	Odometer       optNumber `json:"odometer"`
 	FuelType       optString `json:"fuel_type"`
+	Energy         optString `json:"energy"`
 	Liters         optNumber `json:"liters"`
 	TotalAmount    optNumber `json:"total_amount"`
 	StationName    optString `json:"station_name"`
@@ -56,14 +57,16 @@ type vehicleResponse struct {
 	UpdatedAt       string      `json:"updated_at"`
 }
 
-// refuelResponse carries every field of the RefuelRecord table plus id and
-// the timestamps.
+// refuelResponse carries every field of the RefuelRecord table plus id, the
+// timestamps, the energy and its unit (that of liters and price_per_liter).
 type refuelResponse struct {
 	ID             uint64      `json:"id"`
 	VehicleID      uint64      `json:"vehicle_id"`
 	RefuelTime     string      `json:"refuel_time"`
 	Odometer       json.Number `json:"odometer"`
 	FuelType       string      `json:"fuel_type"`
+	Energy         string      `json:"energy"`
+	Unit           string      `json:"unit"`
 	Liters         json.Number `json:"liters"`
 	TotalAmount    json.Number `json:"total_amount"`
 	PricePerLiter  json.Number `json:"price_per_liter"`
@@ -91,6 +94,24 @@ type statisticsResponse struct {
 	ConsumptionSamples  int64           `json:"consumption_samples"`
 	FirstRefuelTime     *string         `json:"first_refuel_time"`
 	LastRefuelTime      *string         `json:"last_refuel_time"`
+	// MainEnergy is the energy total_liters and the consumption fields
+	// describe (null without records); ByEnergy has every energy apart.
+	MainEnergy *string               `json:"main_energy"`
+	ByEnergy   []energyStatsResponse `json:"by_energy"`
+}
+
+// energyStatsResponse is one energy of a vehicle's statistics.
+type energyStatsResponse struct {
+	Energy              string      `json:"energy"`
+	Unit                string      `json:"unit"`
+	TotalRecords        int64       `json:"total_records"`
+	TotalQuantity       json.Number `json:"total_quantity"`
+	TotalAmount         json.Number `json:"total_amount"`
+	AvgPrice            json.Number `json:"avg_price"`
+	AvgConsumption      json.Number `json:"avg_consumption"`
+	WeightedConsumption json.Number `json:"weighted_consumption"`
+	CostPerKm           json.Number `json:"cost_per_km"`
+	ConsumptionSamples  int64       `json:"consumption_samples"`
 }
 
 // healthResponse is the body of GET /health; Code and Message are set
@@ -130,6 +151,8 @@ func toRefuelResponse(r fuel.Refuel) refuelResponse {
 		RefuelTime:     formatTime(r.RefuelTime),
 		Odometer:       number(r.Odometer),
 		FuelType:       r.FuelType,
+		Energy:         string(r.Energy),
+		Unit:           r.Energy.Unit(),
 		Liters:         number(r.Liters),
 		TotalAmount:    number(r.TotalAmount),
 		PricePerLiter:  number(r.PricePerLiter),
@@ -154,6 +177,25 @@ func toStatisticsResponse(s fuel.Statistics) statisticsResponse {
 		TotalDistance:       number(s.TotalDistance),
 		WeightedConsumption: number(s.WeightedConsumption),
 		ConsumptionSamples:  s.Samples,
+		ByEnergy:            make([]energyStatsResponse, len(s.ByEnergy)),
+	}
+	if s.MainEnergy != "" {
+		main := string(s.MainEnergy)
+		out.MainEnergy = &main
+	}
+	for i, e := range s.ByEnergy {
+		out.ByEnergy[i] = energyStatsResponse{
+			Energy:              string(e.Energy),
+			Unit:                e.Energy.Unit(),
+			TotalRecords:        e.TotalRecords,
+			TotalQuantity:       number(e.TotalQuantity),
+			TotalAmount:         number(e.TotalAmount),
+			AvgPrice:            number(e.AvgPrice),
+			AvgConsumption:      number(e.AvgConsumption),
+			WeightedConsumption: number(e.WeightedConsumption),
+			CostPerKm:           number(e.CostPerKm),
+			ConsumptionSamples:  e.Samples,
+		}
 	}
 	if s.LastRefuel != nil {
 		r := toRefuelResponse(*s.LastRefuel)
@@ -170,9 +212,12 @@ func toStatisticsResponse(s fuel.Statistics) statisticsResponse {
 	return out
 }
 
-// monthResponse is one item of the monthly series.
+// monthResponse is one item of the monthly series: one month of one
+// energy, liters in that energy's unit.
 type monthResponse struct {
 	Month       string      `json:"month"`
+	Energy      string      `json:"energy"`
+	Unit        string      `json:"unit"`
 	Records     int64       `json:"records"`
 	Liters      json.Number `json:"liters"`
 	Amount      json.Number `json:"amount"`
@@ -181,9 +226,11 @@ type monthResponse struct {
 	Consumption json.Number `json:"consumption"`
 }
 
-func toMonthResponse(m fuel.MonthStat) monthResponse {
+func toMonthResponse(e fuel.Energy, m fuel.MonthStat) monthResponse {
 	return monthResponse{
 		Month:       m.Month,
+		Energy:      string(e),
+		Unit:        e.Unit(),
 		Records:     m.Records,
 		Liters:      number(m.Liters),
 		Amount:      number(m.Amount),

@@ -183,6 +183,11 @@ func (a *API) createRefuel(c *gin.Context) {
 			return toRefuelResponse(r), nil
 		}, nil
 	})
+	// Counted once the answer is out: a failed transaction and a replay
+	// created nothing.
+	if len(c.Errors) == 0 && c.Writer.Written() && c.Writer.Header().Get("Idempotent-Replayed") == "" {
+		a.metrics.refuelsCreated.Inc()
+	}
 }
 
 func (a *API) getRefuel(c *gin.Context) {

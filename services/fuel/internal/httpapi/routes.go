@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -29,13 +31,19 @@ type Options struct {
 	CORSOrigins []string
 	// Now is the clock of /health; nil means time.Now.
 	Now func() time.Time
+	// Metrics, when set, gets the request metrics and the fuel counters
+	// and is served at GET /metrics.
+	Metrics *prometheus.Registry
+	// Probes, when set, serve GET /livez and GET /readyz.
+	Probes *probes.Probes
 }
 
 // API serves the fuel endpoints from a Store.
 type API struct {
-	store fuel.Store
-	now   func() time.Time
-	log   *slog.Logger
+	store   fuel.Store
+	now     func() time.Time
+	log     *slog.Logger
+	metrics serviceMetrics
 }
 
 // New returns the service's HTTP handler: the shared ginx engine with the
@@ -43,8 +51,11 @@ type API struct {
 func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 	// No engine-wide limit: the routes set theirs (Register), so that the
 	// import may take more than the 1 MiB of every other body.
-	e := ginx.New(log, ginx.Options{CORSOrigins: opts.CORSOrigins, QuietPaths: []string{"/health"}})
-	a := &API{store: store, now: opts.Now, log: log}
+	e := ginx.New(log, ginx.Options{
+		CORSOrigins: opts.CORSOrigins, QuietPaths: []string{"/health"},
+		Metrics: opts.Metrics, Probes: opts.Probes,
+	})
+	a := &API{store: store, now: opts.Now, log: log, metrics: newServiceMetrics(opts.Metrics)}
 	if a.now == nil {
 		a.now = time.Now
 	}

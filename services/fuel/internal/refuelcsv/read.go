@@ -31,11 +31,30 @@ const MaxRowErrors = 1000
 
 // Options configure Read.
 type Options struct {
-	VehicleID    uint64
-	FuelType     string // for files without a fuel type column (the vehicle's)
-	VolumeUnit   string // l (default), gal_us, gal_uk
-	DistanceUnit string // km (default), mi
+	VehicleID uint64
+	// FuelType is the vehicle's fuel_type, the fuel type of rows of files
+	// without a fuel type column (Fuelly, LubeLogger).
+	FuelType string
+	// Energy is the energy of rows that name none: every row of Fuelly and
+	// LubeLogger files, and rows of ours without an energy column or with
+	// an empty one. The caller sets the vehicle's default,
+	// fuel.DefaultEnergy(vehicle.FuelType); "" means exactly that, from
+	// FuelType.
+	Energy fuel.Energy
+	// VolumeUnit and DistanceUnit are the units of the file's quantities
+	// and odometer readings: l (default), gal_us, gal_uk and km (default),
+	// mi. A Fuelly file whose header names metric units (a litres or km
+	// column) is read in those; giving another unit for it is an error.
+	// VolumeUnit converts only quantities in liters: kWh and kg rows are
+	// read as they are.
+	VolumeUnit   string
+	DistanceUnit string
 	DateFormat   string // "" (detect), mdy, dmy, ymd
+	// Location is the owner's time zone: dates and times without an
+	// offset are read in it, a date alone as its midnight there (see
+	// localTime for the days of a DST change). RFC 3339 timestamps keep
+	// their own offset. nil means UTC.
+	Location *time.Location
 
 	// semicolons is set by Read for a semicolon-separated file: its
 	// numbers use the decimal comma, so '.' and ',' swap roles.
@@ -66,6 +85,8 @@ const (
 	colTime
 	colOdometer
 	colFuelType
+	colEnergy
+	colUnit
 	colVolume
 	colAmount
 	colPrice // per volume unit: amount = price × volume
@@ -76,27 +97,42 @@ const (
 	colRemark
 )
 
-// Columns of each format, mapped explicitly. Fuelly's export header is
-// car_name,model,mpg,odometer,miles,gallons,price,city_percentage,
-// fuelup_date,date_added,tags,notes,missed_fuelup,partial_fuelup,latitude,
-// longitude,brand; LubeLogger's gas record export is Date,Odometer,
-// FuelConsumed,Cost,FuelEconomy,IsFillToFull,MissedFuelUp,Notes (newer
-// versions add Tags, ExtraFields and more). Columns not listed are ignored.
-var formats = map[string]map[string]role{
-	FormatNative: {
-		"refuel_time": colTime, "odometer": colOdometer, "fuel_type": colFuelType, "liters": colVolume,
-		"total_amount": colAmount, "station_name": colStation, "is_full": colFull,
-		"missed_previous": colMissed, "remark": colRemark,
-	},
-	FormatFuelly: {
+// layout is one file format as told by its header: its columns and the
+// units the header itself names ("" when it leaves them to the caller).
+type layout struct {
+	format string
+	cols   map[string]role
+	volume string // a VolumeUnit
+}
+
+// The columns of each format, mapped explicitly; columns not listed are
+// ignored. Ours may lack energy and unit (files exported before they
+// existed). Fuelly's export header is car_name,model,mpg,odometer,miles,
+// gallons,price,city_percentage,fuelup_date,date_added,tags,notes,
+// missed_fuelup,partial_fuelup,latitude,longitude,brand; a metric
+// account's has l/100km (or km/l), km and litres in place of mpg, miles and
+// gallons, and price per litre. LubeLogger's gas record export is Date,
+// Odometer,FuelConsumed,Cost,FuelEconomy,IsFillToFull,MissedFuelUp,Notes
+// (newer versions add Tags, ExtraFields and more).
+var (
+	nativeLayout = layout{format: FormatNative, cols: map[string]role{
+		"refuel_time": colTime, "odometer": colOdometer, "fuel_type": colFuelType, "energy": colEnergy,
+		"unit": colUnit, "liters": colVolume, "total_amount": colAmount, "station_name": colStation,
+		"is_full": colFull, "missed_previous": colMissed, "remark": colRemark,
+	}}
+	fuellyLayout = layout{format: FormatFuelly, cols: map[string]role{
 		"fuelup_date": colTime, "odometer": colOdometer, "gallons": colVolume, "price": colPrice,
 		"brand": colStation, "partial_fuelup": colPartial, "missed_fuelup": colMissed, "notes": colRemark,
-	},
-	FormatLubeLogger: {
+	}}
+	fuellyMetricLayout = layout{format: FormatFuelly, volume: "l", cols: map[string]role{
+		"fuelup_date": colTime, "odometer": colOdometer, "litres": colVolume, "price": colPrice,
+		"brand": colStation, "partial_fuelup": colPartial, "missed_fuelup": colMissed, "notes": colRemark,
+	}}
+	lubeLoggerLayout = layout{format: FormatLubeLogger, cols: map[string]role{
 		"date": colTime, "odometer": colOdometer, "fuelconsumed": colVolume, "cost": colAmount,
 		"isfilltofull": colFull, "missedfuelup": colMissed, "notes": colRemark,
-	},
-}
+	}}
+)
 
 // required columns per format.
 var required = map[string][]role{
@@ -105,13 +141,32 @@ var required = map[string][]role{
 	FormatLubeLogger: {colTime, colOdometer, colVolume, colAmount},
 }
 
+// roleNames name a role in messages when the file has no column for it.
 var roleNames = map[role]string{
-	colTime: "date", colOdometer: "odometer", colFuelType: "fuel_type", colVolume: "volume",
-	colAmount: "total amount", colPrice: "price",
+	colTime: "date", colOdometer: "odometer", colFuelType: "fuel_type", colEnergy: "energy", colUnit: "unit",
+	colVolume: "volume", colAmount: "total amount", colPrice: "price", colStation: "station",
+	colFull: "is_full", colPartial: "partial", colMissed: "missed", colRemark: "remark",
+}
+
+// columns is where a file keeps each role, and what its header calls it.
+type columns struct {
+	at    map[role]int
+	names map[role]string // as the file spells them, for messages
+	// distance is the DistanceUnit the header names ("" when it leaves it
+	// to the caller).
+	distance string
+}
+
+// name is the file's name of a role's column, for messages.
+func (c columns) name(r role) string {
+	if n, ok := c.names[r]; ok {
+		return n
+	}
+	return roleNames[r]
 }
 
 // detect tells the format from the header.
-func detect(header []string) (string, map[role]int, error) {
+func detect(header []string) (layout, columns, error) {
 	has := make(map[string]int, len(header))
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(h))
@@ -119,29 +174,39 @@ func detect(header []string) (string, map[role]int, error) {
 			has[h] = i
 		}
 	}
-	var format string
+	var l layout
 	switch {
 	case hasAll(has, "refuel_time", "liters"):
-		format = FormatNative
+		l = nativeLayout
 	case hasAll(has, "fuelup_date", "gallons"):
-		format = FormatFuelly
+		l = fuellyLayout
+	case hasAll(has, "fuelup_date", "litres"):
+		l = fuellyMetricLayout
 	case hasAll(has, "date", "fuelconsumed"):
-		format = FormatLubeLogger
+		l = lubeLoggerLayout
 	default:
-		return "", nil, apperr.Invalid("file", "header is not one of this service's export (refuel_time, liters, ...), Fuelly's (fuelup_date, gallons, ...) or LubeLogger's (Date, FuelConsumed, ...)")
+		return l, columns{}, apperr.Invalid("file", "header is not one of this service's export (refuel_time, liters, ...), Fuelly's (fuelup_date, gallons or litres, ...) or LubeLogger's (Date, FuelConsumed, ...)")
 	}
-	cols := make(map[role]int)
-	for name, r := range formats[format] {
+	c := columns{at: make(map[role]int), names: make(map[role]string)}
+	for name, r := range l.cols {
 		if i, ok := has[name]; ok {
-			cols[r] = i
+			c.at[r] = i
+			c.names[r] = strings.TrimSpace(header[i])
 		}
 	}
-	for _, r := range required[format] {
-		if _, ok := cols[r]; !ok {
-			return "", nil, apperr.Invalid("file", "%s file lacks its %s column", format, roleNames[r])
+	for _, r := range required[l.format] {
+		if _, ok := c.at[r]; !ok {
+			return l, c, apperr.Invalid("file", "%s file lacks its %s column", l.format, roleNames[r])
 		}
 	}
-	return format, cols, nil
+	// Fuelly names the distance unit of a metric account in its trip
+	// distance column (km); miles leave it to the caller, as before.
+	if _, km := has["km"]; km && l.format == FormatFuelly {
+		if _, mi := has["miles"]; !mi {
+			c.distance = "km"
+		}
+	}
+	return l, c, nil
 }
 
 func hasAll(has map[string]int, names ...string) bool {
@@ -154,20 +219,28 @@ func hasAll(has map[string]int, names ...string) bool {
 }
 
 // Read reads a CSV file of refuels. A file-level problem (not CSV, no
-// known header, an unknown unit) is an INVALID_ARGUMENT error; bad rows are
-// listed in the Result, and the good rows are returned beside them.
+// known header, an unknown unit or one the header contradicts) is an
+// INVALID_ARGUMENT error; bad rows are listed in the Result, and the good
+// rows are returned beside them.
 func Read(r io.Reader, opts Options) (Result, error) {
 	var res Result
-	volume, ok := volumeUnits[orDefault(opts.VolumeUnit, "l")]
-	if !ok {
+	if opts.VolumeUnit != "" && !ValidVolumeUnit(opts.VolumeUnit) {
 		return res, apperr.Invalid("volume_unit", "must be one of %s", strings.Join(VolumeUnits, ", "))
 	}
-	distance, ok := distanceUnits[orDefault(opts.DistanceUnit, "km")]
-	if !ok {
+	if opts.DistanceUnit != "" && !ValidDistanceUnit(opts.DistanceUnit) {
 		return res, apperr.Invalid("distance_unit", "must be one of %s", strings.Join(DistanceUnits, ", "))
 	}
 	if opts.DateFormat != "" && !ValidDateFormat(opts.DateFormat) {
 		return res, apperr.Invalid("date_format", "must be one of %s", strings.Join(DateFormats, ", "))
+	}
+	if opts.Energy == "" {
+		opts.Energy = fuel.DefaultEnergy(opts.FuelType)
+	}
+	if _, err := fuel.ParseEnergy("energy", string(opts.Energy)); err != nil {
+		return res, err
+	}
+	if opts.Location == nil {
+		opts.Location = time.UTC
 	}
 
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -175,6 +248,9 @@ func Read(r io.Reader, opts Options) (Result, error) {
 	cr.Comma = delimiter(br)
 	opts.semicolons = cr.Comma == ';'
 	cr.FieldsPerRecord = -1 // rows are checked against the header below
+	// Values are trimmed anyway (field); this also lets a quoted field
+	// follow a delimiter and spaces ("a, \"b, c\"").
+	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return res, apperr.Invalid("file", "is empty")
@@ -185,11 +261,16 @@ func Read(r io.Reader, opts Options) (Result, error) {
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff") // a spreadsheet's byte order mark
 	}
-	format, cols, err := detect(header)
+	lay, cols, err := detect(header)
 	if err != nil {
 		return res, err
 	}
+	format := lay.format
 	res.Format = format
+	volume, distance, err := units(lay, cols, opts)
+	if err != nil {
+		return res, err
+	}
 
 	// Dates are read once every row is in: the date order of a file is
 	// decided over its whole column.
@@ -248,6 +329,29 @@ func Read(r io.Reader, opts Options) (Result, error) {
 	return res, nil
 }
 
+// units returns the factors to liters and kilometres of the file's
+// quantities and odometer readings: the units its header names, else the
+// caller's, else l and km. A caller's unit that contradicts the header
+// (gal_us for a Fuelly litres column) is refused rather than obeyed: one
+// of the two is wrong, and the numbers would be off by a factor.
+func units(l layout, c columns, opts Options) (volume, distance decimal.Decimal, err error) {
+	vu := orDefault(opts.VolumeUnit, "l")
+	if l.volume != "" {
+		if opts.VolumeUnit != "" && opts.VolumeUnit != l.volume {
+			return volume, distance, apperr.Invalid("volume_unit", "is %s, but the file's %s column is in %s: leave volume_unit out", opts.VolumeUnit, c.name(colVolume), l.volume)
+		}
+		vu = l.volume
+	}
+	du := orDefault(opts.DistanceUnit, "km")
+	if c.distance != "" {
+		if opts.DistanceUnit != "" && opts.DistanceUnit != c.distance {
+			return volume, distance, apperr.Invalid("distance_unit", "is %s, but the file's header counts distances in %s: leave distance_unit out", opts.DistanceUnit, c.distance)
+		}
+		du = c.distance
+	}
+	return volumeUnits[vu], distanceUnits[du], nil
+}
+
 // delimiter is ';' when the header line has semicolons and no commas (the
 // list separator of spreadsheets in locales with a decimal comma), else ','.
 func delimiter(br *bufio.Reader) rune {
@@ -277,8 +381,8 @@ func orDefault(s, def string) string {
 }
 
 // field returns the trimmed value of a role's column ("" when absent).
-func field(rec []string, cols map[role]int, r role) string {
-	i, ok := cols[r]
+func field(rec []string, cols columns, r role) string {
+	i, ok := cols.at[r]
 	if !ok || i >= len(rec) {
 		return ""
 	}
@@ -286,34 +390,55 @@ func field(rec []string, cols map[role]int, r role) string {
 }
 
 // toRefuel turns one row into a normalized, valid refuel or says why not.
-func toRefuel(rec []string, cols map[role]int, format, order string, volume, distance decimal.Decimal, opts Options) (fuel.Refuel, error) {
-	r := fuel.Refuel{VehicleID: opts.VehicleID, FuelType: opts.FuelType}
+func toRefuel(rec []string, cols columns, format, order string, volume, distance decimal.Decimal, opts Options) (fuel.Refuel, error) {
+	r := fuel.Refuel{VehicleID: opts.VehicleID, FuelType: opts.FuelType, Energy: opts.Energy}
 	var err error
-	if r.RefuelTime, err = parseDate(field(rec, cols, colTime), format, order); err != nil {
-		return r, fmt.Errorf("%s: %w", headerName(format, colTime), err)
+	if r.RefuelTime, err = parseDate(field(rec, cols, colTime), format, order, opts.Location); err != nil {
+		return r, fmt.Errorf("%s: %w", cols.name(colTime), err)
 	}
-	odo, err := parseNumber(headerName(format, colOdometer), field(rec, cols, colOdometer), opts.semicolons)
+	odo, err := parseNumber(cols.name(colOdometer), field(rec, cols, colOdometer), opts.semicolons)
 	if err != nil {
 		return r, err
 	}
 	r.Odometer = odo.Mul(distance)
-	vol, err := parseNumber(headerName(format, colVolume), field(rec, cols, colVolume), opts.semicolons)
+	// Only our files have energy and unit columns; the other formats'
+	// rows all take opts.Energy.
+	energyFrom := "the vehicle's energy"
+	if s := field(rec, cols, colEnergy); s != "" {
+		if r.Energy, err = parseEnergy(cols.name(colEnergy), s); err != nil {
+			return r, err
+		}
+		energyFrom = cols.name(colEnergy)
+	}
+	// unit is derived from energy and ignored, but one that names another
+	// unit than the row's energy means the file was edited inconsistently
+	// (energy changed, or a quantity in the wrong unit): which of the two
+	// is right cannot be told, so the row is refused. Empty is fine;
+	// case is ignored.
+	if s := field(rec, cols, colUnit); s != "" && !strings.EqualFold(s, r.Energy.Unit()) {
+		return r, fmt.Errorf("%s: %q contradicts %s %s, counted in %s", cols.name(colUnit), s, energyFrom, r.Energy, r.Energy.Unit())
+	}
+	vol, err := parseNumber(cols.name(colVolume), field(rec, cols, colVolume), opts.semicolons)
 	if err != nil {
 		return r, err
 	}
-	r.Liters = vol.Mul(volume)
-	if _, ok := cols[colPrice]; ok {
-		price, err := parseNumber(headerName(format, colPrice), field(rec, cols, colPrice), opts.semicolons)
+	r.Liters = vol
+	if r.Energy.Unit() == fuel.UnitLiter {
+		// volume_unit is a unit of volume: kWh and kg are not converted.
+		r.Liters = vol.Mul(volume)
+	}
+	if _, ok := cols.at[colPrice]; ok {
+		price, err := parseNumber(cols.name(colPrice), field(rec, cols, colPrice), opts.semicolons)
 		if err != nil {
 			return r, err
 		}
 		r.TotalAmount = price.Mul(vol)
 	} else {
-		if r.TotalAmount, err = parseNumber(headerName(format, colAmount), field(rec, cols, colAmount), opts.semicolons); err != nil {
+		if r.TotalAmount, err = parseNumber(cols.name(colAmount), field(rec, cols, colAmount), opts.semicolons); err != nil {
 			return r, err
 		}
 	}
-	if _, ok := cols[colFuelType]; ok {
+	if _, ok := cols.at[colFuelType]; ok {
 		r.FuelType = field(rec, cols, colFuelType)
 	}
 	r.StationName = field(rec, cols, colStation)
@@ -322,24 +447,24 @@ func toRefuel(rec []string, cols map[role]int, format, order string, volume, dis
 	case FormatFuelly:
 		// Rows of Fuelly and LubeLogger are full fill-ups unless flagged
 		// partial (decisions.md).
-		partial, err := parseBool(headerName(format, colPartial), field(rec, cols, colPartial))
+		partial, err := parseBool(cols.name(colPartial), field(rec, cols, colPartial))
 		if err != nil {
 			return r, err
 		}
 		r.IsFull = !partial
 	case FormatLubeLogger:
 		r.IsFull = true
-		if _, ok := cols[colFull]; ok && field(rec, cols, colFull) != "" {
-			if r.IsFull, err = parseBool(headerName(format, colFull), field(rec, cols, colFull)); err != nil {
+		if s := field(rec, cols, colFull); s != "" {
+			if r.IsFull, err = parseBool(cols.name(colFull), s); err != nil {
 				return r, err
 			}
 		}
 	default:
-		if r.IsFull, err = parseBool("is_full", field(rec, cols, colFull)); err != nil {
+		if r.IsFull, err = parseBool(cols.name(colFull), field(rec, cols, colFull)); err != nil {
 			return r, err
 		}
 	}
-	if r.MissedPrevious, err = parseBool(headerName(format, colMissed), field(rec, cols, colMissed)); err != nil {
+	if r.MissedPrevious, err = parseBool(cols.name(colMissed), field(rec, cols, colMissed)); err != nil {
 		return r, err
 	}
 	r.Normalize()
@@ -353,22 +478,17 @@ func toRefuel(rec []string, cols map[role]int, format, order string, volume, dis
 	return r, nil
 }
 
-// headerName is the file's name of a role's column, for messages.
-func headerName(format string, r role) string {
-	for name, rr := range formats[format] {
-		if rr == r {
-			if format == FormatLubeLogger {
-				return lubeLoggerNames[name]
-			}
-			return name
-		}
+// parseEnergy reads an energy name in any case.
+func parseEnergy(name, s string) (fuel.Energy, error) {
+	e := fuel.Energy(strings.ToLower(s))
+	if e.Valid() {
+		return e, nil
 	}
-	return roleNames[r]
-}
-
-var lubeLoggerNames = map[string]string{
-	"date": "Date", "odometer": "Odometer", "fuelconsumed": "FuelConsumed", "cost": "Cost",
-	"isfilltofull": "IsFillToFull", "missedfuelup": "MissedFuelUp", "notes": "Notes",
+	names := make([]string, len(fuel.Energies))
+	for i, e := range fuel.Energies {
+		names[i] = string(e)
+	}
+	return "", fmt.Errorf("%s: %q is not an energy (%s)", name, s, strings.Join(names, ", "))
 }
 
 // maxNumber bounds a number's text; anything longer is no quantity.
@@ -462,9 +582,10 @@ func detectDateOrder(dates []string) string {
 	return "mdy"
 }
 
-// parseDate reads a refuel time: RFC 3339 (any format), or a date with an
-// optional time of day in UTC; a date alone is midnight UTC.
-func parseDate(s, format, order string) (time.Time, error) {
+// parseDate reads a refuel time: RFC 3339 (any format) with its own
+// offset, or a date with an optional time of day in loc; a date alone is
+// midnight in loc.
+func parseDate(s, format, order string, loc *time.Location) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, errors.New("is required")
 	}
@@ -499,15 +620,14 @@ func parseDate(s, format, order string) (time.Time, error) {
 	if m < 1 || m > 12 || d < 1 || d > daysIn(y, time.Month(m)) {
 		return time.Time{}, fmt.Errorf("%q is not a calendar date (read as %s)", s, orDefault(order, "mdy"))
 	}
-	t := midnight(y, time.Month(m), d)
+	var h, mi, sec int
 	if rest = strings.TrimSpace(rest); rest != "" {
 		c := clock.FindStringSubmatch(rest)
 		if c == nil {
 			return time.Time{}, fmt.Errorf("%q has no time of day this service reads (HH:MM[:SS] [AM|PM])", s)
 		}
-		h, _ := strconv.Atoi(c[1])
-		mi, _ := strconv.Atoi(c[2])
-		sec := 0
+		h, _ = strconv.Atoi(c[1])
+		mi, _ = strconv.Atoi(c[2])
 		if c[3] != "" {
 			sec, _ = strconv.Atoi(c[3])
 		}
@@ -523,9 +643,39 @@ func parseDate(s, format, order string) (time.Time, error) {
 		if h > 23 || mi > 59 || sec > 59 {
 			return time.Time{}, fmt.Errorf("%q has no valid time of day", s)
 		}
-		t = t.Add(time.Duration(h)*time.Hour + time.Duration(mi)*time.Minute + time.Duration(sec)*time.Second)
 	}
-	return t, nil
+	return localTime(y, time.Month(m), d, h, mi, sec, loc), nil
+}
+
+// localTime is the instant of a wall-clock time in loc. On the days of a
+// DST change time.Date leaves open which offset it uses (and in practice
+// reads a midnight that America/Santiago skips as 23:00 of the day
+// before), so the choice is made here, as java.time and Python's zoneinfo
+// make it: a time the change skips is read with the offset in force before
+// it, which moves it forward by the gap (02:30 on the day Europe/Berlin
+// jumps from 02:00 to 03:00 is 03:30 CEST, a skipped midnight is 01:00 of
+// the same day); a time the change repeats is its first occurrence (the
+// earlier instant).
+func localTime(y int, mo time.Month, d, h, mi, sec int, loc *time.Location) time.Time {
+	if loc == time.UTC {
+		return time.Date(y, mo, d, h, mi, sec, 0, time.UTC)
+	}
+	wall := time.Date(y, mo, d, h, mi, sec, 0, time.UTC).Unix()
+	// The offsets in force a day before and a day after: a zone changes
+	// its offset at most once in two days.
+	_, before := time.Unix(wall-86400, 0).In(loc).Zone()
+	_, after := time.Unix(wall+86400, 0).In(loc).Zone()
+	var t time.Time
+	for _, off := range [2]int{before, after} {
+		c := time.Unix(wall-int64(off), 0).In(loc)
+		if _, o := c.Zone(); o == off && (t.IsZero() || c.Before(t)) {
+			t = c
+		}
+	}
+	if t.IsZero() { // skipped by the change
+		t = time.Unix(wall-int64(before), 0).In(loc)
+	}
+	return t
 }
 
 func daysIn(y int, m time.Month) int { return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day() }

@@ -2,9 +2,11 @@ package refuelcsv
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // the zones of the tests, whatever the machine has
 
 	"github.com/shopspring/decimal"
 
@@ -31,7 +33,7 @@ func mustRead(t *testing.T, file string, opts Options) Result {
 func refuelLine(r fuel.Refuel) string {
 	return strings.Join([]string{
 		r.RefuelTime.UTC().Format(time.RFC3339), r.Odometer.String(), r.Liters.String(), r.TotalAmount.String(),
-		r.FuelType, r.StationName, map[bool]string{true: "full", false: "partial"}[r.IsFull],
+		r.FuelType, string(r.Energy), r.StationName, map[bool]string{true: "full", false: "partial"}[r.IsFull],
 		map[bool]string{true: "missed", false: "-"}[r.MissedPrevious], r.Remark,
 	}, " ")
 }
@@ -70,10 +72,79 @@ func TestReadFuelly(t *testing.T) {
 	// 10600 mi = 17059.0464 -> 17059.046; 9.5 gal = 35.961411948 -> 35.961;
 	// 9.5 × 3.60 = 34.2.
 	checkRefuels(t, res, []string{
-		"2024-01-05T00:00:00Z 16093.44 37.854 35 gasoline Shell full - first",
-		"2024-01-15T17:30:00Z 16584.29 37.854 34.59 gasoline  partial - note, with comma",
-		"2024-02-01T17:05:00Z 17059.046 35.961 34.2 gasoline Chevron full missed ",
+		"2024-01-05T00:00:00Z 16093.44 37.854 35 gasoline gasoline Shell full - first",
+		"2024-01-15T17:30:00Z 16584.29 37.854 34.59 gasoline gasoline  partial - note, with comma",
+		"2024-02-01T17:05:00Z 17059.046 35.961 34.2 gasoline gasoline Chevron full missed ",
 	})
+}
+
+// fuellyMetric is a Fuelly export of a metric account: km, litres, price
+// per litre, year-first dates.
+func fuellyMetric(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("testdata/fuelly-metric.csv")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestReadFuellyMetric(t *testing.T) {
+	file := fuellyMetric(t)
+	// 45.20 × 1.789 = 80.8628; 42.25 × 1.819 = 76.85275; 20.5 × 1.75 = 35.875.
+	want := []string{
+		"2024-09-02T00:00:00Z 12000 45.2 80.863 gasoline gasoline Aral full - first fill-up",
+		"2024-09-16T00:00:00Z 12650 42.25 76.853 gasoline gasoline Shell full - tyres checked, 2.4 bar",
+		"2024-09-30T00:00:00Z 13010 20.5 35.875 gasoline gasoline  partial missed ",
+	}
+	res := mustRead(t, file, Options{})
+	if res.Format != FormatFuelly {
+		t.Fatalf("format %s", res.Format)
+	}
+	checkRefuels(t, res, want)
+	// The units the header names may be given too.
+	checkRefuels(t, mustRead(t, file, Options{VolumeUnit: "l", DistanceUnit: "km"}), want)
+	// km/l in place of l/100km.
+	checkRefuels(t, mustRead(t, strings.Replace(file, "l/100km", "km/l", 1), Options{}), want)
+
+	// Written with spaces after the commas, a quoted field after one.
+	spaced := "car_name, model, l/100km, odometer, km, litres, price, city_percentage, fuelup_date, date_added, tags, notes, missed_fuelup, partial_fuelup, latitude, longitude, brand\n" +
+		"Golf, Volkswagen, , 12000, , 45.20, 1.789, 50, 2024-09-02, 2024-09-02, , \"first, fill-up\", 0, 0, , , Aral\n"
+	checkRefuels(t, mustRead(t, spaced, Options{}), []string{
+		"2024-09-02T00:00:00Z 12000 45.2 80.863 gasoline gasoline Aral full - first, fill-up",
+	})
+
+	// Dates are the owner's: midnight in Berlin (CEST) is 22:00 UTC.
+	berlin := mustLocation(t, "Europe/Berlin")
+	res = mustRead(t, file, Options{Location: berlin})
+	if got := res.Refuels[0].RefuelTime.Format(time.RFC3339); got != "2024-09-01T22:00:00Z" {
+		t.Errorf("Berlin midnight of 2024-09-02 = %s", got)
+	}
+
+	// A caller's unit that contradicts the header is refused, naming it.
+	for _, tc := range []struct {
+		opts  Options
+		field string
+	}{
+		{Options{VolumeUnit: "gal_us"}, "volume_unit"},
+		{Options{VolumeUnit: "gal_uk", DistanceUnit: "km"}, "volume_unit"},
+		{Options{DistanceUnit: "mi"}, "distance_unit"},
+	} {
+		tc.opts.VehicleID = 1
+		_, err := Read(strings.NewReader(file), tc.opts)
+		if e := apperr.From(err); err == nil || e.Code != apperr.InvalidArgument || e.Field != tc.field {
+			t.Errorf("%+v: err = %v, want INVALID_ARGUMENT naming %s", tc.opts, err, tc.field)
+		}
+	}
+
+	// Litres and miles (a British account): the header names the volume
+	// only; the odometer is in the caller's unit.
+	uk := strings.Replace(file, ",km,", ",miles,", 1)
+	res = mustRead(t, uk, Options{DistanceUnit: "mi"})
+	// 12000 mi = 19312.128 km.
+	if got := refuelLine(res.Refuels[0]); got != "2024-09-02T00:00:00Z 19312.128 45.2 80.863 gasoline gasoline Aral full - first fill-up" {
+		t.Errorf("litres and miles: %s", got)
+	}
 }
 
 func TestReadLubeLogger(t *testing.T) {
@@ -88,9 +159,9 @@ func TestReadLubeLogger(t *testing.T) {
 		t.Fatalf("format %s", res.Format)
 	}
 	checkRefuels(t, res, []string{
-		"2024-01-05T00:00:00Z 1000 40 60 diesel  full - ",
-		"2024-01-13T00:00:00Z 1500 35.5 56.8 diesel  partial - a note",
-		"2024-01-20T00:00:00Z 2000 40 64 diesel  full missed ",
+		"2024-01-05T00:00:00Z 1000 40 60 diesel diesel  full - ",
+		"2024-01-13T00:00:00Z 1500 35.5 56.8 diesel diesel  partial - a note",
+		"2024-01-20T00:00:00Z 2000 40 64 diesel diesel  full missed ",
 	})
 }
 
@@ -104,9 +175,9 @@ func TestReadSemicolons(t *testing.T) {
 	// There '.' groups thousands and ',' is the decimal point; a lone '.'
 	// not followed by three digits is still read as a decimal point.
 	checkRefuels(t, res, []string{
-		"2024-01-05T00:00:00Z 1000 40.5 60.75 diesel  full - ",
-		"2024-01-13T00:00:00Z 1500 35.25 56 diesel  partial - ",
-		"2024-01-20T00:00:00Z 1234567.5 35 56 diesel  full - ",
+		"2024-01-05T00:00:00Z 1000 40.5 60.75 diesel diesel  full - ",
+		"2024-01-13T00:00:00Z 1500 35.25 56 diesel diesel  partial - ",
+		"2024-01-20T00:00:00Z 1234567.5 35 56 diesel diesel  full - ",
 	})
 }
 
@@ -154,39 +225,169 @@ func TestReadDateOrder(t *testing.T) {
 }
 
 func TestReadNative(t *testing.T) {
-	var buf bytes.Buffer
-	w := NewWriter(&buf)
 	at := time.Date(2026, 3, 1, 8, 0, 0, 123456000, time.UTC)
 	in := []fuel.Refuel{
-		{ID: 3, VehicleID: 1, RefuelTime: at, Odometer: dec("12500.5"), FuelType: "E10", Liters: dec("40.5"), TotalAmount: dec("70.47"),
+		{ID: 3, VehicleID: 1, RefuelTime: at, Odometer: dec("12500.5"), FuelType: "E10", Energy: fuel.Gasoline, Liters: dec("40.5"), TotalAmount: dec("70.47"),
 			PricePerLiter: dec("1.74"), StationName: `Aral "Nord", A2`, IsFull: true, Remark: "line\nbreak", CreatedAt: at, UpdatedAt: at},
-		{ID: 4, VehicleID: 1, RefuelTime: at.Add(time.Hour), Odometer: dec("13000"), FuelType: "E10", Liters: dec("10"), TotalAmount: dec("0"),
-			MissedPrevious: true, CreatedAt: at, UpdatedAt: at},
+		{ID: 4, VehicleID: 1, RefuelTime: at.Add(time.Hour), Odometer: dec("13000"), FuelType: "Type 2", Energy: fuel.Electricity, Liters: dec("10"), TotalAmount: dec("0"),
+			MissedPrevious: true, Remark: "crlf\r\nremark", CreatedAt: at, UpdatedAt: at},
 	}
-	if err := w.WriteHeader(); err != nil {
-		t.Fatal(err)
+	file := export(t, in)
+	// The remark's LF is written as it is; only the records end with CRLF.
+	want := "id,vehicle_id,refuel_time,odometer,fuel_type,energy,unit,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at\r\n" +
+		"3,1,2026-03-01T08:00:00.123456Z,12500.5,E10,gasoline,l,40.5,70.47,1.74,\"Aral \"\"Nord\"\", A2\",true,false,\"line\nbreak\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z\r\n" +
+		"4,1,2026-03-01T09:00:00.123456Z,13000,Type 2,electricity,kWh,10,0,0,,false,true,\"crlf\r\nremark\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z\r\n"
+	if file != want {
+		t.Errorf("export:\n%q\nwant\n%q", file, want)
 	}
-	for _, r := range in {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	wantHead := "id,vehicle_id,refuel_time,odometer,fuel_type,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at\r\n" +
-		"3,1,2026-03-01T08:00:00.123456Z,12500.5,E10,40.5,70.47,1.74,\"Aral \"\"Nord\"\", A2\",true,false,\"line\r\nbreak\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z\r\n"
-	if !strings.HasPrefix(buf.String(), wantHead) {
-		t.Errorf("export:\n%s\nwant prefix\n%s", buf.String(), wantHead)
-	}
-	res := mustRead(t, buf.String(), Options{})
+	// Our own reader, like encoding/csv's, returns a CRLF inside a quoted
+	// field as LF: the one difference of the Go round trip.
+	res := mustRead(t, file, Options{})
 	checkRefuels(t, res, []string{
-		"2026-03-01T08:00:00Z 12500.5 40.5 70.47 E10 Aral \"Nord\", A2 full - line\nbreak",
-		"2026-03-01T09:00:00Z 13000 10 0 E10  partial missed ",
+		"2026-03-01T08:00:00Z 12500.5 40.5 70.47 E10 gasoline Aral \"Nord\", A2 full - line\nbreak",
+		"2026-03-01T09:00:00Z 13000 10 0 Type 2 electricity  partial missed crlf\nremark",
 	})
 	if !res.Refuels[0].RefuelTime.Equal(at) {
 		t.Errorf("refuel_time %v, want %v", res.Refuels[0].RefuelTime, at)
 	}
+}
+
+func TestReadEnergy(t *testing.T) {
+	// Gasoline and electricity rows of a plug-in hybrid: energy and unit
+	// read (in any case), an empty energy is the option's, an old export
+	// without the columns is all the option's.
+	file := "refuel_time,odometer,fuel_type,energy,unit,liters,total_amount,is_full\n" +
+		"2024-05-01T08:00:00Z,1000,E10,gasoline,l,40,70,true\n" +
+		"2024-05-02T19:30:00+02:00,1050,Type 2,electricity,kWh,30.5,12.2,true\n" +
+		"2024-05-03T08:00:00Z,1100,E10,,,35,60,false\n" +
+		"2024-05-04T08:00:00Z,1150,CCS,Electricity,KWH,20.25,8.1,true\n" +
+		"2024-05-05T08:00:00Z,1200,E10,gasoline,,10,17,true\n"
+	res := mustRead(t, file, Options{FuelType: "plug_in_hybrid", Energy: fuel.Gasoline})
+	checkRefuels(t, res, []string{
+		"2024-05-01T08:00:00Z 1000 40 70 E10 gasoline  full - ",
+		"2024-05-02T17:30:00Z 1050 30.5 12.2 Type 2 electricity  full - ",
+		"2024-05-03T08:00:00Z 1100 35 60 E10 gasoline  partial - ",
+		"2024-05-04T08:00:00Z 1150 20.25 8.1 CCS electricity  full - ",
+		"2024-05-05T08:00:00Z 1200 10 17 E10 gasoline  full - ",
+	})
+	// price_per_liter is per unit, computed from the row.
+	if got := res.Refuels[1].PricePerLiter.String(); got != "0.4" {
+		t.Errorf("price per kWh %s, want 0.4", got)
+	}
+
+	// The option "" is the default of the vehicle's fuel type, and rows
+	// without an energy take it.
+	res = mustRead(t, file, Options{FuelType: "electric"})
+	if got := res.Refuels[2].Energy; got != fuel.Electricity {
+		t.Errorf("empty energy of an electric vehicle read as %q", got)
+	}
+
+	// volume_unit converts liters only: kWh are kWh in any file.
+	res = mustRead(t, file, Options{FuelType: "plug_in_hybrid", VolumeUnit: "gal_us"})
+	if got := refuelLine(res.Refuels[0]); got != "2024-05-01T08:00:00Z 1000 151.416 70 E10 gasoline  full - " {
+		t.Errorf("gal_us gasoline row: %s", got)
+	}
+	if got := refuelLine(res.Refuels[1]); got != "2024-05-02T17:30:00Z 1050 30.5 12.2 Type 2 electricity  full - " {
+		t.Errorf("gal_us electricity row: %s", got)
+	}
+
+	// An export from before energy existed.
+	old := "refuel_time,odometer,fuel_type,liters,total_amount,is_full\n2024-05-01T08:00:00Z,1000,Diesel,40,70,true\n"
+	res = mustRead(t, old, Options{FuelType: "diesel", Energy: fuel.Diesel})
+	checkRefuels(t, res, []string{"2024-05-01T08:00:00Z 1000 40 70 Diesel diesel  full - "})
+
+	// Fuelly and LubeLogger rows take the option, whatever the vehicle.
+	lube := "Date,Odometer,FuelConsumed,Cost,unit,energy\n2024-05-01,1000,50,15,l,gasoline\n"
+	res = mustRead(t, lube, Options{FuelType: "plug_in_hybrid", Energy: fuel.Electricity, VolumeUnit: "gal_uk"})
+	checkRefuels(t, res, []string{"2024-05-01T00:00:00Z 1000 50 15 plug_in_hybrid electricity  full - "})
+}
+
+func TestReadEnergyRowErrors(t *testing.T) {
+	file := "refuel_time,odometer,fuel_type,energy,unit,liters,total_amount,is_full\n" +
+		"2024-05-01T08:00:00Z,1000,E10,gasoline,l,40,70,true\n" +
+		"2024-05-02T08:00:00Z,1050,E10,petrol,l,40,70,true\n" + // 3
+		"2024-05-03T08:00:00Z,1100,Type 2,electricity,l,30,12,true\n" + // 4
+		"2024-05-04T08:00:00Z,1150,Type 2,,kWh,30,12,true\n" + // 5: the default is gasoline
+		"2024-05-05T08:00:00Z,1200,H2,hydrogen,kg,5,60,true\n"
+	res := mustRead(t, file, Options{Energy: fuel.Gasoline})
+	want := []RowError{
+		{3, `energy: "petrol" is not an energy (gasoline, diesel, lpg, cng, electricity, hydrogen)`},
+		{4, `unit: "l" contradicts energy electricity, counted in kWh`},
+		{5, `unit: "kWh" contradicts the vehicle's energy gasoline, counted in l`},
+	}
+	if res.Rows != 5 || res.BadRows != 3 || len(res.Refuels) != 2 {
+		t.Fatalf("rows %d bad %d good %d: %+v", res.Rows, res.BadRows, len(res.Refuels), res.Errors)
+	}
+	for i, e := range res.Errors {
+		if e != want[i] {
+			t.Errorf("error %d = %+v, want %+v", i, e, want[i])
+		}
+	}
+	if got := refuelLine(res.Refuels[1]); got != "2024-05-05T08:00:00Z 1200 5 60 H2 hydrogen  full - " {
+		t.Errorf("hydrogen row: %s", got)
+	}
+
+	_, err := Read(strings.NewReader(file), Options{VehicleID: 1, Energy: "petrol"})
+	if err == nil || apperr.From(err).Field != "energy" {
+		t.Errorf("Options.Energy petrol: err = %v, want one naming energy", err)
+	}
+}
+
+func TestReadLocation(t *testing.T) {
+	shanghai := mustLocation(t, "Asia/Shanghai")
+	newYork := mustLocation(t, "America/New_York")
+	berlin := mustLocation(t, "Europe/Berlin")
+	santiago := mustLocation(t, "America/Santiago")
+	for _, tc := range []struct {
+		name, date string
+		loc        *time.Location
+		want       string
+	}{
+		{"date and time", "2024-03-01 07:00", shanghai, "2024-02-29T23:00:00Z"},
+		{"no location is UTC", "2024-03-01 07:00", nil, "2024-03-01T07:00:00Z"},
+		{"date alone is midnight", "9/2/2024", newYork, "2024-09-02T04:00:00Z"},
+		{"12-hour clock", "9/2/2024 5:05 PM", newYork, "2024-09-02T21:05:00Z"},
+		{"T without zone", "2024-09-02T07:30", shanghai, "2024-09-01T23:30:00Z"},
+		{"RFC 3339 keeps its offset", "2024-09-02T07:30:00+02:00", shanghai, "2024-09-02T05:30:00Z"},
+		{"RFC 3339 Z", "2024-09-02T07:30:00Z", newYork, "2024-09-02T07:30:00Z"},
+		{"winter", "2024-01-15 12:00", berlin, "2024-01-15T11:00:00Z"},
+		// 02:00 to 03:00 does not exist on 31 March: read with the offset
+		// before the change, 02:30 is 03:30 CEST, the same instant as 03:30.
+		{"skipped time", "2024-03-31 02:30", berlin, "2024-03-31T01:30:00Z"},
+		{"after the gap", "2024-03-31 03:30", berlin, "2024-03-31T01:30:00Z"},
+		// 02:00 to 03:00 happens twice on 27 October: the first (CEST).
+		{"repeated time", "2024-10-27 02:30", berlin, "2024-10-27T00:30:00Z"},
+		{"after the fold", "2024-10-27 03:00", berlin, "2024-10-27T02:00:00Z"},
+		// Chile skips midnight of 8 September 2024: the date stays the 8th
+		// (01:00 -03), where time.Date gives 23:00 of the 7th.
+		{"skipped midnight", "2024-09-08", santiago, "2024-09-08T04:00:00Z"},
+		{"midnight after", "2024-09-09", santiago, "2024-09-09T03:00:00Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := "Date,Odometer,FuelConsumed,Cost\n" + tc.date + ",1000,40,60\n"
+			res := mustRead(t, file, Options{Location: tc.loc})
+			if len(res.Refuels) != 1 {
+				t.Fatalf("errors %+v", res.Errors)
+			}
+			if got := res.Refuels[0].RefuelTime; got.Format(time.RFC3339) != tc.want || got.Location() != time.UTC {
+				t.Errorf("%s in %v = %s, want %s", tc.date, tc.loc, got, tc.want)
+			}
+		})
+	}
+
+	// Our files with date_format read dates without a zone in the owner's.
+	file := "refuel_time,odometer,fuel_type,liters,total_amount,is_full\n2024-03-01 07:00,1000,E10,40,60,true\n"
+	res := mustRead(t, file, Options{DateFormat: "ymd", Location: shanghai})
+	checkRefuels(t, res, []string{"2024-02-29T23:00:00Z 1000 40 60 E10 gasoline  full - "})
+}
+
+func mustLocation(tb testing.TB, name string) *time.Location {
+	tb.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return loc
 }
 
 func TestReadBadInput(t *testing.T) {
@@ -254,8 +455,11 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("car_name,odometer,gallons,price,fuelup_date,partial_fuelup,missed_fuelup\nx,100,10,3.5,2024-01-01 10:00,0,1\n"))
 	f.Add([]byte("refuel_time,odometer,fuel_type,liters,total_amount,is_full\n2026-03-01T08:00:00Z,1,E10,1,1,true\n"))
 	f.Add([]byte("Date,Odometer,FuelConsumed,Cost\n\"1/1/2024\",\"1,0\",\"x\"\"\n"))
+	f.Add([]byte("refuel_time,odometer,fuel_type,energy,unit,liters,total_amount\n2024-03-31 02:30,1,CCS,electricity,kWh,1,1\n"))
+	f.Add([]byte("car_name, l/100km, odometer, km, litres, price, fuelup_date, partial_fuelup\nx, 6.5, 100, 10, 45.2, 1.789, 2024-10-27 02:30, 0\n"))
+	berlin := mustLocation(f, "Europe/Berlin")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		res, err := Read(bytes.NewReader(b), Options{VehicleID: 3, FuelType: "diesel", DateFormat: ""})
+		res, err := Read(bytes.NewReader(b), Options{VehicleID: 3, FuelType: "diesel", DateFormat: "", Location: berlin})
 		if err != nil {
 			return
 		}

@@ -1,14 +1,16 @@
 // Package refuelcsv writes refuel records as CSV (RFC 4180, the JSON field
 // names as header) and reads CSV files of refuels: the service's own
 // export and the fuel-up exports of Fuelly and LubeLogger, converting their
-// units to liters and kilometres.
+// units to liters and kilometres and their local times (in the owner's
+// zone) to UTC.
 package refuelcsv
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"io"
 	"strconv"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -16,10 +18,11 @@ import (
 )
 
 // Header is the header row of an export: the JSON field names of a
-// RefuelRecord, in the order of the JSON answers.
+// RefuelRecord, in the order of the JSON answers. unit is the unit of
+// liters and price_per_liter (l, kWh or kg), derived from energy.
 var Header = []string{
-	"id", "vehicle_id", "refuel_time", "odometer", "fuel_type", "liters", "total_amount", "price_per_liter",
-	"station_name", "is_full", "missed_previous", "remark", "created_at", "updated_at",
+	"id", "vehicle_id", "refuel_time", "odometer", "fuel_type", "energy", "unit", "liters", "total_amount",
+	"price_per_liter", "station_name", "is_full", "missed_previous", "remark", "created_at", "updated_at",
 }
 
 // timeLayout is the JSON answers' layout: UTC, Z, up to microseconds.
@@ -27,23 +30,33 @@ const timeLayout = "2006-01-02T15:04:05.999999Z07:00"
 
 // Writer writes refuels as CSV rows. Call Flush at the end (and whenever
 // the rows so far should reach the client).
+//
+// Records end with CRLF (RFC 4180), but the bytes inside a field are
+// written unchanged: encoding/csv with UseCRLF writes a field's LF as CRLF,
+// which every other reader (Python's csv, spreadsheets) then returns as
+// CRLF. So each record is encoded with UseCRLF off (LF and CR inside quoted
+// fields kept as they are) into buf, and only its final LF becomes CRLF.
+//
+// Our own import is not that exact: Read, like encoding/csv's Reader,
+// returns a CRLF inside a quoted field as LF, and trims every value, so a
+// remark with CRLF line breaks or with leading or trailing white space
+// comes back changed.
 type Writer struct {
-	w   *csv.Writer
+	out *bufio.Writer
+	buf bytes.Buffer // one encoded record, reused
+	cw  *csv.Writer  // writes into buf
 	rec []string
 }
 
 // NewWriter returns a Writer on w.
 func NewWriter(w io.Writer) *Writer {
-	cw := csv.NewWriter(w)
-	// RFC 4180 ends records with CRLF. encoding/csv then writes line breaks
-	// inside quoted text as CRLF too; its reader turns them back into LF,
-	// so text keeps its LF line breaks through a round trip.
-	cw.UseCRLF = true
-	return &Writer{w: cw, rec: make([]string, len(Header))}
+	wr := &Writer{out: bufio.NewWriter(w), rec: make([]string, len(Header))}
+	wr.cw = csv.NewWriter(&wr.buf)
+	return wr
 }
 
 // WriteHeader writes the header row.
-func (w *Writer) WriteHeader() error { return w.w.Write(Header) }
+func (w *Writer) WriteHeader() error { return w.writeRecord(Header) }
 
 // Write writes one refuel.
 func (w *Writer) Write(r fuel.Refuel) error {
@@ -53,24 +66,38 @@ func (w *Writer) Write(r fuel.Refuel) error {
 	rec[2] = r.RefuelTime.UTC().Format(timeLayout)
 	rec[3] = r.Odometer.String()
 	rec[4] = r.FuelType
-	rec[5] = r.Liters.String()
-	rec[6] = r.TotalAmount.String()
-	rec[7] = r.PricePerLiter.String()
-	rec[8] = r.StationName
-	rec[9] = strconv.FormatBool(r.IsFull)
-	rec[10] = strconv.FormatBool(r.MissedPrevious)
-	rec[11] = r.Remark
-	rec[12] = r.CreatedAt.UTC().Format(timeLayout)
-	rec[13] = r.UpdatedAt.UTC().Format(timeLayout)
-	return w.w.Write(rec)
+	rec[5] = string(r.Energy)
+	rec[6] = r.Energy.Unit()
+	rec[7] = r.Liters.String()
+	rec[8] = r.TotalAmount.String()
+	rec[9] = r.PricePerLiter.String()
+	rec[10] = r.StationName
+	rec[11] = strconv.FormatBool(r.IsFull)
+	rec[12] = strconv.FormatBool(r.MissedPrevious)
+	rec[13] = r.Remark
+	rec[14] = r.CreatedAt.UTC().Format(timeLayout)
+	rec[15] = r.UpdatedAt.UTC().Format(timeLayout)
+	return w.writeRecord(rec)
+}
+
+func (w *Writer) writeRecord(rec []string) error {
+	w.buf.Reset()
+	if err := w.cw.Write(rec); err != nil {
+		return err
+	}
+	w.cw.Flush() // into buf: cannot fail
+	b := w.buf.Bytes()
+	b = b[:len(b)-1] // the record's LF
+	if _, err := w.out.Write(b); err != nil {
+		return err
+	}
+	_, err := w.out.WriteString("\r\n")
+	return err
 }
 
 // Flush writes buffered rows to the underlying writer and reports any
 // write error so far.
-func (w *Writer) Flush() error {
-	w.w.Flush()
-	return w.w.Error()
-}
+func (w *Writer) Flush() error { return w.out.Flush() }
 
 // Units of the files read.
 var (
@@ -96,6 +123,3 @@ var (
 func ValidVolumeUnit(u string) bool   { _, ok := volumeUnits[u]; return ok }
 func ValidDistanceUnit(u string) bool { _, ok := distanceUnits[u]; return ok }
 func ValidDateFormat(f string) bool   { return f == "mdy" || f == "dmy" || f == "ymd" }
-
-// midnight is the time of a date given without one.
-func midnight(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }

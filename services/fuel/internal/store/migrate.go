@@ -67,7 +67,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if s.dialect == SQLite {
 		timeType = "DATETIME"
 	}
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return s.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if s.dialect == Postgres {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", migrationLockKey).Error; err != nil {
 				return fmt.Errorf("lock migrations: %w", err)
@@ -101,4 +101,28 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// CheckMigrations returns an error unless schema_migrations records every
+// migration this binary carries: the readiness check, which fails when the
+// database was replaced under the running service by an older one.
+func (s *Store) CheckMigrations(ctx context.Context) error {
+	all, err := loadMigrations(s.dialect)
+	if err != nil {
+		return err
+	}
+	var versions []int
+	if err := s.read.WithContext(ctx).Raw("SELECT version FROM schema_migrations").Scan(&versions).Error; err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	applied := make(map[int]bool, len(versions))
+	for _, v := range versions {
+		applied[v] = true
+	}
+	for _, m := range all {
+		if !applied[m.version] {
+			return fmt.Errorf("migration %s is not applied", m.name)
+		}
+	}
+	return nil
 }

@@ -27,13 +27,16 @@ type vehicleRow struct {
 func (vehicleRow) TableName() string { return "vehicles" }
 
 // vehicleColumns lists the columns in the order scan reads them.
-const vehicleColumns = "id, name, brand, model, plate_number, fuel_type, tank_capacity, current_odometer, default_vehicle, created_at, updated_at"
+func vehicleColumns(d Dialect) string {
+	return "id, name, brand, model, plate_number, fuel_type, tank_capacity, current_odometer, default_vehicle, " +
+		timeColumn(d, "created_at") + ", " + timeColumn(d, "updated_at")
+}
 
-// scan reads one row of vehicleColumns. Reads scan by hand rather than
-// through GORM's reflection: they are the hot paths of the load run.
+// scan reads one row of vehicleColumns. Reads scan by hand: GORM's Find
+// cannot read SQLite's timestamps as text (see timeColumn).
 func (r *vehicleRow) scan(row interface{ Scan(...any) error }) error {
 	return row.Scan(&r.ID, &r.Name, &r.Brand, &r.Model, &r.PlateNumber, &r.FuelType, &r.TankCapacity,
-		&r.CurrentOdometer, &r.DefaultVehicle, &r.CreatedAt, &r.UpdatedAt)
+		&r.CurrentOdometer, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt))
 }
 
 func toVehicleRow(v fuel.Vehicle) vehicleRow {
@@ -75,6 +78,7 @@ type refuelRow struct {
 	RefuelTime     time.Time
 	Odometer       decimal.Decimal
 	FuelType       string
+	Energy         string
 	Liters         decimal.Decimal
 	TotalAmount    decimal.Decimal
 	PricePerLiter  decimal.Decimal
@@ -89,12 +93,16 @@ type refuelRow struct {
 func (refuelRow) TableName() string { return "refuels" }
 
 // refuelColumns lists the columns in the order scan reads them.
-const refuelColumns = "id, vehicle_id, refuel_time, odometer, fuel_type, liters, total_amount, price_per_liter, station_name, is_full, missed_previous, remark, created_at, updated_at"
+func refuelColumns(d Dialect) string {
+	return "id, vehicle_id, " + timeColumn(d, "refuel_time") + ", odometer, fuel_type, energy, liters, total_amount, " +
+		"price_per_liter, station_name, is_full, missed_previous, remark, " +
+		timeColumn(d, "created_at") + ", " + timeColumn(d, "updated_at")
+}
 
 // scan reads one row of refuelColumns.
 func (r *refuelRow) scan(row interface{ Scan(...any) error }) error {
-	return row.Scan(&r.ID, &r.VehicleID, &r.RefuelTime, &r.Odometer, &r.FuelType, &r.Liters, &r.TotalAmount,
-		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, &r.CreatedAt, &r.UpdatedAt)
+	return row.Scan(&r.ID, &r.VehicleID, (*timestamp)(&r.RefuelTime), &r.Odometer, &r.FuelType, &r.Energy, &r.Liters, &r.TotalAmount,
+		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt))
 }
 
 func toRefuelRow(r fuel.Refuel) refuelRow {
@@ -104,6 +112,7 @@ func toRefuelRow(r fuel.Refuel) refuelRow {
 		RefuelTime:     r.RefuelTime,
 		Odometer:       r.Odometer,
 		FuelType:       r.FuelType,
+		Energy:         string(r.Energy),
 		Liters:         r.Liters,
 		TotalAmount:    r.TotalAmount,
 		PricePerLiter:  r.PricePerLiter,
@@ -123,6 +132,7 @@ func (r refuelRow) toRefuel() fuel.Refuel {
 		RefuelTime:     r.RefuelTime.UTC(),
 		Odometer:       r.Odometer,
 		FuelType:       r.FuelType,
+		Energy:         fuel.Energy(r.Energy),
 		Liters:         r.Liters,
 		TotalAmount:    r.TotalAmount,
 		PricePerLiter:  r.PricePerLiter,

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"sort"
 	"testing"
 	"time"
 
@@ -220,4 +221,28 @@ func TestStatisticsGolden(t *testing.T) {
 			}
 		})
 	})
+}
+
+// BenchmarkStatistics10k measures GET statistics' store work for a
+// vehicle with 10 000 refuels and reports the median as p50-ms.
+func BenchmarkStatistics10k(b *testing.B) {
+	for _, d := range []Dialect{Postgres, SQLite} {
+		b.Run(string(d), func(b *testing.B) {
+			s, id := benchVehicle(b, d, 10000)
+			ctx := context.Background()
+			durations := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				st, err := s.Statistics(ctx, id)
+				durations = append(durations, time.Since(t0))
+				if err != nil || st.TotalRecords != 10000 {
+					b.Fatalf("statistics: %v (%d records)", err, st.TotalRecords)
+				}
+			}
+			b.StopTimer()
+			sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
+			b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/pgtest"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
@@ -52,7 +54,7 @@ func TestMigrationsRecordedAndIdempotent(t *testing.T) {
 				t.Fatalf("second migrate: %v", err)
 			}
 			var versions []int
-			if err := s.db.Raw("SELECT version FROM schema_migrations ORDER BY version").Scan(&versions).Error; err != nil {
+			if err := s.write.Raw("SELECT version FROM schema_migrations ORDER BY version").Scan(&versions).Error; err != nil {
 				t.Fatal(err)
 			}
 			all, err := loadMigrations(d)
@@ -95,8 +97,96 @@ func TestSchemaRejectsWhatTheAPIRejects(t *testing.T) {
 				[]any{b.ID, now, now, now}},
 		}
 		for _, tt := range bad {
-			if err := s.db.Exec(tt.sql, tt.args...).Error; err == nil {
+			if err := s.write.Exec(tt.sql, tt.args...).Error; err == nil {
 				t.Errorf("%s: the schema accepted it", tt.name)
+			}
+		}
+	})
+}
+
+// SeedRefuels gives vehicle id n diesel refuels, one a day, every third
+// partial, inserted in batches.
+func SeedRefuels(tb testing.TB, s *Store, vehicleID uint64, n int) {
+	tb.Helper()
+	rows := make([]refuelRow, 0, n)
+	start := time.Date(2000, 1, 1, 8, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		r := fuel.Refuel{
+			VehicleID:   vehicleID,
+			RefuelTime:  start.Add(time.Duration(i) * 24 * time.Hour),
+			Odometer:    decimal.NewFromInt(int64(1000 + 550*i)),
+			FuelType:    "B7",
+			Energy:      fuel.Diesel,
+			Liters:      decimal.NewFromInt(int64(30 + i%15)).Add(decimal.New(int64(i%1000), -3)),
+			TotalAmount: decimal.NewFromInt(int64(50 + i%20)).Add(decimal.New(int64(i%100), -2)),
+			IsFull:      i%3 != 1,
+			CreatedAt:   start,
+			UpdatedAt:   start,
+		}
+		r.Normalize()
+		rows = append(rows, toRefuelRow(r))
+	}
+	if err := s.write.CreateInBatches(rows, 500).Error; err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// benchVehicle makes a vehicle with n seeded refuels on a fresh store.
+func benchVehicle(b *testing.B, d Dialect, n int) (*Store, uint64) {
+	b.Helper()
+	s := MustOpen(b, d)
+	v := fuel.Vehicle{Name: "bench", FuelType: "diesel"}
+	if err := s.CreateVehicle(context.Background(), &v); err != nil {
+		b.Fatal(err)
+	}
+	SeedRefuels(b, s, v.ID, n)
+	if d == Postgres {
+		if err := s.write.Exec("ANALYZE refuels").Error; err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s, v.ID
+}
+
+// TestCreateRefuelUnknownVehicle: a refuel naming an absent vehicle is
+// refused by the energy lookup, or, when it names its energy, by the
+// foreign key.
+func TestCreateRefuelUnknownVehicle(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *Store) {
+		for _, energy := range []fuel.Energy{"", fuel.Diesel} {
+			r := fuel.Refuel{VehicleID: 4242, RefuelTime: base, Odometer: dec("1"), FuelType: "B7", Energy: energy,
+				Liters: dec("1"), TotalAmount: dec("1")}
+			err := s.CreateRefuel(context.Background(), &r)
+			var ae *apperr.Error
+			if !errors.As(err, &ae) || ae.Code != apperr.InvalidArgument {
+				t.Errorf("energy %q: err = %v, want INVALID_ARGUMENT for the unknown vehicle", energy, err)
+			}
+		}
+	})
+}
+
+// TestCheckMigrations: a store that applied its migrations passes; one
+// whose record of a migration is gone names it.
+func TestCheckMigrations(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		if err := s.CheckMigrations(ctx); err != nil {
+			t.Fatalf("fresh store: %v", err)
+		}
+		if err := s.write.Exec("DELETE FROM schema_migrations WHERE version = 3").Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CheckMigrations(ctx); err == nil || !strings.Contains(err.Error(), "0003_refuel_energy.sql") {
+			t.Errorf("missing migration 3: %v", err)
+		}
+		pools := s.Pools()
+		want := map[Dialect][]string{Postgres: {"postgres"}, SQLite: {"sqlite_readers", "sqlite_writer"}}[s.Dialect()]
+		if len(pools) != len(want) {
+			t.Errorf("pools %v, want %v", pools, want)
+		}
+		for _, name := range want {
+			if pools[name] == nil {
+				t.Errorf("pool %s missing", name)
 			}
 		}
 	})

@@ -255,13 +255,26 @@ func (w *worker) decimal3(lo, hi int) string {
 	return fmt.Sprintf("%d.%03d", v/1000, v%1000)
 }
 
+// soakEnergies are the energies a body may name; most bodies name none
+// and get their vehicle's default.
+var soakEnergies = []string{"gasoline", "diesel", "lpg", "electricity"}
+
+// energyMember is "" (the vehicle's default) two times in three, else an
+// energy member followed by a comma.
+func (w *worker) energyMember() string {
+	if w.rng.IntN(3) != 0 {
+		return ""
+	}
+	return fmt.Sprintf(`"energy":%q,`, soakEnergies[w.rng.IntN(len(soakEnergies))])
+}
+
 // refuelBody is a valid creation body for vehicle.
 func (w *worker) refuelBody(vehicle string) string {
 	w.seq++
 	ts := w.refuelTime()
-	return fmt.Sprintf(`{"vehicle_id":%s,"refuel_time":%q,"odometer":%s,"fuel_type":"95","liters":%s,"total_amount":%s,`+
+	return fmt.Sprintf(`{"vehicle_id":%s,"refuel_time":%q,"odometer":%s,"fuel_type":"95",%s"liters":%s,"total_amount":%s,`+
 		`"station_name":"station %d","is_full":%t,"missed_previous":%t,"remark":"w%d r%d"}`,
-		vehicle, ts, w.odometerAt(ts), w.decimal3(1, 70), w.decimal3(0, 140), w.rng.IntN(5),
+		vehicle, ts, w.odometerAt(ts), w.energyMember(), w.decimal3(1, 70), w.decimal3(0, 140), w.rng.IntN(5),
 		w.rng.IntN(10) < 7, w.rng.IntN(20) == 0, w.n, w.seq)
 }
 
@@ -397,6 +410,9 @@ func (w *worker) updateRefuel() {
 	if w.rng.IntN(8) == 0 {
 		// Move it to a vehicle of the worker's choice (its own or a stable one).
 		fields = append(fields, `"vehicle_id":`+w.anyVehicle())
+	}
+	if m := w.energyMember(); m != "" && w.rng.IntN(2) == 0 {
+		fields = append(fields, strings.TrimSuffix(m, ","))
 	}
 	fields = append(fields, fmt.Sprintf(`"station_name":"updated %d"`, w.rng.IntN(100)))
 	body := "{" + strings.Join(fields, ",") + "}"
@@ -783,10 +799,12 @@ func (s *soak) checkFinal(workers []*worker, dsn string) {
 		if err := decode(a.body, &got); err != nil {
 			t.Fatal(err)
 		}
-		want, err := recompute(rs)
+		fuelType, _ := v["fuel_type"].(string)
+		want, err := recompute(rs, fuelType)
 		if err != nil {
 			t.Fatalf("vehicle %s: %v", id, err)
 		}
+		got["by_energy"] = renderByEnergy(got["by_energy"])
 		for k, v := range want {
 			if !sameValue(got[k], v) {
 				t.Errorf("vehicle %s (%d records): statistics %s = %v, recomputed from the listed records %v", id, len(rs), k, got[k], v)
@@ -843,12 +861,15 @@ func lastOf(rs []map[string]any) map[string]any {
 }
 
 // recompute is the statistics of decisions.md over listed records, written
-// independently of the service: exact rationals, means rounded half-up to
-// 4 places at the end. The answer maps the contract's fields (and the
-// sample count) to their expected values.
-func recompute(rs []map[string]any) (map[string]any, error) {
+// independently of the service: each energy its own tank, exact
+// rationals, means rounded half-up to 4 places at the end. The answer maps
+// the contract's fields (of the main energy, fuel-decisions.md), the sample
+// count, main_energy and by_energy (rendered by renderByEnergy) to their
+// expected values.
+func recompute(rs []map[string]any, vehicleFuelType string) (map[string]any, error) {
 	type rec struct {
 		key                        sortKey
+		energy                     string
 		odo, liters, amount, price *big.Rat
 		full, missed               bool
 	}
@@ -875,6 +896,7 @@ func recompute(rs []map[string]any) (map[string]any, error) {
 				return nil, err
 			}
 		}
+		x.energy, _ = r["energy"].(string)
 		x.full, _ = r["is_full"].(bool)
 		x.missed, _ = r["missed_previous"].(bool)
 		recs = append(recs, x)
@@ -882,44 +904,59 @@ func recompute(rs []map[string]any) (map[string]any, error) {
 	sort.Slice(recs, func(i, j int) bool { return recs[i].key.less(recs[j].key) })
 
 	zero := func() *big.Rat { return new(big.Rat) }
-	liters, amount, prices := zero(), zero(), zero()
-	cons, cost := zero(), zero()
-	samples := 0
-	var ref *rec // the previous full record P; nil when there is none
-	spanLiters, spanAmount := zero(), zero()
+	type tank struct {
+		energy                       string
+		n, samples                   int
+		liters, amount, prices       *big.Rat
+		cons, cost, sampled, sampleD *big.Rat
+		ref                          *rec // the previous full record P; nil when there is none
+		spanLiters, spanAmount       *big.Rat
+	}
+	tanks := map[string]*tank{}
+	total := zero()
 	for i := range recs {
 		r := &recs[i]
-		liters.Add(liters, r.liters)
-		amount.Add(amount, r.amount)
-		prices.Add(prices, r.price)
+		total.Add(total, r.amount)
+		tk := tanks[r.energy]
+		if tk == nil {
+			tk = &tank{energy: r.energy, liters: zero(), amount: zero(), prices: zero(), cons: zero(), cost: zero(),
+				sampled: zero(), sampleD: zero(), spanLiters: zero(), spanAmount: zero()}
+			tanks[r.energy] = tk
+		}
+		tk.n++
+		tk.liters.Add(tk.liters, r.liters)
+		tk.amount.Add(tk.amount, r.amount)
+		tk.prices.Add(tk.prices, r.price)
 		if r.missed {
 			// Fill-ups were missed before r: the open span is dropped; a
 			// full r is the next reference, a partial one leaves none.
-			spanLiters, spanAmount = zero(), zero()
-			ref = nil
+			tk.spanLiters, tk.spanAmount = zero(), zero()
+			tk.ref = nil
 			if r.full {
-				ref = r
+				tk.ref = r
 			}
 			continue
 		}
-		if ref != nil {
-			spanLiters.Add(spanLiters, r.liters)
-			spanAmount.Add(spanAmount, r.amount)
+		if tk.ref != nil {
+			tk.spanLiters.Add(tk.spanLiters, r.liters)
+			tk.spanAmount.Add(tk.spanAmount, r.amount)
 		}
 		if !r.full {
 			continue
 		}
-		if ref != nil {
-			dist := new(big.Rat).Sub(r.odo, ref.odo)
+		if tk.ref != nil {
+			dist := new(big.Rat).Sub(r.odo, tk.ref.odo)
 			if dist.Sign() > 0 {
-				c := new(big.Rat).Quo(spanLiters, dist)
-				cons.Add(cons, c.Mul(c, big.NewRat(100, 1)))
-				cost.Add(cost, new(big.Rat).Quo(spanAmount, dist))
-				samples++
+				c := new(big.Rat).Quo(tk.spanLiters, dist)
+				tk.cons.Add(tk.cons, c.Mul(c, big.NewRat(100, 1)))
+				tk.cost.Add(tk.cost, new(big.Rat).Quo(tk.spanAmount, dist))
+				tk.sampled.Add(tk.sampled, tk.spanLiters)
+				tk.sampleD.Add(tk.sampleD, dist)
+				tk.samples++
 			}
 		}
-		ref = r
-		spanLiters, spanAmount = zero(), zero()
+		tk.ref = r
+		tk.spanLiters, tk.spanAmount = zero(), zero()
 	}
 	mean := func(sum *big.Rat, n int) json.Number {
 		if n == 0 {
@@ -927,13 +964,88 @@ func recompute(rs []map[string]any) (map[string]any, error) {
 		}
 		return json.Number(roundHalfUp(sum, big.NewRat(int64(n), 1), 4).FloatString(4))
 	}
-	return map[string]any{
+	order := make([]*tank, 0, len(tanks))
+	for _, tk := range tanks {
+		order = append(order, tk)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].n != order[j].n {
+			return order[i].n > order[j].n
+		}
+		return order[i].energy < order[j].energy
+	})
+	def := map[string]string{"diesel": "diesel", "electric": "electricity"}[vehicleFuelType]
+	if def == "" {
+		def = "gasoline"
+	}
+	var main *tank
+	if tanks[def] != nil {
+		main = tanks[def]
+	} else if len(order) > 0 {
+		main = order[0]
+	}
+	units := map[string]string{"gasoline": "l", "diesel": "l", "lpg": "l", "cng": "kg", "electricity": "kWh", "hydrogen": "kg"}
+	var byEnergy []string
+	for _, tk := range order {
+		weighted := json.Number("0")
+		if tk.sampleD.Sign() > 0 {
+			weighted = json.Number(roundHalfUp(new(big.Rat).Mul(tk.sampled, big.NewRat(100, 1)), tk.sampleD, 4).FloatString(4))
+		}
+		f4 := func(n json.Number) string {
+			r, _ := new(big.Rat).SetString(n.String())
+			return r.FloatString(4)
+		}
+		byEnergy = append(byEnergy, fmt.Sprintf("%s %s %d %s %s %s %s %s %s %d", tk.energy, units[tk.energy], tk.n,
+			tk.liters.FloatString(3), tk.amount.FloatString(3), f4(mean(tk.prices, tk.n)), f4(mean(tk.cons, tk.samples)),
+			f4(weighted), f4(mean(tk.cost, tk.samples)), tk.samples))
+	}
+	want := map[string]any{
 		"total_records":       json.Number(strconv.Itoa(len(recs))),
-		"total_liters":        json.Number(liters.FloatString(3)),
-		"total_amount":        json.Number(amount.FloatString(3)),
-		"avg_price":           mean(prices, len(recs)),
-		"avg_consumption":     mean(cons, samples),
-		"cost_per_km":         mean(cost, samples),
-		"consumption_samples": json.Number(strconv.Itoa(samples)),
-	}, nil
+		"total_amount":        json.Number(total.FloatString(3)),
+		"total_liters":        json.Number("0"),
+		"avg_price":           json.Number("0"),
+		"avg_consumption":     json.Number("0"),
+		"cost_per_km":         json.Number("0"),
+		"consumption_samples": json.Number("0"),
+		"main_energy":         nil,
+		"by_energy":           strings.Join(byEnergy, "; "),
+	}
+	if main != nil {
+		want["total_liters"] = json.Number(main.liters.FloatString(3))
+		want["avg_price"] = mean(main.prices, main.n)
+		want["avg_consumption"] = mean(main.cons, main.samples)
+		want["cost_per_km"] = mean(main.cost, main.samples)
+		want["consumption_samples"] = json.Number(strconv.Itoa(main.samples))
+		want["main_energy"] = main.energy
+	}
+	return want, nil
+}
+
+// renderByEnergy writes an answer's by_energy the way recompute does.
+func renderByEnergy(v any) string {
+	items, _ := v.([]any)
+	var out []string
+	for _, it := range items {
+		e, _ := it.(map[string]any)
+		n := func(k string) string {
+			x, _ := e[k].(json.Number)
+			r, ok := new(big.Rat).SetString(x.String())
+			if !ok {
+				return "?" + x.String()
+			}
+			return r.FloatString(3)
+		}
+		p := func(k string) string {
+			x, _ := e[k].(json.Number)
+			r, ok := new(big.Rat).SetString(x.String())
+			if !ok {
+				return "?" + x.String()
+			}
+			return r.FloatString(4)
+		}
+		out = append(out, fmt.Sprintf("%v %v %v %s %s %s %s %s %s %v", e["energy"], e["unit"], e["total_records"],
+			n("total_quantity"), n("total_amount"), p("avg_price"), p("avg_consumption"),
+			p("weighted_consumption"), p("cost_per_km"), e["consumption_samples"]))
+	}
+	return strings.Join(out, "; ")
 }

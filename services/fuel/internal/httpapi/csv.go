@@ -2,16 +2,10 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -20,152 +14,6 @@ import (
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
 )
-
-// creator stores a decoded, checked create request through st and returns
-// the response DTO.
-type creator func(ctx context.Context, st fuel.Store) (any, error)
-
-// IdempotencyHeader is the request header that makes a POST create
-// idempotent.
-const IdempotencyHeader = "Idempotency-Key"
-
-// maxIdempotencyKey is the longest key accepted.
-const maxIdempotencyKey = 128
-
-// create serves a POST that creates a record. decode reads and checks the
-// body; with an Idempotency-Key the creation runs through Store.Once, so a
-// repeat with the same key and body answers the stored answer.
-func (a *API) create(c *gin.Context, decode func(io.Reader) (creator, error)) {
-	ctx := c.Request.Context()
-	key, ok, err := idempotencyKey(c.Request.Header)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if !ok {
-		run, err := decode(c.Request.Body)
-		if err != nil {
-			ginx.Fail(c, err)
-			return
-		}
-		out, err := run(ctx, a.store)
-		if err != nil {
-			ginx.Fail(c, err)
-			return
-		}
-		c.JSON(http.StatusOK, out)
-		return
-	}
-	raw, err := io.ReadAll(c.Request.Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			ginx.Fail(c, ginx.TooLarge(mbe.Limit))
-			return
-		}
-		ginx.Fail(c, apperr.Invalid("", "request body could not be read"))
-		return
-	}
-	// A body that fails validation is answered before the key is looked
-	// at: only 2xx answers are stored, so such a request may be retried.
-	run, err := decode(bytes.NewReader(raw))
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	sum := sha256.Sum256(raw)
-	k := fuel.IdempotencyKey{Key: key, Method: c.Request.Method, Path: c.FullPath(), RequestHash: hex.EncodeToString(sum[:])}
-	ans, replayed, err := a.store.Once(ctx, k, func(st fuel.Store) (fuel.StoredAnswer, error) {
-		out, err := run(ctx, st)
-		if err != nil {
-			return fuel.StoredAnswer{}, err
-		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			return fuel.StoredAnswer{}, err
-		}
-		return fuel.StoredAnswer{Status: http.StatusOK, Body: b}, nil
-	})
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if replayed {
-		c.Header("Idempotent-Replayed", "true")
-	}
-	c.Data(ans.Status, "application/json; charset=utf-8", ans.Body)
-}
-
-// idempotencyKey reads the Idempotency-Key header: 1..128 visible ASCII
-// characters, given at most once.
-func idempotencyKey(h http.Header) (string, bool, error) {
-	vs := h.Values(IdempotencyHeader)
-	switch {
-	case len(vs) == 0:
-		return "", false, nil
-	case len(vs) > 1:
-		return "", false, apperr.Invalid(IdempotencyHeader, "must be given at most once")
-	}
-	k := vs[0]
-	if len(k) < 1 || len(k) > maxIdempotencyKey {
-		return "", false, apperr.Invalid(IdempotencyHeader, "must be 1 to %d visible ASCII characters", maxIdempotencyKey)
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x21 || k[i] > 0x7e {
-			return "", false, apperr.Invalid(IdempotencyHeader, "must be 1 to %d visible ASCII characters", maxIdempotencyKey)
-		}
-	}
-	return k, true, nil
-}
-
-func (a *API) monthlyStatistics(c *gin.Context) {
-	id, err := pathID(c)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	start, end, err := dateRange(c.Request.URL.Query())
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	ms, err := a.store.MonthlyStatistics(c.Request.Context(), id, start, end)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	out := make([]monthResponse, len(ms))
-	for i, m := range ms {
-		out[i] = toMonthResponse(m)
-	}
-	c.JSON(http.StatusOK, out)
-}
-
-// dateRange reads the optional start_date and end_date (inclusive, each at
-// most once, start not after end).
-func dateRange(q url.Values) (start, end *time.Time, err error) {
-	for _, b := range []struct {
-		name string
-		dst  **time.Time
-	}{{"start_date", &start}, {"end_date", &end}} {
-		vs, ok := q[b.name]
-		if !ok {
-			continue
-		}
-		if len(vs) > 1 {
-			return nil, nil, apperr.Invalid(b.name, "must be given at most once")
-		}
-		t, err := parseTime(b.name, vs[0])
-		if err != nil {
-			return nil, nil, err
-		}
-		*b.dst = &t
-	}
-	if start != nil && end != nil && start.After(*end) {
-		return nil, nil, apperr.Invalid("start_date", "must not be after end_date")
-	}
-	return start, end, nil
-}
 
 // exportFlushRows is how many rows the export writes between flushes.
 const exportFlushRows = 200
@@ -254,6 +102,10 @@ func (a *API) importRefuels(c *gin.Context) {
 		ginx.Fail(c, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
 		return
 	}
+	if opts.Location, err = queryZone(q); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
 	dryRun := false
 	if raw, ok := q["dry_run"]; ok {
 		switch raw[0] {
@@ -272,6 +124,7 @@ func (a *API) importRefuels(c *gin.Context) {
 		return
 	}
 	opts.FuelType = v.FuelType
+	opts.Energy = fuel.DefaultEnergy(v.FuelType)
 	file, err := importFile(c.Request)
 	if err != nil {
 		ginx.Fail(c, err)
@@ -294,6 +147,9 @@ func (a *API) importRefuels(c *gin.Context) {
 	if err != nil {
 		ginx.Fail(c, err)
 		return
+	}
+	if !dryRun {
+		a.metrics.refuelsImported.Add(float64(out.Imported))
 	}
 	c.JSON(http.StatusOK, importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: dryRun})
 }

@@ -7,40 +7,6 @@ import (
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
-// benchVehicle makes a vehicle with n seeded refuels on a fresh store.
-func benchVehicle(b *testing.B, d Dialect, n int) (*Store, uint64) {
-	b.Helper()
-	s := MustOpen(b, d)
-	v := fuel.Vehicle{Name: "bench", FuelType: "diesel"}
-	if err := s.CreateVehicle(context.Background(), &v); err != nil {
-		b.Fatal(err)
-	}
-	SeedRefuels(b, s, v.ID, n)
-	if d == Postgres {
-		if err := s.db.Exec("ANALYZE refuels").Error; err != nil {
-			b.Fatal(err)
-		}
-	}
-	return s, v.ID
-}
-
-// BenchmarkMonthly10k: the monthly series of 10 000 refuels (one a day:
-// about 330 months), one ordered scan.
-func BenchmarkMonthly10k(b *testing.B) {
-	for _, d := range []Dialect{Postgres, SQLite} {
-		b.Run(string(d), func(b *testing.B) {
-			s, id := benchVehicle(b, d, 10000)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				ms, err := s.MonthlyStatistics(context.Background(), id, nil, nil)
-				if err != nil || len(ms) < 300 {
-					b.Fatalf("monthly: %v (%d months)", err, len(ms))
-				}
-			}
-		})
-	}
-}
-
 // BenchmarkExport10k: reading 10 000 refuels in export pages.
 func BenchmarkExport10k(b *testing.B) {
 	for _, d := range []Dialect{Postgres, SQLite} {

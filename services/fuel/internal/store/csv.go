@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"gorm.io/gorm"
+
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// exportPage is how many records ExportRefuels reads per statement. Pages
+// keep memory bounded, and no read transaction stays open while a slow
+// client reads the export (on SQLite an open reader keeps the WAL from
+// being checkpointed).
+const exportPage = 500
+
+// ExportRefuels implements fuel.Store, reading pages in (refuel_time, id)
+// order, each starting after the last record of the previous one.
+func (q *queries) ExportRefuels(ctx context.Context, vehicleID uint64, fn func(fuel.Refuel) error) error {
+	if _, err := q.vehicle(ctx, q.read, vehicleID, false); err != nil {
+		return err
+	}
+	var (
+		afterTime time.Time
+		afterID   uint64
+		first     = true
+	)
+	for {
+		query := "SELECT " + refuelColumns(q.dialect) + " FROM refuels WHERE vehicle_id = ?"
+		args := []any{vehicleID}
+		if !first {
+			// A row-value comparison, which both databases serve from
+			// the (vehicle_id, refuel_time, id) index as a range.
+			query += " AND (refuel_time, id) > (?, ?)"
+			args = append(args, afterTime, afterID)
+		}
+		query += " ORDER BY refuel_time ASC, id ASC LIMIT ?"
+		args = append(args, exportPage)
+		page, err := refuelRows(q.read.WithContext(ctx).Raw(query, args...))
+		if err != nil {
+			return fmt.Errorf("export refuels: %w", err)
+		}
+		for _, r := range page {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if len(page) < exportPage {
+			return nil
+		}
+		last := page[len(page)-1]
+		afterTime, afterID, first = last.RefuelTime, last.ID, false
+	}
+}
+
+// importKey is what makes an imported record equal to a stored one.
+func importKey(t time.Time, energy string, odo, liters, amount decimal.Decimal) string {
+	return fmt.Sprintf("%d|%s|%s|%s|%s", fuel.NormalizeTime(t).UnixMicro(), energy, odo.String(), liters.String(), amount.String())
+}
+
+// importBatch is the number of rows per INSERT of an import.
+const importBatch = 200
+
+// ImportRefuels implements fuel.Store. The vehicle's row is locked for the
+// transaction on PostgreSQL, so two imports into one vehicle cannot both
+// miss each other's records when looking for equal ones (on SQLite the
+// imports run one after the other on the writer). A dry run writes
+// nothing: it is a read transaction on the read handle.
+func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel.Refuel, dryRun bool) (fuel.ImportResult, error) {
+	h, opts := q.write, (*sql.TxOptions)(nil)
+	if dryRun {
+		h, opts = q.read, q.snapshot()
+	}
+	var res fuel.ImportResult
+	err := h.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if _, err := q.vehicle(ctx, tx, vehicleID, !dryRun); err != nil {
+			return err
+		}
+		stored, err := q.storedImportKeys(tx, vehicleID)
+		if err != nil {
+			return err
+		}
+		now := q.now()
+		var batch []refuelRow
+		for _, r := range rs {
+			if stored[importKey(r.RefuelTime, string(r.Energy), r.Odometer, r.Liters, r.TotalAmount)] {
+				res.Skipped++
+				continue
+			}
+			res.Imported++
+			r.ID, r.VehicleID, r.CreatedAt, r.UpdatedAt = 0, vehicleID, now, now
+			batch = append(batch, toRefuelRow(r))
+		}
+		if dryRun || len(batch) == 0 {
+			return nil
+		}
+		if err := tx.CreateInBatches(&batch, importBatch).Error; err != nil {
+			return fmt.Errorf("import refuels: %w", err)
+		}
+		return nil
+	}, opts)
+	if err != nil {
+		return fuel.ImportResult{}, err
+	}
+	return res, nil
+}
+
+// storedImportKeys returns the importKey of every record of the vehicle.
+func (q *queries) storedImportKeys(tx *gorm.DB, vehicleID uint64) (map[string]bool, error) {
+	rows, err := tx.Raw("SELECT "+timeColumn(q.dialect, "refuel_time")+", energy, odometer, liters, total_amount FROM refuels WHERE vehicle_id = ?", vehicleID).Rows()
+	if err != nil {
+		return nil, fmt.Errorf("read stored refuels: %w", err)
+	}
+	defer rows.Close()
+	stored := make(map[string]bool)
+	for rows.Next() {
+		var (
+			t                   time.Time
+			energy              string
+			odo, liters, amount decimal.Decimal
+		)
+		if err := rows.Scan((*timestamp)(&t), &energy, &odo, &liters, &amount); err != nil {
+			return nil, fmt.Errorf("read stored refuels: %w", err)
+		}
+		stored[importKey(t, energy, odo, liters, amount)] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read stored refuels: %w", err)
+	}
+	return stored, nil
+}

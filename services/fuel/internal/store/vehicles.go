@@ -1,0 +1,166 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// ListVehicles implements fuel.Store.
+func (q *queries) ListVehicles(ctx context.Context) ([]fuel.Vehicle, error) {
+	rows, err := q.read.WithContext(ctx).Raw("SELECT " + vehicleColumns(q.dialect) + " FROM vehicles ORDER BY default_vehicle DESC, id ASC").Rows()
+	if err != nil {
+		return nil, fmt.Errorf("list vehicles: %w", err)
+	}
+	defer rows.Close()
+	out := []fuel.Vehicle{}
+	for rows.Next() {
+		var v vehicleRow
+		if err := v.scan(rows); err != nil {
+			return nil, fmt.Errorf("list vehicles: %w", err)
+		}
+		out = append(out, v.toVehicle())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list vehicles: %w", err)
+	}
+	return out, nil
+}
+
+// CreateVehicle implements fuel.Store.
+func (q *queries) CreateVehicle(ctx context.Context, v *fuel.Vehicle) error {
+	v.Normalize()
+	if err := v.Validate(); err != nil {
+		return err
+	}
+	v.ID = 0
+	v.CreatedAt = q.now()
+	v.UpdatedAt = v.CreatedAt
+	row := toVehicleRow(*v)
+	insert := func(tx *gorm.DB) error { return tx.Create(&row).Error }
+	var err error
+	if v.DefaultVehicle {
+		err = q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := q.clearDefault(tx, 0, v.CreatedAt); err != nil {
+				return err
+			}
+			return insert(tx)
+		})
+	} else {
+		err = insert(q.write.WithContext(ctx))
+	}
+	if err != nil {
+		return fmt.Errorf("create vehicle: %w", err)
+	}
+	*v = row.toVehicle()
+	return nil
+}
+
+// Vehicle implements fuel.Store.
+func (q *queries) Vehicle(ctx context.Context, id uint64) (fuel.Vehicle, error) {
+	row, err := q.vehicle(ctx, q.read, id, false)
+	if err != nil {
+		return fuel.Vehicle{}, err
+	}
+	return row.toVehicle(), nil
+}
+
+// vehicle reads a vehicle on h, locking its row when lock is set (h is
+// then a transaction).
+func (q *queries) vehicle(ctx context.Context, h *gorm.DB, id uint64, lock bool) (vehicleRow, error) {
+	var row vehicleRow
+	if !storable(id) {
+		return row, fuel.ErrVehicleNotFound
+	}
+	err := row.scan(h.WithContext(ctx).Raw("SELECT "+vehicleColumns(q.dialect)+" FROM vehicles WHERE id = ?"+q.lockClause(lock), id).Row())
+	if errors.Is(err, sql.ErrNoRows) {
+		return row, fuel.ErrVehicleNotFound
+	}
+	if err != nil {
+		return row, fmt.Errorf("get vehicle %d: %w", id, err)
+	}
+	return row, nil
+}
+
+// UpdateVehicle implements fuel.Store.
+func (q *queries) UpdateVehicle(ctx context.Context, id uint64, u fuel.VehicleUpdate) (fuel.Vehicle, error) {
+	var out fuel.Vehicle
+	err := q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := q.now()
+		makeDefault := u.DefaultVehicle != nil && *u.DefaultVehicle
+		if makeDefault {
+			// Take the default lock before the row lock, in the same order
+			// as SetDefaultVehicle, so the two cannot deadlock.
+			if err := q.clearDefault(tx, id, now); err != nil {
+				return err
+			}
+		}
+		row, err := q.vehicle(ctx, tx, id, true)
+		if err != nil {
+			return err
+		}
+		v := row.toVehicle()
+		u.Apply(&v)
+		v.Normalize()
+		if err := v.Validate(); err != nil {
+			return err
+		}
+		v.UpdatedAt = now
+		row = toVehicleRow(v)
+		if err := tx.Save(&row).Error; err != nil {
+			return fmt.Errorf("update vehicle %d: %w", id, err)
+		}
+		out = row.toVehicle()
+		return nil
+	})
+	return out, err
+}
+
+// DeleteVehicle implements fuel.Store. The foreign key's ON DELETE CASCADE
+// removes the refuels in the same statement.
+func (q *queries) DeleteVehicle(ctx context.Context, id uint64) error {
+	if !storable(id) {
+		return fuel.ErrVehicleNotFound
+	}
+	res := q.write.WithContext(ctx).Exec("DELETE FROM vehicles WHERE id = ?", id)
+	if res.Error != nil {
+		return fmt.Errorf("delete vehicle %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fuel.ErrVehicleNotFound
+	}
+	return nil
+}
+
+// SetDefaultVehicle implements fuel.Store.
+func (q *queries) SetDefaultVehicle(ctx context.Context, id uint64) (fuel.Vehicle, error) {
+	if !storable(id) {
+		return fuel.Vehicle{}, fuel.ErrVehicleNotFound
+	}
+	var out fuel.Vehicle
+	err := q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := q.now()
+		if err := q.clearDefault(tx, id, now); err != nil {
+			return err
+		}
+		row, err := q.vehicle(ctx, tx, id, true)
+		if err != nil {
+			return err
+		}
+		if !row.DefaultVehicle {
+			row.DefaultVehicle = true
+			row.UpdatedAt = now
+			if err := tx.Save(&row).Error; err != nil {
+				return fmt.Errorf("set default vehicle %d: %w", id, err)
+			}
+		}
+		out = row.toVehicle()
+		return nil
+	})
+	return out, err
+}
