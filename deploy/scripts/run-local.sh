@@ -10,6 +10,18 @@ export DOCQA_ADDR=${DOCQA_ADDR:-:8080}
 export FUEL_UPSTREAM=${FUEL_UPSTREAM:-localhost:${FUEL_ADDR##*:}}
 export DOCQA_UPSTREAM=${DOCQA_UPSTREAM:-localhost:${DOCQA_ADDR##*:}}
 export LISTEN_ADDRESS=${LISTEN_ADDRESS:-:8000}
+# One machine, nothing to drain to: Ctrl-C stops at once (set SHUTDOWN_DRAIN to try the drain).
+export SHUTDOWN_DRAIN=${SHUTDOWN_DRAIN:-0s}
+# The web client's build (make build runs it when Node.js is installed);
+# without it Caddy serves the placeholder page.
+if [[ -z "${WEB_ROOT:-}" ]]; then
+	if [[ -f services/web/dist/index.html ]]; then
+		export WEB_ROOT=services/web/dist
+	else
+		echo "run: services/web/dist is missing (the web client needs Node.js 20.19+ to build): serving the placeholder deploy/web" >&2
+		export WEB_ROOT=deploy/web
+	fi
+fi
 mkdir -p var
 
 pids=()
@@ -56,7 +68,7 @@ wait_healthy "http://localhost:${port}/health" "${pids[2]}"
 
 cat <<MSG
 
-  CarHub is running:  http://localhost:${port}
+  CarHub is running:  http://localhost:${port}   (web client from ${WEB_ROOT})
     fuel API          http://localhost:${port}/api/vehicles
     docqa API         http://localhost:${port}/api/chat/stream
     health            http://localhost:${port}/health

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,17 +50,30 @@ func Binary(tb testing.TB) string {
 	return bin
 }
 
-// Start runs `caddy run` on the repository's Caddyfile on a free loopback
-// port, with env (NAME=value) added to the environment, and returns its base
-// URL once it accepts connections. Caddy is stopped when the test ends.
-func Start(tb testing.TB, env ...string) string {
+// FreeAddr returns a loopback host:port no one listens on now.
+func FreeAddr(tb testing.TB) string {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// Start runs `caddy run` on the repository's Caddyfile on a free loopback
+// port (its metrics listener, METRICS_LISTEN, on another unless env sets
+// it), with env (NAME=value) added to the environment, and returns its base
+// URL once it accepts connections. Caddy is stopped when the test ends.
+func Start(tb testing.TB, env ...string) string {
+	tb.Helper()
+	addr := FreeAddr(tb)
+
+	// Caddy's internal metrics listener gets a free port of its own unless
+	// the test names one: tests run several gateways at once.
+	if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "METRICS_LISTEN=") }) {
+		env = append(slices.Clip(env), "METRICS_LISTEN="+FreeAddr(tb))
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, Binary(tb), "run", "--config", "Caddyfile", "--adapter", "caddyfile")

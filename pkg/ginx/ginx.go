@@ -1,6 +1,7 @@
 // Package ginx assembles the Gin engine both services use: request ids,
 // access logging, panic recovery, CORS, JSON 404s for unmatched routes and
-// methods, body limits, and the one place where errors become JSON bodies.
+// methods, body limits, the one place where errors become JSON bodies, and
+// the operational routes (request metrics and /metrics, /livez, /readyz).
 package ginx
 
 import (
@@ -17,10 +18,13 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/cors"
 	"github.com/carhub/backend/pkg/logging"
+	"github.com/carhub/backend/pkg/metrics"
+	"github.com/carhub/backend/pkg/probes"
 )
 
 // HeaderRequestID carries the request id in requests and responses.
@@ -40,6 +44,12 @@ type Options struct {
 	// QuietPaths are probed often (health checks): their answers below 500
 	// are access-logged at DEBUG, not INFO, so they do not drown the log.
 	QuietPaths []string
+	// Metrics, when set, receives the request metrics (count and duration
+	// by method, route template and status; requests in flight), which
+	// GET /metrics serves with the rest of the registry.
+	Metrics *prometheus.Registry
+	// Probes, when set, serve GET /livez and GET /readyz.
+	Probes *probes.Probes
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -54,9 +64,25 @@ func New(log *slog.Logger, opts Options) *gin.Engine {
 	if mapError == nil {
 		mapError = func(err error) error { return err }
 	}
-	e.Use(requestID(), accessLog(log, opts.QuietPaths), recovery(log), renderErrors(log, mapError), cors.Middleware(opts.CORSOrigins))
+	quiet := opts.QuietPaths
+	if opts.Metrics != nil {
+		// Outermost: the duration covers the whole chain and the status is
+		// the one the error middleware rendered.
+		e.Use(newRequestMetrics(opts.Metrics).middleware())
+		quiet = append(slices.Clip(quiet), "/metrics")
+	}
+	if opts.Probes != nil {
+		quiet = append(slices.Clip(quiet), "/livez", "/readyz")
+	}
+	e.Use(requestID(), accessLog(log, quiet), recovery(log), renderErrors(log, mapError), cors.Middleware(opts.CORSOrigins))
 	if opts.MaxBodyBytes > 0 {
 		e.Use(BodyLimit(opts.MaxBodyBytes))
+	}
+	if opts.Metrics != nil {
+		e.GET("/metrics", gin.WrapH(metrics.Handler(opts.Metrics)))
+	}
+	if opts.Probes != nil {
+		opts.Probes.Register(e)
 	}
 	e.NoRoute(func(c *gin.Context) {
 		Fail(c, apperr.New(apperr.NotFound, "no route for %s %s", c.Request.Method, c.Request.URL.Path))

@@ -22,6 +22,13 @@ type Options struct {
 	ReadHeaderTimeout time.Duration // 10s
 	IdleTimeout       time.Duration // 120s
 	ShutdownTimeout   time.Duration // 10s: in-flight requests get this long to finish
+	// Drain is how long the server keeps serving, listener open, after ctx
+	// is done and before it shuts down (0: shut down at once). OnStop runs
+	// when it begins (a readiness probe turns 503), so a gateway's health
+	// check and an orchestrator take the instance out of rotation while
+	// what still reaches it is served.
+	Drain  time.Duration
+	OnStop func()
 }
 
 func (o Options) withDefaults() Options {
@@ -61,9 +68,11 @@ func Stopping(ctx context.Context) <-chan struct{} {
 	return ch
 }
 
-// Serve serves h on ln until ctx is done, then shuts down gracefully: new
-// connections are refused, in-flight requests get ShutdownTimeout to finish,
-// and whatever still runs after that (a long stream) is cut. It returns nil
+// Serve serves h on ln until ctx is done, then calls OnStop, keeps serving
+// for Drain, and shuts down gracefully: new connections are refused,
+// in-flight requests get ShutdownTimeout to finish (long streams are told
+// by Stopping and end themselves), and whatever still runs after that is
+// cut. It returns nil
 // after a clean shutdown and the server's error otherwise.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, opts Options) error {
 	opts = opts.withDefaults()
@@ -90,6 +99,19 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logge
 	case <-ctx.Done():
 	}
 
+	if opts.OnStop != nil {
+		opts.OnStop()
+	}
+	if opts.Drain > 0 {
+		log.Info("draining", "for", opts.Drain.String())
+		t := time.NewTimer(opts.Drain)
+		select {
+		case <-t.C:
+		case err := <-errc:
+			t.Stop()
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	log.Info("shutting down", "timeout", opts.ShutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
 	defer cancel()

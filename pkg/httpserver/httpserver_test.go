@@ -126,3 +126,77 @@ func TestListenReportsAddress(t *testing.T) {
 		t.Fatal("a second listener on a taken port succeeded")
 	}
 }
+
+// TestDrainKeepsServingThenCloses: after ctx ends, OnStop runs at once, new
+// connections are still served for Drain, and then the listener closes.
+func TestDrainKeepsServingThenCloses(t *testing.T) {
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan time.Time, 1)
+	const drain = 400 * time.Millisecond
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, ln, h, quietLog(), Options{Drain: drain, OnStop: func() { stopped <- time.Now() }})
+	}()
+	// A fresh connection per request: the drain must keep the listener open,
+	// not only the connections kept alive.
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	get := func() error {
+		res, err := client.Get(url)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		return nil
+	}
+	if err := get(); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	var at time.Time
+	select {
+	case at = <-stopped:
+	case <-time.After(time.Second):
+		t.Fatal("OnStop was not called when ctx ended")
+	}
+	served := 0
+	for time.Since(at) < drain-100*time.Millisecond {
+		if err := get(); err != nil {
+			t.Fatalf("request %s into the drain failed: %v", time.Since(at), err)
+		}
+		served++
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if d := time.Since(at); d < drain {
+		t.Errorf("Serve returned %s after OnStop, before the drain of %s", d, drain)
+	}
+	if err := get(); err == nil {
+		t.Error("the listener still accepts after the drain")
+	}
+	t.Logf("%d requests served during the drain", served)
+}
+
+func TestNoDrainStopsAtOnce(t *testing.T) {
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	called := false
+	if err := Serve(ctx, ln, http.NotFoundHandler(), quietLog(), Options{OnStop: func() { called = true }}); err != nil {
+		t.Fatal(err)
+	}
+	if !called || time.Since(start) > time.Second {
+		t.Errorf("OnStop called: %v; Serve took %s", called, time.Since(start))
+	}
+}

@@ -107,7 +107,7 @@ type Process struct {
 }
 
 // Start runs the command pkg with env, its listen address variable addrEnv
-// set to 127.0.0.1:0, and waits until it logs where it listens. The process
+// set to 127.0.0.1:0 and SHUTDOWN_DRAIN to 0 unless env sets it, and waits until it logs where it listens. The process
 // is stopped (Stop) when the test ends.
 func Start(tb testing.TB, pkg, addrEnv string, env map[string]string) *Process {
 	tb.Helper()
@@ -119,6 +119,9 @@ func Start(tb testing.TB, pkg, addrEnv string, env map[string]string) *Process {
 		addrEnv + "=127.0.0.1:0",
 		// Race reports go to stderr; keep going so the test sees them all.
 		"GORACE=halt_on_error=0",
+		// No drain before stopping (env may set one): a test has no
+		// gateway to take the instance out of rotation.
+		"SHUTDOWN_DRAIN=0s",
 	}
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)

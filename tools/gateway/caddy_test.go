@@ -114,7 +114,8 @@ func startCaddy(tb testing.TB, env ...string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, mustCaddy(tb), "run", "--config", "Caddyfile", "--adapter", "caddyfile")
 	cmd.Dir = repoRoot(tb)
-	cmd.Env = append(os.Environ(), append([]string{"LISTEN_ADDRESS=http://" + addr}, env...)...)
+	// Its own metrics listener too, so that it never meets a running gateway's.
+	cmd.Env = append(os.Environ(), append([]string{"LISTEN_ADDRESS=http://" + addr, "METRICS_LISTEN=" + freeAddr(tb)}, env...)...)
 	var logs bytes.Buffer
 	cmd.Stdout = &logs
 	cmd.Stderr = &logs
@@ -194,8 +195,8 @@ func TestCaddyfileHealthChecks(t *testing.T) {
 	for _, p := range proxies {
 		hc, _ := p["health_checks"].(map[string]any)
 		active, _ := hc["active"].(map[string]any)
-		if active["uri"] != "/health" || active["interval"] == nil {
-			t.Errorf("reverse proxy %v: active health check = %v, want uri /health with an interval", p["upstreams"], active)
+		if active["uri"] != "/readyz" || active["interval"] == nil {
+			t.Errorf("reverse proxy %v: active health check = %v, want uri /readyz with an interval", p["upstreams"], active)
 		}
 		lb, _ := p["load_balancing"].(map[string]any)
 		if lb["try_duration"] == nil {

@@ -58,7 +58,7 @@ func (s *standIn) serve(w http.ResponseWriter, r *http.Request) {
 	if id != "" {
 		w.Header().Set("X-Request-ID", id)
 	}
-	if r.URL.Path == "/health" && id == "" { // Caddy's active health check
+	if r.URL.Path == "/readyz" && id == "" { // Caddy's active health check
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"status":"ok"}`)
 		return
@@ -131,6 +131,7 @@ func newGateway(t *testing.T) *gateway {
 	}
 	mustWrite(t, filepath.Join(g.webRoot, "index.html"), "<!doctype html><title>client</title>")
 	mustWrite(t, filepath.Join(g.webRoot, "assets", "app.js"), "console.log('client')")
+	mustWrite(t, filepath.Join(g.webRoot, "sw.js"), "self.addEventListener('fetch', () => {})")
 	g.url = startCaddy(t,
 		"FUEL_UPSTREAM="+hostPort(g.fuel.srv.URL),
 		"DOCQA_UPSTREAM="+hostPort(g.docqa.srv.URL),
@@ -480,6 +481,45 @@ func TestGateway(t *testing.T) {
 		}
 		resp, body, _ := g.do(t, http.MethodGet, "/api/assets/app.js", nil, nil)
 		wantJSONError(t, resp, body, http.StatusNotFound, "NOT_FOUND")
+	})
+
+	t.Run("the web client's CSP and caching", func(t *testing.T) {
+		tests := []struct{ path, cache string }{
+			{"/", "no-cache"},
+			{"/history", "no-cache"},
+			{"/sw.js", "no-cache"},
+			{"/assets/app.js", "public, max-age=31536000, immutable"},
+		}
+		for _, tt := range tests {
+			resp, body, _ := g.do(t, http.MethodGet, tt.path, nil, nil)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s = %d %s", tt.path, resp.StatusCode, body)
+			}
+			csp := resp.Header.Get("Content-Security-Policy")
+			for _, want := range []string{"default-src 'self'", "script-src 'self';", "object-src 'none'", "frame-ancestors 'none'"} {
+				if !strings.Contains(csp, want) {
+					t.Errorf("GET %s: Content-Security-Policy %q lacks %q", tt.path, csp, want)
+				}
+			}
+			if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "unsafe-eval") {
+				t.Errorf("GET %s: Content-Security-Policy %q allows inline code", tt.path, csp)
+			}
+			if got := resp.Header.Get("Cache-Control"); got != tt.cache {
+				t.Errorf("GET %s: Cache-Control %q, want %q", tt.path, got, tt.cache)
+			}
+		}
+		// The API keeps its own policy, not the client's.
+		resp, _, _ := g.do(t, http.MethodGet, "/api/nothing", nil, nil)
+		if got := resp.Header.Get("Content-Security-Policy"); got != "default-src 'none'; frame-ancestors 'none'" {
+			t.Errorf("GET /api/nothing: Content-Security-Policy %q", got)
+		}
+	})
+
+	t.Run("a missing build file is 404 JSON, never index.html", func(t *testing.T) {
+		for _, path := range []string{"/assets/gone-1234.js", "/workbox-gone.js", "/manifest.webmanifest"} {
+			resp, body, _ := g.do(t, http.MethodGet, path, nil, nil)
+			wantJSONError(t, resp, body, http.StatusNotFound, "NOT_FOUND")
+		}
 	})
 }
 

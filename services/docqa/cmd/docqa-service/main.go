@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -13,10 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/carhub/backend/pkg/config"
 	"github.com/carhub/backend/pkg/cors"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
+	"github.com/carhub/backend/pkg/metrics"
+	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/embedded"
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
@@ -115,6 +120,12 @@ type serviceConfig struct {
 	SSEHeartbeat    time.Duration `env:"SSE_HEARTBEAT" default:"15s"`
 	UploadStall     time.Duration `env:"UPLOAD_STALL_TIMEOUT" default:"30s"` // an upload silent this long is ended
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"10s"`
+	// ShutdownDrain is how long the service keeps serving after SIGTERM,
+	// /readyz answering 503, before it stops accepting connections.
+	ShutdownDrain time.Duration `env:"SHUTDOWN_DRAIN" default:"5s"`
+	// Metrics: "on" serves GET /metrics and records the metrics; "off"
+	// neither (to measure their cost).
+	Metrics string `env:"METRICS" default:"on"`
 }
 
 // remote reports whether a remote provider is configured: a base URL or an
@@ -140,20 +151,41 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if cfg.ShutdownDrain < 0 {
+		return fmt.Errorf("SHUTDOWN_DRAIN: %s must not be negative", cfg.ShutdownDrain)
+	}
+	metricsOn, err := metrics.Enabled(cfg.Metrics)
+	if err != nil {
+		return fmt.Errorf("METRICS: %w", err)
+	}
 	log := logging.New(stdout, level)
 	log.Info("starting docqa-service", config.Attrs(cfg)...)
+	// reg stays nil with METRICS=off: nothing is registered or served.
+	var (
+		reg             *prometheus.Registry
+		providerMetrics *provider.Metrics
+	)
+	if metricsOn {
+		reg = metrics.NewRegistry()
+		providerMetrics = provider.NewMetrics(reg)
+	}
 
 	store, storeKind, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	if p, ok := store.(interface{ DB() *sql.DB }); ok && reg != nil {
+		if err := metrics.RegisterDB(reg, storeKind, p.DB()); err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+	}
 
-	embedder, embedderMode, err := newEmbedder(cfg)
+	embedder, embedderMode, err := newEmbedder(cfg, providerMetrics)
 	if err != nil {
 		return err
 	}
-	chat, chatMode, err := newChat(cfg)
+	chat, chatMode, err := newChat(cfg, providerMetrics)
 	if err != nil {
 		return err
 	}
@@ -164,7 +196,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := checkEmbedder(ctx, store, embedder); err != nil {
 		return err
 	}
-	retriever, err := newRetriever(cfg, store, embedder, log)
+	retriever, err := newRetriever(cfg, store, embedder, log, providerMetrics)
 	if err != nil {
 		return err
 	}
@@ -207,6 +239,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		TempDir:     cfg.TempDir,
 		Originals:   files,
 		Log:         log,
+		Metrics:     registerer(reg),
 	})
 	if err != nil {
 		return err
@@ -221,6 +254,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if swept > 0 {
 		log.Warn("removed uploads left by an interrupted run", "files", swept, "dir", cfg.TempDir)
 	}
+	ready := readiness(store, pdf, files.Path())
 	handler := httpapi.New(httpapi.Config{
 		Log:                log,
 		Store:              store,
@@ -238,6 +272,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		StoreKind:          storeKind,
 		EmbedderMode:       embedderMode,
 		ChatMode:           chatMode,
+		Metrics:            reg,
+		Probes:             ready,
 	})
 
 	ln, err := httpserver.Listen(cfg.Addr)
@@ -259,13 +295,61 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		log.Info("docqa-service ready", "pdf_engine_start_ms", time.Since(started).Milliseconds(), "store", storeKind,
 			"embedder", embedder.Name(), "embedder_mode", embedderMode, "chat", chat.Name(), "chat_mode", chatMode)
 	}()
-	if err := httpserver.Serve(ctx, ln, handler, log, httpserver.Options{ShutdownTimeout: cfg.ShutdownTimeout}); err != nil {
+	serveOpts := httpserver.Options{ShutdownTimeout: cfg.ShutdownTimeout, Drain: cfg.ShutdownDrain, OnStop: ready.Drain}
+	if err := httpserver.Serve(ctx, ln, handler, log, serveOpts); err != nil {
 		return err
 	}
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause
 	}
 	return nil
+}
+
+// readiness is the service's /readyz: the vector store answers, the PDF
+// engine has started (uploads wait for it) and the originals' directory
+// takes a new file (every upload keeps its original there).
+func readiness(store docqa.VectorStore, pdf interface{ Ready() (bool, error) }, filesDir string) *probes.Probes {
+	return probes.New(
+		probes.Check{Name: "vector_store", Run: store.Ping},
+		probes.Check{Name: "pdf_engine", Run: func(context.Context) error {
+			switch ready, err := pdf.Ready(); {
+			case err != nil:
+				return fmt.Errorf("failed to start: %w", err)
+			case !ready:
+				return errors.New("starting")
+			}
+			return nil
+		}},
+		probes.Check{Name: "files_dir", Run: func(context.Context) error { return writable(filesDir) }},
+	)
+}
+
+// writable creates and removes a file in dir. The name starts with a dot:
+// originals are named by their md5, so the probe's file is never served
+// even if a crash leaves it behind.
+func writable(dir string) error {
+	f, err := os.CreateTemp(dir, ".readyz-*")
+	if err != nil {
+		return fmt.Errorf("DOCQA_FILES_DIR is not writable: %w", err)
+	}
+	name := f.Name()
+	if err := f.Close(); err != nil {
+		_ = os.Remove(name)
+		return fmt.Errorf("DOCQA_FILES_DIR: %w", err)
+	}
+	if err := os.Remove(name); err != nil {
+		return fmt.Errorf("DOCQA_FILES_DIR: %w", err)
+	}
+	return nil
+}
+
+// registerer is reg as a prometheus.Registerer, nil when reg is: a nil
+// *Registry in the interface would not compare equal to nil.
+func registerer(reg *prometheus.Registry) prometheus.Registerer {
+	if reg == nil {
+		return nil
+	}
+	return reg
 }
 
 // command runs a command other than serving: "reindex" gives a Milvus
@@ -328,7 +412,7 @@ func openStore(ctx context.Context, cfg serviceConfig, log *slog.Logger) (docqa.
 	return nil, "", fmt.Errorf("VECTOR_STORE: %q is neither embedded nor milvus", cfg.VectorStore)
 }
 
-func newEmbedder(cfg serviceConfig) (docqa.Embedder, string, error) {
+func newEmbedder(cfg serviceConfig, m *provider.Metrics) (docqa.Embedder, string, error) {
 	if !remote(cfg.EmbeddingBaseURL, cfg.EmbeddingAPIKey) {
 		return provider.NewLexicalEmbedder(), "local", nil
 	}
@@ -340,6 +424,7 @@ func newEmbedder(cfg serviceConfig) (docqa.Embedder, string, error) {
 		Concurrency: cfg.EmbeddingConcurrency,
 		Timeout:     cfg.EmbeddingTimeout,
 		MaxRetries:  cfg.EmbeddingMaxRetries,
+		Metrics:     m,
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("EMBEDDING_BASE_URL, EMBEDDING_MODEL: %w", err)
@@ -347,7 +432,7 @@ func newEmbedder(cfg serviceConfig) (docqa.Embedder, string, error) {
 	return e, "remote", nil
 }
 
-func newChat(cfg serviceConfig) (docqa.ChatModel, string, error) {
+func newChat(cfg serviceConfig, m *provider.Metrics) (docqa.ChatModel, string, error) {
 	if !remote(cfg.ChatBaseURL, cfg.ChatAPIKey) {
 		return provider.NewExtractiveChat(), "local", nil
 	}
@@ -358,6 +443,7 @@ func newChat(cfg serviceConfig) (docqa.ChatModel, string, error) {
 		FirstByteTimeout: cfg.ChatFirstByteTimeout,
 		Timeout:          cfg.ChatTimeout,
 		MaxRetries:       cfg.ChatMaxRetries,
+		Metrics:          m,
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("CHAT_BASE_URL, CHAT_MODEL: %w", err)
@@ -366,7 +452,7 @@ func newChat(cfg serviceConfig) (docqa.ChatModel, string, error) {
 }
 
 // newRetriever wires retrieval, with the reranker when one is configured.
-func newRetriever(cfg serviceConfig, store docqa.VectorStore, embedder docqa.Embedder, log *slog.Logger) (*retrieval.Retriever, error) {
+func newRetriever(cfg serviceConfig, store docqa.VectorStore, embedder docqa.Embedder, log *slog.Logger, m *provider.Metrics) (*retrieval.Retriever, error) {
 	mode, err := retrieval.ParseMode(cfg.Retrieval)
 	if err != nil {
 		return nil, fmt.Errorf("RETRIEVAL: %w", err)
@@ -394,6 +480,7 @@ func newRetriever(cfg serviceConfig, store docqa.VectorStore, embedder docqa.Emb
 			Model:      cfg.RerankModel,
 			Timeout:    cfg.RerankTimeout,
 			MaxRetries: cfg.RerankMaxRetries,
+			Metrics:    m,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("RERANK_BASE_URL, RERANK_MODEL: %w", err)

@@ -61,6 +61,7 @@ func launch(t *testing.T, env map[string]string) (*started, error) {
 		"DOCQA_TEMP_DIR":      t.TempDir(),
 		"DOCQA_FILES_DIR":     t.TempDir(),
 		"DOCQA_PDF_CACHE_DIR": pdftexttest.CacheDir(),
+		"SHUTDOWN_DRAIN":      "0s", // stop at once; the drain has its own test
 	}
 	for k, v := range env {
 		vars[k] = v

@@ -425,6 +425,14 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
+// DB returns the store's database/sql pool, for the pool metrics (nil
+// once the store is closed).
+func (s *Store) DB() *sql.DB {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.db
+}
+
 // Close closes the database. Every write was already committed.
 func (s *Store) Close() error {
 	s.mu.Lock()

@@ -149,6 +149,8 @@ func (h *handler) chat(c *gin.Context) {
 		return
 	}
 
+	h.chatStreams.Inc()
+	defer h.chatStreams.Dec()
 	w := sse.New(c.Writer)
 	if err := w.Event("sources", sourcesEvent{Sources: toSourceViews(hits)}); err != nil {
 		return // the client is gone

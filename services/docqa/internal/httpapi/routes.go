@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/rag"
@@ -67,6 +69,11 @@ type Config struct {
 	EmbedderMode string
 	ChatMode     string
 	Now          func() time.Time
+	// Metrics, when set, gets the request metrics and the chat streams
+	// open, and is served at GET /metrics.
+	Metrics *prometheus.Registry
+	// Probes, when set, serve GET /livez and GET /readyz.
+	Probes *probes.Probes
 }
 
 // alwaysReady stands for a PDF engine when none is configured.
@@ -77,6 +84,8 @@ func (alwaysReady) Ready() (bool, error) { return true, nil }
 type handler struct {
 	cfg Config
 	log *slog.Logger
+	// chatStreams counts the chat answers being streamed now.
+	chatStreams prometheus.Gauge
 }
 
 // New returns the engine serving every route of the docqa service.
@@ -109,9 +118,18 @@ func New(cfg Config) *gin.Engine {
 		}
 		cfg.Retriever = r
 	}
-	h := &handler{cfg: cfg, log: cfg.Log}
+	h := &handler{cfg: cfg, log: cfg.Log, chatStreams: prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "docqa_chat_streams_open",
+		Help: "Chat answers being streamed now.",
+	})}
+	if cfg.Metrics != nil {
+		cfg.Metrics.MustRegister(h.chatStreams)
+	}
 
-	r := ginx.New(cfg.Log, ginx.Options{CORSOrigins: cfg.CORSOrigins, MapError: errorOf, QuietPaths: []string{"/health"}})
+	r := ginx.New(cfg.Log, ginx.Options{
+		CORSOrigins: cfg.CORSOrigins, MapError: errorOf, QuietPaths: []string{"/health"},
+		Metrics: cfg.Metrics, Probes: cfg.Probes,
+	})
 	r.GET("/health", h.health)
 
 	api := r.Group("/api")

@@ -31,6 +31,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
@@ -127,13 +129,17 @@ type Config struct {
 	EmbedBatch int
 	Now        func() time.Time
 	Log        *slog.Logger
+	// Metrics, when set, receives the pipeline's metrics (documents, pages
+	// and chunks ingested, extraction time, the queue).
+	Metrics prometheus.Registerer
 }
 
 // Pipeline ingests files. It is safe for concurrent use.
 type Pipeline struct {
-	cfg   Config
-	locks keyLock
-	queue *queue
+	cfg     Config
+	locks   keyLock
+	queue   *queue
+	metrics *metrics
 }
 
 // New returns a Pipeline; Store, Embedder, Splitter and Extractor are required.
@@ -162,7 +168,8 @@ func New(cfg Config) (*Pipeline, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Pipeline{cfg: cfg, queue: newQueue(cfg.Concurrency, cfg.QueueLength)}, nil
+	q := newQueue(cfg.Concurrency, cfg.QueueLength)
+	return &Pipeline{cfg: cfg, queue: q, metrics: newMetrics(cfg.Metrics, q)}, nil
 }
 
 // Admit reserves a place for one ingestion (or, for Import, one after the
@@ -170,7 +177,11 @@ func New(cfg Config) (*Pipeline, error) {
 // queue's length it fails with ErrBusy. Reserve before reading an upload's
 // body, and Release the ticket when the request is done.
 func (p *Pipeline) Admit() (*Ticket, error) {
-	return p.queue.admit()
+	t, err := p.queue.admit()
+	if err != nil {
+		p.metrics.refused.Inc()
+	}
+	return t, err
 }
 
 // tempPattern names upload files in TempDir.
@@ -323,10 +334,12 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 		return Result{}, err
 	}
 
+	extractStart := time.Now()
 	extracted, err := p.cfg.Extractor.Extract(ctx, up.file, up.Size, func(done, total int) {
 		progress(Progress{Stage: StageParsing, Percent: 5 + scale(done, total, 25), Current: int64(done), Total: int64(total),
 			Message: fmt.Sprintf("extracted page %d of %d", done, total)})
 	})
+	p.metrics.extraction.Observe(time.Since(extractStart).Seconds())
 	if err != nil {
 		return Result{}, err
 	}
@@ -366,6 +379,9 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	}
 	progress(Progress{Stage: StageStoring, Percent: 100, Current: int64(len(chunks)), Total: int64(len(chunks)),
 		Message: fmt.Sprintf("stored %d chunks", len(chunks))})
+	p.metrics.documents.Inc()
+	p.metrics.pages.Add(float64(doc.Pages))
+	p.metrics.chunks.Add(float64(doc.Chunks))
 	p.cfg.Log.InfoContext(ctx, "document ingested", "file", doc.FileName, "md5", doc.FileMD5,
 		"size", doc.Size, "pages", doc.Pages, "chunks", doc.Chunks, "truncated", doc.Truncated)
 	return Result{Document: doc}, nil

@@ -14,8 +14,9 @@
 //   - POST /v1/chat/completions with "stream": true: a server-sent event stream
 //     of chat.completion.chunk frames carrying the deltas of the current
 //     [Script] (each after its optional delay), a final frame with the
-//     script's finish reason, then "data: [DONE]". Non-streaming requests are
-//     answered 400.
+//     script's finish reason, a frame with the tokens used ([ChatUsage]) when
+//     the request asks for it (stream_options.include_usage), then
+//     "data: [DONE]". Non-streaming requests are answered 400.
 //   - POST /v1/rerank (the Jina / Cohere v1 shape self-hosted rerank servers
 //     share): a deterministic relevance score per document, [Score] (the
 //     fraction of the query's words found in the document), with results
@@ -573,6 +574,11 @@ type chatBody struct {
 	Messages    []Message `json:"messages"`
 	Temperature *float64  `json:"temperature"`
 	Stream      bool      `json:"stream"`
+	// StreamOptions.IncludeUsage asks for a last frame with the tokens
+	// used, as OpenAI sends it.
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
@@ -682,6 +688,21 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if err := frame(map[string]any{}, finish); err != nil {
 		return
 	}
+	if body.StreamOptions.IncludeUsage {
+		prompt, completion := ChatUsage(body.Messages, script)
+		b, err := json.Marshal(map[string]any{
+			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": body.Model,
+			"choices": []any{},
+			"usage":   map[string]int{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+		})
+		if err != nil {
+			return
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			s.markCancelled(rec)
+			return
+		}
+	}
 	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err != nil {
 		s.markCancelled(rec)
 		return
@@ -763,4 +784,14 @@ func (s *Server) rerank(w http.ResponseWriter, r *http.Request) {
 		"id": "rerank-fake", "model": body.Model, "results": results,
 		"usage": map[string]int{"total_tokens": len(body.Documents)},
 	})
+}
+
+// ChatUsage is the usage the fake reports for a chat answer when the client
+// asks for it (stream_options.include_usage): one prompt token per word of
+// the messages, one completion token per delta of the script.
+func ChatUsage(messages []Message, script Script) (prompt, completion int) {
+	for _, m := range messages {
+		prompt += len(strings.Fields(m.Content))
+	}
+	return prompt, len(script.Deltas)
 }

@@ -41,6 +41,8 @@ type ChatConfig struct {
 	MaxRetries int
 	// HTTPClient replaces the default client (tests, proxies).
 	HTTPClient *http.Client
+	// Metrics records the requests and the tokens used (nil: none).
+	Metrics *Metrics
 }
 
 // Chat is a docqa.ChatModel over /v1/chat/completions with stream=true. It
@@ -50,6 +52,7 @@ type Chat struct {
 	model     string
 	firstByte time.Duration
 	timeout   time.Duration
+	metrics   *Metrics
 }
 
 var _ docqa.ChatModel = (*Chat)(nil)
@@ -85,6 +88,7 @@ func NewChat(cfg ChatConfig) (*Chat, error) {
 		model:     cfg.Model,
 		firstByte: cfg.FirstByteTimeout,
 		timeout:   cfg.Timeout,
+		metrics:   cfg.Metrics,
 	}, nil
 }
 
@@ -105,10 +109,12 @@ var (
 // returned as is; everything else (error status, no first frame within
 // FirstByteTimeout, answer not done within Timeout, malformed frames, a stream
 // that ends without a finish reason) wraps docqa.ErrUnavailable.
-func (c *Chat) Stream(ctx context.Context, req docqa.ChatRequest, onDelta func(content string) error) (string, error) {
+func (c *Chat) Stream(ctx context.Context, req docqa.ChatRequest, onDelta func(content string) error) (_ string, err error) {
 	if len(req.Messages) == 0 {
 		return "", errors.New("chat: no messages to send")
 	}
+	start := time.Now()
+	defer func() { c.metrics.done(ctx, KindChat, start, err) }()
 	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages))
 	for _, m := range req.Messages {
 		switch m.Role {
@@ -134,6 +140,9 @@ func (c *Chat) Stream(ctx context.Context, req docqa.ChatRequest, onDelta func(c
 		Model:       c.model,
 		Messages:    msgs,
 		Temperature: openai.Float(req.Temperature),
+		// Servers that honour it send the tokens used in a last frame
+		// without choices (the metrics' cost per question); others ignore it.
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	})
 	defer stream.Close()
 
@@ -144,7 +153,11 @@ func (c *Chat) Stream(ctx context.Context, req docqa.ChatRequest, onDelta func(c
 			firstByte.Stop()
 			first = false
 		}
-		for _, ch := range stream.Current().Choices {
+		chunk := stream.Current()
+		if u := chunk.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
+			c.metrics.usage(c.model, u.PromptTokens, u.CompletionTokens)
+		}
+		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
 				continue
 			}

@@ -49,6 +49,8 @@ type EmbedderConfig struct {
 	MaxRetries int
 	// HTTPClient replaces the default client (tests, proxies).
 	HTTPClient *http.Client
+	// Metrics records the requests and the tokens used (nil: none).
+	Metrics *Metrics
 }
 
 // Embedder is a docqa.Embedder over /v1/embeddings. It is safe for
@@ -60,6 +62,7 @@ type Embedder struct {
 	concurrency int
 	inFlight    *semaphore.Weighted // requests in flight, service-wide
 	timeout     time.Duration
+	metrics     *Metrics
 }
 
 var _ docqa.Embedder = (*Embedder)(nil)
@@ -107,6 +110,7 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 		concurrency: cfg.Concurrency,
 		inFlight:    semaphore.NewWeighted(int64(cfg.Concurrency)),
 		timeout:     cfg.Timeout,
+		metrics:     cfg.Metrics,
 	}, nil
 }
 
@@ -168,7 +172,9 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 // embedBatch fills dst with the vectors of batch. callerCtx tells a caller
 // that went away apart from a sibling batch that failed.
-func (e *Embedder) embedBatch(ctx, callerCtx context.Context, batch []string, dst [][]float32) error {
+func (e *Embedder) embedBatch(ctx, callerCtx context.Context, batch []string, dst [][]float32) (err error) {
+	start := time.Now()
+	defer func() { e.metrics.done(callerCtx, KindEmbedding, start, err) }()
 	res, err := e.svc.New(ctx, openai.EmbeddingNewParams{
 		Model:          openai.EmbeddingModel(e.model),
 		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: batch},
@@ -180,6 +186,7 @@ func (e *Embedder) embedBatch(ctx, callerCtx context.Context, batch []string, ds
 		}
 		return classify(callerCtx, "embeddings", err)
 	}
+	e.metrics.usage(e.model, res.Usage.PromptTokens, 0)
 	if len(res.Data) != len(batch) {
 		return fmt.Errorf("embeddings: provider answered %d vectors for %d texts: %w", len(res.Data), len(batch), docqa.ErrUnavailable)
 	}

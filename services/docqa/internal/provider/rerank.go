@@ -45,6 +45,8 @@ type RerankerConfig struct {
 	MaxRetries int
 	// HTTPClient replaces the default client (tests, proxies).
 	HTTPClient *http.Client
+	// Metrics records the requests (nil: none).
+	Metrics *Metrics
 }
 
 // Reranker is a docqa.Reranker over POST /rerank. It is safe for concurrent
@@ -54,6 +56,7 @@ type Reranker struct {
 	model   string
 	apiKey  string // only to keep it out of error messages
 	timeout time.Duration
+	metrics *Metrics
 }
 
 var _ docqa.Reranker = (*Reranker)(nil)
@@ -90,6 +93,7 @@ func NewReranker(cfg RerankerConfig) (*Reranker, error) {
 		model:   cfg.Model,
 		apiKey:  cfg.APIKey,
 		timeout: cfg.Timeout,
+		metrics: cfg.Metrics,
 	}, nil
 }
 
@@ -121,15 +125,17 @@ type rerankResponse struct {
 // no answer within Timeout, a body that is not JSON (a NaN score among them:
 // Python servers write it as a bare NaN), a result without a score, an index
 // out of range, repeated or missing.
-func (r *Reranker) Rerank(ctx context.Context, query string, passages []string) ([]float64, error) {
+func (r *Reranker) Rerank(ctx context.Context, query string, passages []string) (_ []float64, err error) {
 	if len(passages) == 0 {
 		return []float64{}, nil
 	}
+	start := time.Now()
+	defer func() { r.metrics.done(ctx, KindRerank, start, err) }()
 	var (
 		res  *http.Response
 		body []byte // decoded here: the library refuses a JSON answer without a JSON content type
 	)
-	err := r.client.Post(ctx, "rerank", rerankRequest{
+	err = r.client.Post(ctx, "rerank", rerankRequest{
 		Model:     r.model,
 		Query:     query,
 		Documents: passages,

@@ -5,16 +5,21 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/carhub/backend/pkg/config"
 	"github.com/carhub/backend/pkg/cors"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
+	"github.com/carhub/backend/pkg/metrics"
+	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
@@ -27,6 +32,12 @@ type Config struct {
 	CORSOrigins string `env:"CORS_ORIGINS"`
 	// PurgeInterval is how often expired idempotency keys are deleted.
 	PurgeInterval time.Duration `env:"FUEL_IDEMPOTENCY_PURGE_INTERVAL" default:"10m"`
+	// ShutdownDrain is how long the service keeps serving after SIGTERM,
+	// /readyz answering 503, before it stops accepting connections.
+	ShutdownDrain time.Duration `env:"SHUTDOWN_DRAIN" default:"5s"`
+	// Metrics: "on" serves GET /metrics and records request metrics; "off"
+	// neither (to measure their cost).
+	Metrics string `env:"METRICS" default:"on"`
 }
 
 func main() {
@@ -53,6 +64,13 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	origins, err := cors.ParseOrigins(cfg.CORSOrigins)
 	if err != nil {
 		return err
+	}
+	if cfg.ShutdownDrain < 0 {
+		return fmt.Errorf("SHUTDOWN_DRAIN must not be negative, got %s", cfg.ShutdownDrain)
+	}
+	metricsOn, err := metrics.Enabled(cfg.Metrics)
+	if err != nil {
+		return fmt.Errorf("METRICS: %w", err)
 	}
 
 	var st *store.Store
@@ -84,6 +102,43 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		<-purged
 	}()
 
-	h := httpapi.New(log, st, httpapi.Options{CORSOrigins: origins})
-	return httpserver.Serve(ctx, ln, h, log, httpserver.Options{})
+	opts := httpapi.Options{CORSOrigins: origins, Probes: readiness(st)}
+	if metricsOn {
+		opts.Metrics = metrics.NewRegistry()
+		if err := registerPools(opts.Metrics, st); err != nil {
+			return err
+		}
+	}
+	h := httpapi.New(log, st, opts)
+	return httpserver.Serve(ctx, ln, h, log, httpserver.Options{Drain: cfg.ShutdownDrain, OnStop: opts.Probes.Drain})
+}
+
+// readiness is the service's /readyz: the database answers and its schema
+// has every migration this binary carries. Open applied them, so the
+// second check only fails when the database was replaced under the running
+// service (a restore of an older dump); it runs when the store can say so.
+func readiness(st *store.Store) *probes.Probes {
+	checks := []probes.Check{{Name: "database", Run: st.Ping}}
+	if m, ok := any(st).(interface {
+		CheckMigrations(context.Context) error
+	}); ok {
+		checks = append(checks, probes.Check{Name: "migrations", Run: m.CheckMigrations})
+	}
+	return probes.New(checks...)
+}
+
+// registerPools adds the store's connection pools to the metrics, when the
+// store exposes them (Pools: name -> pool, "postgres" or "sqlite_writer"
+// and "sqlite_readers").
+func registerPools(reg *prometheus.Registry, st *store.Store) error {
+	p, ok := any(st).(interface{ Pools() map[string]*sql.DB })
+	if !ok {
+		return nil
+	}
+	for name, db := range p.Pools() {
+		if err := metrics.RegisterDB(reg, name, db); err != nil {
+			return fmt.Errorf("metrics: database pool %s: %w", name, err)
+		}
+	}
+	return nil
 }

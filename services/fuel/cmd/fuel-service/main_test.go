@@ -58,6 +58,9 @@ func env(m map[string]string) func(string) string { return func(k string) string
 func MustRun(t *testing.T, vars map[string]string) string {
 	t.Helper()
 	vars["FUEL_ADDR"] = "127.0.0.1:0"
+	if _, ok := vars["SHUTDOWN_DRAIN"]; !ok {
+		vars["SHUTDOWN_DRAIN"] = "0s" // stop at once; the drain has its own test
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := newLogSink()
 	errc := make(chan error, 1)
