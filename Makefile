@@ -5,15 +5,17 @@ GO ?= go
 SERVICES_PKGS := ./pkg/... ./services/fuel/... ./services/docqa/...
 WORKSPACE_MODULES := pkg services/fuel services/docqa
 
-.PHONY: all build run test lint fmt tidy caddy-check clean help bench fuzz
+.PHONY: all build run test lint fmt tidy caddy-check clean help bench fuzz web web-check
+
+WEB := services/web
 
 all: build
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
 
-build: ## bin/fuel-service, bin/docqa-service, bin/caddy, bin/healthcheck
-build: bin/caddy
+build: ## bin/fuel-service, bin/docqa-service, bin/caddy, bin/healthcheck, the web client (services/web/dist)
+build: bin/caddy web
 	$(GO) build -o bin/fuel-service ./services/fuel/cmd/fuel-service
 	$(GO) build -o bin/docqa-service ./services/docqa/cmd/docqa-service
 	cd tools && GOWORK=off $(GO) build -o ../bin/healthcheck ./cmd/healthcheck
@@ -23,11 +25,27 @@ build: bin/caddy
 bin/caddy: tools/go.mod tools/go.sum
 	cd tools && GOWORK=off $(GO) build -o ../bin/caddy github.com/caddyserver/caddy/v2/cmd/caddy
 
+# The web client needs Node.js 20.19+ with npm. `npm ci` runs when
+# node_modules is missing or older than package-lock.json. Without npm the
+# client is not built and `make run` serves the placeholder page instead.
+web: ## the web client: services/web/dist (Vite build; reports the initial JS size)
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "web: npm not found: the web client is not built (it needs Node.js 20.19 or newer); make run serves deploy/web instead" >&2; \
+		exit 0; \
+	fi; \
+	if [ ! -d $(WEB)/node_modules ] || [ $(WEB)/package-lock.json -nt $(WEB)/node_modules/.package-lock.json ]; then \
+		(cd $(WEB) && npm ci --no-audit --no-fund) || exit 1; \
+	fi; \
+	cd $(WEB) && npm run --silent build
+
+web-check: ## the web client's type check, lint and unit tests
+	cd $(WEB) && npm run --silent typecheck && npm run --silent lint && npm run --silent test
+
 run: ## start both services and Caddy on http://localhost:8000 (Ctrl-C stops all)
 run: build
 	@deploy/scripts/run-local.sh
 
-test: ## every module with -race, PostgreSQL integration tests included
+test: ## every module with -race, PostgreSQL integration tests included, then the web client's unit and end-to-end tests
 test: bin/caddy
 	@deploy/scripts/test.sh
 
@@ -36,6 +54,13 @@ bench: ## benchmark report: fuel load (direct, Caddy, floor), statistics, PDF, s
 
 fuzz: ## every fuzz target, FUZZTIME each (default 60s), one at a time; fails on a crasher
 	@deploy/scripts/fuzz.sh
+
+# VULNDB: empty for the online database; a directory, file:// URL or .tar.gz
+# for an offline copy (CI: ../shared/vulndb/). See proto-docs/dependency-decisions.md.
+VULNDB ?=
+.PHONY: vulncheck
+vulncheck: ## govulncheck over every module; fails when our code calls a known vulnerability (VULNDB=offline copy)
+	@VULNDB='$(VULNDB)' GO='$(GO)' deploy/scripts/vulncheck.sh
 
 caddy-check: bin/caddy ## caddy validate and caddy fmt on the Caddyfile
 	bin/caddy validate --config Caddyfile --adapter caddyfile
@@ -59,5 +84,5 @@ fmt: bin/caddy
 tidy: ## go mod tidy in every module
 	@for m in $(WORKSPACE_MODULES) tools; do (cd $$m && GOWORK=off $(GO) mod tidy) || exit 1; done
 
-clean: ## remove built binaries
-	rm -rf bin
+clean: ## remove built binaries and the web client's build
+	rm -rf bin $(WEB)/dist

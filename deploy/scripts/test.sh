@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test.sh: every module's tests with -race, against a real PostgreSQL.
+# test.sh: every module's tests with -race, against a real PostgreSQL; then
+# the web client's unit and end-to-end tests.
 #
 # TEST_DATABASE_URL names an existing server; without it a throwaway cluster
 # is started from the installed PostgreSQL binaries and removed at the end.
@@ -33,7 +34,33 @@ echo "==> go test -race (tools module, GOWORK=off)"
 # shellcheck disable=SC2086
 (cd tools && GOWORK=off $GO test -race -count=1 ${GOTESTFLAGS:-} ./...) 2>&1 | tee -a "$log" || status=1
 
+
+# The web client: type check, lint and unit tests, then the end-to-end tests
+# (the built client behind Caddy against both services, in Chromium). Node,
+# npm or Chromium missing is a failure, never a skip.
+web_status=0
+echo "==> web client: npm ci (when needed), build, type check, lint, unit tests"
+if ! command -v npm >/dev/null 2>&1; then
+	echo "FAIL: npm not found: the web client's tests need Node.js 20.19 or newer" >&2
+	web_status=1
+elif ! make --no-print-directory build >/dev/null; then
+	echo "FAIL: make build (services and web client)" >&2
+	web_status=1
+elif ! (cd services/web && npm run --silent typecheck && npm run --silent lint && npm run --silent test); then
+	echo "FAIL: web client type check, lint or unit tests" >&2
+	web_status=1
+else
+	echo "==> web client: end-to-end tests (Chromium: ${CHROMIUM:-/usr/bin/chromium})"
+	(cd services/web && npm run --silent e2e) || web_status=1
+fi
+((web_status == 0)) || status=1
+
 echo "==> summary (PostgreSQL: ${PG_THROWAWAY_VERSION:-TEST_DATABASE_URL})"
 grep -E '^(ok|FAIL|\?)[[:space:]]' "$log" || true
+if ((web_status == 0)); then
+	echo "ok  	services/web (unit and end-to-end tests)"
+else
+	echo "FAIL	services/web (see above)"
+fi
 rm -f "$log"
 exit "$status"

@@ -1,0 +1,195 @@
+// The stack the end-to-end tests drive: fuel-service and docqa-service built
+// from this repository (bin/, by `make build`) on their embedded defaults in
+// a temporary directory, the repository's Caddyfile in front of them serving
+// services/web/dist, and Debian's Chromium through playwright-core. docqa's
+// chat provider is a small OpenAI-compatible stand-in (fakeChat) whose
+// stream the test can hold open, so "the answer renders while it streams"
+// is observed, not assumed; retrieval and its sources are docqa's own.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as netServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const repo = resolve(import.meta.dirname, '../../..');
+const bin = process.env.BIN_DIR ?? join(repo, 'bin');
+export const dist = resolve(import.meta.dirname, '../dist');
+export const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+export function freePort() {
+  return new Promise((ok, fail) => {
+    const s = netServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitHttp(url, proc, name, ms = 60_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (proc && proc.exitCode !== null) throw new Error(`${name} exited (${proc.exitCode}):\n${proc.logs()}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${name} did not answer ${url} within ${ms} ms:\n${proc?.logs() ?? ''}`);
+}
+
+function run(name, cmd, args, env) {
+  const p = spawn(cmd, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let logs = '';
+  const keep = (d) => {
+    logs += d;
+    if (logs.length > 200_000) logs = logs.slice(-100_000);
+  };
+  p.stdout.on('data', keep);
+  p.stderr.on('data', keep);
+  p.logs = () => logs;
+  p.name = name;
+  return p;
+}
+
+function stop(p) {
+  if (!p || p.exitCode !== null) return Promise.resolve();
+  return new Promise((ok) => {
+    const t = setTimeout(() => p.kill('SIGKILL'), 10_000);
+    p.once('exit', () => {
+      clearTimeout(t);
+      ok();
+    });
+    p.kill('SIGTERM');
+  });
+}
+
+/** fakeChat: an OpenAI-compatible streaming chat endpoint; hold() keeps the next stream open after its first piece. */
+export function fakeChat() {
+  const requests = [];
+  let gate = null;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', async () => {
+      if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
+        res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":{"message":"not found"}}');
+        return;
+      }
+      const parsed = JSON.parse(body);
+      requests.push(parsed);
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+      const frame = (content, finish = null) =>
+        res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta: content === null ? {} : { role: 'assistant', content }, finish_reason: finish }] })}\n\n`);
+      frame('Change the engine oil ');
+      const g = gate;
+      gate = null;
+      if (g) await g.promise;
+      frame('every 15000 km [1].');
+      frame(null, 'stop');
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  return {
+    requests,
+    hold() {
+      let release;
+      const promise = new Promise((r) => (release = r));
+      gate = { promise };
+      return release;
+    },
+    listen: () => new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server.address().port))),
+    close: () => new Promise((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
+  };
+}
+
+export async function startStack() {
+  for (const f of ['fuel-service', 'docqa-service', 'caddy']) {
+    if (!existsSync(join(bin, f))) throw new Error(`${join(bin, f)} is missing: run make build first`);
+  }
+  if (!existsSync(join(dist, 'index.html'))) throw new Error(`${dist} is missing: run make build (or npm run build) first`);
+  if (!existsSync(chromiumPath)) throw new Error(`Chromium is missing at ${chromiumPath}: apt-get install chromium (.ci/run does), or set CHROMIUM`);
+
+  const dir = mkdtempSync(join(tmpdir(), 'carhub-e2e-'));
+  // Caddy serves a copy of the build, so a test can publish a "new version".
+  const webRoot = join(dir, 'web');
+  cpSync(dist, webRoot, { recursive: true });
+  const chat = fakeChat();
+  const chatPort = await chat.listen();
+  const [fuelPort, docqaPort, webPort] = [await freePort(), await freePort(), await freePort()];
+  const fuelEnv = { FUEL_ADDR: `127.0.0.1:${fuelPort}`, DATABASE_URL: '', FUEL_SQLITE_PATH: join(dir, 'fuel.db'), LOG_LEVEL: 'warn' };
+  const s = { dir, chat, base: `http://127.0.0.1:${webPort}`, procs: {} };
+
+  s.startFuel = async () => {
+    s.procs.fuel = run('fuel-service', join(bin, 'fuel-service'), [], fuelEnv);
+    await waitHttp(`http://127.0.0.1:${fuelPort}/health`, s.procs.fuel, 'fuel-service');
+  };
+  s.stopFuel = () => stop(s.procs.fuel);
+  await s.startFuel();
+
+  s.procs.docqa = run('docqa-service', join(bin, 'docqa-service'), [], {
+    DOCQA_ADDR: `127.0.0.1:${docqaPort}`,
+    VECTOR_STORE: 'embedded',
+    MILVUS_ADDRESS: '',
+    DOCQA_STORE_PATH: join(dir, 'vectors'),
+    DOCQA_TEMP_DIR: join(dir, 'uploads'),
+    DOCQA_DATA_DIR: join(dir, 'data'),
+    DOCQA_FILES_DIR: join(dir, 'files'),
+    // The compiled PDF engine is cached where `make run` keeps it: later runs start at once.
+    DOCQA_PDF_CACHE_DIR: process.env.DOCQA_PDF_CACHE_DIR ?? join(repo, 'var', 'pdfium-cache'),
+    EMBEDDING_BASE_URL: '',
+    EMBEDDING_API_KEY: '',
+    CHAT_BASE_URL: `http://127.0.0.1:${chatPort}/v1`,
+    CHAT_API_KEY: 'e2e',
+    CHAT_MODEL: 'fake',
+    LOG_LEVEL: 'warn',
+  });
+  await waitHttp(`http://127.0.0.1:${docqaPort}/health`, s.procs.docqa, 'docqa-service', 180_000);
+
+  s.procs.caddy = run('caddy', join(bin, 'caddy'), ['run', '--config', 'Caddyfile', '--adapter', 'caddyfile'], {
+    LISTEN_ADDRESS: `http://127.0.0.1:${webPort}`,
+    FUEL_UPSTREAM: `127.0.0.1:${fuelPort}`,
+    DOCQA_UPSTREAM: `127.0.0.1:${docqaPort}`,
+    WEB_ROOT: webRoot,
+  });
+  await waitHttp(`${s.base}/health`, s.procs.caddy, 'caddy');
+
+  // A persistent context on a fresh profile: an incognito context is never installable.
+  s.context = await chromium.launchPersistentContext(join(dir, 'chromium-profile'), {
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 390, height: 844 },
+    serviceWorkers: 'allow',
+    locale: 'en-GB',
+    timezoneId: 'Europe/Berlin',
+  });
+  s.context.setDefaultTimeout(15_000);
+
+  /** waitApi waits until the gateway answers path with 2xx (after a service restart). */
+  s.waitApi = (path, ms = 30_000) => waitHttp(s.base + path, null, 'gateway', ms);
+
+  /** publishUpdate changes the served service worker, as a new deployment does. */
+  s.publishUpdate = () => appendFileSync(join(webRoot, 'sw.js'), `\n// e2e update ${Date.now()}\n`);
+
+  s.logs = () => Object.values(s.procs).map((p) => `--- ${p.name}\n${p.logs()}`).join('\n');
+
+  s.stop = async () => {
+    await s.context?.close().catch(() => undefined);
+    await Promise.all(Object.values(s.procs).map(stop));
+    await chat.close();
+    const logFile = join(tmpdir(), 'carhub-e2e-services.log');
+    writeFileSync(logFile, s.logs());
+    console.log(`e2e: the services' logs of this run are in ${logFile}`);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return s;
+}

@@ -1,0 +1,140 @@
+// Typed client of docqa-service (proto-docs/docqa-service.openapi.yaml).
+import { ApiError, NetworkError, request, send, toApiError } from './http';
+import { EventStreamReader, readEventStream } from './sse';
+
+export interface DocumentInfo {
+  fileName: string;
+  title: string;
+  fileMd5: string;
+  size: number;
+  pages: number;
+  chunks: number;
+  duplicate: boolean;
+  truncated: boolean;
+  createdAt: string;
+}
+
+export interface Source {
+  docId: string;
+  fileName: string;
+  fileMd5: string;
+  page: number;
+  chunkIndex: number;
+  score: number;
+  text: string;
+}
+
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface UploadProgress {
+  stage: 'sending' | 'received' | 'queued' | 'parsing' | 'splitting' | 'embedding' | 'storing';
+  percent: number;
+  current: number;
+  total: number;
+  message: string;
+}
+
+/** fileUrl opens the original PDF at a page in the browser's viewer. */
+export function fileUrl(md5: string, page: number): string {
+  return `/api/documents/${encodeURIComponent(md5)}/file#page=${page}`;
+}
+
+export const docqa = {
+  list: () => request<DocumentInfo[]>('GET', '/api/documents'),
+  remove: (md5: string) => request<void>('DELETE', `/api/documents/${encodeURIComponent(md5)}`),
+};
+
+export interface AskHandlers {
+  onSources(sources: Source[]): void;
+  onContent(piece: string): void;
+}
+
+/**
+ * ask posts the question and reads the answer stream. It resolves with the
+ * finish reason and rejects with ApiError for a JSON error answer or an
+ * in-stream `error` event, NetworkError when the stream breaks before its
+ * terminal event.
+ */
+export async function ask(question: string, history: ChatMessage[], h: AskHandlers, signal?: AbortSignal): Promise<string> {
+  const res = await send('POST', '/api/chat/stream', {
+    body: JSON.stringify({ question, history }),
+    headers: { Accept: 'text/event-stream' },
+    signal,
+  });
+  if (!res.body) throw new NetworkError('The answer stream is empty');
+  let finish: string | null = null;
+  let failure = null as ApiError | null;
+  try {
+    await readEventStream(res.body, (ev) => {
+      if (finish !== null || failure) return;
+      const d = ev.data as Record<string, unknown>;
+      if (ev.event === 'sources') h.onSources((d.sources as Source[]) ?? []);
+      else if (ev.event === 'message' && typeof d.content === 'string') h.onContent(d.content);
+      else if (ev.event === 'done') finish = typeof d.finishReason === 'string' ? d.finishReason : 'stop';
+      else if (ev.event === 'error') {
+        failure = new ApiError(200, typeof d.code === 'string' ? d.code : 'INTERNAL', typeof d.message === 'string' ? d.message : 'The answer failed');
+      }
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new NetworkError('The connection broke while the answer was streaming');
+  }
+  if (failure) throw failure;
+  if (finish === null) throw new NetworkError('The answer stream ended early');
+  return finish;
+}
+
+/**
+ * upload sends the PDF with XMLHttpRequest (fetch cannot report upload
+ * progress), reporting the bytes sent, then reads the service's progress
+ * events from the same answer as it arrives.
+ */
+export function upload(file: File, onProgress: (p: UploadProgress) => void): Promise<DocumentInfo> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/api/documents/upload/stream');
+    xhr.setRequestHeader('Accept', 'text/event-stream');
+    let seen = 0;
+    let done: DocumentInfo | null = null;
+    let failure: ApiError | null = null;
+    const reader = new EventStreamReader((ev) => {
+      if (ev.event === 'progress') onProgress(ev.data as UploadProgress);
+      else if (ev.event === 'done') done = ev.data as DocumentInfo;
+      else if (ev.event === 'error') {
+        const d = ev.data as { code?: string; message?: string };
+        failure = new ApiError(200, d.code ?? 'INTERNAL', d.message ?? 'The upload failed');
+      }
+    });
+    const isStream = () => (xhr.getResponseHeader('Content-Type') ?? '').startsWith('text/event-stream');
+    const pump = () => {
+      if (xhr.status !== 200 || !isStream()) return;
+      const text = xhr.responseText;
+      if (text.length > seen) {
+        reader.feed(text.slice(seen));
+        seen = text.length;
+      }
+    };
+    xhr.upload.onprogress = (e) => {
+      onProgress({ stage: 'sending', percent: e.lengthComputable ? Math.floor((e.loaded / e.total) * 100) : 0, current: e.loaded, total: e.total, message: '' });
+    };
+    xhr.onprogress = pump;
+    xhr.onerror = () => reject(new NetworkError('The upload needs a connection; it was not sent'));
+    xhr.onload = () => {
+      if (xhr.status !== 200 || !isStream()) {
+        void toApiError(new Response(xhr.responseText, { status: xhr.status, statusText: xhr.statusText })).then(reject);
+        return;
+      }
+      pump();
+      reader.end();
+      if (failure) reject(failure);
+      else if (done) resolve(done);
+      else reject(new NetworkError('The upload stream ended early'));
+    };
+    const form = new FormData();
+    form.append('file', file);
+    xhr.send(form);
+  });
+}

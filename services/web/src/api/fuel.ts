@@ -1,0 +1,192 @@
+// Typed client of fuel-service (proto-docs/fuel-service.openapi.yaml).
+import { request } from './http';
+import { jsonWithDecimals, type Dec } from '../lib/decimal';
+
+export type FuelType = 'gasoline' | 'diesel' | 'hybrid' | 'electric' | 'plug_in_hybrid';
+export const FUEL_TYPES: FuelType[] = ['gasoline', 'diesel', 'hybrid', 'electric', 'plug_in_hybrid'];
+export type Energy = 'gasoline' | 'diesel' | 'lpg' | 'cng' | 'electricity' | 'hydrogen';
+export const ENERGIES: Energy[] = ['gasoline', 'diesel', 'lpg', 'cng', 'electricity', 'hydrogen'];
+export type EnergyUnit = 'l' | 'kWh' | 'kg';
+
+export interface Vehicle {
+  id: number;
+  name: string;
+  brand: string;
+  model: string;
+  plate_number: string;
+  fuel_type: FuelType;
+  tank_capacity: number;
+  current_odometer: number;
+  default_vehicle: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface VehicleFields {
+  name?: string;
+  brand?: string;
+  model?: string;
+  plate_number?: string;
+  fuel_type?: FuelType;
+  tank_capacity?: Dec;
+  current_odometer?: Dec;
+  default_vehicle?: boolean;
+}
+
+export interface RefuelRecord {
+  id: number;
+  vehicle_id: number;
+  refuel_time: string;
+  odometer: number;
+  fuel_type: string;
+  energy: Energy;
+  unit: EnergyUnit;
+  liters: number;
+  total_amount: number;
+  price_per_liter: number;
+  station_name: string;
+  is_full: boolean;
+  missed_previous: boolean;
+  remark: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** RefuelInput: the creation fields; quantities are exact decimals. */
+export interface RefuelInput {
+  vehicle_id: number;
+  refuel_time: string;
+  odometer: Dec;
+  fuel_type: string;
+  energy: Energy;
+  liters: Dec;
+  total_amount: Dec;
+  station_name: string;
+  is_full: boolean;
+  missed_previous: boolean;
+  remark: string;
+}
+
+export interface EnergyStatistics {
+  energy: Energy;
+  unit: EnergyUnit;
+  total_records: number;
+  total_quantity: number;
+  total_amount: number;
+  avg_price: number;
+  avg_consumption: number;
+  weighted_consumption: number;
+  cost_per_km: number;
+  consumption_samples: number;
+}
+
+export interface Statistics {
+  vehicle_id: number;
+  total_records: number;
+  total_liters: number;
+  total_amount: number;
+  avg_price: number;
+  avg_consumption: number;
+  cost_per_km: number;
+  last_refuel: RefuelRecord | null;
+  total_distance: number;
+  weighted_consumption: number;
+  consumption_samples: number;
+  first_refuel_time: string | null;
+  last_refuel_time: string | null;
+  main_energy: Energy | null;
+  by_energy: EnergyStatistics[];
+}
+
+export interface MonthStatistics {
+  month: string;
+  energy: Energy;
+  unit: EnergyUnit;
+  records: number;
+  liters: number;
+  amount: number;
+  avg_price: number;
+  distance: number;
+  consumption: number;
+}
+
+export interface ImportResult {
+  imported: number;
+  skipped: number;
+  rows: number;
+  dry_run: boolean;
+}
+
+export interface ImportErrorBody {
+  code: string;
+  message: string;
+  rows?: number;
+  bad_rows?: number;
+  errors?: { row: number; reason: string }[];
+}
+
+/** The unit of an energy's quantity, as the service names it. */
+export function unitOf(energy: Energy): EnergyUnit {
+  if (energy === 'electricity') return 'kWh';
+  if (energy === 'cng' || energy === 'hydrogen') return 'kg';
+  return 'l';
+}
+
+/** How a unit is shown beside a number. */
+export function unitLabel(unit: EnergyUnit): string {
+  return unit === 'l' ? 'L' : unit;
+}
+
+/** The default energy of a vehicle, as the service chooses it. */
+export function defaultEnergy(fuel: FuelType): Energy {
+  if (fuel === 'electric') return 'electricity';
+  if (fuel === 'diesel') return 'diesel';
+  return 'gasoline';
+}
+
+export const ENERGY_NAMES: Record<Energy, string> = {
+  gasoline: 'Gasoline',
+  diesel: 'Diesel',
+  lpg: 'LPG',
+  cng: 'CNG',
+  electricity: 'Electricity',
+  hydrogen: 'Hydrogen',
+};
+
+export const FUEL_TYPE_NAMES: Record<FuelType, string> = {
+  gasoline: 'Gasoline',
+  diesel: 'Diesel',
+  hybrid: 'Hybrid',
+  electric: 'Electric',
+  plug_in_hybrid: 'Plug-in hybrid',
+};
+
+const id = (n: number) => encodeURIComponent(String(n));
+
+export const paths = {
+  vehicles: '/api/vehicles',
+  vehicle: (v: number) => `/api/vehicles/${id(v)}`,
+  refuels: (vehicle: number) => `/api/refuels?vehicle_id=${id(vehicle)}`,
+  lastRefuel: (vehicle: number) => `/api/refuels?vehicle_id=${id(vehicle)}&limit=1`,
+  refuel: (r: number) => `/api/refuels/${id(r)}`,
+  createRefuel: '/api/refuels',
+  statistics: (v: number) => `/api/vehicles/${id(v)}/statistics`,
+  monthly: (v: number, energy: Energy, tz: string) =>
+    `/api/vehicles/${id(v)}/statistics/monthly?energy=${encodeURIComponent(energy)}&tz=${encodeURIComponent(tz)}`,
+  csv: (v: number) => `/api/vehicles/${id(v)}/refuels.csv`,
+  import: (v: number, dryRun: boolean) => `/api/vehicles/${id(v)}/refuels/import?dry_run=${dryRun ? 'true' : 'false'}`,
+};
+
+export const fuel = {
+  createVehicle: (v: VehicleFields) => request<Vehicle>('POST', paths.vehicles, { body: jsonWithDecimals(v) }),
+  updateVehicle: (vid: number, v: VehicleFields) => request<Vehicle>('PUT', paths.vehicle(vid), { body: jsonWithDecimals(v) }),
+  deleteVehicle: (vid: number) => request<void>('DELETE', paths.vehicle(vid)),
+  makeDefault: (vid: number) => request<Vehicle>('POST', `${paths.vehicle(vid)}/default`),
+  updateRefuel: (rid: number, r: Partial<RefuelInput>) => request<RefuelRecord>('PUT', paths.refuel(rid), { body: jsonWithDecimals(r) }),
+  deleteRefuel: (rid: number) => request<void>('DELETE', paths.refuel(rid)),
+  importCsv: (vid: number, file: File, dryRun: boolean) => {
+    const form = new FormData();
+    form.append('file', file);
+    return request<ImportResult>('POST', paths.import(vid, dryRun), { body: form });
+  },
+};

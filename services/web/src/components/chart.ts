@@ -1,0 +1,37 @@
+// The charts: uPlot, loaded only by the Statistics page (a separate chunk
+// with its stylesheet, never part of the first screen).
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export interface Series {
+  labels: string[];
+  values: number[];
+  name: string;
+}
+
+/** drawChart draws a bar-like line chart of one series into el; returns the cleanup. */
+export function drawChart(el: HTMLElement, s: Series): () => void {
+  const css = getComputedStyle(el);
+  const fg = css.getPropertyValue('--fg').trim() || '#111';
+  const accent = css.getPropertyValue('--accent').trim() || '#0b5cad';
+  const grid = css.getPropertyValue('--border').trim() || '#ccc';
+  const xs = s.labels.map((_, i) => i);
+  const width = Math.max(260, el.clientWidth || 320);
+  const plot = new uPlot(
+    {
+      width,
+      height: 200,
+      legend: { show: false },
+      cursor: { show: false },
+      scales: { x: { time: false, range: [-0.5, Math.max(0.5, xs.length - 0.5)] } },
+      axes: [
+        { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, splits: () => xs, values: (_u, splits) => splits.map((i) => s.labels[i] ?? '') },
+        { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
+      ],
+      series: [{}, { label: s.name, stroke: accent, width: 2, fill: accent + '33', points: { show: true, size: 6, fill: accent } }],
+    },
+    [xs, s.values],
+    el,
+  );
+  return () => plot.destroy();
+}

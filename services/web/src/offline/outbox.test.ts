@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { classify, MemoryStore, Outbox, type OutboxItem, type SendOutcome } from './outbox';
+
+const noLock = <T>(fn: () => Promise<T>) => fn();
+
+function item(key: string, createdAt: string) {
+  return {
+    key,
+    method: 'POST' as const,
+    path: '/api/refuels',
+    body: `{"n":"${key}"}`,
+    createdAt,
+    summary: { vehicle_id: 1, refuel_time: createdAt, odometer: '1', liters: '1', total_amount: '1', energy: 'gasoline', unit: 'l', is_full: true, station_name: '' },
+  };
+}
+
+/** A sender that answers from a script and records every request it got. */
+function scripted(outcomes: Record<string, SendOutcome[]>) {
+  const calls: { key: string; body: string }[] = [];
+  const sender = (i: OutboxItem) => {
+    calls.push({ key: i.key, body: i.body });
+    const next = outcomes[i.key]?.shift();
+    if (!next) return Promise.reject(new Error('no scripted answer for ' + i.key));
+    return Promise.resolve(next);
+  };
+  return { calls, sender };
+}
+
+describe('classify', () => {
+  it.each([
+    [200, 'sent'],
+    [204, 'sent'],
+    [0, 'retry'],
+    [408, 'retry'],
+    [429, 'retry'],
+    [500, 'retry'],
+    [503, 'retry'],
+    [400, 'rejected'],
+    [404, 'rejected'],
+    [413, 'rejected'],
+  ] as const)('%i -> %s', (status, want) => {
+    expect(classify(status)).toBe(want);
+  });
+});
+
+describe('Outbox', () => {
+  it('sends pending items oldest first and removes them', async () => {
+    const store = new MemoryStore();
+    const { calls, sender } = scripted({ a: [{ kind: 'sent', body: {} }], b: [{ kind: 'sent', body: {} }] });
+    const box = new Outbox(store, sender, noLock);
+    await box.add(item('b', '2026-03-01T09:00:00Z'));
+    await box.add(item('a', '2026-03-01T08:00:00Z'));
+    const r = await box.flush();
+    expect(r).toEqual({ sent: ['a', 'b'], rejected: [], blocked: false });
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
+    expect(await box.items()).toEqual([]);
+  });
+
+  it('keeps an item whose answer was lost and resends the same key and bytes', async () => {
+    const store = new MemoryStore();
+    const { calls, sender } = scripted({ a: [{ kind: 'retry', message: 'no answer' }, { kind: 'sent', body: {} }] });
+    const box = new Outbox(store, sender, noLock);
+    await box.add(item('a', '2026-03-01T08:00:00Z'));
+    expect(await box.flush()).toEqual({ sent: [], rejected: [], blocked: true });
+    const [left] = await box.items();
+    expect(left?.state).toBe('pending');
+    expect(left?.attempts).toBe(1);
+    expect(await box.flush()).toEqual({ sent: ['a'], rejected: [], blocked: false });
+    expect(calls).toEqual([{ key: 'a', body: '{"n":"a"}' }, { key: 'a', body: '{"n":"a"}' }]);
+  });
+
+  it('stops a pass at the first item that cannot be sent now (order is kept)', async () => {
+    const { calls, sender } = scripted({ a: [{ kind: 'retry', message: 'offline' }], b: [{ kind: 'sent', body: {} }] });
+    const box = new Outbox(new MemoryStore(), sender, noLock);
+    await box.add(item('a', '2026-03-01T08:00:00Z'));
+    await box.add(item('b', '2026-03-01T09:00:00Z'));
+    await box.flush();
+    expect(calls.map((c) => c.key)).toEqual(['a']);
+  });
+
+  it('a thrown sender error counts as no answer', async () => {
+    const box = new Outbox(new MemoryStore(), () => Promise.reject(new TypeError('Failed to fetch')), noLock);
+    await box.add(item('a', '2026-03-01T08:00:00Z'));
+    expect((await box.flush()).blocked).toBe(true);
+    expect((await box.items())[0]?.state).toBe('pending');
+  });
+
+  it('a 4xx marks the item as needing attention, and it is never sent again by itself', async () => {
+    const { calls, sender } = scripted({ a: [{ kind: 'rejected', message: 'odometer: must be at least 0' }], b: [{ kind: 'sent', body: {} }] });
+    const box = new Outbox(new MemoryStore(), sender, noLock);
+    await box.add(item('a', '2026-03-01T08:00:00Z'));
+    await box.add(item('b', '2026-03-01T09:00:00Z'));
+    expect(await box.flush()).toEqual({ sent: ['b'], rejected: ['a'], blocked: false });
+    const [a] = await box.items();
+    expect(a).toMatchObject({ key: 'a', state: 'attention', message: 'odometer: must be at least 0' });
+    await box.flush();
+    await box.flush();
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
+  });
+
+  it('retry puts an item needing attention back in line; discard removes it', async () => {
+    const { calls, sender } = scripted({ a: [{ kind: 'rejected', message: 'bad' }, { kind: 'sent', body: {} }], b: [{ kind: 'rejected', message: 'bad' }] });
+    const box = new Outbox(new MemoryStore(), sender, noLock);
+    await box.add(item('a', '2026-03-01T08:00:00Z'));
+    await box.add(item('b', '2026-03-01T09:00:00Z'));
+    await box.flush();
+    await box.retry('a');
+    expect((await box.items())[0]).toMatchObject({ key: 'a', state: 'pending', message: undefined });
+    expect((await box.flush()).sent).toEqual(['a']);
+    await box.discard('b');
+    expect(await box.items()).toEqual([]);
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b', 'a']);
+  });
+
+  it('one pass at a time; a flush during a pass makes it look again', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const calls: string[] = [];
+    const box = new Outbox(
+      new MemoryStore(),
+      async (i) => {
+        calls.push(i.key);
+        if (i.key === 'a') await gate;
+        return { kind: 'sent', body: {} };
+      },
+      noLock,
+    );
+    await box.add(item('a', '2026-03-01T08:00:00Z'));
+    const first = box.flush();
+    await box.add(item('b', '2026-03-01T09:00:00Z'));
+    const second = box.flush();
+    release();
+    const [r1, r2] = await Promise.all([first, second]);
+    expect(r1).toBe(r2);
+    expect(r1.sent).toEqual(['a', 'b']);
+    expect(calls).toEqual(['a', 'b']);
+  });
+
+  it('tells subscribers about changes', async () => {
+    const box = new Outbox(new MemoryStore(), () => Promise.resolve({ kind: 'sent', body: {} }), noLock);
+    let n = 0;
+    const off = box.subscribe(() => n++);
+    await box.add(item('a', '2026-03-01T08:00:00Z'));
+    await box.flush();
+    off();
+    expect(n).toBeGreaterThanOrEqual(2);
+  });
+});

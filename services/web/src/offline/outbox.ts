@@ -1,0 +1,197 @@
+// The outbox: writes made while the connection is bad wait here, each with
+// the Idempotency-Key it was created with and its body serialized once, so a
+// resend is byte for byte the first request and the service stores it once,
+// even when the first attempt reached it and only the answer was lost.
+//
+// States of an item:
+//   pending   --send: 2xx-->                       (removed)
+//   pending   --send: no answer, 5xx, 408, 429-->  pending (the pass stops; sent on the next trigger)
+//   pending   --send: other 4xx-->                 attention (with the server's message; never resent by itself)
+//   attention --retry (the owner asks)-->          pending
+//   any       --discard (the owner asks)-->        (removed)
+
+export type OutboxState = 'pending' | 'attention';
+
+export interface RefuelSummary {
+  vehicle_id: number;
+  refuel_time: string;
+  odometer: string;
+  liters: string;
+  total_amount: string;
+  energy: string;
+  unit: string;
+  is_full: boolean;
+  station_name: string;
+}
+
+export interface OutboxItem {
+  /** The Idempotency-Key, also the item's id. */
+  key: string;
+  method: 'POST';
+  path: string;
+  /** The JSON body, serialized once at creation. */
+  body: string;
+  createdAt: string;
+  state: OutboxState;
+  /** The server's message, for items that need attention. */
+  message?: string;
+  attempts: number;
+  summary: RefuelSummary;
+}
+
+/** Where the items live (IndexedDB in the app, a Map in tests). */
+export interface OutboxStore {
+  all(): Promise<OutboxItem[]>;
+  put(item: OutboxItem): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** The outcome of one attempt to send an item. */
+export type SendOutcome = { kind: 'sent'; body: unknown } | { kind: 'rejected'; message: string } | { kind: 'retry'; message: string };
+
+export type Sender = (item: OutboxItem) => Promise<SendOutcome>;
+
+export interface FlushResult {
+  sent: string[];
+  rejected: string[];
+  /** true when a pass stopped at an item that could not be sent now. */
+  blocked: boolean;
+}
+
+/** classify maps an HTTP status (0: no answer) to what the outbox does next. */
+export function classify(status: number): 'sent' | 'rejected' | 'retry' {
+  if (status >= 200 && status < 300) return 'sent';
+  if (status === 0 || status === 408 || status === 429 || status >= 500) return 'retry';
+  return 'rejected';
+}
+
+type Locker = <T>(fn: () => Promise<T>) => Promise<T>;
+
+/** tabLock runs fn under a Web Lock so two open tabs never send the same item at once. */
+export const tabLock: Locker = <T,>(fn: () => Promise<T>): Promise<T> => {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+  return locks ? (locks.request('carhub-outbox', fn) as Promise<T>) : fn();
+};
+
+export class Outbox {
+  private running: Promise<FlushResult> | null = null;
+  private again = false;
+  private readonly listeners = new Set<() => void>();
+  /** Keys being sent right now (for display only; not persisted). */
+  readonly sending = new Set<string>();
+
+  constructor(
+    private readonly store: OutboxStore,
+    private readonly sender: Sender,
+    private readonly lock: Locker = tabLock,
+  ) {}
+
+  subscribe(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  async items(): Promise<OutboxItem[]> {
+    const all = await this.store.all();
+    return all.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.key < b.key ? -1 : 1));
+  }
+
+  async add(item: Omit<OutboxItem, 'state' | 'attempts' | 'createdAt'> & { createdAt?: string }): Promise<OutboxItem> {
+    const full: OutboxItem = { ...item, createdAt: item.createdAt ?? new Date().toISOString(), state: 'pending', attempts: 0 };
+    await this.store.put(full);
+    this.changed();
+    return full;
+  }
+
+  async discard(key: string): Promise<void> {
+    await this.store.delete(key);
+    this.changed();
+  }
+
+  /** retry puts an item that needs attention back in line (the owner asked). */
+  async retry(key: string): Promise<void> {
+    const item = (await this.store.all()).find((i) => i.key === key);
+    if (!item) return;
+    await this.store.put({ ...item, state: 'pending', message: undefined });
+    this.changed();
+  }
+
+  /**
+   * flush sends the pending items, oldest first, one at a time. A call while
+   * a pass runs makes that pass look again when it ends, so an item added
+   * meanwhile is not left behind. Items needing attention are skipped.
+   */
+  flush(): Promise<FlushResult> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      const total: FlushResult = { sent: [], rejected: [], blocked: false };
+      try {
+        do {
+          this.again = false;
+          const r = await this.lock(() => this.pass());
+          total.sent.push(...r.sent);
+          total.rejected.push(...r.rejected);
+          total.blocked = r.blocked;
+        } while (this.again && !total.blocked);
+      } finally {
+        this.running = null;
+      }
+      return total;
+    })();
+    return this.running;
+  }
+
+  private async pass(): Promise<FlushResult> {
+    const result: FlushResult = { sent: [], rejected: [], blocked: false };
+    for (const item of await this.items()) {
+      if (item.state !== 'pending') continue;
+      this.sending.add(item.key);
+      this.changed();
+      let outcome: SendOutcome;
+      try {
+        outcome = await this.sender(item);
+      } catch (err) {
+        outcome = { kind: 'retry', message: err instanceof Error ? err.message : String(err) };
+      } finally {
+        this.sending.delete(item.key);
+      }
+      if (outcome.kind === 'sent') {
+        await this.store.delete(item.key);
+        result.sent.push(item.key);
+      } else if (outcome.kind === 'rejected') {
+        await this.store.put({ ...item, state: 'attention', message: outcome.message, attempts: item.attempts + 1 });
+        result.rejected.push(item.key);
+      } else {
+        await this.store.put({ ...item, attempts: item.attempts + 1 });
+        result.blocked = true;
+        this.changed();
+        break;
+      }
+      this.changed();
+    }
+    return result;
+  }
+}
+
+/** MemoryStore keeps items in a Map (tests, and browsers without IndexedDB). */
+export class MemoryStore implements OutboxStore {
+  readonly map = new Map<string, OutboxItem>();
+  all() {
+    return Promise.resolve([...this.map.values()].map((i) => ({ ...i })));
+  }
+  put(item: OutboxItem) {
+    this.map.set(item.key, { ...item });
+    return Promise.resolve();
+  }
+  delete(key: string) {
+    this.map.delete(key);
+    return Promise.resolve();
+  }
+}

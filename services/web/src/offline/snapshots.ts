@@ -1,0 +1,32 @@
+// Snapshots: the last good answer of each GET the pages show, kept in
+// IndexedDB so the app shows the last known vehicles, history and
+// statistics (marked "as of <time>") when there is no connection.
+import { createStore, get, set } from 'idb-keyval';
+import { isRetryable, request } from '../api/http';
+
+const idb = createStore('carhub-snapshots', 'snapshots');
+
+interface Snapshot<T> {
+  at: string;
+  data: T;
+}
+
+export interface Loaded<T> {
+  data: T;
+  /** When the data was fetched, if it is a snapshot; null when fresh. */
+  asOf: string | null;
+}
+
+/** load GETs path; without an answer (or with a 5xx) it returns the last snapshot, if any. */
+export async function load<T>(path: string): Promise<Loaded<T>> {
+  try {
+    const data = await request<T>('GET', path);
+    void set(path, { at: new Date().toISOString(), data } satisfies Snapshot<T>, idb).catch(() => undefined);
+    return { data, asOf: null };
+  } catch (err) {
+    if (!isRetryable(err)) throw err;
+    const snap = await get<Snapshot<T>>(path, idb).catch(() => undefined);
+    if (!snap) throw err;
+    return { data: snap.data, asOf: snap.at };
+  }
+}

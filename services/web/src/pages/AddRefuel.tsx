@@ -1,0 +1,223 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { VehicleContext } from '../App';
+import { ENERGIES, ENERGY_NAMES, defaultEnergy, paths, unitLabel, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
+import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
+import { fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
+import { uuid } from '../lib/uuid';
+import { outbox, sync } from '../offline/sync';
+import { useResource } from '../hooks';
+import { AsOf, ErrorText, Status, VehiclePicker } from '../components/common';
+
+type FieldName = 'vehicle' | 'when' | 'odometer' | 'quantity' | 'total' | 'price';
+
+/** show writes a canonical decimal with a comma when the owner types commas. */
+function show(value: string, comma: boolean): string {
+  return comma ? value.replace('.', ',') : value;
+}
+
+export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: VehicleContext) {
+  const vehicle = vehicles?.find((v) => v.id === chosen);
+  const [when, setWhen] = useState(() => localInputValue(new Date()));
+  const [odometer, setOdometer] = useState('');
+  const [energy, setEnergy] = useState<Energy | null>(null);
+  const [triple, setTriple] = useState<Record<Triple, string>>({ quantity: '', total: '', price: '' });
+  const [edited, setEdited] = useState<Triple[]>([]);
+  const [full, setFull] = useState(true);
+  const [missed, setMissed] = useState(false);
+  const [station, setStation] = useState('');
+  const [notes, setNotes] = useState('');
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<{ field: FieldName | null; message: string } | null>(null);
+  const [saving, setSaving] = useState(false);
+  const last = useResource<RefuelRecord[]>(chosen === null ? null : paths.lastRefuel(chosen));
+  const odometerRef = useRef<HTMLInputElement>(null);
+
+  // The energy follows the vehicle until the owner picks one.
+  useEffect(() => {
+    if (vehicle) setEnergy(defaultEnergy(vehicle.fuel_type));
+  }, [vehicle?.id]);
+  const en: Energy = energy ?? 'gasoline';
+  const unit = unitLabel(unitOf(en));
+  const lastReading = last.data?.[0]?.odometer;
+
+  function onTriple(field: Triple, text: string) {
+    const order = [field, ...edited.filter((f) => f !== field)].slice(0, 2);
+    const next = { ...triple, [field]: text };
+    if (order.length === 2) {
+      const values = { quantity: parseDecimal(next.quantity), total: parseDecimal(next.total), price: parseDecimal(next.price) };
+      const third = fillThird(values, [order[0]!, order[1]!]);
+      if (third) next[third.field] = show(third.value, text.includes(','));
+    }
+    setEdited(order);
+    setTriple(next);
+  }
+
+  function fail(field: FieldName | null, message: string) {
+    setError({ field, message });
+    setStatus(null);
+    return false;
+  }
+
+  async function save(another: boolean) {
+    setError(null);
+    setStatus(null);
+    if (!vehicle) return fail('vehicle', 'Vehicle: add a vehicle first (Vehicles page).');
+    const at = fromLocalInput(when);
+    if (!at) return fail('when', 'Date and time: enter a date and a time.');
+    const odo = parseDecimal(odometer);
+    if (odo === null) return fail('odometer', 'Odometer: enter the reading in km, for example 12500 or 12500,5.');
+    const q = parseDecimal(triple.quantity);
+    const t = parseDecimal(triple.total);
+    const p = parseDecimal(triple.price);
+    const quantity = q ?? (t !== null && p !== null ? fillThird({ quantity: q, total: t, price: p }, ['total', 'price'])?.value ?? null : null);
+    const total = t ?? (q !== null && p !== null ? fillThird({ quantity: q, total: t, price: p }, ['quantity', 'price'])?.value ?? null : null);
+    if (quantity === null || Number(quantity) <= 0) return fail('quantity', `Quantity: enter how much was put in (${unit}), or the total amount and the price per unit.`);
+    if (total === null) return fail('total', 'Total amount: enter what was paid, or the price per unit.');
+    if (lastReading !== undefined && Number(odo) < lastReading &&
+        !window.confirm(`The odometer (${fmtNumber(odo)} km) is lower than the last reading (${fmtNumber(lastReading)} km). Save anyway?`)) {
+      return fail('odometer', 'Odometer: lower than the last reading; not saved.');
+    }
+    const key = uuid();
+    const input = {
+      vehicle_id: vehicle.id,
+      refuel_time: at,
+      odometer: new Dec(odo),
+      fuel_type: en,
+      energy: en,
+      liters: new Dec(quantity),
+      total_amount: new Dec(total),
+      station_name: station.trim(),
+      is_full: full,
+      missed_previous: missed,
+      remark: notes.trim(),
+    };
+    setSaving(true);
+    try {
+      await outbox.add({
+        key,
+        method: 'POST',
+        path: paths.createRefuel,
+        body: jsonWithDecimals(input),
+        summary: { vehicle_id: vehicle.id, refuel_time: at, odometer: odo, liters: quantity, total_amount: total, energy: en, unit: unitOf(en), is_full: full, station_name: input.station_name },
+      });
+      const r = await sync();
+      if (r.rejected.includes(key)) {
+        // Sent now and refused: the owner is here to fix it, so it does not wait in the outbox.
+        const item = (await outbox.items()).find((i) => i.key === key);
+        await outbox.discard(key);
+        return fail(null, `Not saved: ${item?.message ?? 'the server refused the refuel'}`);
+      }
+      setStatus(r.sent.includes(key)
+        ? 'Saved.'
+        : 'Queued: no connection right now. It will be sent when the connection returns (History shows it as waiting to sync).');
+      last.reload();
+      setTriple({ quantity: '', total: '', price: '' });
+      setEdited([]);
+      setOdometer('');
+      setNotes('');
+      setMissed(false);
+      setFull(true);
+      if (!another) {
+        setStation('');
+        setWhen(localInputValue(new Date()));
+      }
+      odometerRef.current?.focus();
+      return true;
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const invalid = (f: FieldName) => (error?.field === f ? true : undefined);
+  const describedBy = (f: FieldName, extra?: string) => [error?.field === f ? 'form-error' : '', extra ?? ''].filter(Boolean).join(' ') || undefined;
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Add refuel</h1>
+      <AsOf asOf={vehiclesAsOf} />
+      <ErrorText error={vehiclesError} />
+      {vehicles && vehicles.length === 0 && <p>No vehicle yet: add one on the <a href="/vehicles">Vehicles</a> page.</p>}
+      <form
+        class="form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          const another = (e.submitter as HTMLButtonElement | null)?.value === 'another';
+          void save(another);
+        }}
+      >
+        {vehicles && vehicles.length > 0 && (
+          <VehiclePicker vehicles={vehicles} value={chosen} onChange={(id) => { choose(id); setEnergy(null); }} />
+        )}
+        <div class="field">
+          <label for="when">Date and time</label>
+          <input id="when" type="datetime-local" value={when} required aria-invalid={invalid('when')} aria-describedby={describedBy('when')}
+            onInput={(e) => setWhen(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="odometer">Odometer</label>
+          <div class="with-unit">
+            <input id="odometer" ref={odometerRef} inputMode="decimal" autoComplete="off" required value={odometer}
+              placeholder={lastReading !== undefined ? String(lastReading) : undefined}
+              aria-invalid={invalid('odometer')} aria-describedby={describedBy('odometer', 'odometer-unit')}
+              onInput={(e) => setOdometer(e.currentTarget.value)} />
+            <span id="odometer-unit" class="unit">km</span>
+          </div>
+        </div>
+        <div class="field">
+          <label for="energy">Energy</label>
+          <select id="energy" value={en} onChange={(e) => setEnergy(e.currentTarget.value as Energy)}>
+            {ENERGIES.map((x) => <option key={x} value={x}>{ENERGY_NAMES[x]} ({unitLabel(unitOf(x))})</option>)}
+          </select>
+        </div>
+        <div class="field">
+          <label for="quantity">Quantity</label>
+          <div class="with-unit">
+            <input id="quantity" inputMode="decimal" autoComplete="off" value={triple.quantity}
+              aria-invalid={invalid('quantity')} aria-describedby={describedBy('quantity', 'quantity-unit')}
+              onInput={(e) => onTriple('quantity', e.currentTarget.value)} />
+            <span id="quantity-unit" class="unit">{unit}</span>
+          </div>
+        </div>
+        <div class="field">
+          <label for="total">Total amount</label>
+          <input id="total" inputMode="decimal" autoComplete="off" value={triple.total}
+            aria-invalid={invalid('total')} aria-describedby={describedBy('total')}
+            onInput={(e) => onTriple('total', e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="price">Price per unit</label>
+          <div class="with-unit">
+            <input id="price" inputMode="decimal" autoComplete="off" value={triple.price}
+              aria-invalid={invalid('price')} aria-describedby={describedBy('price', 'price-unit')}
+              onInput={(e) => onTriple('price', e.currentTarget.value)} />
+            <span id="price-unit" class="unit">per {unit}</span>
+          </div>
+        </div>
+        <p class="hint">Any two of quantity, total and price fill the third. Decimal commas are fine (41,5).</p>
+        <div class="check">
+          <input id="full" type="checkbox" checked={full} onChange={(e) => setFull(e.currentTarget.checked)} />
+          <label for="full">Full tank</label>
+        </div>
+        <div class="check">
+          <input id="missed" type="checkbox" checked={missed} onChange={(e) => setMissed(e.currentTarget.checked)} />
+          <label for="missed">Missed a fill-up before this</label>
+        </div>
+        <div class="field">
+          <label for="station">Station</label>
+          <input id="station" maxLength={128} autoComplete="off" value={station} onInput={(e) => setStation(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="notes">Notes</label>
+          <textarea id="notes" maxLength={512} rows={2} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
+        </div>
+        {error && <p id="form-error" class="error" role="alert">{error.message}</p>}
+        {status && <Status>{status}</Status>}
+        <div class="buttons">
+          <button type="submit" value="save" disabled={saving}>Save</button>
+          <button type="submit" value="another" class="secondary" disabled={saving}>Save and add another</button>
+        </div>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,107 @@
+import { useRef, useState } from 'preact/hooks';
+import { ask, fileUrl, type ChatMessage, type Source } from '../api/docqa';
+import { useOnline } from '../hooks';
+import { ErrorText } from '../components/common';
+
+interface Turn {
+  question: string;
+  answer: string;
+  sources: Source[];
+}
+
+/** The answer text with the service's "[n]" source markers left as they are. */
+function Sources({ sources, label }: { sources: Source[]; label: string }) {
+  if (sources.length === 0) return null;
+  return (
+    <ol class="sources" aria-label={label}>
+      {sources.map((s) => (
+        <li key={s.docId}>
+          <a href={fileUrl(s.fileMd5, s.page)} target="_blank" rel="noopener">{`${s.fileName}, p. ${s.page}`}</a>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function Ask() {
+  const online = useOnline();
+  const [question, setQuestion] = useState('');
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [current, setCurrent] = useState<Turn | null>(null);
+  const [streaming, setStreaming] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const abort = useRef<AbortController | null>(null);
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    const q = question.trim();
+    if (!q) return setError('Question: type a question first.');
+    if (!navigator.onLine) return setError('Asking needs a connection: you are offline.');
+    setError(null);
+    const history: ChatMessage[] = [...turns, ...(current ? [current] : [])].flatMap((t) => [
+      { role: 'user' as const, content: t.question },
+      { role: 'assistant' as const, content: t.answer },
+    ]);
+    if (current) setTurns((ts) => [...ts, current]);
+    const turn: Turn = { question: q, answer: '', sources: [] };
+    setCurrent(turn);
+    setQuestion('');
+    setStreaming(true);
+    abort.current = new AbortController();
+    try {
+      await ask(q, history, {
+        onSources: (sources) => setCurrent((t) => (t ? { ...t, sources } : t)),
+        onContent: (piece) => setCurrent((t) => (t ? { ...t, answer: t.answer + piece } : t)),
+      }, abort.current.signal);
+    } catch (err) {
+      if (!(err instanceof DOMException && err.name === 'AbortError')) setError((err as Error).message);
+    } finally {
+      setStreaming(false);
+      abort.current = null;
+    }
+  }
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Ask</h1>
+      <p>Questions are answered from the manuals you uploaded, with the pages they come from.</p>
+      {!online && <p class="notice" role="status">Asking needs a connection: you are offline.</p>}
+      {turns.length > 0 && (
+        <section aria-labelledby="earlier-h">
+          <h2 id="earlier-h">Earlier in this conversation</h2>
+          {turns.map((t, i) => (
+            <div class="turn" key={i}>
+              <p class="q">{t.question}</p>
+              <p class="a">{t.answer}</p>
+              <Sources sources={t.sources} label={`Sources of answer ${i + 1}`} />
+            </div>
+          ))}
+        </section>
+      )}
+      {current && (
+        <div class="turn">
+          <p class="q">{current.question}</p>
+          <section class="answer" role="region" aria-label="Answer" aria-live="polite" aria-busy={streaming}>
+            <p class="a">{current.answer || (streaming ? 'Looking in the manuals…' : '')}</p>
+          </section>
+          <Sources sources={current.sources} label="Sources" />
+        </div>
+      )}
+      <form class="form" onSubmit={(e) => void submit(e)}>
+        <div class="field">
+          <label for="question">Question</label>
+          <textarea id="question" rows={3} maxLength={8000} value={question} onInput={(e) => setQuestion(e.currentTarget.value)}
+            placeholder="How often should the oil be changed?" />
+        </div>
+        <ErrorText error={error} />
+        <div class="buttons">
+          <button type="submit" disabled={streaming || !online}>Ask</button>
+          {streaming && <button type="button" class="secondary" onClick={() => abort.current?.abort()}>Stop</button>}
+          {!streaming && (turns.length > 0 || current) && (
+            <button type="button" class="secondary" onClick={() => { setTurns([]); setCurrent(null); }}>New conversation</button>
+          )}
+        </div>
+      </form>
+    </>
+  );
+}

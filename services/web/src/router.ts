@@ -1,0 +1,35 @@
+// A small client-side router: paths are real URLs (Caddy and the service
+// worker answer index.html for them), links are intercepted.
+import { useEffect, useState } from 'preact/hooks';
+
+const listeners = new Set<() => void>();
+
+export function navigate(path: string): void {
+  if (path === location.pathname + location.search) return;
+  history.pushState(null, '', path);
+  for (const fn of listeners) fn();
+}
+
+export function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const update = () => setPath(location.pathname);
+    listeners.add(update);
+    window.addEventListener('popstate', update);
+    return () => {
+      listeners.delete(update);
+      window.removeEventListener('popstate', update);
+    };
+  }, []);
+  return path;
+}
+
+/** onLinkClick turns a plain left click on an in-app link into navigate(). */
+export function onLinkClick(e: MouseEvent): void {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const a = (e.target as Element).closest('a');
+  if (!a || a.target || a.hasAttribute('download') || a.origin !== location.origin) return;
+  if (a.pathname.startsWith('/api/') || a.pathname === '/health') return;
+  e.preventDefault();
+  navigate(a.pathname + a.search);
+}

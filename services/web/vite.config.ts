@@ -1,0 +1,57 @@
+import { defineConfig } from 'vite';
+import preact from '@preact/preset-vite';
+import { VitePWA } from 'vite-plugin-pwa';
+
+// The service worker precaches the shell; API answers are never cached by it
+// (the app keeps its own snapshots) and never answered by the navigation
+// fallback: /api/ and /health always reach the network.
+export default defineConfig({
+  plugins: [
+    preact(),
+    VitePWA({
+      strategies: 'generateSW',
+      registerType: 'prompt',
+      // The app registers the worker itself (src/sw-register.ts): no inline
+      // script is injected into index.html, so the CSP needs no exception.
+      injectRegister: false,
+      includeAssets: ['icon.svg'],
+      manifest: {
+        name: 'CarHub',
+        short_name: 'CarHub',
+        description: 'Log refuels, even with one bar of signal, and ask your car manual.',
+        id: '/',
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#ffffff',
+        theme_color: '#0b5cad',
+        icons: [
+          { src: '/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+          { src: '/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+          { src: '/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        ],
+      },
+      workbox: {
+        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        navigateFallback: '/index.html',
+        navigateFallbackDenylist: [/^\/api(\/|$)/, /^\/health$/],
+        cleanupOutdatedCaches: true,
+        // Nothing from another origin, nothing at run time from a CDN.
+        runtimeCaching: [],
+      },
+    }),
+  ],
+  // `npm run dev` (port 5173) sends API calls to the gateway of `make run`.
+  server: {
+    proxy: {
+      '/api': 'http://localhost:8000',
+      '/health': 'http://localhost:8000',
+    },
+  },
+  build: {
+    target: 'es2022',
+    // No data: URIs for assets; the CSP keeps img-src to 'self'.
+    assetsInlineLimit: 0,
+    sourcemap: false,
+  },
+});
