@@ -43,6 +43,17 @@ async function nav(name) {
 }
 
 const field = (label) => page.getByLabel(label, { exact: true });
+// settled waits (up to 5 s) for a field to show want, then asserts it: a
+// value that follows another field's change arrives a render later.
+async function settled(label, want) {
+  const end = Date.now() + 5000;
+  let got = await field(label).inputValue();
+  while (got !== want && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 50));
+    got = await field(label).inputValue();
+  }
+  assert.equal(got, want, label);
+}
 
 before(async () => {
   s = await startStack();
@@ -111,7 +122,7 @@ describe('the web client', () => {
     await nav('Add refuel');
     assert.equal(await field('Vehicle').locator('option:checked').textContent(), 'Family car (default)');
     assert.ok(await field('Full tank').isChecked());
-    assert.equal(await field('Energy').inputValue(), 'gasoline');
+    await settled('Energy', 'gasoline');
     await page.locator('#quantity-unit').filter({ hasText: 'L' }).waitFor();
     await field('Date and time').fill('2026-03-01T08:00');
     await field('Odometer').fill('12500');
@@ -317,7 +328,7 @@ describe('the web client', () => {
     });
     await goto('/');
     await field('Vehicle').selectOption({ label: 'Spare' });
-    assert.equal(await field('Energy').inputValue(), 'diesel');
+    await settled('Energy', 'diesel');
     await ctx.setOffline(true);
     await field('Odometer').fill('500');
     await field('Quantity').fill('30');

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
 import { ENERGIES, ENERGY_NAMES, defaultEnergy, paths, unitLabel, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
@@ -32,11 +32,9 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
   const last = useResource<RefuelRecord[]>(chosen === null ? null : paths.lastRefuel(chosen));
   const odometerRef = useRef<HTMLInputElement>(null);
 
-  // The energy follows the vehicle until the owner picks one.
-  useEffect(() => {
-    if (vehicle) setEnergy(defaultEnergy(vehicle.fuel_type));
-  }, [vehicle?.id]);
-  const en: Energy = energy ?? 'gasoline';
+  // The energy follows the vehicle until the owner picks one (null: the
+  // vehicle's default, computed in this render so it never lags a render).
+  const en: Energy = energy ?? (vehicle ? defaultEnergy(vehicle.fuel_type) : 'gasoline');
   const unit = unitLabel(unitOf(en));
   const lastReading = last.data?.[0]?.odometer;
 
