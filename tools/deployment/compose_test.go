@@ -78,6 +78,14 @@ func TestComposeServices(t *testing.T) {
 			t.Errorf("%s: no restart policy", name)
 		}
 	}
+	// Our services are checked on their readiness route: /health would keep
+	// a draining instance "healthy" (proto-docs/operations-decisions.md).
+	for _, name := range []string{"fuel-service", "docqa-service"} {
+		test := mustService(t, p, name).HealthCheck.Test
+		if !slices.Contains(test, "/readyz") {
+			t.Errorf("%s: health check %v does not ask /readyz", name, test)
+		}
+	}
 }
 
 func TestComposeStartOrderFollowsHealth(t *testing.T) {
