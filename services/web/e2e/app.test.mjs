@@ -414,6 +414,79 @@ describe('the web client', () => {
     assert.match(text, /Change the engine oil every 15000 km/);
   });
 
+  it('Manuals: a file that is not a PDF shows the service\'s message as an alert, and nothing is listed', async () => {
+    await nav('Manuals');
+    const listed = (await api('/api/documents')).body.map((d) => d.fileMd5);
+    const bytes = Buffer.from('These are notes, not the pages of a manual.\n');
+    // What docqa itself answers for this file.
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type: 'text/plain' }), 'notes.txt');
+    const direct = await api('/api/documents/upload', { method: 'POST', body: form });
+    assert.equal(direct.status, 400);
+    assert.ok(direct.body.message, 'docqa names what is wrong');
+    await field('Upload a PDF').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: bytes });
+    const alert = page.getByRole('alert').filter({ hasText: direct.body.message });
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /notes\.txt/);
+    await page.getByRole('progressbar').waitFor({ state: 'detached' });
+    await page.getByLabel('Upload a PDF', { exact: true, disabled: false }).waitFor();
+    const items = page.getByRole('list', { name: 'Manuals' }).getByRole('listitem');
+    assert.equal(await items.filter({ hasText: 'notes.txt' }).count(), 0);
+    assert.equal(await items.count(), listed.length);
+    assert.deepEqual((await api('/api/documents')).body.map((d) => d.fileMd5), listed);
+  });
+
+  it('Ask: offline, or with no answer from the server, it says plainly that it needs a connection', async (t) => {
+    t.after(async () => {
+      await ctx.unroute('**/api/chat/stream');
+      await ctx.setOffline(false);
+    });
+    await goto('/ask');
+    const asked = s.chat.requests.length;
+    await field('Question').fill('Where is the spare wheel?');
+    await ctx.setOffline(true);
+    await page.getByRole('status').filter({ hasText: 'Asking needs a connection' }).waitFor();
+    await page.getByRole('button', { name: 'Ask', exact: true, disabled: true }).waitFor();
+    assert.equal(await field('Question').inputValue(), 'Where is the spare wheel?', 'the question is kept');
+    await ctx.setOffline(false);
+    await page.getByRole('button', { name: 'Ask', exact: true, disabled: false }).waitFor();
+    // The browser believes it is online, but no answer comes back.
+    await ctx.route('**/api/chat/stream', (route) => route.abort('internetdisconnected'));
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    const answer = page.getByRole('region', { name: 'Answer' });
+    await answer.getByRole('alert').filter({ hasText: 'Asking needs a connection' }).waitFor();
+    assert.equal(await answer.getAttribute('aria-busy'), 'false');
+    assert.equal(s.chat.requests.length, asked, 'nothing reached the chat provider');
+  });
+
+  it('Ask: an answer the server ends with an error event shows the error, not half an answer as if complete', async () => {
+    await goto('/ask');
+    const release = s.chat.hold({ fail: true });
+    const stream = page.waitForResponse((r) => r.url().endsWith('/api/chat/stream'));
+    await field('Question').fill('How often should I change the engine oil?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    const answer = page.getByRole('region', { name: 'Answer' });
+    await answer.getByText('Change the engine oil', { exact: false }).waitFor();
+    assert.equal(await answer.getAttribute('aria-busy'), 'true');
+    release(); // the provider now ends its stream without finishing the answer
+    const alert = answer.getByRole('alert');
+    await alert.waitFor();
+    const body = await (await stream).text();
+    assert.match(body, /^event: ?error$/m, 'docqa ended the answer with an error event');
+    assert.doesNotMatch(body, /^event: ?done$/m);
+    assert.match(await alert.innerText(), /^No answer: ./);
+    assert.equal(await answer.getAttribute('aria-busy'), 'false');
+    assert.doesNotMatch(await answer.innerText(), /Change the engine oil/, 'the half answer is not shown as the answer');
+    assert.equal(await page.getByRole('list', { name: 'Sources' }).count(), 0);
+
+    // A follow-up does not send the failed answer as if it had been given.
+    await field('Question').fill('How often should I change the engine oil?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await answer.getByText('Change the engine oil every 15000 km [1].').waitFor();
+    assert.deepEqual(s.chat.requests.at(-1).messages.filter((m) => m.role === 'assistant'), []);
+    assert.equal(await page.getByRole('heading', { name: 'Earlier in this conversation' }).count(), 0);
+  });
+
   for (const scheme of ['light', 'dark']) {
     it(`axe-core finds no serious or critical violation on any page (${scheme})`, async () => {
       await page.emulateMedia({ colorScheme: scheme });
@@ -439,6 +512,157 @@ describe('the web client', () => {
     await item.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').filter({ hasText: 'e2e-manual.pdf deleted.' }).waitFor();
     assert.deepEqual((await api('/api/documents')).body, []);
+  });
+
+  const ENERGY_NAMES = { gasoline: 'Gasoline', electricity: 'Electricity' };
+  const fmt = (v, digits = 2) => new Intl.NumberFormat('en-GB', { maximumFractionDigits: digits }).format(v);
+  // eventually retries check (which throws until the page shows what it wants) for up to ms.
+  async function eventually(check, ms = 10_000) {
+    const end = Date.now() + ms;
+    for (;;) {
+      try {
+        return await check();
+      } catch (err) {
+        if (Date.now() > end) throw err;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+
+  it('Statistics with several energies: cards per energy with units and the API\'s figures; the consumption table per energy', async () => {
+    const post = (path, body) => api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const v = (await post('/api/vehicles', { name: 'Plug-in', fuel_type: 'plug_in_hybrid' })).body;
+    // The worked example of proto-docs/fuel-decisions.md "Energies", a few weeks apart.
+    const fills = [
+      ['gasoline', '2026-01-05', 10000, 40, 68, true],
+      ['electricity', '2026-01-20', 10050, 10, 3, true],
+      ['electricity', '2026-02-03', 10120, 8, 2.4, true],
+      ['electricity', '2026-02-18', 10300, 12, 4.2, true],
+      ['gasoline', '2026-03-02', 10600, 30, 54, true],
+      ['electricity', '2026-03-15', 10650, 5, 1.5, false],
+      ['electricity', '2026-03-28', 10700, 9, 2.7, true],
+    ];
+    for (const [energy, day, odometer, liters, total, full] of fills) {
+      const r = await post('/api/refuels', { vehicle_id: v.id, refuel_time: `${day}T10:00:00Z`, odometer, fuel_type: energy, energy, liters, total_amount: total, is_full: full });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+    const st = (await api(`/api/vehicles/${v.id}/statistics`)).body;
+    assert.deepEqual(st.by_energy.map((e) => [e.energy, e.unit, e.total_records, e.total_quantity, e.total_amount, e.consumption_samples]),
+      [['electricity', 'kWh', 5, 44, 13.8, 3], ['gasoline', 'l', 2, 70, 122, 1]]);
+    const [el, gas] = st.by_energy;
+    assert.ok(Math.abs(el.avg_consumption - 907 / 126) < 1e-3 && Math.abs(el.cost_per_km - 0.0227) < 1e-4, JSON.stringify(el));
+    assert.ok(gas.avg_consumption === 5 && gas.cost_per_km === 0.09, JSON.stringify(gas));
+
+    await goto('/statistics'); // the vehicle was made elsewhere: the app reads the vehicles as it starts
+    await field('Vehicle').selectOption({ label: 'Plug-in' });
+    for (const e of st.by_energy) {
+      const u = e.unit === 'l' ? 'L' : e.unit;
+      const cards = page.getByRole('group', { name: ENERGY_NAMES[e.energy], exact: true });
+      const want = {
+        Refuels: fmt(e.total_records, 0),
+        Quantity: `${fmt(e.total_quantity, 3)} ${u}`,
+        Spent: fmt(e.total_amount),
+        'Average price': `${fmt(e.avg_price, 4)} per ${u}`,
+        'Average consumption': `${fmt(e.avg_consumption)} ${u}/100 km`,
+        'Cost per km': fmt(e.cost_per_km, 4),
+      };
+      for (const [label, value] of Object.entries(want)) {
+        await cards.getByRole('group', { name: label, exact: true }).getByText(value, { exact: true }).waitFor();
+      }
+    }
+    // The vehicle's own cards count every record.
+    await page.getByRole('group', { name: 'Total spent', exact: true }).getByText(fmt(st.total_amount), { exact: true }).waitFor();
+
+    // The consumption chart is the main energy's; its table follows the energy chosen.
+    const table = async (energy, unit) => {
+      const want = (await api(`/api/vehicles/${v.id}/statistics/monthly?energy=${energy}&tz=Europe%2FBerlin`)).body;
+      assert.ok(want.length > 0 && want.every((m) => m.energy === energy));
+      const fig = page.getByRole('figure', { name: `Consumption (${unit}/100 km)`, exact: true });
+      await eventually(async () => {
+        const months = await fig.getByRole('rowheader').allInnerTexts();
+        const values = await fig.getByRole('cell').allInnerTexts();
+        assert.deepEqual([months, values], [want.map((m) => m.month), want.map((m) => fmt(m.consumption, 2))]);
+      });
+      return want;
+    };
+    const gasFig = page.getByRole('figure', { name: 'Consumption (L/100 km)', exact: true });
+    await gasFig.getByRole('button', { name: 'Show as table' }).click();
+    const gasMonths = await table('gasoline', 'L');
+    await field('Energy').selectOption({ label: 'Electricity' });
+    const elMonths = await table('electricity', 'kWh');
+    assert.notDeepEqual(elMonths.map((m) => m.consumption), gasMonths.map((m) => m.consumption));
+    assert.ok(elMonths.some((m) => m.consumption > 0));
+    await page.getByRole('figure', { name: 'Price per unit (per kWh)', exact: true }).waitFor();
+  });
+
+  it('every page works at a phone and a desktop width: its controls by name, nothing overflows sideways', async (t) => {
+    t.after(() => page.setViewportSize({ width: 390, height: 844 }));
+    const button = (name) => page.getByRole('button', { name, exact: true });
+    const first = (list) => page.getByRole('list', { name: list }).getByRole('listitem').first();
+    // [page, its main controls, whether each must be enabled]
+    const pages = [
+      ['Add refuel', () => [
+        ...['Vehicle', 'Date and time', 'Odometer', 'Quantity', 'Energy', 'Total amount', 'Price per unit', 'Full tank', 'Missed a fill-up before this', 'Station', 'Notes'].map(field),
+        button('Save'), button('Save and add another'),
+      ]],
+      ['History', () => [field('Vehicle'), first('Refuels'), first('Refuels').getByRole('button', { name: 'Edit' }), first('Refuels').getByRole('button', { name: 'Delete' })]],
+      ['Statistics', async () => [
+        // The plug-in hybrid: per-energy cards and the energy picker, the widest this page gets.
+        await field('Vehicle').selectOption({ label: 'Plug-in' }).then(() => field('Vehicle')), page.getByRole('group', { name: 'Refuels', exact: true }).first(), field('Energy'),
+        page.getByRole('figure', { name: /^Consumption/ }), page.getByRole('figure', { name: /^Consumption/ }).getByRole('button', { name: /^Show as/ }),
+        page.getByRole('link', { name: 'Export CSV' }), field('CSV file to import'),
+      ]],
+      ['Vehicles', () => [button('Add vehicle'), first('Vehicles').getByRole('button', { name: 'Edit' }), first('Vehicles').getByRole('button', { name: 'Delete' })]],
+      ['Manuals', () => [field('Upload a PDF')]],
+      ['Ask', () => [field('Question'), button('Ask')]],
+    ];
+    const overflow = () => page.evaluate(() => {
+      const d = document.documentElement;
+      return d.scrollWidth > d.clientWidth ? `${d.scrollWidth} > ${d.clientWidth}` : '';
+    });
+    for (const size of [{ width: 390, height: 844 }, { width: 1280, height: 800 }]) {
+      await page.setViewportSize(size);
+      await goto('/');
+      for (const [name, controls] of pages) {
+        const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+        assert.ok(await link.isVisible(), `${size.width}px: the link ${name} is visible`);
+        await nav(name);
+        await page.waitForLoadState('networkidle');
+        for (const c of await controls()) {
+          await c.waitFor();
+          assert.ok(await c.isVisible(), `${size.width}px ${name}: ${c} is visible`);
+          const tag = await c.evaluate((n) => n.tagName);
+          if (/^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(tag)) assert.ok(await c.isEnabled(), `${size.width}px ${name}: ${c} is enabled`);
+          const box = await c.boundingBox();
+          assert.ok(box && box.x >= 0 && box.x + box.width <= size.width + 0.5, `${size.width}px ${name}: ${c} lies within the width (${JSON.stringify(box)})`);
+        }
+        if (name === 'Statistics') {
+          // A chart drawn at one width follows the next.
+          await page.getByRole('figure', { name: /^Consumption/ }).locator('canvas').waitFor();
+        }
+        assert.equal(await overflow(), '', `${size.width}px ${name}: the page scrolls sideways`);
+      }
+      // Usable, not only visible: type a question, open and cancel a form.
+      await field('Question').fill('Is this field usable?');
+      assert.equal(await field('Question').inputValue(), 'Is this field usable?');
+      await nav('Vehicles');
+      await button('Add vehicle').click();
+      await page.getByRole('form', { name: 'New vehicle' }).waitFor();
+      assert.equal(await overflow(), '', `${size.width}px: the vehicle form scrolls sideways`);
+      await button('Cancel').click();
+      await page.getByRole('form', { name: 'New vehicle' }).waitFor({ state: 'detached' });
+    }
+    // Turning the window narrow again: the chart follows, nothing overflows.
+    await nav('Statistics');
+    const canvas = page.getByRole('figure', { name: /^Consumption/ }).locator('canvas');
+    await canvas.waitFor();
+    const wide = (await canvas.boundingBox()).width;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await eventually(async () => {
+      const box = await canvas.boundingBox();
+      assert.ok(box.width < wide && box.x + box.width <= 390, `the chart is ${box.width} px wide at 390 px (was ${wide})`);
+    });
+    assert.equal(await overflow(), '');
   });
 
   it('no CSP violation and no uncaught error in the whole run', () => {

@@ -72,7 +72,7 @@ function stop(p) {
   });
 }
 
-/** fakeChat: an OpenAI-compatible streaming chat endpoint; hold() keeps the next stream open after its first piece. */
+/** fakeChat: an OpenAI-compatible streaming chat endpoint; hold() keeps the next stream open after its first piece (and can then cut it off). */
 export function fakeChat() {
   const requests = [];
   let gate = null;
@@ -93,6 +93,11 @@ export function fakeChat() {
       const g = gate;
       gate = null;
       if (g) await g.promise;
+      if (g?.fail) {
+        // Cut off without a finish reason: docqa ends its answer with an error event.
+        res.end();
+        return;
+      }
       frame('every 15000 km [1].');
       frame(null, 'stop');
       res.end('data: [DONE]\n\n');
@@ -100,10 +105,11 @@ export function fakeChat() {
   });
   return {
     requests,
-    hold() {
+    /** hold keeps the next stream open after its first piece until release(); with fail, release ends it without a finish reason. */
+    hold({ fail = false } = {}) {
       let release;
       const promise = new Promise((r) => (release = r));
-      gate = { promise };
+      gate = { promise, fail };
       return release;
     },
     listen: () => new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server.address().port))),

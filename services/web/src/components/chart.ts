@@ -33,5 +33,14 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
     [xs, s.values],
     el,
   );
-  return () => plot.destroy();
+  // The chart follows its box: a phone turned sideways or a window resized redraws it at the new width.
+  const resized = new ResizeObserver(() => {
+    const w = Math.max(260, el.clientWidth || 320);
+    if (w !== plot.width) plot.setSize({ width: w, height: 200 });
+  });
+  resized.observe(el);
+  return () => {
+    resized.disconnect();
+    plot.destroy();
+  };
 }

@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { ask, fileUrl, type ChatMessage, type Source } from '../api/docqa';
+import { NetworkError } from '../api/http';
 import { useOnline } from '../hooks';
 import { ErrorText } from '../components/common';
 
@@ -7,6 +8,8 @@ interface Turn {
   question: string;
   answer: string;
   sources: Source[];
+  /** failed: why the answer stopped before it was complete; what arrived of it is not shown as an answer. */
+  failed?: string;
 }
 
 /** The answer text with the service's "[n]" source markers left as they are. */
@@ -38,11 +41,13 @@ export function Ask() {
     if (!q) return setError('Question: type a question first.');
     if (!navigator.onLine) return setError('Asking needs a connection: you are offline.');
     setError(null);
-    const history: ChatMessage[] = [...turns, ...(current ? [current] : [])].flatMap((t) => [
+    // A failed turn is neither kept nor sent as history: its answer is not one.
+    const done = current && !current.failed ? [current] : [];
+    const history: ChatMessage[] = [...turns, ...done].flatMap((t) => [
       { role: 'user' as const, content: t.question },
       { role: 'assistant' as const, content: t.answer },
     ]);
-    if (current) setTurns((ts) => [...ts, current]);
+    if (done.length > 0) setTurns((ts) => [...ts, ...done]);
     const turn: Turn = { question: q, answer: '', sources: [] };
     setCurrent(turn);
     setQuestion('');
@@ -54,7 +59,9 @@ export function Ask() {
         onContent: (piece) => setCurrent((t) => (t ? { ...t, answer: t.answer + piece } : t)),
       }, abort.current.signal);
     } catch (err) {
-      if (!(err instanceof DOMException && err.name === 'AbortError')) setError((err as Error).message);
+      if (err instanceof DOMException && err.name === 'AbortError') return;
+      const message = err instanceof NetworkError ? `${err.message}. Asking needs a connection: ask again when you are online.` : (err as Error).message;
+      setCurrent((t) => (t ? { ...t, failed: message } : t));
     } finally {
       setStreaming(false);
       abort.current = null;
@@ -82,9 +89,13 @@ export function Ask() {
         <div class="turn">
           <p class="q">{current.question}</p>
           <section class="answer" role="region" aria-label="Answer" aria-live="polite" aria-busy={streaming}>
-            <p class="a">{current.answer || (streaming ? 'Looking in the manuals…' : '')}</p>
+            {current.failed ? (
+              <p class="error" role="alert">No answer: {current.failed}</p>
+            ) : (
+              <p class="a">{current.answer || (streaming ? 'Looking in the manuals…' : '')}</p>
+            )}
           </section>
-          <Sources sources={current.sources} label="Sources" />
+          {!current.failed && <Sources sources={current.sources} label="Sources" />}
         </div>
       )}
       <form class="form" onSubmit={(e) => void submit(e)}>

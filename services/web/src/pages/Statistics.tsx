@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
 import { ENERGY_NAMES, fuel, paths, unitLabel, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
 import { ApiError } from '../api/http';
@@ -16,6 +16,10 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose }: VehicleCo
   const monthly = useResource<MonthStatistics[]>(chosen !== null && energy ? paths.monthly(chosen, energy, timeZone) : null);
   const unit = unitLabel(s?.by_energy.find((e) => e.energy === energy)?.unit ?? 'l');
   const months = monthly.data ?? [];
+  // Which charts show as tables: kept here, so choosing another energy (the
+  // charts unmount while its months load) keeps the owner's choice.
+  const [tables, setTables] = useState<Record<string, boolean>>({});
+  const tableProps = (name: string) => ({ table: tables[name] ?? false, onToggle: () => setTables((t) => ({ ...t, [name]: !t[name] })) });
 
   return (
     <>
@@ -50,9 +54,9 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose }: VehicleCo
           <p class="hint">Calendar months in {timeZone}.</p>
           {months.length > 0 && (
             <>
-              <ChartBlock title={`Consumption (${unit}/100 km)`} name="Consumption" labels={months.map((m) => m.month)} values={months.map((m) => m.consumption)} digits={2} />
-              <ChartBlock title={`Price per unit (per ${unit})`} name="Price per unit" labels={months.map((m) => m.month)} values={months.map((m) => m.avg_price)} digits={4} />
-              <ChartBlock title="Monthly cost" name="Cost" labels={months.map((m) => m.month)} values={months.map((m) => m.amount)} digits={2} />
+              <ChartBlock title={`Consumption (${unit}/100 km)`} name="Consumption" {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={months.map((m) => m.consumption)} digits={2} />
+              <ChartBlock title={`Price per unit (per ${unit})`} name="Price per unit" {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={months.map((m) => m.avg_price)} digits={4} />
+              <ChartBlock title="Monthly cost" name="Cost" {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => m.amount)} digits={2} />
             </>
           )}
         </section>
@@ -62,10 +66,13 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose }: VehicleCo
   );
 }
 
+// Each card is a group named by its label, and each energy's cards a group
+// named by the energy, so the figures can be found by name, not by layout.
 function Card({ label, value }: { label: string; value: string }) {
+  const id = useId();
   return (
-    <div class="card">
-      <span class="card-label">{label}</span>
+    <div class="card" role="group" aria-labelledby={id}>
+      <span class="card-label" id={id}>{label}</span>
       <span class="card-value">{value}</span>
     </div>
   );
@@ -73,11 +80,15 @@ function Card({ label, value }: { label: string; value: string }) {
 
 function EnergyCards({ e, several }: { e: EnergyStatistics; several: boolean }) {
   const u = unitLabel(e.unit);
+  const id = useId();
+  const name = ENERGY_NAMES[e.energy];
   return (
-    <div class="energy-cards">
-      {several && <h3>{ENERGY_NAMES[e.energy]}</h3>}
+    <div class="energy-cards" role="group" {...(several ? { 'aria-labelledby': id } : { 'aria-label': name })}>
+      {several && <h3 id={id}>{name}</h3>}
       <div class="cards">
-        <Card label={`${several ? '' : ENERGY_NAMES[e.energy] + ' '}quantity`.trim()} value={`${fmtNumber(e.total_quantity, 3)} ${u}`} />
+        {several && <Card label="Refuels" value={fmtNumber(e.total_records, 0)} />}
+        <Card label={several ? 'Quantity' : `${name} quantity`} value={`${fmtNumber(e.total_quantity, 3)} ${u}`} />
+        {several && <Card label="Spent" value={fmtNumber(e.total_amount)} />}
         <Card label="Average price" value={`${fmtNumber(e.avg_price, 4)} per ${u}`} />
         <Card label="Average consumption" value={e.consumption_samples > 0 ? `${fmtNumber(e.avg_consumption)} ${u}/100 km` : 'not enough full fills'} />
         <Card label="Cost per km" value={e.consumption_samples > 0 ? fmtNumber(e.cost_per_km, 4) : '–'} />
@@ -89,8 +100,17 @@ function EnergyCards({ e, several }: { e: EnergyStatistics; several: boolean }) 
 type ChartModule = typeof import('../components/chart');
 let chartModule: Promise<ChartModule> | null = null;
 
-function ChartBlock({ title, name, labels, values, digits }: { title: string; name: string; labels: string[]; values: number[]; digits: number }) {
-  const [table, setTable] = useState(false);
+interface ChartProps {
+  title: string;
+  name: string;
+  labels: string[];
+  values: number[];
+  digits: number;
+  table: boolean;
+  onToggle: () => void;
+}
+
+function ChartBlock({ title, name, labels, values, digits, table, onToggle }: ChartProps) {
   const [failed, setFailed] = useState(false);
   const el = useRef<HTMLDivElement>(null);
   const id = name.toLowerCase().replace(/\W+/g, '-');
@@ -125,7 +145,7 @@ function ChartBlock({ title, name, labels, values, digits }: { title: string; na
         <div ref={el} class="plot" role="img" aria-label={`${title}: chart of ${labels.length} months. Use Show as table for the figures.`} />
       )}
       {!failed && (
-        <button type="button" class="secondary" onClick={() => setTable(!table)}>{table ? 'Show as chart' : 'Show as table'}</button>
+        <button type="button" class="secondary" onClick={onToggle}>{table ? 'Show as chart' : 'Show as table'}</button>
       )}
     </figure>
   );
