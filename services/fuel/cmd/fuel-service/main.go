@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -116,26 +115,18 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 // readiness is the service's /readyz: the database answers and its schema
 // has every migration this binary carries. Open applied them, so the
 // second check only fails when the database was replaced under the running
-// service (a restore of an older dump); it runs when the store can say so.
+// service (a restore of an older dump).
 func readiness(st *store.Store) *probes.Probes {
-	checks := []probes.Check{{Name: "database", Run: st.Ping}}
-	if m, ok := any(st).(interface {
-		CheckMigrations(context.Context) error
-	}); ok {
-		checks = append(checks, probes.Check{Name: "migrations", Run: m.CheckMigrations})
-	}
-	return probes.New(checks...)
+	return probes.New(
+		probes.Check{Name: "database", Run: st.Ping},
+		probes.Check{Name: "migrations", Run: st.CheckMigrations},
+	)
 }
 
-// registerPools adds the store's connection pools to the metrics, when the
-// store exposes them (Pools: name -> pool, "postgres" or "sqlite_writer"
-// and "sqlite_readers").
+// registerPools adds the store's connection pools to the metrics
+// ("postgres", or "sqlite_writer" and "sqlite_readers").
 func registerPools(reg *prometheus.Registry, st *store.Store) error {
-	p, ok := any(st).(interface{ Pools() map[string]*sql.DB })
-	if !ok {
-		return nil
-	}
-	for name, db := range p.Pools() {
+	for name, db := range st.Pools() {
 		if err := metrics.RegisterDB(reg, name, db); err != nil {
 			return fmt.Errorf("metrics: database pool %s: %w", name, err)
 		}

@@ -116,7 +116,7 @@ func TestProbesServed(t *testing.T) {
 			}
 			a := get(t, base+"/readyz")
 			r := readyBody(t, a)
-			if a.code != 200 || r.Status != "ready" || len(r.Checks) == 0 || r.Checks[0].Name != "database" {
+			if a.code != 200 || r.Status != "ready" || len(r.Checks) != 2 || r.Checks[0].Name != "database" || r.Checks[1].Name != "migrations" {
 				t.Errorf("readyz: %d %s", a.code, a.body)
 			}
 			if a := get(t, base+"/health"); a.code != 200 || !strings.Contains(a.body, `"status":"ok"`) {
@@ -297,7 +297,7 @@ func TestMetrics(t *testing.T) {
 				}
 			}
 			if _, ok := f["go_sql_open_connections"]; !ok {
-				t.Log("go_sql_* missing: the store does not expose its pools (see registerPools)")
+				t.Error("go_sql_open_connections missing: the store's pools are not registered")
 			}
 		})
 	}
