@@ -7,6 +7,10 @@
 #     against the net/http + pgx floor (services/fuel/cmd/fuelfloor), all on
 #     one fresh PostgreSQL database, and against a second fuel-service on its
 #     embedded SQLite;
+#   - the cost of metrics and of tracing: GET vehicle on fuel-service with
+#     METRICS=on and off, and with tracing on (exporting to
+#     services/fuel/cmd/otlpsink; every request or one in ten sampled) and
+#     off, in alternating rounds, with req/s and the service's CPU per request;
 #   - the statistics benchmark at 10 000 refuels (PostgreSQL and SQLite);
 #   - PDF extraction (pdftext.BenchmarkExtract) beside pdftotext on the same corpus;
 #   - the embedded vector store's search benchmark and retrieval's latency
@@ -24,7 +28,8 @@
 # poppler-utils with apt-get when it is missing, and the retrieval
 # benchmark's manual packages likewise.
 # Knobs: BENCH_DURATION (10s per load scenario and target, after a 2 s warm-up),
-# BENCH_CONNS (32), BENCH_REPORT (deploy/bench/REPORT.md).
+# BENCH_CONNS (32), BENCH_COST_ROUNDS (3 rounds of the cost runs),
+# BENCH_REPORT (deploy/bench/REPORT.md).
 # All traffic stays on 127.0.0.1. A failed step is recorded in the report and
 # makes the script exit non-zero at the end.
 set -euo pipefail
@@ -34,6 +39,7 @@ root=$PWD
 GO=${GO:-go}
 DURATION=${BENCH_DURATION:-10s}
 CONNS=${BENCH_CONNS:-32}
+COST_ROUNDS=${BENCH_COST_ROUNDS:-3}
 REPORT=${BENCH_REPORT:-deploy/bench/REPORT.md}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX")
@@ -156,7 +162,7 @@ md "# Benchmark report" "" \
 
 # ---------------------------------------------------------------- build
 md "## Build" ""
-step build.log "make build && $GO build -o bin/ ./services/fuel/cmd/fuelload ./services/fuel/cmd/fuelfloor ./services/docqa/cmd/ingestload" || {
+step build.log "make build && $GO build -o bin/ ./services/fuel/cmd/fuelload ./services/fuel/cmd/fuelfloor ./services/fuel/cmd/otlpsink ./services/docqa/cmd/ingestload" || {
 	say "build failed"
 	cp "$md" "$REPORT"
 	exit 1
@@ -269,9 +275,100 @@ else
 	failed=1
 	md "" "**The load runs did not take place** (see the failed step above)." ""
 fi
+
+# ---------------------------------------------------------------- cost of metrics and tracing
+# The same GET vehicle on fuel-service with metrics on (the default) and
+# METRICS=off, and with tracing on, exporting every request's spans to
+# otlpsink, on the database above. One instance at a time (the others above
+# are stopped first: each keeps a pool of 32 connections, and PostgreSQL's
+# default max_connections is 100), started afresh for each run; rounds
+# alternate so that the machine's drift falls on all three alike.
 for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 wait 2>/dev/null || true
 pids=()
+if [[ $load_ok == 1 ]]; then
+	md "## The cost of metrics and of tracing" "" \
+		"\`get-vehicle\` (the cheapest request: a fixed cost per request shows most there) on fuel-service, directly," \
+		"on the PostgreSQL database above, in three configurations: metrics on and tracing off (the default)," \
+		"\`METRICS=off\`, and tracing on: \`OTEL_EXPORTER_OTLP_ENDPOINT\` names \`otlpsink\`" \
+		"(\`services/fuel/cmd/otlpsink\`, an OTLP/HTTP receiver that reads each export and drops it), every" \
+		"request sampled (a server span and a database span each, batched); and tracing on with one request in ten" \
+		"sampled (\`OTEL_TRACES_SAMPLER=parentbased_traceidratio\`, \`OTEL_TRACES_SAMPLER_ARG=0.1\`). One instance at a time, started" \
+		"afresh for each run; $COST_ROUNDS rounds of the four in turn, $CONNS connections, $DURATION each after a" \
+		"2 s warm-up. The cost is 1 − the ratio of the mean req/s. Goals (issue 15): metrics under 3 %, tracing" \
+		"under 10 %." "" \
+		"Each run starts its instance in the background (PORT: a free port each time), then loads it:" "" '```sh' \
+		"bin/otlpsink -addr 127.0.0.1:SINK > otlpsink.log 2>&1 &   # once, for the whole section" \
+		"$(mask <<<"DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:PORT bin/fuel-service &                          # on")" \
+		"$(mask <<<"METRICS=off DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:PORT bin/fuel-service &              # off")" \
+		"$(mask <<<"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:SINK DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:PORT bin/fuel-service &   # traced")" \
+		"$(mask <<<"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:SINK OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=0.1 DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:PORT bin/fuel-service &   # sampled")" \
+		'```' ""
+	sink_port=$(free_port)
+	cost_ok=1
+	bin/otlpsink -addr "127.0.0.1:$sink_port" >"$work/otlpsink.log" 2>&1 &
+	sink_pid=$!
+	pids+=($!)
+	wait_up "http://127.0.0.1:$sink_port/health" "$sink_pid" || cost_ok=0
+	declare -A cost_runs cost_cpu
+	# cpu_requests PID LOG: the process's CPU time so far (utime + stime, in
+	# clock ticks) and the requests it has logged (the access log's lines).
+	cpu_requests() { echo "$(awk '{ print $14 + $15 }' "/proc/$1/stat") $(grep -c '"msg":"request"' "$2")"; }
+	for round in $(seq 1 "$COST_ROUNDS"); do
+		[[ $cost_ok == 1 ]] || break
+		for variant in on off traced sampled; do
+			port=$(free_port)
+			# exec: $! is the service itself, which the kill below stops
+			case $variant in
+			on) exec env DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
+			off) exec env METRICS=off DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
+			traced) exec env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
+			sampled) exec env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port OTEL_TRACES_SAMPLER=parentbased_traceidratio \
+				OTEL_TRACES_SAMPLER_ARG=0.1 DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
+			esac >"$work/fuel-service-cost-$variant-$round.log" 2>&1 &
+			svc_pid=$!
+			svc_log=$work/fuel-service-cost-$variant-$round.log
+			if wait_up "http://127.0.0.1:$port/health" "$svc_pid" && read -r cpu0 n0 < <(cpu_requests "$svc_pid" "$svc_log") &&
+				step "cost-$variant-$round.log" "bin/fuelload -url http://127.0.0.1:$port -scenario get-vehicle -vehicle $list -c $CONNS -d $DURATION" &&
+				read -r cpu1 n1 < <(cpu_requests "$svc_pid" "$svc_log"); then
+				line=$(grep -E 'req/s' "$work/cost-$variant-$round.log" | tail -n1)
+				cost_runs[$variant]+="$(sed -nE 's/.* ([0-9]+) req\/s.*/\1/p' <<<"$line") "
+				us=$(awk -v c="$((cpu1 - cpu0))" -v n="$((n1 - n0))" -v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.0f", 1e6 * c / hz / n }')
+				cost_cpu[$variant]+="$us "
+				md "" "\`$variant: $line\`; the service's CPU: $us µs per request ($((n1 - n0)) requests, warm-up included)" ""
+			else
+				cost_ok=0
+			fi
+			kill -TERM "$svc_pid" 2>/dev/null || true
+			wait "$svc_pid" 2>/dev/null || true
+		done
+	done
+	[[ $cost_ok == 1 ]] || failed=1
+	kill -TERM "$sink_pid" 2>/dev/null || true
+	wait "$sink_pid" 2>/dev/null || true
+	pids=()
+	mean() { awk '{ for (i = 1; i <= NF; i++) s += $i } END { if (NF) printf "%.0f", s / NF; else print "" }' <<<"${1:-}"; }
+	cost() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "" || b == "" || b == 0) print "–"; else printf "%.1f %%", 100 * (1 - a / b) }'; }
+	on_mean=$(mean "${cost_runs[on]:-}")
+	off_mean=$(mean "${cost_runs[off]:-}")
+	traced_mean=$(mean "${cost_runs[traced]:-}")
+	on_cpu=$(mean "${cost_cpu[on]:-}")
+	off_cpu=$(mean "${cost_cpu[off]:-}")
+	traced_cpu=$(mean "${cost_cpu[traced]:-}")
+	sampled_mean=$(mean "${cost_runs[sampled]:-}")
+	sampled_cpu=$(mean "${cost_cpu[sampled]:-}")
+	md "### Summary: GET vehicle req/s and the service's CPU per request, each round and the mean" "" \
+		"| fuel-service | req/s | mean | cost | CPU µs per request | mean | cost |" "|---|---|---|---|---|---|---|" \
+		"| \`METRICS=off\`, tracing off | ${cost_runs[off]:-failed} | ${off_mean:-–} | | ${cost_cpu[off]:-} | ${off_cpu:-–} | |" \
+		"| metrics on (the default), tracing off | ${cost_runs[on]:-failed} | ${on_mean:-–} | metrics: **$(cost "$on_mean" "$off_mean")** | ${cost_cpu[on]:-} | ${on_cpu:-–} | metrics: **$(cost "$off_cpu" "$on_cpu")** |" \
+		"| metrics on, tracing on (exporting) | ${cost_runs[traced]:-failed} | ${traced_mean:-–} | tracing: **$(cost "$traced_mean" "$on_mean")** | ${cost_cpu[traced]:-} | ${traced_cpu:-–} | tracing: **$(cost "$on_cpu" "$traced_cpu")** |" \
+		"| metrics on, tracing on, 1 in 10 sampled | ${cost_runs[sampled]:-failed} | ${sampled_mean:-–} | tracing: **$(cost "$sampled_mean" "$on_mean")** | ${cost_cpu[sampled]:-} | ${sampled_cpu:-–} | tracing: **$(cost "$on_cpu" "$sampled_cpu")** |" \
+		"" "The sink: \`$(tail -n1 "$work/otlpsink.log")\` (the spans of the traced runs' warm-ups included)." \
+		"The req/s cost is 1 − req/s with it ÷ req/s without; the CPU cost is the share of the CPU per request that" \
+		"it adds (1 − CPU without ÷ CPU with), which is what it costs in req/s when the service is CPU-bound, and" \
+		"is far less disturbed by whatever else the machine runs than req/s is. A negative cost is noise: the" \
+		"difference is smaller than what varies between rounds." ""
+fi
 
 # ---------------------------------------------------------------- statistics
 md "## Statistics of one vehicle with 10 000 refuels" "" \

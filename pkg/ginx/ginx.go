@@ -25,6 +25,7 @@ import (
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/pkg/tracing"
 )
 
 // HeaderRequestID carries the request id in requests and responses.
@@ -73,6 +74,9 @@ func New(log *slog.Logger, opts Options) *gin.Engine {
 	}
 	if opts.Probes != nil {
 		quiet = append(slices.Clip(quiet), "/livez", "/readyz")
+	}
+	if tracing.Enabled() {
+		e.Use(serverSpans(quiet)) // before the request id: every log line gets the trace id
 	}
 	e.Use(requestID(), accessLog(log, quiet), recovery(log), renderErrors(log, mapError), cors.Middleware(opts.CORSOrigins))
 	if opts.MaxBodyBytes > 0 {
@@ -208,6 +212,10 @@ func renderErrors(log *slog.Logger, mapError func(error) error) gin.HandlerFunc 
 		}
 		if c.Writer.Written() {
 			return
+		}
+		if e.Code == apperr.Unauthorized {
+			// RFC 6750 3: a refused or missing bearer token says which scheme.
+			c.Header("WWW-Authenticate", `Bearer realm="carhub"`)
 		}
 		if e.RetryAfter > 0 {
 			c.Header("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))

@@ -1,6 +1,7 @@
 // Package logging builds the services' slog loggers: JSON lines when the
 // output is not a terminal (containers, CI), text for a person at a
-// terminal, and the request id of the context on every line logged with it.
+// terminal, and the request id (and trace id) of the context on every line
+// logged with it.
 package logging
 
 import (
@@ -10,6 +11,7 @@ import (
 	"os"
 
 	"github.com/mattn/go-isatty"
+	"go.opentelemetry.io/otel/trace"
 )
 
 type ctxKey struct{}
@@ -38,13 +40,19 @@ func New(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(ContextHandler{h})
 }
 
-// ContextHandler adds the request id of the record's context to the record.
+// ContextHandler adds the request id (and the trace and span ids) of the
+// record's context to the record.
 type ContextHandler struct{ slog.Handler }
 
-// Handle implements slog.Handler.
+// Handle implements slog.Handler. A record whose context holds a valid
+// span (tracing is on, pkg/tracing) also gets the span's trace_id and
+// span_id, so a log line leads to its trace and back.
 func (h ContextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := RequestID(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"testing"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 func TestRequestIDOnEveryLineOfTheContext(t *testing.T) {
@@ -42,5 +44,35 @@ func TestParseLevel(t *testing.T) {
 	}
 	if _, err := ParseLevel("loud"); err == nil {
 		t.Error("ParseLevel(loud) accepted")
+	}
+}
+
+func TestTraceIDOnEveryLineOfASpan(t *testing.T) {
+	var buf bytes.Buffer
+	log := New(&buf, slog.LevelInfo)
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	span := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled})
+	ctx := trace.ContextWithSpanContext(WithRequestID(context.Background(), "req-7"), span)
+
+	log.InfoContext(ctx, "in a span")
+	log.InfoContext(WithRequestID(context.Background(), "req-8"), "no span")
+
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines: %s", len(lines), buf.String())
+	}
+	var in, out map[string]any
+	if err := json.Unmarshal(lines[0], &in); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(lines[1], &out); err != nil {
+		t.Fatal(err)
+	}
+	if in["trace_id"] != "4bf92f3577b34da6a3ce929d0e0e4736" || in["span_id"] != "00f067aa0ba902b7" || in["request_id"] != "req-7" {
+		t.Errorf("line in a span: %s", lines[0])
+	}
+	if _, ok := out["trace_id"]; ok || out["request_id"] != "req-8" {
+		t.Errorf("line without a span: %s", lines[1])
 	}
 }

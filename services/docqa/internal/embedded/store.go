@@ -22,6 +22,9 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/lexical"
 )
@@ -174,12 +177,14 @@ func (s *Store) convertLog(db *sql.DB, log *slog.Logger) error {
 // docqa.ChunkID(doc.FileMD5, chunk.Index). Errors wrap
 // docqa.ErrEmbedderMismatch (the store holds another embedder's vectors) or
 // docqa.ErrDimension (a vector is not docqa.Dimension floats).
-func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) error {
+func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) (err error) {
+	ctx, span := tracing.Start(ctx, "embedded.Upsert", trace.SpanKindInternal, dbSystem)
+	defer span.End(&err)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	doc.CreatedAt = doc.CreatedAt.UTC()
-	chunks, err := docqa.CheckUpsert(doc, chunks, embedder)
+	chunks, err = docqa.CheckUpsert(doc, chunks, embedder)
 	if err != nil {
 		return fmt.Errorf("embedded vector store: %w", err)
 	}
@@ -234,7 +239,9 @@ func (s *Store) dbError(ctx context.Context, err error) error {
 // Search returns at most q.TopK chunks by descending cosine similarity to
 // vector (ties in document and chunk order), from q.Documents only when it
 // names any. A zero vector matches nothing.
-func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) ([]docqa.ScoredChunk, error) {
+func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) (_ []docqa.ScoredChunk, err error) {
+	ctx, span := tracing.Start(ctx, "embedded.Search", trace.SpanKindInternal, dbSystem)
+	defer span.End(&err)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -296,7 +303,9 @@ func (s *Store) scoredLocked(r *row, score float32) docqa.ScoredChunk {
 // from q.Documents only when it names any: the filter is applied while
 // scoring, so TopK counts only chunks that pass it. Ties keep document and
 // chunk order. A text without terms matches nothing.
-func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) ([]docqa.ScoredChunk, error) {
+func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) (_ []docqa.ScoredChunk, err error) {
+	ctx, span := tracing.Start(ctx, "embedded.SearchText", trace.SpanKindInternal, dbSystem)
+	defer span.End(&err)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -331,7 +340,9 @@ func (s *Store) LexicalIndex() bool { return true }
 
 // Document returns the stored document with that MD5, or an error wrapping
 // docqa.ErrNotFound.
-func (s *Store) Document(ctx context.Context, md5 string) (docqa.Document, error) {
+func (s *Store) Document(ctx context.Context, md5 string) (_ docqa.Document, err error) {
+	ctx, span := tracing.Start(ctx, "embedded.Document", trace.SpanKindInternal, dbSystem)
+	defer span.End(&err, docqa.ErrNotFound)
 	if err := ctx.Err(); err != nil {
 		return docqa.Document{}, err
 	}
@@ -348,7 +359,9 @@ func (s *Store) Document(ctx context.Context, md5 string) (docqa.Document, error
 }
 
 // Documents lists the stored documents, newest first (ties by MD5).
-func (s *Store) Documents(ctx context.Context) ([]docqa.Document, error) {
+func (s *Store) Documents(ctx context.Context) (_ []docqa.Document, err error) {
+	ctx, span := tracing.Start(ctx, "embedded.Documents", trace.SpanKindInternal, dbSystem)
+	defer span.End(&err)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -367,7 +380,9 @@ func (s *Store) Documents(ctx context.Context) ([]docqa.Document, error) {
 
 // Delete removes the document and every chunk of it; an error wrapping
 // docqa.ErrNotFound when it is not stored.
-func (s *Store) Delete(ctx context.Context, md5 string) error {
+func (s *Store) Delete(ctx context.Context, md5 string) (err error) {
+	ctx, span := tracing.Start(ctx, "embedded.Delete", trace.SpanKindInternal, dbSystem)
+	defer span.End(&err, docqa.ErrNotFound)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -379,7 +394,7 @@ func (s *Store) Delete(ctx context.Context, md5 string) error {
 	if _, ok := s.docs[md5]; !ok {
 		return fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE md5 = ?`, md5) // its chunks cascade
 		return err
 	})

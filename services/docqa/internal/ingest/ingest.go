@@ -32,8 +32,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 )
@@ -335,17 +338,23 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	}
 
 	extractStart := time.Now()
-	extracted, err := p.cfg.Extractor.Extract(ctx, up.file, up.Size, func(done, total int) {
+	sctx, span := tracing.Start(ctx, "ingest.extract", trace.SpanKindInternal, attribute.Int64("docqa.document.size", up.Size))
+	extracted, err := p.cfg.Extractor.Extract(sctx, up.file, up.Size, func(done, total int) {
 		progress(Progress{Stage: StageParsing, Percent: 5 + scale(done, total, 25), Current: int64(done), Total: int64(total),
 			Message: fmt.Sprintf("extracted page %d of %d", done, total)})
 	})
+	span.SetAttributes(attribute.Int("docqa.document.pages", len(extracted.Pages)))
+	span.End(&err)
 	p.metrics.extraction.Observe(time.Since(extractStart).Seconds())
 	if err != nil {
 		return Result{}, err
 	}
 	pages := extracted.Pages
 
+	_, span = tracing.Start(ctx, "ingest.split", trace.SpanKindInternal)
 	chunks, truncated := p.split(pages)
+	span.SetAttributes(attribute.Int("docqa.document.chunks", len(chunks)))
+	span.End(nil)
 	progress(Progress{Stage: StageSplitting, Percent: 35, Current: int64(len(chunks)), Total: int64(len(chunks)),
 		Message: fmt.Sprintf("split %d pages into %d chunks", len(pages), len(chunks))})
 	if len(chunks) == 0 {
@@ -370,11 +379,7 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	}
 	progress(Progress{Stage: StageStoring, Percent: 90, Current: 0, Total: int64(len(chunks)),
 		Message: fmt.Sprintf("storing %d chunks", len(chunks))})
-	if err := p.keep(up); err != nil {
-		return Result{}, err
-	}
-	if err := p.cfg.Store.Upsert(ctx, doc, chunks, p.cfg.Embedder.Name()); err != nil {
-		p.forget(ctx, up.MD5)
+	if err := p.store(ctx, up, doc, chunks); err != nil {
 		return Result{}, err
 	}
 	progress(Progress{Stage: StageStoring, Percent: 100, Current: int64(len(chunks)), Total: int64(len(chunks)),
@@ -385,6 +390,21 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	p.cfg.Log.InfoContext(ctx, "document ingested", "file", doc.FileName, "md5", doc.FileMD5,
 		"size", doc.Size, "pages", doc.Pages, "chunks", doc.Chunks, "truncated", doc.Truncated)
 	return Result{Document: doc}, nil
+}
+
+// store keeps the original and writes the document with its chunks (the
+// ingest.store span); the original goes again when the write fails.
+func (p *Pipeline) store(ctx context.Context, up *Upload, doc docqa.Document, chunks []docqa.Chunk) (err error) {
+	ctx, span := tracing.Start(ctx, "ingest.store", trace.SpanKindInternal, attribute.Int("docqa.document.chunks", len(chunks)))
+	defer span.End(&err)
+	if err := p.keep(up); err != nil {
+		return err
+	}
+	if err := p.cfg.Store.Upsert(ctx, doc, chunks, p.cfg.Embedder.Name()); err != nil {
+		p.forget(ctx, up.MD5)
+		return err
+	}
+	return nil
 }
 
 // keep keeps up's file as its document's original, when originals are kept.
@@ -451,7 +471,9 @@ func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated 
 // embedded is the chunk as retrieval.Passage shows it: its document's title
 // and its heading before its text, so that a question naming the manual or
 // the section finds it.
-func (p *Pipeline) embed(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, progress func(Progress)) error {
+func (p *Pipeline) embed(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, progress func(Progress)) (err error) {
+	ctx, span := tracing.Start(ctx, "ingest.embed", trace.SpanKindInternal, attribute.Int("docqa.document.chunks", len(chunks)))
+	defer span.End(&err)
 	total := len(chunks)
 	progress(Progress{Stage: StageEmbedding, Percent: 35, Current: 0, Total: int64(total),
 		Message: fmt.Sprintf("embedding %d chunks", total)})

@@ -30,7 +30,9 @@ import (
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 )
 
@@ -154,6 +156,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		Username: cfg.Username,
 		Password: cfg.Password,
 		DBName:   cfg.Database,
+		// SDK defaults, plus gRPC spans when tracing is on (tracing.go).
+		DialOptions: dialOptions(),
 	})
 	if err != nil {
 		return nil, unavailable("connecting to "+cfg.Address, err)
@@ -368,8 +372,10 @@ func rowVector(content string, m metadata) entity.SparseEmbedding {
 // last. The ids are deterministic, so a retry after a failed batch overwrites
 // what the earlier batches wrote. Errors wrap docqa.ErrEmbedderMismatch, docqa.ErrDimension or
 // docqa.ErrUnavailable.
-func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) error {
-	chunks, err := validateUpsert(doc, chunks, embedder)
+func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) (err error) {
+	ctx, span := tracing.Start(ctx, "milvus.Upsert", trace.SpanKindClient, s.spanAttrs()...)
+	defer span.End(&err)
+	chunks, err = validateUpsert(doc, chunks, embedder)
 	if err != nil {
 		return err
 	}
@@ -509,7 +515,9 @@ func (s *Store) storedVectors(ctx context.Context, ids []string) ([]entity.Spars
 // visiting Config.NProbe clusters; with q.Documents, from those documents
 // only (the filter is part of the search, so TopK counts only chunks that
 // pass it). A zero vector matches nothing.
-func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) ([]docqa.ScoredChunk, error) {
+func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) (_ []docqa.ScoredChunk, err error) {
+	ctx, span := tracing.Start(ctx, "milvus.Search", trace.SpanKindClient, s.spanAttrs()...)
+	defer span.End(&err)
 	if err := checkTopK(q.TopK); err != nil {
 		return nil, err
 	}
@@ -533,7 +541,9 @@ func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) ([]
 // documents only, inside the search. A text without terms matches nothing
 // and sends no request. Errors wrap docqa.ErrNoLexicalIndex when the
 // collection has no FieldSparse (Reindex adds it), or docqa.ErrUnavailable.
-func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) ([]docqa.ScoredChunk, error) {
+func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) (_ []docqa.ScoredChunk, err error) {
+	ctx, span := tracing.Start(ctx, "milvus.SearchText", trace.SpanKindClient, s.spanAttrs()...)
+	defer span.End(&err)
 	if err := checkTopK(q.TopK); err != nil {
 		return nil, err
 	}
@@ -669,7 +679,9 @@ func (s *Store) search(ctx context.Context, vector entity.Vector, field string, 
 }
 
 // Document answers from the metadata of the document's chunk 0.
-func (s *Store) Document(ctx context.Context, md5 string) (docqa.Document, error) {
+func (s *Store) Document(ctx context.Context, md5 string) (_ docqa.Document, err error) {
+	ctx, span := tracing.Start(ctx, "milvus.Document", trace.SpanKindClient, s.spanAttrs()...)
+	defer span.End(&err, docqa.ErrNotFound)
 	if !docqa.ValidMD5(md5) {
 		return docqa.Document{}, fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
 	}
@@ -685,7 +697,9 @@ func (s *Store) Document(ctx context.Context, md5 string) (docqa.Document, error
 
 // Documents lists every document's chunk 0, newest first (ties by MD5). It
 // sees at most 16384 documents, the most rows Milvus answers to one query.
-func (s *Store) Documents(ctx context.Context) ([]docqa.Document, error) {
+func (s *Store) Documents(ctx context.Context) (_ []docqa.Document, err error) {
+	ctx, span := tracing.Start(ctx, "milvus.Documents", trace.SpanKindClient, s.spanAttrs()...)
+	defer span.End(&err)
 	rows, err := s.query(ctx, firstChunkExpr, []string{FieldMetadata}, documentsLimit)
 	if err != nil {
 		return nil, err
@@ -711,7 +725,9 @@ func (s *Store) Documents(ctx context.Context) ([]docqa.Document, error) {
 // Delete removes every chunk whose metadata names the MD5; an error wrapping
 // docqa.ErrNotFound when there is none. In a lexical collection it first
 // reads the rows' sparse vectors, so that their terms stop counting.
-func (s *Store) Delete(ctx context.Context, md5 string) error {
+func (s *Store) Delete(ctx context.Context, md5 string) (err error) {
+	ctx, span := tracing.Start(ctx, "milvus.Delete", trace.SpanKindClient, s.spanAttrs()...)
+	defer span.End(&err, docqa.ErrNotFound)
 	if !docqa.ValidMD5(md5) {
 		return fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
 	}

@@ -133,6 +133,7 @@ type EmbeddingRequest struct {
 	Input          []string
 	EncodingFormat string
 	Authorization  string
+	Traceparent    string // the W3C trace context header, "" when none was sent
 }
 
 // RerankRequest is one recorded call of /v1/rerank.
@@ -158,6 +159,7 @@ type ChatRequest struct {
 	Temperature   *float64 // nil when the client sent none
 	Stream        bool
 	Authorization string
+	Traceparent   string // the W3C trace context header, "" when none was sent
 	// FirstDeltaAt is when the first content delta was flushed to the
 	// client (zero if none was).
 	FirstDeltaAt time.Time
@@ -514,7 +516,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.embedReqs = append(s.embedReqs, EmbeddingRequest{
 		Model: body.Model, Input: inputs, EncodingFormat: body.EncodingFormat,
-		Authorization: r.Header.Get("Authorization"),
+		Authorization: r.Header.Get("Authorization"), Traceparent: r.Header.Get("Traceparent"),
 	})
 	f, failing := next(&s.embedFailures)
 	s.mu.Unlock()
@@ -592,7 +594,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &ChatRequest{
 		Model: body.Model, Messages: body.Messages, Temperature: body.Temperature,
-		Stream: body.Stream, Authorization: r.Header.Get("Authorization"),
+		Stream: body.Stream, Authorization: r.Header.Get("Authorization"), Traceparent: r.Header.Get("Traceparent"),
 	}
 	s.mu.Lock()
 	s.chatReqs = append(s.chatReqs, rec)

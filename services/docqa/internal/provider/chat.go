@@ -84,7 +84,7 @@ func NewChat(cfg ChatConfig) (*Chat, error) {
 		cfg.HTTPClient = newHTTPClient(4)
 	}
 	return &Chat{
-		svc:       openai.NewChatCompletionService(clientOptions(cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.MaxRetries)...),
+		svc:       openai.NewChatCompletionService(clientOptions("chat", cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.MaxRetries)...),
 		model:     cfg.Model,
 		firstByte: cfg.FirstByteTimeout,
 		timeout:   cfg.Timeout,

@@ -104,7 +104,7 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 		cfg.HTTPClient = newHTTPClient(cfg.Concurrency)
 	}
 	return &Embedder{
-		svc:         openai.NewEmbeddingService(clientOptions(cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.MaxRetries)...),
+		svc:         openai.NewEmbeddingService(clientOptions("embedding", cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.MaxRetries)...),
 		model:       cfg.Model,
 		batchSize:   cfg.BatchSize,
 		concurrency: cfg.Concurrency,
@@ -121,9 +121,10 @@ const maxRetryDelay = 30 * time.Second
 
 // clientOptions builds the library's options without reading OPENAI_*
 // environment variables: the service's own configuration is the only source.
-func clientOptions(baseURL, apiKey string, hc *http.Client, maxRetries int) []option.RequestOption {
+// kind names the calls' spans when tracing is on (traced).
+func clientOptions(kind, baseURL, apiKey string, hc *http.Client, maxRetries int) []option.RequestOption {
 	opts := []option.RequestOption{
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(traced(kind, hc)),
 		option.WithBaseURL(baseURL),
 		option.WithMaxRetries(maxRetries),
 		option.WithMaxRetryDelay(maxRetryDelay),

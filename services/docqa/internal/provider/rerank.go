@@ -89,7 +89,7 @@ func NewReranker(cfg RerankerConfig) (*Reranker, error) {
 		// A literal rather than openai.NewClient, which would add the
 		// OPENAI_* environment variables: an OPENAI_API_KEY meant for
 		// another provider would be sent to the rerank server.
-		client:  openai.Client{Options: clientOptions(cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.MaxRetries)},
+		client:  openai.Client{Options: clientOptions("rerank", cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.MaxRetries)},
 		model:   cfg.Model,
 		apiKey:  cfg.APIKey,
 		timeout: cfg.Timeout,

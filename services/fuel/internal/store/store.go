@@ -160,7 +160,8 @@ func gormConfig() *gorm.Config {
 	return &gorm.Config{
 		Logger:                 logger.Discard,
 		TranslateError:         true,
-		SkipDefaultTransaction: true, // single statements need no BEGIN/COMMIT
+		SkipDefaultTransaction: true,            // single statements need no BEGIN/COMMIT
+		Plugins:                tracedPlugins(), // spans, when tracing is on
 	}
 }
 

@@ -1,0 +1,180 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"gorm.io/gorm"
+
+	"github.com/carhub/backend/pkg/tracing"
+)
+
+// spans is a GORM plugin that puts every statement in a client span, a
+// child of the request's span: "SELECT vehicles", with the database
+// system, the operation, the table and the SQL text with its placeholders
+// (never the values: they are the owner's data). gormConfig installs it
+// only when tracing is on; off, GORM runs no callback of it.
+//
+// It is written here rather than taken from gorm.io/plugin/opentelemetry,
+// whose tracing package imports the MySQL and ClickHouse drivers (for a
+// server.address attribute), which would be built into this service.
+type spans struct{ tracer trace.Tracer }
+
+func (spans) Name() string { return "carhub:tracing" }
+
+// spanContext is the statement's context while its span is open; parent
+// is put back when the statement is done, so a *gorm.DB reused for the
+// next statement does not start it under this one.
+type spanContext struct {
+	context.Context
+	parent context.Context
+}
+
+func (p spans) Initialize(db *gorm.DB) error {
+	type registrar interface {
+		Register(name string, fn func(*gorm.DB)) error
+	}
+	cb := db.Callback()
+	for _, h := range []struct {
+		before, after registrar
+	}{
+		{cb.Create().Before("gorm:create"), cb.Create().After("gorm:create")},
+		{cb.Query().Before("gorm:query"), cb.Query().After("gorm:query")},
+		{cb.Update().Before("gorm:update"), cb.Update().After("gorm:update")},
+		{cb.Delete().Before("gorm:delete"), cb.Delete().After("gorm:delete")},
+		{cb.Row().Before("gorm:row"), cb.Row().After("gorm:row")},
+		{cb.Raw().Before("gorm:raw"), cb.Raw().After("gorm:raw")},
+	} {
+		if err := h.before.Register("carhub:span_start", p.start); err != nil {
+			return err
+		}
+		if err := h.after.Register("carhub:span_end", p.end); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p spans) start(tx *gorm.DB) {
+	parent := tx.Statement.Context
+	ctx, _ := p.tracer.Start(parent, "db", trace.WithSpanKind(trace.SpanKindClient))
+	tx.Statement.Context = spanContext{Context: ctx, parent: parent}
+}
+
+func (p spans) end(tx *gorm.DB) {
+	sc, ok := tx.Statement.Context.(spanContext)
+	if !ok {
+		return
+	}
+	tx.Statement.Context = sc.parent
+	span := trace.SpanFromContext(sc.Context)
+	defer span.End()
+	query := tx.Statement.SQL.String()
+	operation, table := summary(query, tx.Statement.Table)
+	name := operation
+	if table != "" {
+		name += " " + table
+	}
+	span.SetName(name)
+	span.SetAttributes(
+		attribute.String("db.system.name", dbSystem(tx.Dialector.Name())),
+		attribute.String("db.operation.name", operation),
+		attribute.String("db.collection.name", table),
+		attribute.String("db.query.text", query),
+	)
+	if err := tx.Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !errors.Is(err, sql.ErrNoRows) {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+}
+
+// summary names a statement's operation (its first keyword, after any
+// comments) and table: GORM's when it knows it, else the first one the SQL
+// names after FROM, INTO, UPDATE or TABLE (hand-written statements). It
+// scans words rather than running a regular expression, and stops at the
+// table: it runs for every statement.
+func summary(query, table string) (operation, tbl string) {
+	pending := false // the word before was FROM, INTO, UPDATE or TABLE
+	for i := 0; ; {
+		w, next := nextWord(query, i)
+		if w == "" {
+			break
+		}
+		i = next
+		if operation == "" {
+			operation = strings.ToUpper(w)
+			if table != "" {
+				break
+			}
+		}
+		switch {
+		case pending && (strings.EqualFold(w, "IF") || strings.EqualFold(w, "NOT") || strings.EqualFold(w, "EXISTS")):
+		case pending:
+			return operation, w
+		default:
+			pending = strings.EqualFold(w, "FROM") || strings.EqualFold(w, "INTO") ||
+				strings.EqualFold(w, "UPDATE") || strings.EqualFold(w, "TABLE")
+		}
+	}
+	return operation, table
+}
+
+// nextWord returns the identifier or keyword at or after q[i:], skipping
+// comments, quotes and punctuation, and where to go on; "" at the end.
+func nextWord(q string, i int) (string, int) {
+	for i < len(q) {
+		switch c := q[i]; {
+		case c == '-' && strings.HasPrefix(q[i:], "--"):
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				return "", len(q)
+			}
+			i += j + 1
+		case c == '/' && strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				return "", len(q)
+			}
+			i += j + 4
+		case isWordByte(c) && (c < '0' || c > '9'):
+			j := i + 1
+			for j < len(q) && isWordByte(q[j]) {
+				j++
+			}
+			return q[i:j], j
+		case isWordByte(c): // a number: skip it whole
+			for i < len(q) && isWordByte(q[i]) {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return "", len(q)
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// dbSystem is the semantic conventions' name of a GORM dialector's database.
+func dbSystem(dialector string) string {
+	if dialector == "postgres" {
+		return "postgresql"
+	}
+	return dialector
+}
+
+// tracedPlugins is gormConfig's Plugins: the span plugin when tracing is on.
+func tracedPlugins() map[string]gorm.Plugin {
+	if !tracing.Enabled() {
+		return nil
+	}
+	p := spans{tracer: tracing.Tracer()}
+	return map[string]gorm.Plugin{p.Name(): p}
+}

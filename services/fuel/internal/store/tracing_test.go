@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/carhub/backend/pkg/tracing"
+	"github.com/carhub/backend/pkg/tracing/otlptest"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// TestStatementSpans: with tracing on, each statement is a client span
+// under the caller's span, named by operation and table, carrying the SQL
+// with placeholders and never the values.
+func TestStatementSpans(t *testing.T) {
+	rcv := otlptest.Start(t)
+	shutdown, err := tracing.Setup(context.Background(), func(k string) string {
+		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}[k]
+	}, "fuel-store-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(context.Background())
+
+	for _, tt := range []struct {
+		dialect Dialect
+		system  string
+	}{{Postgres, "postgresql"}, {SQLite, "sqlite"}} {
+		t.Run(string(tt.dialect), func(t *testing.T) {
+			s := MustOpen(t, tt.dialect)
+			ctx, parent := tracing.Tracer().Start(context.Background(), "request")
+			v := fuel.Vehicle{Name: "Secret Plate Car", FuelType: "gasoline"}
+			if err := s.CreateVehicle(ctx, &v); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Vehicle(ctx, v.ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Vehicle(ctx, v.ID+1000); !errors.Is(err, fuel.ErrVehicleNotFound) {
+				t.Fatalf("missing vehicle: %v", err)
+			}
+			parent.End()
+			traceID := parent.SpanContext().TraceID().String()
+			spanID := parent.SpanContext().SpanID().String()
+
+			spans := rcv.WaitTrace(t, traceID, 10*time.Second, func(s []otlptest.Span) bool {
+				n := 0
+				for _, sp := range s {
+					if sp.Name == "SELECT vehicles" {
+						n++
+					}
+				}
+				return n >= 2
+			})
+			var selects, inserts int
+			for _, sp := range spans {
+				if sp.Name == "request" {
+					continue
+				}
+				if sp.ParentSpanID != spanID || sp.Kind != "client" || sp.Attrs["db.system.name"] != tt.system {
+					t.Errorf("statement span %v %v: want a client span of %s under %s", sp, sp.Attrs, tt.system, spanID)
+				}
+				if strings.Contains(sp.Attrs["db.query.text"], "Secret Plate") {
+					t.Errorf("span %q carries a value: %s", sp.Name, sp.Attrs["db.query.text"])
+				}
+				if sp.Error {
+					t.Errorf("span %q is an error (a record not found is not)", sp.Name)
+				}
+				switch sp.Name {
+				case "SELECT vehicles":
+					selects++
+					if sp.Attrs["db.collection.name"] != "vehicles" || !strings.HasPrefix(sp.Attrs["db.query.text"], "SELECT") {
+						t.Errorf("select span attributes %v", sp.Attrs)
+					}
+				case "INSERT vehicles":
+					inserts++
+				}
+			}
+			if selects != 2 || inserts != 1 {
+				t.Errorf("%d SELECT and %d INSERT spans of vehicles, want 2 and 1: %v", selects, inserts, spans)
+			}
+		})
+	}
+}
+
+func TestNoStatementSpansWhenTracingIsOff(t *testing.T) {
+	if tracing.Enabled() {
+		t.Fatal("tracing is on before the test")
+	}
+	s := MustOpen(t, SQLite)
+	for name, db := range map[string]map[string]any{"read": pluginNames(s.read.Plugins), "write": pluginNames(s.write.Plugins)} {
+		if len(db) != 0 {
+			t.Errorf("%s handle has plugins %v with tracing off", name, db)
+		}
+	}
+}
+
+func pluginNames[P any](m map[string]P) map[string]any {
+	out := map[string]any{}
+	for k := range m {
+		out[k] = nil
+	}
+	return out
+}
+
+func TestSummary(t *testing.T) {
+	for _, tt := range []struct{ query, table, op, want string }{
+		{`SELECT id FROM vehicles WHERE id = $1`, "", "SELECT", "vehicles"},
+		{"-- migration 3\n/* energies */ ALTER TABLE refuels ADD COLUMN energy text", "", "ALTER", "refuels"},
+		{`INSERT INTO "refuels" ("vehicle_id") VALUES ($1)`, "refuels", "INSERT", "refuels"},
+		{`update vehicles set name = ?`, "", "UPDATE", "vehicles"},
+		{`CREATE TABLE IF NOT EXISTS schema_migrations (version int)`, "", "CREATE", "schema_migrations"},
+		{`SELECT 1`, "", "SELECT", ""},
+		{`SELECT id, name, brand, model, plate_number, fuel_type, tank_capacity, current_odometer, default_vehicle, created_at, updated_at, energy_x1, energy_x2 FROM vehicles WHERE id = $1 FOR UPDATE`, "", "SELECT", "vehicles"},
+		{`SELECT COALESCE(SUM(x), 0) FROM "refuels" WHERE vehicle_id = ?`, "", "SELECT", "refuels"},
+	} {
+		op, table := summary(tt.query, tt.table)
+		if op != tt.op || table != tt.want {
+			t.Errorf("summary(%q) = %q %q, want %q %q", tt.query, op, table, tt.op, tt.want)
+		}
+	}
+}
