@@ -22,6 +22,7 @@ import (
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/embedded"
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
@@ -39,7 +40,12 @@ func main() {
 	ctx, cancel := httpserver.SignalContext(context.Background())
 	defer cancel()
 	serve := run
-	if len(os.Args) > 1 {
+	switch {
+	case isBackupCommand(os.Args[1:]):
+		serve = func(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+			return backupCommand(ctx, os.Args[1:], getenv, stdout)
+		}
+	case len(os.Args) > 1:
 		serve = func(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 			return command(ctx, os.Args[1:], getenv, stdout)
 		}
@@ -160,6 +166,13 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	log := logging.New(stdout, level)
 	log.Info("starting docqa-service", config.Attrs(cfg)...)
+	// Before the store, the providers and the handler: they ask whether
+	// tracing is on.
+	stopTracing, err := tracing.Init(ctx, getenv, "docqa-service", log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	// reg stays nil with METRICS=off: nothing is registered or served.
 	var (
 		reg             *prometheus.Registry
@@ -358,7 +371,7 @@ func registerer(reg *prometheus.Registry) prometheus.Registerer {
 // is built at every start.
 func command(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) != 1 || args[0] != "reindex" {
-		return fmt.Errorf("unknown command %q: the only command is reindex (none: serve)", strings.Join(args, " "))
+		return fmt.Errorf("unknown command %q: the commands are reindex, backup --to FILE and restore --from FILE [--force] (none: serve)", strings.Join(args, " "))
 	}
 	var cfg serviceConfig
 	if err := config.Load(getenv, &cfg); err != nil {

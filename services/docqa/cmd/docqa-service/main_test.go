@@ -328,8 +328,8 @@ func TestCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "nothing to do: the embedded store builds its lexical index at every start") {
 		t.Errorf("reindex on the embedded store said %s", out.String())
 	}
-	for _, args := range [][]string{{"backup"}, {"reindex", "now"}} {
-		if err := command(context.Background(), args, getenv, &out); err == nil || !strings.Contains(err.Error(), "the only command is reindex") {
+	for _, args := range [][]string{{"backups"}, {"reindex", "now"}} {
+		if err := command(context.Background(), args, getenv, &out); err == nil || !strings.Contains(err.Error(), "the commands are reindex, backup") {
 			t.Errorf("%v: %v", args, err)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
@@ -41,7 +42,12 @@ type Config struct {
 
 func main() {
 	ctx, stop := httpserver.SignalContext(context.Background())
-	err := run(ctx, os.Getenv, os.Stdout)
+	var err error
+	if len(os.Args) > 1 { // backup, restore: see command
+		err = command(ctx, os.Args[1:], os.Getenv, os.Stdout)
+	} else {
+		err = run(ctx, os.Getenv, os.Stdout)
+	}
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fuel-service:", err)
@@ -71,6 +77,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("METRICS: %w", err)
 	}
+	// Before the store and the handler: they ask whether tracing is on.
+	stopTracing, err := tracing.Init(ctx, getenv, "fuel-service", log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 
 	var st *store.Store
 	if cfg.DatabaseURL != "" {
