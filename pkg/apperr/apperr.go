@@ -14,8 +14,8 @@ import (
 // Code is a machine-readable error code of the API contract.
 type Code string
 
-// Codes of decisions.md. Conflict, Unauthorized and Forbidden are reserved:
-// the contract names them but no endpoint produces them yet.
+// Codes of decisions.md. Unauthorized and Forbidden come with accounts
+// (AUTH_MODE=local); ResourceExhausted is a rate limit's answer.
 const (
 	InvalidArgument Code = "INVALID_ARGUMENT"
 	NotFound        Code = "NOT_FOUND"
@@ -25,6 +25,9 @@ const (
 	Conflict        Code = "CONFLICT"
 	Unauthorized    Code = "UNAUTHORIZED"
 	Forbidden       Code = "FORBIDDEN"
+	// ResourceExhausted: a rate limit refused the request; RetryAfter
+	// says when to try again.
+	ResourceExhausted Code = "RESOURCE_EXHAUSTED"
 	// ClientClosed: the client went away before the answer was ready
 	// (its request's context was cancelled). Nobody reads the answer; the
 	// code exists so that logs tell it apart from a failure of ours.
@@ -56,6 +59,8 @@ func Status(c Code) int {
 		return http.StatusUnauthorized
 	case Forbidden:
 		return http.StatusForbidden
+	case ResourceExhausted:
+		return http.StatusTooManyRequests
 	case ClientClosed:
 		return StatusClientClosedRequest
 	default:
