@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/carhub/backend/pkg/atomicfile"
 	"github.com/carhub/backend/services/docqa/internal/embedded"
 	"github.com/carhub/backend/services/docqa/internal/originals"
 )
@@ -116,7 +117,7 @@ func Write(ctx context.Context, from Paths, dst string, overwrite bool) (Manifes
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Manifest{}, fmt.Errorf("create the backup's directory: %w", err)
 	}
-	snapshot, err := tempFile(dir, "."+filepath.Base(dst)+".db-*")
+	snapshot, err := atomicfile.Reserve(dir, "."+filepath.Base(dst)+".db-*")
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -178,7 +179,7 @@ func Write(ctx context.Context, from Paths, dst string, overwrite bool) (Manifes
 		}
 	}
 
-	tmp, err := tempFile(dir, "."+filepath.Base(dst)+".tmp-*")
+	tmp, err := atomicfile.Reserve(dir, "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -498,7 +499,7 @@ func unpack(archive, storeDir, filesDir string) (Manifest, error) {
 		return Manifest{}, damaged("truncated: %d entries of the manifest are missing (%s)", len(names), names[0])
 	}
 	for _, dir := range []string{storeDir, filesDir} {
-		if err := syncDir(dir); err != nil {
+		if err := atomicfile.SyncDir(dir); err != nil {
 			return Manifest{}, err
 		}
 	}
@@ -588,7 +589,7 @@ func checkStore(ctx context.Context, m Manifest, dir string) error {
 			return fmt.Errorf("document %s is in the store but not in the manifest", d.FileMD5)
 		}
 	}
-	return syncDir(dir)
+	return atomicfile.SyncDir(dir)
 }
 
 // swap puts each staged directory in its target's place. A target that
@@ -632,63 +633,17 @@ func swap(moves [][2]string) error {
 				errs = append(errs, fmt.Errorf("restored, but the old data is left in %s: %w", d.aside, err))
 			}
 		}
-		errs = append(errs, syncDir(filepath.Dir(d.target)))
+		errs = append(errs, atomicfile.SyncDir(filepath.Dir(d.target)))
 	}
 	return errors.Join(errs...)
 }
 
-// tempFile reserves a new empty file in dir and returns its name.
-func tempFile(dir, pattern string) (string, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	if err := f.Close(); err != nil {
-		_ = os.Remove(name)
-		return "", err
-	}
-	return name, nil
-}
-
-// place gives the finished file tmp the name dst and makes the name
-// durable. Without overwrite it is a hard link, which fails when dst
-// appeared meanwhile rather than replacing it.
+// place is atomicfile.Place, a dst that appeared meanwhile being
+// ErrNotEmpty.
 func place(tmp, dst string, overwrite bool) error {
-	if overwrite {
-		if err := os.Rename(tmp, dst); err != nil {
-			return err
-		}
-		return syncDir(filepath.Dir(dst))
+	err := atomicfile.Place(tmp, dst, overwrite)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: %w", ErrNotEmpty, err)
 	}
-	switch err := os.Link(tmp, dst); {
-	case errors.Is(err, fs.ErrExist):
-		return fmt.Errorf("%s appeared meanwhile (%w)", dst, ErrNotEmpty)
-	case err != nil:
-		// A file system without hard links: a rename, after one more
-		// look (a file created in between would be replaced).
-		if _, serr := os.Lstat(dst); serr == nil {
-			return fmt.Errorf("%s appeared meanwhile (%w)", dst, ErrNotEmpty)
-		}
-		if err := os.Rename(tmp, dst); err != nil {
-			return err
-		}
-	default:
-		if err := os.Remove(tmp); err != nil {
-			return err
-		}
-	}
-	return syncDir(filepath.Dir(dst))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return err
 }

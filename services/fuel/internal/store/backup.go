@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/carhub/backend/pkg/atomicfile"
 )
 
 // ErrNotEmpty is wrapped by RestoreSQLite's error when the target already
@@ -67,7 +69,7 @@ func BackupSQLite(ctx context.Context, path, dst string, overwrite bool) (Backup
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return BackupInfo{}, fmt.Errorf("create the backup's directory: %w", err)
 	}
-	tmp, err := tempName(dir, "."+filepath.Base(dst)+".tmp-*")
+	tmp, err := atomicfile.Reserve(dir, "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return BackupInfo{}, err
 	}
@@ -128,7 +130,7 @@ func RestoreSQLite(ctx context.Context, from, path string, replace bool) (Backup
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return BackupInfo{}, fmt.Errorf("create the database's directory: %w", err)
 	}
-	tmp, err := tempName(dir, "."+filepath.Base(path)+".restore-*")
+	tmp, err := atomicfile.Reserve(dir, "."+filepath.Base(path)+".restore-*")
 	if err != nil {
 		return BackupInfo{}, err
 	}
@@ -281,21 +283,6 @@ func checkCopy(ctx context.Context, path string) (BackupInfo, error) {
 	return info, nil
 }
 
-// tempName reserves a new empty file in dir (VACUUM INTO writes into an
-// empty file) and returns its name.
-func tempName(dir, pattern string) (string, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	if err := f.Close(); err != nil {
-		_ = os.Remove(name)
-		return "", err
-	}
-	return name, nil
-}
-
 // copyFile copies src over the existing file dst and syncs it.
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
@@ -327,37 +314,12 @@ func syncFile(name string) error {
 	return f.Sync()
 }
 
-// place gives the finished file tmp the name dst and makes the name
-// durable. Without overwrite it is a hard link, which fails when dst
-// appeared meanwhile rather than replacing it.
+// place is atomicfile.Place, a dst that appeared meanwhile being
+// ErrNotEmpty.
 func place(tmp, dst string, overwrite bool) error {
-	if overwrite {
-		if err := os.Rename(tmp, dst); err != nil {
-			return err
-		}
-	} else {
-		switch err := os.Link(tmp, dst); {
-		case errors.Is(err, fs.ErrExist):
-			return fmt.Errorf("%s appeared meanwhile (%w)", dst, ErrNotEmpty)
-		case err != nil:
-			// A file system without hard links: a rename, after one
-			// more look (a file created in between would be replaced).
-			if _, serr := os.Lstat(dst); serr == nil {
-				return fmt.Errorf("%s appeared meanwhile (%w)", dst, ErrNotEmpty)
-			}
-			if err := os.Rename(tmp, dst); err != nil {
-				return err
-			}
-		default:
-			if err := os.Remove(tmp); err != nil {
-				return err
-			}
-		}
+	err := atomicfile.Place(tmp, dst, overwrite)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: %w", ErrNotEmpty, err)
 	}
-	d, err := os.Open(filepath.Dir(dst))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return err
 }
