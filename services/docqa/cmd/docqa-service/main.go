@@ -61,6 +61,10 @@ func main() {
 type serviceConfig struct {
 	Addr     string `env:"DOCQA_ADDR" default:":8080"`
 	LogLevel string `env:"LOG_LEVEL" default:"info"` // debug | info | warn | error
+	// AuthMode: off (everyone is the built-in user) or local (the gateway
+	// hands over the identity fuel-service signed with AuthIdentitySecret).
+	AuthMode           string `env:"AUTH_MODE" default:"off"`
+	AuthIdentitySecret string `env:"AUTH_IDENTITY_SECRET" secret:"true"`
 
 	VectorStore      string        `env:"VECTOR_STORE" default:"embedded"` // embedded | milvus
 	StorePath        string        `env:"DOCQA_STORE_PATH" default:"var/vectors"`
@@ -267,6 +271,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if swept > 0 {
 		log.Warn("removed uploads left by an interrupted run", "files", swept, "dir", cfg.TempDir)
 	}
+	authMode, identitySecret, err := authConfig(cfg)
+	if err != nil {
+		return err
+	}
 	ready := readiness(store, pdf, files.Path())
 	handler := httpapi.New(httpapi.Config{
 		Log:                log,
@@ -287,6 +295,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		ChatMode:           chatMode,
 		Metrics:            reg,
 		Probes:             ready,
+		AuthMode:           authMode,
+		IdentitySecret:     identitySecret,
 	})
 
 	ln, err := httpserver.Listen(cfg.Addr)

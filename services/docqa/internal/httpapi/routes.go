@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
@@ -72,6 +73,11 @@ type Config struct {
 	// Metrics, when set, gets the request metrics and the chat streams
 	// open, and is served at GET /metrics.
 	Metrics *prometheus.Registry
+	// AuthMode and IdentitySecret: with local, every /api request needs
+	// the identity fuel-service signed for the gateway (pkg/auth.Trusted);
+	// off (or empty) acts as the built-in user.
+	AuthMode       auth.Mode
+	IdentitySecret []byte
 	// Probes, when set, serve GET /livez and GET /readyz.
 	Probes *probes.Probes
 }
@@ -132,7 +138,7 @@ func New(cfg Config) *gin.Engine {
 	})
 	r.GET("/health", h.health)
 
-	api := r.Group("/api")
+	api := r.Group("/api", auth.Trusted(cfg.AuthMode, cfg.IdentitySecret, cfg.Now), auth.RequireScope())
 	api.POST("/chat/stream", ginx.BodyLimit(maxChatBody), h.chat)
 	// The limit covers the whole multipart request, as the contract's
 	// "maximum size of one multipart request" says; the file inside is
@@ -140,7 +146,8 @@ func New(cfg Config) *gin.Engine {
 	upload := ginx.BodyLimit(cfg.MaxUploadBytes)
 	api.POST("/documents/upload", upload, h.upload)
 	api.POST("/documents/upload/stream", upload, h.uploadStream)
-	api.POST("/documents/import", h.importDocuments)
+	// The operator's shared library: administrators only.
+	api.POST("/documents/import", auth.RequireAdmin(), h.importDocuments)
 	api.GET("/documents", h.listDocuments)
 	api.DELETE("/documents/:md5", h.deleteDocument)
 	// gin serves HEAD only where it is registered; the PDF viewer's range

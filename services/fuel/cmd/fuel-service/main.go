@@ -38,6 +38,18 @@ type Config struct {
 	// Metrics: "on" serves GET /metrics and records request metrics; "off"
 	// neither (to measure their cost).
 	Metrics string `env:"METRICS" default:"on"`
+	// Accounts (proto-docs/auth-decisions.md): off (everyone is the
+	// built-in user) or local (bearer tokens).
+	AuthMode string `env:"AUTH_MODE" default:"off"`
+	// AuthIdentitySecret signs the identity handed to docqa-service through
+	// the gateway (the same value in docqa's environment); local mode only.
+	AuthIdentitySecret string `env:"AUTH_IDENTITY_SECRET" secret:"true"`
+	// The first administrator, made when no account has a password yet.
+	AuthAdminUsername string `env:"AUTH_ADMIN_USERNAME"`
+	AuthAdminPassword string `env:"AUTH_ADMIN_PASSWORD" secret:"true"`
+	// AuthLoginsPerMinute bounds login attempts per username and per client
+	// address (0: no limit).
+	AuthLoginsPerMinute int `env:"AUTH_LOGINS_PER_MINUTE" default:"10"`
 }
 
 func main() {
@@ -113,7 +125,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		<-purged
 	}()
 
-	opts := httpapi.Options{CORSOrigins: origins, Probes: readiness(st)}
+	authOpts, err := authOptions(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
+	opts := httpapi.Options{CORSOrigins: origins, Probes: readiness(st), Auth: authOpts}
 	if metricsOn {
 		opts.Metrics = metrics.NewRegistry()
 		if err := registerPools(opts.Metrics, st); err != nil {

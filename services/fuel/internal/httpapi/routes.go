@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
@@ -36,14 +37,17 @@ type Options struct {
 	Metrics *prometheus.Registry
 	// Probes, when set, serve GET /livez and GET /readyz.
 	Probes *probes.Probes
+	// Auth configures accounts; the zero value is AUTH_MODE=off.
+	Auth AuthOptions
 }
 
 // API serves the fuel endpoints from a Store.
 type API struct {
-	store   fuel.Store
-	now     func() time.Time
-	log     *slog.Logger
-	metrics serviceMetrics
+	store    fuel.Store
+	now      func() time.Time
+	log      *slog.Logger
+	metrics  serviceMetrics
+	accounts *accounts
 }
 
 // New returns the service's HTTP handler: the shared ginx engine with the
@@ -59,6 +63,7 @@ func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.accounts = newAccounts(opts.Auth, a.now)
 	a.Register(e)
 	return e
 }
@@ -66,10 +71,14 @@ func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 // Register adds the routes to r.
 func (a *API) Register(r gin.IRouter) {
 	limit := ginx.BodyLimit(MaxBodyBytes)
+	// Every /api route acts for the caller's identity (the built-in user
+	// with accounts off); a read token may only read.
+	authn := []gin.HandlerFunc{a.accounts.authenticate, auth.RequireScope()}
 	r.GET("/health", limit, a.health)
-	r.POST("/api/vehicles/:id/refuels/import", ginx.BodyLimit(MaxImportBodyBytes), a.importRefuels)
+	r.POST("/api/vehicles/:id/refuels/import", append(authn, ginx.BodyLimit(MaxImportBodyBytes), a.importRefuels)...)
 
-	api := r.Group("/api", limit)
+	api := r.Group("/api", append(authn, limit)...)
+	a.accounts.register(r, api, limit)
 	api.GET("/vehicles", a.listVehicles)
 	api.POST("/vehicles", a.createVehicle)
 	api.GET("/vehicles/:id", a.getVehicle)

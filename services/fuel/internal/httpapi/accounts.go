@@ -1,0 +1,440 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/store"
+)
+
+// Accounts is what the account routes need of the store.
+type Accounts interface {
+	CreateUser(ctx context.Context, username, passwordHash string, admin bool) (store.User, error)
+	UserByUsername(ctx context.Context, username string) (store.User, error)
+	Users(ctx context.Context) ([]store.User, error)
+	DeleteUser(ctx context.Context, id uint64) error
+	SetPassword(ctx context.Context, userID uint64, passwordHash string, keep uint64) error
+	CreateToken(ctx context.Context, t *store.Token, hash []byte) error
+	VerifyToken(ctx context.Context, hash []byte) (auth.Identity, error)
+	Tokens(ctx context.Context, userID uint64) ([]store.Token, error)
+	RevokeToken(ctx context.Context, userID, id uint64) error
+}
+
+// AuthOptions configure accounts (proto-docs/auth-decisions.md).
+type AuthOptions struct {
+	// Mode off (the zero value acts as off): every request acts as the
+	// built-in user. Local: every /api request but login and config needs a
+	// valid bearer token.
+	Mode auth.Mode
+	// Accounts is the store of users and tokens; required in local mode.
+	Accounts Accounts
+	// IdentitySecret signs the identity GET /auth/verify hands the gateway
+	// for docqa-service.
+	IdentitySecret []byte
+	// LoginsPerMinute bounds login attempts per username and per client
+	// address (0: no limit).
+	LoginsPerMinute int
+}
+
+// accounts serves the account routes.
+type accounts struct {
+	opts       AuthOptions
+	byUsername *auth.Limiter
+	byAddress  *auth.Limiter
+	now        func() time.Time
+}
+
+func newAccounts(opts AuthOptions, now func() time.Time) *accounts {
+	if opts.Mode == "" {
+		opts.Mode = auth.ModeOff
+	}
+	return &accounts{
+		opts:       opts,
+		byUsername: auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
+		byAddress:  auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
+		now:        now,
+	}
+}
+
+// register adds the account routes. api is the authenticated /api group.
+func (a *accounts) register(r gin.IRouter, api gin.IRouter, limit gin.HandlerFunc) {
+	r.GET("/api/auth/config", limit, a.config)
+	// For Caddy's forward_auth in front of docqa-service; not routed to the
+	// public (the Caddyfile answers 404 for it).
+	r.GET("/auth/verify", a.authenticate, a.verify)
+	api.GET("/auth/me", a.me)
+	if a.opts.Mode != auth.ModeLocal {
+		return
+	}
+	r.POST("/api/auth/login", limit, a.login)
+	api.POST("/auth/logout", a.logout)
+	api.POST("/auth/tokens", a.createToken)
+	api.GET("/auth/tokens", a.listTokens)
+	api.DELETE("/auth/tokens/:id", a.revokeToken)
+	api.PUT("/users/me/password", a.changePassword)
+	admin := api.Group("/users", auth.RequireAdmin())
+	admin.POST("", a.createUser)
+	admin.GET("", a.listUsers)
+	admin.DELETE("/:id", a.deleteUser)
+}
+
+// authenticate sets the identity a request acts for: the built-in user
+// with accounts off, else the owner of a valid bearer token (401 without).
+func (a *accounts) authenticate(c *gin.Context) {
+	id := auth.Builtin()
+	if a.opts.Mode == auth.ModeLocal {
+		token := auth.BearerToken(c.GetHeader("Authorization"))
+		if _, ok := auth.ParseToken(token); !ok {
+			ginx.Fail(c, auth.ErrUnauthorized())
+			return
+		}
+		var err error
+		id, err = a.opts.Accounts.VerifyToken(c.Request.Context(), auth.HashToken(token))
+		if errors.Is(err, store.ErrInvalidToken) {
+			ginx.Fail(c, auth.ErrUnauthorized())
+			return
+		}
+		if err != nil {
+			ginx.Fail(c, err)
+			return
+		}
+	}
+	c.Request = c.Request.WithContext(auth.WithIdentity(c.Request.Context(), id))
+	c.Next()
+}
+
+type authConfigResponse struct {
+	Mode auth.Mode `json:"mode"`
+	OIDC bool      `json:"oidc"`
+}
+
+func (a *accounts) config(c *gin.Context) {
+	c.JSON(http.StatusOK, authConfigResponse{Mode: a.opts.Mode})
+}
+
+func (a *accounts) verify(c *gin.Context) {
+	id, _ := auth.FromContext(c.Request.Context())
+	c.Header(auth.HeaderIdentity, auth.Sign(a.opts.IdentitySecret, id, a.now()))
+	c.Status(http.StatusOK)
+}
+
+type userResponse struct {
+	ID       uint64 `json:"id"`
+	Username string `json:"username"`
+	IsAdmin  bool   `json:"is_admin"`
+}
+
+func (a *accounts) me(c *gin.Context) {
+	id, _ := auth.FromContext(c.Request.Context())
+	c.JSON(http.StatusOK, userResponse{ID: id.UserID, Username: id.Username, IsAdmin: id.Admin})
+}
+
+type loginRequest struct {
+	Username *string `json:"username"`
+	Password *string `json:"password"`
+}
+
+type loginResponse struct {
+	Token     string       `json:"token"`
+	ExpiresAt string       `json:"expires_at"`
+	User      userResponse `json:"user"`
+}
+
+// login checks a username and password. A wrong password and an unknown
+// user get the same 401 after the same work (auth.VerifyPassword);
+// attempts are limited per username and per client address.
+func (a *accounts) login(c *gin.Context) {
+	var req loginRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if req.Username == nil || strings.TrimSpace(*req.Username) == "" {
+		ginx.Fail(c, apperr.Invalid("username", "is required"))
+		return
+	}
+	if req.Password == nil || *req.Password == "" {
+		ginx.Fail(c, apperr.Invalid("password", "is required"))
+		return
+	}
+	name := strings.ToLower(strings.TrimSpace(*req.Username))
+	if ok, wait := a.byAddress.Allow(c.ClientIP()); !ok {
+		ginx.Fail(c, auth.Exhausted("login", wait))
+		return
+	}
+	if ok, wait := a.byUsername.Allow(name); !ok {
+		ginx.Fail(c, auth.Exhausted("login", wait))
+		return
+	}
+	ctx := c.Request.Context()
+	u, err := a.opts.Accounts.UserByUsername(ctx, name)
+	if err != nil && !errors.Is(err, store.ErrUserNotFound) {
+		ginx.Fail(c, err)
+		return
+	}
+	if !auth.VerifyPassword(*req.Password, u.PasswordHash) { // "" for an unknown user
+		ginx.Fail(c, apperr.New(apperr.Unauthorized, "wrong username or password"))
+		return
+	}
+	token, hash := auth.NewToken(auth.KindSession)
+	t := store.Token{UserID: u.ID, Kind: auth.KindSession, Name: "login", Scope: auth.ScopeWrite}
+	if err := a.opts.Accounts.CreateToken(ctx, &t, hash); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, loginResponse{
+		Token: token, ExpiresAt: formatTime(t.End()),
+		User: userResponse{ID: u.ID, Username: u.Username, IsAdmin: u.Admin},
+	})
+}
+
+func (a *accounts) logout(c *gin.Context) {
+	id, _ := auth.FromContext(c.Request.Context())
+	if err := a.opts.Accounts.RevokeToken(c.Request.Context(), id.UserID, id.TokenID); err != nil && !errors.Is(err, store.ErrTokenNotFound) {
+		ginx.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+type tokenRequest struct {
+	Name          *string `json:"name"`
+	Scope         *string `json:"scope"`
+	ExpiresInDays *int    `json:"expires_in_days"`
+}
+
+type tokenResponse struct {
+	ID         uint64  `json:"id"`
+	Kind       string  `json:"kind"`
+	Name       string  `json:"name"`
+	Scope      string  `json:"scope"`
+	CreatedAt  string  `json:"created_at"`
+	LastUsedAt string  `json:"last_used_at"`
+	ExpiresAt  *string `json:"expires_at"`
+	// Current marks the token of the request that lists them.
+	Current bool `json:"current"`
+	// Token is the secret, in the answer that creates it only.
+	Token string `json:"token,omitempty"`
+}
+
+func toTokenResponse(t store.Token, current uint64) tokenResponse {
+	out := tokenResponse{
+		ID: t.ID, Kind: string(t.Kind), Name: t.Name, Scope: string(t.Scope),
+		CreatedAt: formatTime(t.CreatedAt), LastUsedAt: formatTime(t.LastUsedAt), Current: t.ID == current,
+	}
+	if end := t.End(); !end.IsZero() {
+		s := formatTime(end)
+		out.ExpiresAt = &s
+	}
+	return out
+}
+
+// maxTokenDays bounds expires_in_days (ten years).
+const maxTokenDays = 3650
+
+func (a *accounts) createToken(c *gin.Context) {
+	var req tokenRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if req.Name == nil || strings.TrimSpace(*req.Name) == "" || len([]rune(strings.TrimSpace(*req.Name))) > 64 {
+		ginx.Fail(c, apperr.Invalid("name", "is required, at most 64 characters"))
+		return
+	}
+	scope, ok := auth.Scope(""), false
+	if req.Scope != nil {
+		scope, ok = auth.ParseScope(*req.Scope)
+	}
+	if !ok {
+		ginx.Fail(c, apperr.Invalid("scope", "must be read or write"))
+		return
+	}
+	id, _ := auth.FromContext(c.Request.Context())
+	t := store.Token{UserID: id.UserID, Kind: auth.KindToken, Name: strings.TrimSpace(*req.Name), Scope: scope}
+	if req.ExpiresInDays != nil {
+		if *req.ExpiresInDays < 1 || *req.ExpiresInDays > maxTokenDays {
+			ginx.Fail(c, apperr.Invalid("expires_in_days", "must be between 1 and %d", maxTokenDays))
+			return
+		}
+		t.ExpiresAt = a.now().Add(time.Duration(*req.ExpiresInDays) * 24 * time.Hour)
+	}
+	token, hash := auth.NewToken(auth.KindToken)
+	if err := a.opts.Accounts.CreateToken(c.Request.Context(), &t, hash); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := toTokenResponse(t, 0)
+	out.Token = token
+	c.JSON(http.StatusOK, out)
+}
+
+func (a *accounts) listTokens(c *gin.Context) {
+	id, _ := auth.FromContext(c.Request.Context())
+	ts, err := a.opts.Accounts.Tokens(c.Request.Context(), id.UserID)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := make([]tokenResponse, len(ts))
+	for i, t := range ts {
+		out[i] = toTokenResponse(t, id.TokenID)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (a *accounts) revokeToken(c *gin.Context) {
+	tid, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	id, _ := auth.FromContext(c.Request.Context())
+	err = a.opts.Accounts.RevokeToken(c.Request.Context(), id.UserID, tid)
+	if errors.Is(err, store.ErrTokenNotFound) {
+		ginx.Fail(c, apperr.New(apperr.NotFound, "token %d not found", tid))
+		return
+	}
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+type passwordRequest struct {
+	CurrentPassword *string `json:"current_password"`
+	NewPassword     *string `json:"new_password"`
+}
+
+// changePassword sets the caller's password and ends the caller's other
+// sessions.
+func (a *accounts) changePassword(c *gin.Context) {
+	var req passwordRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if req.CurrentPassword == nil {
+		ginx.Fail(c, apperr.Invalid("current_password", "is required"))
+		return
+	}
+	if req.NewPassword == nil {
+		ginx.Fail(c, apperr.Invalid("new_password", "is required"))
+		return
+	}
+	if err := auth.CheckPassword(*req.NewPassword); err != nil {
+		ginx.Fail(c, apperr.Invalid("new_password", "%s", err.Error()))
+		return
+	}
+	id, _ := auth.FromContext(c.Request.Context())
+	ctx := c.Request.Context()
+	u, err := a.opts.Accounts.UserByUsername(ctx, id.Username)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if !auth.VerifyPassword(*req.CurrentPassword, u.PasswordHash) {
+		ginx.Fail(c, apperr.Invalid("current_password", "does not match"))
+		return
+	}
+	hash, err := auth.HashPassword(*req.NewPassword)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if err := a.opts.Accounts.SetPassword(ctx, u.ID, hash, id.TokenID); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+type createUserRequest struct {
+	Username *string `json:"username"`
+	Password *string `json:"password"`
+	IsAdmin  bool    `json:"is_admin"`
+}
+
+// usernamePattern: letters, digits and . _ @ -, 1 to 64 of them.
+var usernamePattern = regexp.MustCompile(`^[\p{L}\p{N}._@-]{1,64}$`)
+
+func (a *accounts) createUser(c *gin.Context) {
+	var req createUserRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if req.Username == nil || !usernamePattern.MatchString(strings.TrimSpace(*req.Username)) {
+		ginx.Fail(c, apperr.Invalid("username", "must be 1 to 64 letters, digits or . _ @ -"))
+		return
+	}
+	if req.Password == nil {
+		ginx.Fail(c, apperr.Invalid("password", "is required"))
+		return
+	}
+	if err := auth.CheckPassword(*req.Password); err != nil {
+		ginx.Fail(c, apperr.Invalid("password", "%s", err.Error()))
+		return
+	}
+	hash, err := auth.HashPassword(*req.Password)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	u, err := a.opts.Accounts.CreateUser(c.Request.Context(), *req.Username, hash, req.IsAdmin)
+	if errors.Is(err, store.ErrUsernameTaken) {
+		ginx.Fail(c, apperr.New(apperr.Conflict, "username: %q is taken", strings.TrimSpace(*req.Username)))
+		return
+	}
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, userResponse{ID: u.ID, Username: u.Username, IsAdmin: u.Admin})
+}
+
+func (a *accounts) listUsers(c *gin.Context) {
+	us, err := a.opts.Accounts.Users(c.Request.Context())
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := make([]userResponse, len(us))
+	for i, u := range us {
+		out[i] = userResponse{ID: u.ID, Username: u.Username, IsAdmin: u.Admin}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (a *accounts) deleteUser(c *gin.Context) {
+	uid, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	id, _ := auth.FromContext(c.Request.Context())
+	if uid == id.UserID {
+		ginx.Fail(c, apperr.Invalid("id", "an administrator cannot delete their own account"))
+		return
+	}
+	err = a.opts.Accounts.DeleteUser(c.Request.Context(), uid)
+	if errors.Is(err, store.ErrUserNotFound) {
+		ginx.Fail(c, apperr.New(apperr.NotFound, "user %d not found", uid))
+		return
+	}
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

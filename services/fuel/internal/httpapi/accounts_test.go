@@ -1,0 +1,260 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/services/fuel/internal/httpapi"
+	"github.com/carhub/backend/services/fuel/internal/store"
+)
+
+var testSecret = []byte(strings.Repeat("x", auth.MinSecretBytes))
+
+// authServer is the API with accounts on (AUTH_MODE=local) and an admin
+// "root" whose password is "root-password".
+func authServer(tb testing.TB, d store.Dialect, loginsPerMinute int) *server {
+	tb.Helper()
+	st := mustStore(tb, d)
+	hash, err := auth.HashPassword("root-password")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := st.ClaimBuiltinUser(context.Background(), "root", hash); err != nil {
+		tb.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h := httpapi.New(log, st, httpapi.Options{Auth: httpapi.AuthOptions{
+		Mode: auth.ModeLocal, Accounts: st, IdentitySecret: testSecret, LoginsPerMinute: loginsPerMinute,
+	}})
+	ts := httptest.NewServer(h)
+	tb.Cleanup(ts.Close)
+	return &server{tb: tb, url: ts.URL, store: st}
+}
+
+// as sends a request with a bearer token.
+func (s *server) as(token, method, path, body string) response {
+	s.tb.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.url+path, r)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return response{status: res.StatusCode, header: res.Header, body: b}
+}
+
+func (s *server) login(username, password string) string {
+	s.tb.Helper()
+	res := s.do("POST", "/api/auth/login", `{"username":"`+username+`","password":"`+password+`"}`)
+	if res.status != 200 {
+		s.tb.Fatalf("login %s: %d %s", username, res.status, res.body)
+	}
+	tok, _ := object(s.tb, res.body)["token"].(string)
+	return tok
+}
+
+func wantStatus(t *testing.T, what string, res response, status int, code string) {
+	t.Helper()
+	if res.status != status || (code != "" && !strings.Contains(string(res.body), `"code":"`+code+`"`)) {
+		t.Fatalf("%s: %d %s, want %d %s", what, res.status, res.body, status, code)
+	}
+}
+
+func forEachAuthDialect(t *testing.T, perMinute int, fn func(t *testing.T, s *server)) {
+	for _, d := range dialects {
+		t.Run(string(d), func(t *testing.T) { fn(t, authServer(t, d, perMinute)) })
+	}
+}
+
+func TestAuthOffActsAsTheBuiltinUser(t *testing.T) {
+	s := MustServer(t, store.SQLite)
+	if got := string(s.must(200, "GET", "/api/auth/config", "").body); got != `{"mode":"off","oidc":false}` {
+		t.Fatalf("config %s", got)
+	}
+	me := object(t, s.must(200, "GET", "/api/auth/me", "").body)
+	if literal(me["id"]) != "1" || me["is_admin"] != true {
+		t.Fatalf("me %v", me)
+	}
+	s.must(404, "POST", "/api/auth/login", `{"username":"a","password":"b"}`)
+	s.must(200, "GET", "/api/vehicles", "")
+}
+
+func TestLoginAndBearerTokens(t *testing.T) {
+	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
+		if got := string(s.must(200, "GET", "/api/auth/config", "").body); got != `{"mode":"local","oidc":false}` {
+			t.Fatalf("config %s", got)
+		}
+		// No, malformed, unknown token: the same 401.
+		for _, tok := range []string{"", "nonsense", "chs_" + strings.Repeat("A", 43)} {
+			res := s.as(tok, "GET", "/api/vehicles", "")
+			wantStatus(t, "token "+tok, res, 401, "UNAUTHORIZED")
+			if !strings.HasPrefix(res.header.Get("WWW-Authenticate"), "Bearer") {
+				t.Fatalf("401 without WWW-Authenticate: %v", res.header)
+			}
+		}
+		wantStatus(t, "import without token", s.as("", "POST", "/api/vehicles/1/refuels/import", ""), 401, "UNAUTHORIZED")
+		// Wrong password and unknown user are told apart by nothing.
+		wrong := s.do("POST", "/api/auth/login", `{"username":"root","password":"nope-nope"}`)
+		unknown := s.do("POST", "/api/auth/login", `{"username":"nobody","password":"nope-nope"}`)
+		if wrong.status != 401 || unknown.status != 401 || string(wrong.body) != string(unknown.body) {
+			t.Fatalf("wrong password %d %s, unknown user %d %s", wrong.status, wrong.body, unknown.status, unknown.body)
+		}
+		wantStatus(t, "login without password", s.do("POST", "/api/auth/login", `{"username":"root"}`), 400, "INVALID_ARGUMENT")
+
+		res := s.must(200, "POST", "/api/auth/login", `{"username":"ROOT","password":"root-password"}`)
+		login := object(t, res.body)
+		session := login["token"].(string)
+		if k, ok := auth.ParseToken(session); !ok || k != auth.KindSession {
+			t.Fatalf("login token %q", session)
+		}
+		exp, err := time.Parse(time.RFC3339, login["expires_at"].(string))
+		if err != nil || exp.Before(time.Now().Add(29*24*time.Hour)) || exp.After(time.Now().Add(31*24*time.Hour)) {
+			t.Fatalf("expires_at %v (%v): want 30 idle days from now", login["expires_at"], err)
+		}
+		if u := login["user"].(map[string]any); u["username"] != "root" || u["is_admin"] != true {
+			t.Fatalf("user %v", u)
+		}
+		wantStatus(t, "session GET", s.as(session, "GET", "/api/vehicles", ""), 200, "")
+		wantStatus(t, "session POST", s.as(session, "POST", "/api/vehicles", `{"name":"Car","fuel_type":"diesel"}`), 200, "")
+
+		// A read token reads and is refused every write.
+		res = s.as(session, "POST", "/api/auth/tokens", `{"name":"grafana","scope":"read","expires_in_days":7}`)
+		wantStatus(t, "create token", res, 200, "")
+		created := object(t, res.body)
+		read := created["token"].(string)
+		if k, _ := auth.ParseToken(read); k != auth.KindToken || created["scope"] != "read" || created["expires_at"] == nil {
+			t.Fatalf("created %v", created)
+		}
+		wantStatus(t, "read token GET", s.as(read, "GET", "/api/vehicles", ""), 200, "")
+		for _, w := range [][3]string{
+			{"POST", "/api/vehicles", `{"name":"X","fuel_type":"diesel"}`},
+			{"PUT", "/api/vehicles/1", `{"name":"Y"}`},
+			{"DELETE", "/api/vehicles/1", ""},
+			{"POST", "/api/refuels", `{}`},
+			{"POST", "/api/vehicles/1/refuels/import", ""},
+			{"POST", "/api/auth/tokens", `{"name":"more","scope":"write"}`},
+		} {
+			wantStatus(t, "read token "+w[0]+" "+w[1], s.as(read, w[0], w[1], w[2]), 403, "FORBIDDEN")
+		}
+		// The list never holds a secret; it marks the caller's token.
+		res = s.as(session, "GET", "/api/auth/tokens", "")
+		wantStatus(t, "list tokens", res, 200, "")
+		if strings.Contains(string(res.body), read) || strings.Contains(string(res.body), session) || strings.Contains(string(res.body), `"token":`) {
+			t.Fatalf("token list shows a secret: %s", res.body)
+		}
+		list := array(t, res.body)
+		if len(list) != 2 || list[0]["name"] != "grafana" || list[1]["kind"] != "session" || list[1]["current"] != true || list[0]["current"] != false {
+			t.Fatalf("tokens %s", res.body)
+		}
+		for _, bad := range []string{`{"scope":"read"}`, `{"name":"x","scope":"admin"}`, `{"name":"x","scope":"read","expires_in_days":0}`} {
+			res := s.as(session, "POST", "/api/auth/tokens", bad)
+			wantStatus(t, bad, res, 400, "INVALID_ARGUMENT")
+		}
+		// Revoking: the token stops working at once.
+		wantStatus(t, "revoke", s.as(session, "DELETE", "/api/auth/tokens/"+literal(list[0]["id"]), ""), 204, "")
+		wantStatus(t, "revoked token", s.as(read, "GET", "/api/vehicles", ""), 401, "UNAUTHORIZED")
+		wantStatus(t, "revoke again", s.as(session, "DELETE", "/api/auth/tokens/"+literal(list[0]["id"]), ""), 404, "NOT_FOUND")
+		// Logout revokes the session used.
+		wantStatus(t, "logout", s.as(session, "POST", "/api/auth/logout", ""), 204, "")
+		wantStatus(t, "after logout", s.as(session, "GET", "/api/vehicles", ""), 401, "UNAUTHORIZED")
+	})
+}
+
+func TestUsersAndPasswords(t *testing.T) {
+	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
+		root := s.login("root", "root-password")
+		res := s.as(root, "POST", "/api/users", `{"username":"ann","password":"ann-password"}`)
+		wantStatus(t, "create ann", res, 201, "")
+		ann := object(t, res.body)
+		if ann["username"] != "ann" || ann["is_admin"] != false {
+			t.Fatalf("ann %v", ann)
+		}
+		wantStatus(t, "duplicate", s.as(root, "POST", "/api/users", `{"username":"ANN","password":"other-password"}`), 409, "CONFLICT")
+		for field, body := range map[string]string{
+			"username": `{"username":"a b","password":"long-enough"}`,
+			"password": `{"username":"bob","password":"short"}`,
+		} {
+			res := s.as(root, "POST", "/api/users", body)
+			wantStatus(t, body, res, 400, "INVALID_ARGUMENT")
+			if !strings.Contains(string(res.body), `"message":"`+field+`:`) {
+				t.Fatalf("error does not name %s: %s", field, res.body)
+			}
+		}
+		annTok := s.login("ann", "ann-password")
+		wantStatus(t, "non-admin lists users", s.as(annTok, "GET", "/api/users", ""), 403, "FORBIDDEN")
+		wantStatus(t, "non-admin creates user", s.as(annTok, "POST", "/api/users", `{"username":"eve","password":"eve-password"}`), 403, "FORBIDDEN")
+		users := array(t, s.as(root, "GET", "/api/users", "").body)
+		if len(users) != 2 || users[0]["username"] != "root" || users[1]["username"] != "ann" {
+			t.Fatalf("users %v", users)
+		}
+		for _, u := range users {
+			if _, ok := u["password_hash"]; ok {
+				t.Fatal("a password hash is listed")
+			}
+		}
+
+		// A password change keeps this session and ends the others.
+		other := s.login("ann", "ann-password")
+		wantStatus(t, "wrong current password", s.as(annTok, "PUT", "/api/users/me/password", `{"current_password":"nope-nope","new_password":"new-password"}`), 400, "INVALID_ARGUMENT")
+		wantStatus(t, "change", s.as(annTok, "PUT", "/api/users/me/password", `{"current_password":"ann-password","new_password":"new-password"}`), 204, "")
+		wantStatus(t, "this session", s.as(annTok, "GET", "/api/auth/me", ""), 200, "")
+		wantStatus(t, "other session", s.as(other, "GET", "/api/auth/me", ""), 401, "UNAUTHORIZED")
+		wantStatus(t, "old password", s.do("POST", "/api/auth/login", `{"username":"ann","password":"ann-password"}`), 401, "UNAUTHORIZED")
+		s.login("ann", "new-password")
+
+		// Deleting a user ends its sessions; an admin cannot delete itself.
+		wantStatus(t, "delete self", s.as(root, "DELETE", "/api/users/1", ""), 400, "INVALID_ARGUMENT")
+		wantStatus(t, "delete ann", s.as(root, "DELETE", "/api/users/"+literal(ann["id"]), ""), 204, "")
+		wantStatus(t, "deleted user's session", s.as(annTok, "GET", "/api/auth/me", ""), 401, "UNAUTHORIZED")
+		wantStatus(t, "delete again", s.as(root, "DELETE", "/api/users/"+literal(ann["id"]), ""), 404, "NOT_FOUND")
+	})
+}
+
+func TestLoginRateLimit(t *testing.T) {
+	s := authServer(t, store.SQLite, 3)
+	for i := range 3 {
+		wantStatus(t, "attempt", s.do("POST", "/api/auth/login", `{"username":"root","password":"wrong-password"}`), 401, "UNAUTHORIZED")
+		_ = i
+	}
+	res := s.do("POST", "/api/auth/login", `{"username":"root","password":"root-password"}`)
+	wantStatus(t, "fourth attempt", res, 429, "RESOURCE_EXHAUSTED")
+	if ra := res.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Fatalf("Retry-After %q", ra)
+	}
+}
+
+func TestVerifySignsTheIdentity(t *testing.T) {
+	s := authServer(t, store.SQLite, 0)
+	wantStatus(t, "verify without token", s.as("", "GET", "/auth/verify", ""), 401, "UNAUTHORIZED")
+	root := s.login("root", "root-password")
+	res := s.as(root, "GET", "/auth/verify", "")
+	wantStatus(t, "verify", res, 200, "")
+	id, err := auth.VerifySigned(testSecret, res.header.Get(auth.HeaderIdentity), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := auth.Identity{UserID: 1, Username: "root", Admin: true, Scope: auth.ScopeWrite}
+	if id != want {
+		b, _ := json.Marshal(id)
+		t.Fatalf("signed identity %s", b)
+	}
+}
