@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,7 +126,15 @@ func TestTraceThroughCaddy(t *testing.T) {
 		if want := "00-" + trace + "-" + find(spans, "docqa-service", "provider.chat").SpanID + "-01"; !ok || chat.Traceparent != want {
 			t.Errorf("chat request traceparent %q, want %q", chat.Traceparent, want)
 		}
-		lines := logLines(svc.Logs(), "request")
+		// The access log line is written after the answer is sent: wait
+		// for it.
+		var lines []map[string]any
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			lines = logLines(svc.Logs(), "request")
+			if slices.ContainsFunc(lines, func(l map[string]any) bool { return l["request_id"] == "traced-chat" }) {
+				break
+			}
+		}
 		found := false
 		for _, l := range lines {
 			if l["request_id"] == "traced-chat" {

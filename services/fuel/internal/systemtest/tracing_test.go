@@ -74,15 +74,20 @@ func createVehicle(t *testing.T, c *client) string {
 // logLine finds the service's access log line of the request with id.
 func logLine(t *testing.T, svc *proctest.Process, requestID string) map[string]any {
 	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(svc.Logs()))
-	for sc.Scan() {
-		var rec map[string]any
-		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec["msg"] == "request" && rec["request_id"] == requestID {
-			return rec
+	// The access log line is written after the answer is sent: the client
+	// may have it before the line exists.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		sc := bufio.NewScanner(strings.NewReader(svc.Logs()))
+		for sc.Scan() {
+			var rec map[string]any
+			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec["msg"] == "request" && rec["request_id"] == requestID {
+				return rec
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no request log line with request_id %s:\n%s", requestID, svc.Logs())
 		}
 	}
-	t.Fatalf("no request log line with request_id %s:\n%s", requestID, svc.Logs())
-	return nil
 }
 
 // TestTraceThroughCaddy: a request with a traceparent goes through the real
