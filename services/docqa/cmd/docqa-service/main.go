@@ -65,6 +65,10 @@ type serviceConfig struct {
 	// hands over the identity fuel-service signed with AuthIdentitySecret).
 	AuthMode           string `env:"AUTH_MODE" default:"off"`
 	AuthIdentitySecret string `env:"AUTH_IDENTITY_SECRET" secret:"true"`
+	// Per-user limits, applied with AUTH_MODE=local (0: no limit): chat
+	// questions a minute, uploads running at once.
+	ChatQuestionsPerMinute int `env:"CHAT_QUESTIONS_PER_MINUTE" default:"20"`
+	UploadsPerUser         int `env:"UPLOADS_PER_USER" default:"2"`
 
 	VectorStore      string        `env:"VECTOR_STORE" default:"embedded"` // embedded | milvus
 	StorePath        string        `env:"DOCQA_STORE_PATH" default:"var/vectors"`
@@ -271,7 +275,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if swept > 0 {
 		log.Warn("removed uploads left by an interrupted run", "files", swept, "dir", cfg.TempDir)
 	}
-	authMode, identitySecret, err := authConfig(cfg)
+	authMode, identitySecret, limits, err := authConfig(cfg)
 	if err != nil {
 		return err
 	}
@@ -297,6 +301,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Probes:             ready,
 		AuthMode:           authMode,
 		IdentitySecret:     identitySecret,
+		ChatPerMinute:      limits.chatPerMinute,
+		UploadsPerUser:     limits.uploadsPerUser,
 	})
 
 	ln, err := httpserver.Listen(cfg.Addr)

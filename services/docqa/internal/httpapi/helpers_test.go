@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/embedded"
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
@@ -77,6 +78,11 @@ type options struct {
 	pdfReady    interface{ Ready() (bool, error) }
 	concurrency int
 	queue       int
+	// identitySecret turns accounts on (AUTH_MODE=local); the limits are
+	// per user.
+	identitySecret []byte
+	chatPerMinute  int
+	uploadsPerUser int
 }
 
 func newService(t testing.TB, opts options) *service {
@@ -135,11 +141,17 @@ func newService(t testing.TB, opts options) *service {
 	if err != nil {
 		t.Fatal(err)
 	}
+	authMode := auth.ModeOff
+	if opts.identitySecret != nil {
+		authMode = auth.ModeLocal
+	}
 	engine := httpapi.New(httpapi.Config{
-		Store: store, Embedder: emb, Chat: chat, Pipeline: pipe, Originals: files, PDFEngine: opts.pdfReady,
+		AuthMode: authMode,
+		Store:    store, Embedder: emb, Chat: chat, Pipeline: pipe, Originals: files, PDFEngine: opts.pdfReady,
 		CountTokens: split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
 		UploadStallTimeout: opts.uploadStall,
 		StoreKind:          "embedded", EmbedderMode: mode, ChatMode: mode,
+		IdentitySecret: opts.identitySecret, ChatPerMinute: opts.chatPerMinute, UploadsPerUser: opts.uploadsPerUser,
 		Now: func() time.Time { return testNow },
 	})
 	s.embedder, s.chatModel, s.pipeline = emb, chat, pipe

@@ -78,6 +78,10 @@ type Config struct {
 	// off (or empty) acts as the built-in user.
 	AuthMode       auth.Mode
 	IdentitySecret []byte
+	// ChatPerMinute bounds each user's chat questions a minute, and
+	// UploadsPerUser the uploads one user has running at once; 0: no limit.
+	ChatPerMinute  int
+	UploadsPerUser int
 	// Probes, when set, serve GET /livez and GET /readyz.
 	Probes *probes.Probes
 }
@@ -92,6 +96,9 @@ type handler struct {
 	log *slog.Logger
 	// chatStreams counts the chat answers being streamed now.
 	chatStreams prometheus.Gauge
+	// Per-user limits (limits.go).
+	chatLimit *auth.Limiter
+	uploads   *auth.Concurrency
 }
 
 // New returns the engine serving every route of the docqa service.
@@ -128,6 +135,8 @@ func New(cfg Config) *gin.Engine {
 		Name: "docqa_chat_streams_open",
 		Help: "Chat answers being streamed now.",
 	})}
+	h.chatLimit = auth.NewLimiter(cfg.ChatPerMinute, time.Minute, cfg.ChatPerMinute)
+	h.uploads = auth.NewConcurrency(cfg.UploadsPerUser)
 	if cfg.Metrics != nil {
 		cfg.Metrics.MustRegister(h.chatStreams)
 	}
@@ -139,13 +148,13 @@ func New(cfg Config) *gin.Engine {
 	r.GET("/health", h.health)
 
 	api := r.Group("/api", auth.Trusted(cfg.AuthMode, cfg.IdentitySecret, cfg.Now), auth.RequireScope())
-	api.POST("/chat/stream", ginx.BodyLimit(maxChatBody), h.chat)
+	api.POST("/chat/stream", h.limitChat, ginx.BodyLimit(maxChatBody), h.chat)
 	// The limit covers the whole multipart request, as the contract's
 	// "maximum size of one multipart request" says; the file inside is
 	// therefore a little smaller than 100 MB at most.
 	upload := ginx.BodyLimit(cfg.MaxUploadBytes)
-	api.POST("/documents/upload", upload, h.upload)
-	api.POST("/documents/upload/stream", upload, h.uploadStream)
+	api.POST("/documents/upload", h.limitUploads, upload, h.upload)
+	api.POST("/documents/upload/stream", h.limitUploads, upload, h.uploadStream)
 	// The operator's shared library: administrators only.
 	api.POST("/documents/import", auth.RequireAdmin(), h.importDocuments)
 	api.GET("/documents", h.listDocuments)
