@@ -48,7 +48,44 @@ var VehicleFuelTypes = []string{"gasoline", "diesel", "hybrid", "electric", "plu
 var (
 	ErrVehicleNotFound = apperr.New(apperr.NotFound, "vehicle not found")
 	ErrRefuelNotFound  = apperr.New(apperr.NotFound, "refuel record not found")
+	ErrMemberNotFound  = apperr.New(apperr.NotFound, "member not found")
+	// ErrForbidden is the error for a write to a vehicle the caller may
+	// see but not change: a viewer writing, an editor changing the vehicle.
+	// A vehicle the caller may not see is not found instead.
+	ErrForbidden = apperr.New(apperr.Forbidden, "not allowed on this vehicle")
 )
+
+// Role is what a user may do with a vehicle.
+type Role string
+
+// The roles: the owner does everything; an editor reads and writes the
+// refuels; a viewer reads.
+const (
+	RoleOwner  Role = "owner"
+	RoleEditor Role = "editor"
+	RoleViewer Role = "viewer"
+)
+
+// CanWriteRefuels reports whether the role may create, change and delete
+// the vehicle's refuels.
+func (r Role) CanWriteRefuels() bool { return r == RoleOwner || r == RoleEditor }
+
+// ParseMemberRole reads the role of a member: viewer or editor.
+func ParseMemberRole(field, s string) (Role, error) {
+	switch Role(s) {
+	case RoleViewer, RoleEditor:
+		return Role(s), nil
+	}
+	return "", apperr.Invalid(field, "must be one of viewer, editor")
+}
+
+// Member is a user a vehicle is shared with.
+type Member struct {
+	UserID    uint64
+	Username  string
+	Role      Role
+	CreatedAt time.Time
+}
 
 // ErrUnknownVehicle is the error for a refuel that names a vehicle that does
 // not exist: the request is wrong, not the addressed resource.
@@ -66,9 +103,14 @@ type Vehicle struct {
 	FuelType        string
 	TankCapacity    decimal.Decimal
 	CurrentOdometer decimal.Decimal
-	DefaultVehicle  bool
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// DefaultVehicle is the owner's default; false for a member.
+	DefaultVehicle bool
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	// OwnerID is the user who owns the vehicle, and Role what the user
+	// who read it may do (set by the store's reads).
+	OwnerID uint64
+	Role    Role
 }
 
 // Normalize rounds the quantities to the stored scale, so that what a write
@@ -241,13 +283,18 @@ type RefuelFilter struct {
 	Offset    int
 }
 
-// Store keeps vehicles and refuels. Every method takes the request context.
-// Methods return ErrVehicleNotFound / ErrRefuelNotFound for an absent id,
-// ErrUnknownVehicle for a refuel naming an absent vehicle, the error of
-// Validate for an invalid value (nothing is written then), and other
-// errors only for failures of the database.
+// Store keeps vehicles and refuels. Every method takes the request context
+// and acts for the user it carries (auth.UserID): it sees the vehicles the
+// user owns or is a member of, and their refuels; reads need any role,
+// refuel writes owner or editor, vehicle changes the owner.
+// Methods return ErrVehicleNotFound / ErrRefuelNotFound for an absent id
+// or one the user may not see, ErrUnknownVehicle for a refuel naming such
+// a vehicle, ErrForbidden for a write the user's role does not allow, the
+// error of Validate for an invalid value (nothing is written then), and
+// other errors only for failures of the database.
 type Store interface {
-	// ListVehicles returns all vehicles, the default first, then by id.
+	// ListVehicles returns the user's vehicles, the user's default first,
+	// then by id.
 	ListVehicles(ctx context.Context) ([]Vehicle, error)
 	// CreateVehicle validates v, stores it (clearing any previous default
 	// when v is the default) and fills in its id and timestamps.
@@ -258,7 +305,7 @@ type Store interface {
 	UpdateVehicle(ctx context.Context, id uint64, u VehicleUpdate) (Vehicle, error)
 	// DeleteVehicle deletes the vehicle and its refuels.
 	DeleteVehicle(ctx context.Context, id uint64) error
-	// SetDefaultVehicle makes the vehicle the only default.
+	// SetDefaultVehicle makes the vehicle the only default of its owner.
 	SetDefaultVehicle(ctx context.Context, id uint64) (Vehicle, error)
 
 	// CreateRefuel fills in r's energy when it names none (the vehicle's

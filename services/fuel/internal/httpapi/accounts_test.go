@@ -258,3 +258,40 @@ func TestVerifySignsTheIdentity(t *testing.T) {
 		t.Fatalf("signed identity %s", b)
 	}
 }
+
+// TestUsersSeeOnlyTheirOwnVehicles: through the API, with accounts on, a
+// user's vehicles, refuels and statistics are invisible to another user
+// (404, no existence leak) and absent from the other's lists.
+func TestUsersSeeOnlyTheirOwnVehicles(t *testing.T) {
+	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
+		root := s.login("root", "root-password")
+		wantStatus(t, "create ann", s.as(root, "POST", "/api/users", `{"username":"ann","password":"ann-password"}`), 201, "")
+		ann := s.login("ann", "ann-password")
+
+		res := s.as(root, "POST", "/api/vehicles", `{"name":"Root's car","fuel_type":"diesel","default_vehicle":true}`)
+		wantStatus(t, "root's vehicle", res, 200, "")
+		vid := literal(object(t, res.body)["id"])
+		res = s.as(root, "POST", "/api/refuels", `{"vehicle_id":`+vid+`,"refuel_time":"2026-11-01T08:00:00Z","odometer":1000,"liters":40,"total_amount":60,"fuel_type":"diesel","is_full":true}`)
+		wantStatus(t, "root's refuel", res, 200, "")
+		rid := literal(object(t, res.body)["id"])
+		res = s.as(ann, "POST", "/api/vehicles", `{"name":"Ann's car","fuel_type":"gasoline","default_vehicle":true}`)
+		wantStatus(t, "ann's vehicle, her own default", res, 200, "")
+
+		for _, p := range []string{"/api/vehicles/" + vid, "/api/vehicles/" + vid + "/statistics", "/api/vehicles/" + vid + "/refuels.csv", "/api/refuels/" + rid} {
+			wantStatus(t, "ann reads "+p, s.as(ann, "GET", p, ""), 404, "NOT_FOUND")
+		}
+		wantStatus(t, "ann deletes root's vehicle", s.as(ann, "DELETE", "/api/vehicles/"+vid, ""), 404, "NOT_FOUND")
+		list := array(t, s.as(ann, "GET", "/api/vehicles", "").body)
+		if len(list) != 1 || list[0]["name"] != "Ann's car" || list[0]["default_vehicle"] != true {
+			t.Fatalf("ann's vehicles %v", list)
+		}
+		if refuels := array(t, s.as(ann, "GET", "/api/refuels?vehicle_id="+vid, "").body); len(refuels) != 0 {
+			t.Fatalf("ann lists root's refuels: %v", refuels)
+		}
+		list = array(t, s.as(root, "GET", "/api/vehicles", "").body)
+		if len(list) != 1 || list[0]["name"] != "Root's car" || list[0]["default_vehicle"] != true {
+			t.Fatalf("root's vehicles %v", list)
+		}
+		wantStatus(t, "root still has the refuel", s.as(root, "GET", "/api/refuels/"+rid, ""), 200, "")
+	})
+}

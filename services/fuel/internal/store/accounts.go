@@ -133,7 +133,9 @@ func (q *queries) Users(ctx context.Context) ([]User, error) {
 	return out, rows.Err()
 }
 
-// DeleteUser deletes an account and, by the foreign key, its tokens.
+// DeleteUser deletes an account and, by the foreign keys, its tokens, its
+// memberships and its vehicles with their refuels and members (on SQLite
+// the vehicles by a trigger: see migration 0005).
 func (q *queries) DeleteUser(ctx context.Context, id uint64) error {
 	if !storable(id) {
 		return ErrUserNotFound

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 	"gorm.io/gorm"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -24,21 +25,25 @@ func (q *queries) ExportRefuels(ctx context.Context, vehicleID uint64, fn func(f
 	if _, err := q.vehicle(ctx, q.read, vehicleID, false); err != nil {
 		return err
 	}
+	uid := auth.UserID(ctx)
 	var (
 		afterTime time.Time
 		afterID   uint64
 		first     = true
 	)
 	for {
-		query := "SELECT " + refuelColumns(q.dialect) + " FROM refuels WHERE vehicle_id = ?"
-		args := []any{vehicleID}
+		// Each page checks again that the caller may still see the
+		// vehicle, as no transaction spans the pages.
+		query := "SELECT " + refuelColumns(q.dialect) + " FROM refuels r WHERE r.vehicle_id = ? AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = ? AND " +
+			visibleTo("v") + ")"
+		args := []any{vehicleID, vehicleID, uid, uid}
 		if !first {
 			// A row-value comparison, which both databases serve from
 			// the (vehicle_id, refuel_time, id) index as a range.
-			query += " AND (refuel_time, id) > (?, ?)"
+			query += " AND (r.refuel_time, r.id) > (?, ?)"
 			args = append(args, afterTime, afterID)
 		}
-		query += " ORDER BY refuel_time ASC, id ASC LIMIT ?"
+		query += " ORDER BY r.refuel_time ASC, r.id ASC LIMIT ?"
 		args = append(args, exportPage)
 		page, err := refuelRows(q.read.WithContext(ctx).Raw(query, args...))
 		if err != nil {
@@ -69,7 +74,8 @@ const importBatch = 200
 // transaction on PostgreSQL, so two imports into one vehicle cannot both
 // miss each other's records when looking for equal ones (on SQLite the
 // imports run one after the other on the writer). A dry run writes
-// nothing: it is a read transaction on the read handle.
+// nothing: it is a read transaction on the read handle. The caller must own
+// or edit the vehicle, also for a dry run.
 func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel.Refuel, dryRun bool) (fuel.ImportResult, error) {
 	h, opts := q.write, (*sql.TxOptions)(nil)
 	if dryRun {
@@ -77,8 +83,12 @@ func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel
 	}
 	var res fuel.ImportResult
 	err := h.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if _, err := q.vehicle(ctx, tx, vehicleID, !dryRun); err != nil {
+		v, err := q.vehicle(ctx, tx, vehicleID, !dryRun)
+		if err != nil {
 			return err
+		}
+		if !v.Role.CanWriteRefuels() {
+			return fuel.ErrForbidden
 		}
 		stored, err := q.storedImportKeys(tx, vehicleID)
 		if err != nil {

@@ -10,10 +10,12 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
-// Once implements fuel.Store. The key row is inserted first, inside the
+// Once implements fuel.Store. Keys are scoped to the caller
+// (auth.UserID): another user's equal key is another key. The key row is inserted first, inside the
 // transaction that creates the record: a concurrent request with the same
 // key waits on the primary key until this transaction ends, then finds the
 // stored answer (PostgreSQL), or runs after it (SQLite's one writer).
@@ -27,22 +29,23 @@ func (q *queries) Once(ctx context.Context, k fuel.IdempotencyKey, create func(t
 	)
 	err := q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		now := q.now()
+		uid := auth.UserID(ctx)
 		// An expired answer counts as absent, whether or not the purge
 		// has removed it yet.
-		if err := tx.Exec("DELETE FROM idempotency_keys WHERE idem_key = ? AND method = ? AND path = ? AND created_at < ?",
-			k.Key, k.Method, k.Path, now.Add(-fuel.IdempotencyTTL)).Error; err != nil {
+		if err := tx.Exec("DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND method = ? AND path = ? AND created_at < ?",
+			uid, k.Key, k.Method, k.Path, now.Add(-fuel.IdempotencyTTL)).Error; err != nil {
 			return fmt.Errorf("expire idempotency key: %w", err)
 		}
-		claim := tx.Exec(`INSERT INTO idempotency_keys (idem_key, method, path, request_hash, status, body, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idem_key, method, path) DO NOTHING`,
-			k.Key, k.Method, k.Path, k.RequestHash, 200, []byte{}, now)
+		claim := tx.Exec(`INSERT INTO idempotency_keys (user_id, idem_key, method, path, request_hash, status, body, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, idem_key, method, path) DO NOTHING`,
+			uid, k.Key, k.Method, k.Path, k.RequestHash, 200, []byte{}, now)
 		if claim.Error != nil {
 			return fmt.Errorf("claim idempotency key: %w", claim.Error)
 		}
 		if claim.RowsAffected == 0 {
 			var hash string
-			err := tx.Raw("SELECT request_hash, status, body FROM idempotency_keys WHERE idem_key = ? AND method = ? AND path = ?",
-				k.Key, k.Method, k.Path).Row().Scan(&hash, &out.Status, &out.Body)
+			err := tx.Raw("SELECT request_hash, status, body FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND method = ? AND path = ?",
+				uid, k.Key, k.Method, k.Path).Row().Scan(&hash, &out.Status, &out.Body)
 			if err != nil {
 				return fmt.Errorf("read idempotency key: %w", err)
 			}
@@ -59,8 +62,8 @@ func (q *queries) Once(ctx context.Context, k fuel.IdempotencyKey, create func(t
 		if a.Status < 200 || a.Status > 299 {
 			return fmt.Errorf("idempotent create answered %d: only 2xx answers are stored", a.Status)
 		}
-		if err := tx.Exec("UPDATE idempotency_keys SET status = ?, body = ? WHERE idem_key = ? AND method = ? AND path = ?",
-			a.Status, a.Body, k.Key, k.Method, k.Path).Error; err != nil {
+		if err := tx.Exec("UPDATE idempotency_keys SET status = ?, body = ? WHERE user_id = ? AND idem_key = ? AND method = ? AND path = ?",
+			a.Status, a.Body, uid, k.Key, k.Method, k.Path).Error; err != nil {
 			return fmt.Errorf("store idempotent answer: %w", err)
 		}
 		out = a
@@ -81,8 +84,8 @@ const purgeBatch = 500
 func (s *Store) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
 	var total int64
 	for {
-		res := s.write.WithContext(ctx).Exec(`DELETE FROM idempotency_keys WHERE (idem_key, method, path) IN
-			(SELECT idem_key, method, path FROM idempotency_keys WHERE created_at < ? LIMIT ?)`, before, purgeBatch)
+		res := s.write.WithContext(ctx).Exec(`DELETE FROM idempotency_keys WHERE (user_id, idem_key, method, path) IN
+			(SELECT user_id, idem_key, method, path FROM idempotency_keys WHERE created_at < ? LIMIT ?)`, before, purgeBatch)
 		if res.Error != nil {
 			return total, fmt.Errorf("purge idempotency keys: %w", res.Error)
 		}

@@ -22,21 +22,45 @@ type vehicleRow struct {
 	DefaultVehicle  bool
 	CreatedAt       time.Time `gorm:"autoCreateTime:false"`
 	UpdatedAt       time.Time `gorm:"autoUpdateTime:false"`
+	OwnerID         uint64
+	// Role is what the reading user may do; not a column.
+	Role fuel.Role `gorm:"-"`
 }
 
 func (vehicleRow) TableName() string { return "vehicles" }
 
-// vehicleColumns lists the columns in the order scan reads them.
-func vehicleColumns(d Dialect) string {
-	return "id, name, brand, model, plate_number, fuel_type, tank_capacity, current_odometer, default_vehicle, " +
-		timeColumn(d, "created_at") + ", " + timeColumn(d, "updated_at")
+// vehicleSelect is the SELECT of the vehicles (alias v) that user uid may
+// see, with the columns in the order scan reads them, and its arguments.
+// A member sees the default flag as false (it is the owner's choice);
+// the role column says what uid may do. Callers add "AND ..." conditions
+// (and lock with "FOR UPDATE OF v": m is the nullable side of a join).
+func vehicleSelect(d Dialect, uid uint64) (string, []any) {
+	return "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " +
+			"(v.default_vehicle AND v.owner_id = ?), " + timeColumn(d, "v.created_at") + ", " + timeColumn(d, "v.updated_at") +
+			", v.owner_id, CASE WHEN v.owner_id = ? THEN 'owner' ELSE m.role END " +
+			"FROM vehicles v LEFT JOIN vehicle_members m ON m.vehicle_id = v.id AND m.user_id = ? " +
+			"WHERE (v.owner_id = ? OR m.user_id IS NOT NULL)",
+		[]any{uid, uid, uid, uid}
 }
 
-// scan reads one row of vehicleColumns. Reads scan by hand: GORM's Find
+// visibleTo is the condition that the vehicle of alias v is visible to the
+// user of its two arguments (both the user's id): owned or shared.
+func visibleTo(v string) string {
+	return "(" + v + ".owner_id = ? OR EXISTS (SELECT 1 FROM vehicle_members m WHERE m.vehicle_id = " + v + ".id AND m.user_id = ?))"
+}
+
+// writableBy is the condition that the user of its two arguments may
+// write the refuels of the vehicle of alias v: owner or editor.
+func writableBy(v string) string {
+	return "(" + v + ".owner_id = ? OR EXISTS (SELECT 1 FROM vehicle_members m WHERE m.vehicle_id = " + v +
+		".id AND m.user_id = ? AND m.role = 'editor'))"
+}
+
+// scan reads one row of vehicleSelect. Reads scan by hand: GORM's Find
 // cannot read SQLite's timestamps as text (see timeColumn).
 func (r *vehicleRow) scan(row interface{ Scan(...any) error }) error {
 	return row.Scan(&r.ID, &r.Name, &r.Brand, &r.Model, &r.PlateNumber, &r.FuelType, &r.TankCapacity,
-		&r.CurrentOdometer, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt))
+		&r.CurrentOdometer, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt), &r.OwnerID, &r.Role)
 }
 
 func toVehicleRow(v fuel.Vehicle) vehicleRow {
@@ -52,6 +76,8 @@ func toVehicleRow(v fuel.Vehicle) vehicleRow {
 		DefaultVehicle:  v.DefaultVehicle,
 		CreatedAt:       v.CreatedAt,
 		UpdatedAt:       v.UpdatedAt,
+		OwnerID:         v.OwnerID,
+		Role:            v.Role,
 	}
 }
 
@@ -68,6 +94,8 @@ func (r vehicleRow) toVehicle() fuel.Vehicle {
 		DefaultVehicle:  r.DefaultVehicle,
 		CreatedAt:       r.CreatedAt.UTC(),
 		UpdatedAt:       r.UpdatedAt.UTC(),
+		OwnerID:         r.OwnerID,
+		Role:            r.Role,
 	}
 }
 
@@ -92,17 +120,18 @@ type refuelRow struct {
 
 func (refuelRow) TableName() string { return "refuels" }
 
-// refuelColumns lists the columns in the order scan reads them.
+// refuelColumns lists the columns of the refuels table (alias r) in the
+// order scan reads them.
 func refuelColumns(d Dialect) string {
-	return "id, vehicle_id, " + timeColumn(d, "refuel_time") + ", odometer, fuel_type, energy, liters, total_amount, " +
-		"price_per_liter, station_name, is_full, missed_previous, remark, " +
-		timeColumn(d, "created_at") + ", " + timeColumn(d, "updated_at")
+	return "r.id, r.vehicle_id, " + timeColumn(d, "r.refuel_time") + ", r.odometer, r.fuel_type, r.energy, r.liters, r.total_amount, " +
+		"r.price_per_liter, r.station_name, r.is_full, r.missed_previous, r.remark, " +
+		timeColumn(d, "r.created_at") + ", " + timeColumn(d, "r.updated_at")
 }
 
-// scan reads one row of refuelColumns.
-func (r *refuelRow) scan(row interface{ Scan(...any) error }) error {
-	return row.Scan(&r.ID, &r.VehicleID, (*timestamp)(&r.RefuelTime), &r.Odometer, &r.FuelType, &r.Energy, &r.Liters, &r.TotalAmount,
-		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt))
+// scan reads one row of refuelColumns, then the columns of extra.
+func (r *refuelRow) scan(row interface{ Scan(...any) error }, extra ...any) error {
+	return row.Scan(append([]any{&r.ID, &r.VehicleID, (*timestamp)(&r.RefuelTime), &r.Odometer, &r.FuelType, &r.Energy, &r.Liters, &r.TotalAmount,
+		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt)}, extra...)...)
 }
 
 func toRefuelRow(r fuel.Refuel) refuelRow {

@@ -8,26 +8,26 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
-// CreateRefuel implements fuel.Store. A record without an energy costs one
-// read of its vehicle more; the insert's foreign key still catches a
-// vehicle deleted in between.
+// CreateRefuel implements fuel.Store: the caller must own the vehicle or
+// edit it. One read of the vehicle (access and default energy) precedes
+// the insert, whose foreign key still catches a vehicle deleted in between.
 func (q *queries) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
 	r.Normalize()
-	if r.Energy == "" {
-		e, err := q.defaultEnergy(ctx, q.read, r.VehicleID)
+	if r.VehicleID != 0 {
+		v, err := q.refuelVehicle(ctx, q.read, r.VehicleID)
 		if err != nil {
 			return err
 		}
-		r.Energy = e
+		if r.Energy == "" {
+			r.Energy = fuel.DefaultEnergy(v.FuelType)
+		}
 	}
 	if err := r.Validate(); err != nil {
 		return err
-	}
-	if !storable(r.VehicleID) {
-		return fuel.ErrUnknownVehicle(r.VehicleID)
 	}
 	r.ID = 0
 	r.CreatedAt = q.now()
@@ -44,71 +44,90 @@ func (q *queries) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
 	return nil
 }
 
-// defaultEnergy is, read on h, the energy of a record of vehicle id that
-// names none: ErrUnknownVehicle when the vehicle does not exist.
-func (q *queries) defaultEnergy(ctx context.Context, h *gorm.DB, vehicleID uint64) (fuel.Energy, error) {
-	if !storable(vehicleID) {
-		return "", fuel.ErrUnknownVehicle(vehicleID)
-	}
-	var fuelType string
-	err := h.WithContext(ctx).Raw("SELECT fuel_type FROM vehicles WHERE id = ?", vehicleID).Row().Scan(&fuelType)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", fuel.ErrUnknownVehicle(vehicleID)
+// refuelVehicle reads, on h, the vehicle a record is written to:
+// ErrUnknownVehicle when the caller may not see it, ErrForbidden when the
+// caller may not write its refuels.
+func (q *queries) refuelVehicle(ctx context.Context, h *gorm.DB, vehicleID uint64) (vehicleRow, error) {
+	v, err := q.vehicle(ctx, h, vehicleID, false)
+	if errors.Is(err, fuel.ErrVehicleNotFound) {
+		return v, fuel.ErrUnknownVehicle(vehicleID)
 	}
 	if err != nil {
-		return "", fmt.Errorf("get vehicle %d: %w", vehicleID, err)
+		return v, err
 	}
-	return fuel.DefaultEnergy(fuelType), nil
+	if !v.Role.CanWriteRefuels() {
+		return v, fuel.ErrForbidden
+	}
+	return v, nil
 }
 
 // Refuel implements fuel.Store.
 func (q *queries) Refuel(ctx context.Context, id uint64) (fuel.Refuel, error) {
-	row, err := q.refuel(ctx, q.read, id, false)
+	row, _, err := q.refuel(ctx, q.read, id, false)
 	if err != nil {
 		return fuel.Refuel{}, err
 	}
 	return row.toRefuel(), nil
 }
 
-// refuel reads a refuel as vehicle reads a vehicle.
-func (q *queries) refuel(ctx context.Context, h *gorm.DB, id uint64, lock bool) (refuelRow, error) {
-	var row refuelRow
+// refuel reads a refuel of a vehicle the caller may see, and the caller's
+// role on that vehicle, as vehicle reads a vehicle (the lock is on the
+// refuel's row only).
+func (q *queries) refuel(ctx context.Context, h *gorm.DB, id uint64, lock bool) (refuelRow, fuel.Role, error) {
+	var (
+		row  refuelRow
+		role fuel.Role
+	)
 	if !storable(id) {
-		return row, fuel.ErrRefuelNotFound
+		return row, role, fuel.ErrRefuelNotFound
 	}
-	err := row.scan(h.WithContext(ctx).Raw("SELECT "+refuelColumns(q.dialect)+" FROM refuels WHERE id = ?"+q.lockClause(lock), id).Row())
+	uid := auth.UserID(ctx)
+	lockClause := q.lockClause(lock)
+	if lockClause != "" {
+		lockClause += " OF r"
+	}
+	err := row.scan(h.WithContext(ctx).Raw("SELECT "+refuelColumns(q.dialect)+", CASE WHEN v.owner_id = ? THEN 'owner' ELSE m.role END "+
+		"FROM refuels r JOIN vehicles v ON v.id = r.vehicle_id LEFT JOIN vehicle_members m ON m.vehicle_id = v.id AND m.user_id = ? "+
+		"WHERE r.id = ? AND (v.owner_id = ? OR m.user_id IS NOT NULL)"+lockClause,
+		uid, uid, id, uid).Row(), &role)
 	if errors.Is(err, sql.ErrNoRows) {
-		return row, fuel.ErrRefuelNotFound
+		return row, role, fuel.ErrRefuelNotFound
 	}
 	if err != nil {
-		return row, fmt.Errorf("get refuel %d: %w", id, err)
+		return row, role, fmt.Errorf("get refuel %d: %w", id, err)
 	}
-	return row, nil
+	return row, role, nil
 }
 
-// UpdateRefuel implements fuel.Store.
+// UpdateRefuel implements fuel.Store: the caller must own or edit the
+// record's vehicle, and the vehicle it moves to when it moves.
 func (q *queries) UpdateRefuel(ctx context.Context, id uint64, u fuel.RefuelUpdate) (fuel.Refuel, error) {
 	var out fuel.Refuel
 	err := q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		row, err := q.refuel(ctx, tx, id, true)
+		row, role, err := q.refuel(ctx, tx, id, true)
 		if err != nil {
 			return err
+		}
+		if !role.CanWriteRefuels() {
+			return fuel.ErrForbidden
 		}
 		r := row.toRefuel()
 		u.Apply(&r)
 		r.Normalize()
-		if r.Energy == "" {
-			e, err := q.defaultEnergy(ctx, tx, r.VehicleID)
+		if r.VehicleID != row.VehicleID || r.Energy == "" {
+			if r.VehicleID == 0 {
+				return r.Validate()
+			}
+			v, err := q.refuelVehicle(ctx, tx, r.VehicleID)
 			if err != nil {
 				return err
 			}
-			r.Energy = e
+			if r.Energy == "" {
+				r.Energy = fuel.DefaultEnergy(v.FuelType)
+			}
 		}
 		if err := r.Validate(); err != nil {
 			return err
-		}
-		if !storable(r.VehicleID) {
-			return fuel.ErrUnknownVehicle(r.VehicleID)
 		}
 		r.UpdatedAt = q.now()
 		row = toRefuelRow(r)
@@ -125,37 +144,47 @@ func (q *queries) UpdateRefuel(ctx context.Context, id uint64, u fuel.RefuelUpda
 	return out, err
 }
 
-// DeleteRefuel implements fuel.Store.
+// DeleteRefuel implements fuel.Store: the caller must own or edit the
+// record's vehicle.
 func (q *queries) DeleteRefuel(ctx context.Context, id uint64) error {
 	if !storable(id) {
 		return fuel.ErrRefuelNotFound
 	}
-	res := q.write.WithContext(ctx).Exec("DELETE FROM refuels WHERE id = ?", id)
+	uid := auth.UserID(ctx)
+	res := q.write.WithContext(ctx).Exec("DELETE FROM refuels WHERE id = ? AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = refuels.vehicle_id AND "+
+		writableBy("v")+")", id, uid, uid)
 	if res.Error != nil {
 		return fmt.Errorf("delete refuel %d: %w", id, res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return fuel.ErrRefuelNotFound
+		// Not found, or a viewer's: say which the caller may know.
+		if _, _, err := q.refuel(ctx, q.write, id, false); err != nil {
+			return err
+		}
+		return fuel.ErrForbidden
 	}
 	return nil
 }
 
-// ListRefuels implements fuel.Store.
+// ListRefuels implements fuel.Store: none for a vehicle the caller may
+// not see.
 func (q *queries) ListRefuels(ctx context.Context, f fuel.RefuelFilter) ([]fuel.Refuel, error) {
 	if !storable(f.VehicleID) {
 		return []fuel.Refuel{}, nil
 	}
-	query := "SELECT " + refuelColumns(q.dialect) + " FROM refuels WHERE vehicle_id = ?"
-	args := []any{f.VehicleID}
+	uid := auth.UserID(ctx)
+	query := "SELECT " + refuelColumns(q.dialect) + " FROM refuels r WHERE r.vehicle_id = ? AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = ? AND " +
+		visibleTo("v") + ")"
+	args := []any{f.VehicleID, f.VehicleID, uid, uid}
 	if f.Start != nil {
-		query += " AND refuel_time >= ?"
+		query += " AND r.refuel_time >= ?"
 		args = append(args, fuel.NormalizeTime(*f.Start))
 	}
 	if f.End != nil {
-		query += " AND refuel_time <= ?"
+		query += " AND r.refuel_time <= ?"
 		args = append(args, fuel.NormalizeTime(*f.End))
 	}
-	query += " ORDER BY refuel_time DESC, id DESC"
+	query += " ORDER BY r.refuel_time DESC, r.id DESC"
 	switch {
 	case f.Limit > 0:
 		query += " LIMIT ? OFFSET ?"

@@ -27,7 +27,7 @@ func (q *queries) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statis
 		}
 		out = b.Statistics()
 		if id := b.LastID(); id != 0 {
-			last, err := q.refuel(ctx, tx, id, false)
+			last, _, err := q.refuel(ctx, tx, id, false)
 			if err != nil {
 				return err
 			}

@@ -37,8 +37,9 @@ const (
 	SQLite   Dialect = "sqlite"
 )
 
-// defaultLockKey is the PostgreSQL advisory lock that serialises the
-// writers that change which vehicle is the default. The partial unique
+// defaultLockKey is the PostgreSQL advisory lock (with the owner as its
+// second key) that serialises the writers that change which of an
+// owner's vehicles is the default. The partial unique
 // index already forbids two defaults; the lock makes concurrent switches
 // wait for each other instead of failing on that index.
 const defaultLockKey = 0x6675656c // "fuel"
@@ -222,16 +223,18 @@ func (q *queries) snapshot() *sql.TxOptions {
 	return nil
 }
 
-// clearDefault makes no vehicle but keep the default, under the default
-// lock held until the transaction ends.
-func (q *queries) clearDefault(tx *gorm.DB, keep uint64, now time.Time) error {
+// clearDefault makes no vehicle of owner but keep the default, under the
+// owner's default lock held until the transaction ends.
+func (q *queries) clearDefault(tx *gorm.DB, owner, keep uint64, now time.Time) error {
 	if q.dialect == Postgres {
-		if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", defaultLockKey).Error; err != nil {
+		// The two-key form: one lock per owner (owners whose ids agree
+		// modulo 2^31-1 share one, which only makes them wait).
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(?::int, (?::bigint % 2147483647)::int)", defaultLockKey, owner).Error; err != nil {
 			return fmt.Errorf("lock default vehicle: %w", err)
 		}
 	}
-	err := tx.Exec("UPDATE vehicles SET default_vehicle = ?, updated_at = ? WHERE default_vehicle = ? AND id <> ?",
-		false, now, true, keep).Error
+	err := tx.Exec("UPDATE vehicles SET default_vehicle = ?, updated_at = ? WHERE owner_id = ? AND default_vehicle = ? AND id <> ?",
+		false, now, owner, true, keep).Error
 	if err != nil {
 		return fmt.Errorf("clear default vehicle: %w", err)
 	}
@@ -241,7 +244,7 @@ func (q *queries) clearDefault(tx *gorm.DB, keep uint64, now time.Time) error {
 // CountRows returns the number of rows of table; for tests and tools.
 func (q *queries) CountRows(ctx context.Context, table string) (int64, error) {
 	switch table {
-	case "vehicles", "refuels", "idempotency_keys":
+	case "vehicles", "refuels", "idempotency_keys", "vehicle_members":
 	default:
 		return 0, fmt.Errorf("count rows: unknown table %q", table)
 	}

@@ -8,12 +8,16 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
-// ListVehicles implements fuel.Store.
+// ListVehicles implements fuel.Store: the vehicles the caller owns or is a
+// member of, the caller's default first, then by id.
 func (q *queries) ListVehicles(ctx context.Context) ([]fuel.Vehicle, error) {
-	rows, err := q.read.WithContext(ctx).Raw("SELECT " + vehicleColumns(q.dialect) + " FROM vehicles ORDER BY default_vehicle DESC, id ASC").Rows()
+	uid := auth.UserID(ctx)
+	query, args := vehicleSelect(q.dialect, uid)
+	rows, err := q.read.WithContext(ctx).Raw(query+" ORDER BY (v.default_vehicle AND v.owner_id = ?) DESC, v.id ASC", append(args, uid)...).Rows()
 	if err != nil {
 		return nil, fmt.Errorf("list vehicles: %w", err)
 	}
@@ -32,13 +36,14 @@ func (q *queries) ListVehicles(ctx context.Context) ([]fuel.Vehicle, error) {
 	return out, nil
 }
 
-// CreateVehicle implements fuel.Store.
+// CreateVehicle implements fuel.Store: the caller owns the new vehicle.
 func (q *queries) CreateVehicle(ctx context.Context, v *fuel.Vehicle) error {
 	v.Normalize()
 	if err := v.Validate(); err != nil {
 		return err
 	}
 	v.ID = 0
+	v.OwnerID, v.Role = auth.UserID(ctx), fuel.RoleOwner
 	v.CreatedAt = q.now()
 	v.UpdatedAt = v.CreatedAt
 	row := toVehicleRow(*v)
@@ -46,7 +51,7 @@ func (q *queries) CreateVehicle(ctx context.Context, v *fuel.Vehicle) error {
 	var err error
 	if v.DefaultVehicle {
 		err = q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			if err := q.clearDefault(tx, 0, v.CreatedAt); err != nil {
+			if err := q.clearDefault(tx, v.OwnerID, 0, v.CreatedAt); err != nil {
 				return err
 			}
 			return insert(tx)
@@ -70,14 +75,20 @@ func (q *queries) Vehicle(ctx context.Context, id uint64) (fuel.Vehicle, error) 
 	return row.toVehicle(), nil
 }
 
-// vehicle reads a vehicle on h, locking its row when lock is set (h is
-// then a transaction).
+// vehicle reads a vehicle the caller may see on h, with the caller's role,
+// locking its row when lock is set (h is then a transaction). A vehicle
+// the caller may not see is ErrVehicleNotFound.
 func (q *queries) vehicle(ctx context.Context, h *gorm.DB, id uint64, lock bool) (vehicleRow, error) {
 	var row vehicleRow
 	if !storable(id) {
 		return row, fuel.ErrVehicleNotFound
 	}
-	err := row.scan(h.WithContext(ctx).Raw("SELECT "+vehicleColumns(q.dialect)+" FROM vehicles WHERE id = ?"+q.lockClause(lock), id).Row())
+	query, args := vehicleSelect(q.dialect, auth.UserID(ctx))
+	lockClause := q.lockClause(lock)
+	if lockClause != "" {
+		lockClause += " OF v"
+	}
+	err := row.scan(h.WithContext(ctx).Raw(query+" AND v.id = ?"+lockClause, append(args, id)...).Row())
 	if errors.Is(err, sql.ErrNoRows) {
 		return row, fuel.ErrVehicleNotFound
 	}
@@ -87,20 +98,33 @@ func (q *queries) vehicle(ctx context.Context, h *gorm.DB, id uint64, lock bool)
 	return row, nil
 }
 
-// UpdateVehicle implements fuel.Store.
+// ownedVehicle is vehicle for a change only the owner may make:
+// ErrForbidden for a member.
+func (q *queries) ownedVehicle(ctx context.Context, h *gorm.DB, id uint64, lock bool) (vehicleRow, error) {
+	row, err := q.vehicle(ctx, h, id, lock)
+	if err == nil && row.Role != fuel.RoleOwner {
+		err = fuel.ErrForbidden
+	}
+	return row, err
+}
+
+// UpdateVehicle implements fuel.Store; only the owner may.
 func (q *queries) UpdateVehicle(ctx context.Context, id uint64, u fuel.VehicleUpdate) (fuel.Vehicle, error) {
 	var out fuel.Vehicle
+	uid := auth.UserID(ctx)
 	err := q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		now := q.now()
 		makeDefault := u.DefaultVehicle != nil && *u.DefaultVehicle
 		if makeDefault {
 			// Take the default lock before the row lock, in the same order
-			// as SetDefaultVehicle, so the two cannot deadlock.
-			if err := q.clearDefault(tx, id, now); err != nil {
+			// as SetDefaultVehicle, so the two cannot deadlock. Should
+			// the caller not own the vehicle, the transaction rolls the
+			// clearing back.
+			if err := q.clearDefault(tx, uid, id, now); err != nil {
 				return err
 			}
 		}
-		row, err := q.vehicle(ctx, tx, id, true)
+		row, err := q.ownedVehicle(ctx, tx, id, true)
 		if err != nil {
 			return err
 		}
@@ -121,34 +145,40 @@ func (q *queries) UpdateVehicle(ctx context.Context, id uint64, u fuel.VehicleUp
 	return out, err
 }
 
-// DeleteVehicle implements fuel.Store. The foreign key's ON DELETE CASCADE
-// removes the refuels in the same statement.
+// DeleteVehicle implements fuel.Store; only the owner may. The foreign
+// keys' ON DELETE CASCADE remove the refuels and members in the same
+// statement.
 func (q *queries) DeleteVehicle(ctx context.Context, id uint64) error {
 	if !storable(id) {
 		return fuel.ErrVehicleNotFound
 	}
-	res := q.write.WithContext(ctx).Exec("DELETE FROM vehicles WHERE id = ?", id)
+	res := q.write.WithContext(ctx).Exec("DELETE FROM vehicles WHERE id = ? AND owner_id = ?", id, auth.UserID(ctx))
 	if res.Error != nil {
 		return fmt.Errorf("delete vehicle %d: %w", id, res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return fuel.ErrVehicleNotFound
+		// Not found, or a member's: say which the caller may know.
+		if _, err := q.vehicle(ctx, q.write, id, false); err != nil {
+			return err
+		}
+		return fuel.ErrForbidden
 	}
 	return nil
 }
 
-// SetDefaultVehicle implements fuel.Store.
+// SetDefaultVehicle implements fuel.Store; only the owner may.
 func (q *queries) SetDefaultVehicle(ctx context.Context, id uint64) (fuel.Vehicle, error) {
 	if !storable(id) {
 		return fuel.Vehicle{}, fuel.ErrVehicleNotFound
 	}
 	var out fuel.Vehicle
+	uid := auth.UserID(ctx)
 	err := q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		now := q.now()
-		if err := q.clearDefault(tx, id, now); err != nil {
+		if err := q.clearDefault(tx, uid, id, now); err != nil {
 			return err
 		}
-		row, err := q.vehicle(ctx, tx, id, true)
+		row, err := q.ownedVehicle(ctx, tx, id, true)
 		if err != nil {
 			return err
 		}
