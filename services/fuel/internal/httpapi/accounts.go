@@ -13,6 +13,7 @@ import (
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
 
@@ -27,6 +28,9 @@ type Accounts interface {
 	VerifyToken(ctx context.Context, hash []byte) (auth.Identity, error)
 	Tokens(ctx context.Context, userID uint64) ([]store.Token, error)
 	RevokeToken(ctx context.Context, userID, id uint64) error
+	Members(ctx context.Context, vehicleID uint64) ([]fuel.Member, error)
+	SetMember(ctx context.Context, vehicleID, userID uint64, role fuel.Role) (fuel.Member, error)
+	RemoveMember(ctx context.Context, vehicleID, userID uint64) error
 }
 
 // AuthOptions configure accounts (proto-docs/auth-decisions.md).
@@ -81,6 +85,9 @@ func (a *accounts) register(r gin.IRouter, api gin.IRouter, limit gin.HandlerFun
 	api.GET("/auth/tokens", a.listTokens)
 	api.DELETE("/auth/tokens/:id", a.revokeToken)
 	api.PUT("/users/me/password", a.changePassword)
+	api.GET("/vehicles/:id/members", a.listMembers)
+	api.PUT("/vehicles/:id/members/:user_id", a.setMember)
+	api.DELETE("/vehicles/:id/members/:user_id", a.removeMember)
 	admin := api.Group("/users", auth.RequireAdmin())
 	admin.POST("", a.createUser)
 	admin.GET("", a.listUsers)

@@ -295,3 +295,49 @@ func TestUsersSeeOnlyTheirOwnVehicles(t *testing.T) {
 		wantStatus(t, "root still has the refuel", s.as(root, "GET", "/api/refuels/"+rid, ""), 200, "")
 	})
 }
+
+// TestSharedVehicle: the owner shares a vehicle with a viewer and an
+// editor through the member routes; each can do what the role allows and
+// no more.
+func TestSharedVehicle(t *testing.T) {
+	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
+		root := s.login("root", "root-password")
+		ids := map[string]string{}
+		for _, name := range []string{"viv", "ed", "out"} {
+			res := s.as(root, "POST", "/api/users", `{"username":"`+name+`","password":"`+name+`-password"}`)
+			wantStatus(t, "create "+name, res, 201, "")
+			ids[name] = literal(object(t, res.body)["id"])
+		}
+		viv, ed, out := s.login("viv", "viv-password"), s.login("ed", "ed-password"), s.login("out", "out-password")
+		res := s.as(root, "POST", "/api/vehicles", `{"name":"Family car","fuel_type":"diesel"}`)
+		vid := literal(object(t, res.body)["id"])
+		members := "/api/vehicles/" + vid + "/members/"
+
+		wantStatus(t, "share with viv", s.as(root, "PUT", members+ids["viv"], `{"role":"viewer"}`), 200, "")
+		res = s.as(root, "PUT", members+ids["ed"], `{"role":"editor"}`)
+		wantStatus(t, "share with ed", res, 200, "")
+		if m := object(t, res.body); m["username"] != "ed" || m["role"] != "editor" {
+			t.Fatalf("member %v", m)
+		}
+		wantStatus(t, "bad role", s.as(root, "PUT", members+ids["out"], `{"role":"owner"}`), 400, "INVALID_ARGUMENT")
+		wantStatus(t, "unknown user", s.as(root, "PUT", members+"999", `{"role":"viewer"}`), 404, "NOT_FOUND")
+
+		refuel := `{"vehicle_id":` + vid + `,"refuel_time":"2026-11-01T08:00:00Z","odometer":1000,"liters":40,"total_amount":60,"fuel_type":"diesel","is_full":true}`
+		wantStatus(t, "viewer reads", s.as(viv, "GET", "/api/vehicles/"+vid+"/statistics", ""), 200, "")
+		wantStatus(t, "viewer writes a refuel", s.as(viv, "POST", "/api/refuels", refuel), 403, "FORBIDDEN")
+		wantStatus(t, "editor writes a refuel", s.as(ed, "POST", "/api/refuels", refuel), 200, "")
+		wantStatus(t, "editor renames the vehicle", s.as(ed, "PUT", "/api/vehicles/"+vid, `{"name":"Mine"}`), 403, "FORBIDDEN")
+		wantStatus(t, "viewer deletes the vehicle", s.as(viv, "DELETE", "/api/vehicles/"+vid, ""), 403, "FORBIDDEN")
+		wantStatus(t, "editor shares it on", s.as(ed, "PUT", members+ids["out"], `{"role":"viewer"}`), 403, "FORBIDDEN")
+		wantStatus(t, "outsider reads", s.as(out, "GET", "/api/vehicles/"+vid, ""), 404, "NOT_FOUND")
+		wantStatus(t, "outsider lists members", s.as(out, "GET", "/api/vehicles/"+vid+"/members", ""), 404, "NOT_FOUND")
+
+		list := array(t, s.as(viv, "GET", "/api/vehicles/"+vid+"/members", "").body)
+		if len(list) != 2 || list[0]["username"] != "viv" || list[1]["username"] != "ed" {
+			t.Fatalf("members %v", list)
+		}
+		wantStatus(t, "unshare viv", s.as(root, "DELETE", members+ids["viv"], ""), 204, "")
+		wantStatus(t, "unshare viv again", s.as(root, "DELETE", members+ids["viv"], ""), 404, "NOT_FOUND")
+		wantStatus(t, "viv after unsharing", s.as(viv, "GET", "/api/vehicles/"+vid, ""), 404, "NOT_FOUND")
+	})
+}

@@ -1,0 +1,105 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+	"github.com/carhub/backend/services/fuel/internal/store"
+)
+
+type memberResponse struct {
+	UserID    uint64 `json:"user_id"`
+	Username  string `json:"username"`
+	Role      string `json:"role"`
+	CreatedAt string `json:"created_at"`
+}
+
+func toMemberResponse(m fuel.Member) memberResponse {
+	return memberResponse{UserID: m.UserID, Username: m.Username, Role: string(m.Role), CreatedAt: formatTime(m.CreatedAt)}
+}
+
+// listMembers: the owner and the members see who a vehicle is shared with.
+func (a *accounts) listMembers(c *gin.Context) {
+	vid, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	ms, err := a.opts.Accounts.Members(c.Request.Context(), vid)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := make([]memberResponse, len(ms))
+	for i, m := range ms {
+		out[i] = toMemberResponse(m)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+type memberRequest struct {
+	Role *string `json:"role"`
+}
+
+// setMember shares the vehicle with a user as viewer or editor (the owner
+// only), or changes the role.
+func (a *accounts) setMember(c *gin.Context) {
+	vid, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	uid, err := parseID("user_id", c.Param("user_id"))
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	var req memberRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if req.Role == nil {
+		ginx.Fail(c, apperr.Invalid("role", "is required: viewer or editor"))
+		return
+	}
+	role, err := fuel.ParseMemberRole("role", *req.Role)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	m, err := a.opts.Accounts.SetMember(c.Request.Context(), vid, uid, role)
+	if errors.Is(err, store.ErrUserNotFound) {
+		ginx.Fail(c, apperr.New(apperr.NotFound, "user %d not found", uid))
+		return
+	}
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toMemberResponse(m))
+}
+
+// removeMember ends a share (the owner only).
+func (a *accounts) removeMember(c *gin.Context) {
+	vid, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	uid, err := parseID("user_id", c.Param("user_id"))
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if err := a.opts.Accounts.RemoveMember(c.Request.Context(), vid, uid); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
