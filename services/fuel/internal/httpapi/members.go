@@ -49,12 +49,7 @@ type memberRequest struct {
 // setMember shares the vehicle with a user as viewer or editor (the owner
 // only), or changes the role.
 func (a *accounts) setMember(c *gin.Context) {
-	vid, err := pathID(c)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	uid, err := parseID("user_id", c.Param("user_id"))
+	vid, uid, err := memberPath(c)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
@@ -87,12 +82,7 @@ func (a *accounts) setMember(c *gin.Context) {
 
 // removeMember ends a share (the owner only).
 func (a *accounts) removeMember(c *gin.Context) {
-	vid, err := pathID(c)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	uid, err := parseID("user_id", c.Param("user_id"))
+	vid, uid, err := memberPath(c)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
@@ -102,4 +92,13 @@ func (a *accounts) removeMember(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
+}
+
+// memberPath reads the :id (vehicle) and :user_id path parameters.
+func memberPath(c *gin.Context) (vehicleID, userID uint64, err error) {
+	if vehicleID, err = pathID(c); err != nil {
+		return 0, 0, err
+	}
+	userID, err = parseID("user_id", c.Param("user_id"))
+	return vehicleID, userID, err
 }

@@ -14,6 +14,62 @@ import (
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
+// olderDatabase writes a database of dialect d as the migrations before
+// version `before` left it. exec runs SQL on it; open closes that
+// connection and opens the database as the store does (applying the
+// migrations from before on), failing the test if it cannot.
+func olderDatabase(t *testing.T, d Dialect, before int) (exec func(sql string, args ...any), open func() *Store) {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		dialector gorm.Dialector
+		openStore func() (*Store, error)
+	)
+	if d == Postgres {
+		dsn := pgtest.NewDatabase(t)
+		dialector, openStore = postgres.Open(dsn), func() (*Store, error) { return OpenPostgres(ctx, dsn) }
+	} else {
+		path := filepath.Join(t.TempDir(), "fuel.db")
+		dialector = sqlite.Open("file:" + path + "?_pragma=foreign_keys(1)")
+		openStore = func() (*Store, error) { return OpenSQLite(ctx, path) }
+	}
+	db, err := gorm.Open(dialector, gormConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := loadMigrations(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec = func(sql string, args ...any) {
+		t.Helper()
+		if err := db.Exec(sql, args...).Error; err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	timeType := map[Dialect]string{Postgres: "timestamptz", SQLite: "DATETIME"}[d]
+	exec(`CREATE TABLE schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at ` + timeType + ` NOT NULL)`)
+	for _, m := range all {
+		if m.version >= before {
+			break
+		}
+		exec(m.sql)
+		exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", m.version, m.name, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	}
+	open = func() *Store {
+		t.Helper()
+		sqlDB, _ := db.DB()
+		_ = sqlDB.Close()
+		s, err := openStore()
+		if err != nil {
+			t.Fatalf("open the older database: %v", err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	return exec, open
+}
+
 // TestEnergyMigrationKeepsOldRecords writes a database as the version
 // before migration 0003 left it (migrations 1 and 2, records without an
 // energy), then opens it: every record gets its vehicle's default energy
@@ -22,56 +78,15 @@ func TestEnergyMigrationKeepsOldRecords(t *testing.T) {
 	for _, d := range []Dialect{Postgres, SQLite} {
 		t.Run(string(d), func(t *testing.T) {
 			ctx := context.Background()
-			var (
-				dialector gorm.Dialector
-				open      func() (*Store, error)
-			)
-			if d == Postgres {
-				dsn := pgtest.NewDatabase(t)
-				dialector, open = postgres.Open(dsn), func() (*Store, error) { return OpenPostgres(ctx, dsn) }
-			} else {
-				path := filepath.Join(t.TempDir(), "fuel.db")
-				dialector = sqlite.Open("file:" + path + "?_pragma=foreign_keys(1)")
-				open = func() (*Store, error) { return OpenSQLite(ctx, path) }
-			}
-			db, err := gorm.Open(dialector, gormConfig())
-			if err != nil {
-				t.Fatal(err)
-			}
-			all, err := loadMigrations(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			timeType := map[Dialect]string{Postgres: "timestamptz", SQLite: "DATETIME"}[d]
-			exec := func(sql string, args ...any) {
-				t.Helper()
-				if err := db.Exec(sql, args...).Error; err != nil {
-					t.Fatalf("%s: %v", sql, err)
-				}
-			}
-			exec(`CREATE TABLE schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at ` + timeType + ` NOT NULL)`)
+			exec, open := olderDatabase(t, d, 3)
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			for _, m := range all {
-				if m.version >= 3 {
-					break
-				}
-				exec(m.sql)
-				exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", m.version, m.name, now)
-			}
 			types := []string{"gasoline", "diesel", "hybrid", "electric", "plug_in_hybrid"}
 			for i, ft := range types {
 				exec("INSERT INTO vehicles (id, name, fuel_type, created_at, updated_at) VALUES (?, ?, ?, ?, ?)", i+1, ft, ft, now, now)
 				exec(`INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, liters, total_amount, price_per_liter, is_full, created_at, updated_at)
 					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, i+1, now, "1000.5", "x", "40.125", "60", "1.4953", true, now, now)
 			}
-			sqlDB, _ := db.DB()
-			_ = sqlDB.Close()
-
-			s, err := open()
-			if err != nil {
-				t.Fatalf("open the older database: %v", err)
-			}
-			t.Cleanup(func() { _ = s.Close() })
+			s := open()
 			want := map[string]fuel.Energy{"gasoline": fuel.Gasoline, "diesel": fuel.Diesel, "hybrid": fuel.Gasoline,
 				"electric": fuel.Electricity, "plug_in_hybrid": fuel.Gasoline}
 			for i, ft := range types {

@@ -3,18 +3,12 @@ package store
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/glebarez/sqlite"
-	"gorm.io/driver/postgres"
-	"gorm.io/gorm"
-
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
-	"github.com/carhub/backend/pkg/pgtest"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -411,42 +405,8 @@ func TestOwnersMigrationKeepsOldRecords(t *testing.T) {
 	for _, d := range []Dialect{Postgres, SQLite} {
 		t.Run(string(d), func(t *testing.T) {
 			ctx := context.Background()
-			var (
-				dialector gorm.Dialector
-				open      func() (*Store, error)
-			)
-			if d == Postgres {
-				dsn := pgtest.NewDatabase(t)
-				dialector, open = postgres.Open(dsn), func() (*Store, error) { return OpenPostgres(ctx, dsn) }
-			} else {
-				path := filepath.Join(t.TempDir(), "fuel.db")
-				dialector = sqlite.Open("file:" + path + "?_pragma=foreign_keys(1)")
-				open = func() (*Store, error) { return OpenSQLite(ctx, path) }
-			}
-			db, err := gorm.Open(dialector, gormConfig())
-			if err != nil {
-				t.Fatal(err)
-			}
-			all, err := loadMigrations(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			timeType := map[Dialect]string{Postgres: "timestamptz", SQLite: "DATETIME"}[d]
-			exec := func(sql string, args ...any) {
-				t.Helper()
-				if err := db.Exec(sql, args...).Error; err != nil {
-					t.Fatalf("%s: %v", sql, err)
-				}
-			}
-			exec(`CREATE TABLE schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at ` + timeType + ` NOT NULL)`)
+			exec, open := olderDatabase(t, d, 5)
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			for _, m := range all {
-				if m.version >= 5 {
-					break
-				}
-				exec(m.sql)
-				exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", m.version, m.name, now)
-			}
 			for i := 1; i <= 2; i++ {
 				exec("INSERT INTO vehicles (id, name, fuel_type, default_vehicle, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
 					i, "old", "diesel", i == 1, now, now)
@@ -455,14 +415,7 @@ func TestOwnersMigrationKeepsOldRecords(t *testing.T) {
 			}
 			exec("INSERT INTO idempotency_keys (idem_key, method, path, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
 				"old-key", "POST", "/api/vehicles", hash64, 201, []byte("old answer"), time.Now().UTC())
-			sqlDB, _ := db.DB()
-			_ = sqlDB.Close()
-
-			s, err := open()
-			if err != nil {
-				t.Fatalf("open the older database: %v", err)
-			}
-			t.Cleanup(func() { _ = s.Close() })
+			s := open()
 			vs, err := s.ListVehicles(ctx)
 			if err != nil || len(vs) != 2 || vs[0].ID != 1 || !vs[0].DefaultVehicle || vs[1].DefaultVehicle {
 				t.Fatalf("the built-in user's vehicles: %+v %v", vs, err)
