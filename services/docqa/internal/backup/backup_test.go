@@ -85,7 +85,7 @@ func (d *data) ingest(ctx context.Context, i int) (string, error) {
 		return "", err
 	}
 	const n = 12
-	doc := docqa.Document{FileName: fmt.Sprintf("manual-%d.pdf", i), Title: fmt.Sprintf("Manual %d", i), FileMD5: id,
+	doc := docqa.Document{Owner: 1, FileName: fmt.Sprintf("manual-%d.pdf", i), Title: fmt.Sprintf("Manual %d", i), FileMD5: id,
 		Size: int64(len(pdf)), Pages: 3, Chunks: n, CreatedAt: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)}
 	chunks := make([]docqa.Chunk, n)
 	for j := range chunks {
@@ -101,7 +101,7 @@ func (d *data) ingest(ctx context.Context, i int) (string, error) {
 // remove deletes a document the way the service does: the document, then
 // its original.
 func (d *data) remove(ctx context.Context, id string) error {
-	if err := d.store.Delete(ctx, id); err != nil {
+	if err := d.store.Delete(ctx, 1, id); err != nil {
 		return err
 	}
 	return d.files.Remove(id)
@@ -140,7 +140,7 @@ func dump(t *testing.T, dir string) (docs, chunks [][]any) {
 		}
 		return out
 	}
-	return read("SELECT * FROM documents ORDER BY md5"), read("SELECT * FROM chunks ORDER BY id")
+	return read("SELECT md5, * FROM documents ORDER BY md5, owner"), read("SELECT id, md5, * FROM chunks ORDER BY id")
 }
 
 // TestBackupWhileWriting archives the data while one writer keeps

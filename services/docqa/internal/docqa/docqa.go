@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/carhub/backend/pkg/auth"
 )
 
 // Contract constants of docqa-service-api.md.
@@ -34,13 +36,82 @@ var (
 	ErrEmbedderMismatch = errors.New("vector store was written by another embedder")
 	// ErrDimension: a provider answered vectors of the wrong dimension.
 	ErrDimension = errors.New("embedding has the wrong dimension")
+	// ErrForbidden: the caller may read the document but not change it
+	// (a shared one, for a user who is no administrator). Mapped to 403.
+	ErrForbidden = errors.New("forbidden")
 	// ErrNoLexicalIndex: the store keeps no lexical index (a Milvus
 	// collection created without one); it can only search by vector.
 	ErrNoLexicalIndex = errors.New("the vector store has no lexical index")
 )
 
+// SharedOwner owns the operator's shared library: the documents of
+// POST /api/documents/import, which every user reads and only an
+// administrator deletes. Every other owner is a user id (auth.UserID).
+const SharedOwner uint64 = 0
+
+// Reader is the owner whose documents a store's reads cover and whose
+// documents an upload makes: the one AsReader set, else auth.UserID(ctx)
+// (the built-in user when ctx carries no identity: AUTH_MODE=off).
+func Reader(ctx context.Context) uint64 {
+	if owner, ok := ctx.Value(readerKey{}).(uint64); ok {
+		return owner
+	}
+	return auth.UserID(ctx)
+}
+
+type readerKey struct{}
+
+// AsReader returns ctx acting as owner for the stores: the import reads and
+// writes the shared library with AsReader(ctx, SharedOwner).
+func AsReader(ctx context.Context, owner uint64) context.Context {
+	return context.WithValue(ctx, readerKey{}, owner)
+}
+
+// MayDelete reports whether the user ctx acts for may delete a document of
+// owner: their own, and the shared library's when they are an
+// administrator (every request is, with AUTH_MODE=off).
+func MayDelete(ctx context.Context, owner uint64) bool {
+	id, ok := auth.FromContext(ctx)
+	if !ok {
+		id = auth.Builtin()
+	}
+	return owner == id.UserID || owner == SharedOwner && id.Admin
+}
+
+// Readable reports whether reader may read a document of owner: their own
+// and the shared library's.
+func Readable(owner, reader uint64) bool { return owner == reader || owner == SharedOwner }
+
+// Visible returns, in their order, the documents of docs (of any owners)
+// that reader may read, without a shared copy of an MD5 of which the reader
+// holds their own copy: a file is listed, cited and searched once.
+func Visible(docs []Document, reader uint64) []Document {
+	own := make(map[string]bool)
+	for _, d := range docs {
+		if d.Owner == reader {
+			own[d.FileMD5] = true
+		}
+	}
+	out := make([]Document, 0, len(docs))
+	for _, d := range docs {
+		if d.Owner == reader || d.Owner == SharedOwner && !own[d.FileMD5] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Document describes one stored file. It is also the FileUploadResponse body.
+//
+// A document belongs to the user who uploaded it (Owner), and its MD5 is
+// unique per owner: two users who upload the same file hold two documents.
+// A user's own copy hides a shared one of the same MD5 (see Visible).
 type Document struct {
+	// Owner is the uploader's user id, or SharedOwner. It is not in the
+	// JSON: the response says only whether the document is Shared (set
+	// with Owner by Owned).
+	Owner    uint64 `json:"-"`
+	Shared   bool   `json:"shared"`
 	FileName string `json:"fileName"`
 	// Title is the PDF's own title (its document information), "" when it
 	// has none; DisplayTitle falls back to the file name.
@@ -53,6 +124,12 @@ type Document struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// Owned returns d as owner's document: Owner and Shared set together.
+func (d Document) Owned(owner uint64) Document {
+	d.Owner, d.Shared = owner, owner == SharedOwner
+	return d
+}
+
 // DisplayTitle is the document's title, or its file name without the
 // extension when the PDF names none.
 func (d Document) DisplayTitle() string {
@@ -63,7 +140,8 @@ func (d Document) DisplayTitle() string {
 }
 
 // Chunk is one piece of a document's text with its embedding.
-// ID is ChunkID(doc.FileMD5, Index): the same file always yields the same ids.
+// ID is OwnedChunkID(doc.Owner, doc.FileMD5, Index): the same file of the
+// same owner always yields the same ids.
 type Chunk struct {
 	ID    string
 	Page  int // 1-based page number
@@ -75,7 +153,9 @@ type Chunk struct {
 	Embedding []float32
 }
 
-// Query bounds one search of a store.
+// Query bounds one search of a store. A search covers only the documents
+// that Reader(ctx) may read (Readable, less the shared copies that the
+// reader's own copies shadow), inside the store's own query.
 type Query struct {
 	TopK int
 	// Documents limits the search to the documents with these MD5s, inside
@@ -179,12 +259,19 @@ type VectorStore interface {
 	SearchText(ctx context.Context, text string, q Query) ([]ScoredChunk, error)
 	// LexicalIndex reports whether SearchText can answer.
 	LexicalIndex() bool
-	// Document returns the stored document with that MD5, or ErrNotFound.
+	// Document returns the document with that MD5 that Reader(ctx) may
+	// read, their own copy before a shared one, or ErrNotFound.
 	Document(ctx context.Context, md5 string) (Document, error)
-	// Documents lists stored documents, newest first.
+	// Documents lists the documents Reader(ctx) may read, newest first,
+	// without the shared copies their own copies shadow.
 	Documents(ctx context.Context) ([]Document, error)
-	// Delete removes every chunk of the document; ErrNotFound when absent.
-	Delete(ctx context.Context, md5 string) error
+	// Owners lists, in ascending order, the owners holding a document
+	// with that MD5, whoever reads: for de-duplication and for the
+	// originals, which copies of one file share.
+	Owners(ctx context.Context, md5 string) ([]uint64, error)
+	// Delete removes owner's document with that MD5 and every chunk of it;
+	// ErrNotFound when absent.
+	Delete(ctx context.Context, owner uint64, md5 string) error
 	// Embedder returns the name of the embedder that wrote the stored
 	// vectors, or "" when the store is empty.
 	Embedder(ctx context.Context) (string, error)

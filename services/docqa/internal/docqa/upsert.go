@@ -24,7 +24,7 @@ func ValidMD5(s string) bool {
 
 // CheckUpsert checks the arguments of VectorStore.Upsert, the same for every
 // store, and returns a copy of chunks with missing ids filled in with
-// ChunkID. Vectors of the wrong length wrap ErrDimension.
+// OwnedChunkID. Vectors of the wrong length wrap ErrDimension.
 func CheckUpsert(doc Document, chunks []Chunk, embedder string) ([]Chunk, error) {
 	if !ValidMD5(doc.FileMD5) {
 		return nil, fmt.Errorf("fileMd5 %q is not 32 lowercase hex digits", doc.FileMD5)
@@ -42,7 +42,7 @@ func CheckUpsert(doc Document, chunks []Chunk, embedder string) ([]Chunk, error)
 			return nil, fmt.Errorf("chunk %d has index %d", i, c.Index)
 		}
 		if c.ID == "" {
-			c.ID = ChunkID(doc.FileMD5, c.Index)
+			c.ID = OwnedChunkID(doc.Owner, doc.FileMD5, c.Index)
 		}
 		if _, dup := seen[c.ID]; dup {
 			return nil, fmt.Errorf("chunk id %s appears twice", c.ID)

@@ -24,7 +24,7 @@ func TestValidMD5(t *testing.T) {
 
 func TestCheckUpsert(t *testing.T) {
 	const md5 = "d41d8cd98f00b204e9800998ecf8427e"
-	doc := Document{FileMD5: md5}
+	doc := Document{Owner: 7, FileMD5: md5}
 	vec := func(x float32) []float32 {
 		v := make([]float32, Dimension)
 		v[0] = x
@@ -34,7 +34,7 @@ func TestCheckUpsert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[0].ID != ChunkID(md5, 0) || got[1].ID != "given" {
+	if got[0].ID != OwnedChunkID(7, md5, 0) || got[1].ID != "given" {
 		t.Fatalf("ids %q %q", got[0].ID, got[1].ID)
 	}
 

@@ -42,7 +42,8 @@ func Snapshot(ctx context.Context, dir, dst string) error {
 }
 
 // Contents is what a database file holds: the MD5s of its documents
-// (sorted) and its number of chunks.
+// (sorted, each once however many owners hold a copy: the copies share
+// one original) and its number of chunks.
 type Contents struct {
 	Documents []string
 	Chunks    int
@@ -67,7 +68,7 @@ func ReadContents(ctx context.Context, path string) (Contents, error) {
 	}
 	defer tx.Rollback()
 	var c Contents
-	rows, err := tx.QueryContext(ctx, `SELECT md5 FROM documents`)
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT md5 FROM documents`)
 	if err != nil {
 		return Contents{}, fmt.Errorf("%s: %w", path, err)
 	}

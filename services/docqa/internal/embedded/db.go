@@ -48,6 +48,45 @@ var migrations = []string{
 	// (rebuilt in memory at Open, as the vectors are).
 	`ALTER TABLE documents ADD COLUMN title TEXT NOT NULL DEFAULT '';
 	ALTER TABLE chunks ADD COLUMN heading TEXT NOT NULL DEFAULT '';`,
+
+	// Documents belong to their uploader (0: the shared library), and an
+	// MD5 is unique per owner. What was stored before belongs to the
+	// built-in user (1), as fuel-service's vehicles do. SQLite cannot change
+	// a primary key in place: the tables are rebuilt (chunks first, so
+	// dropping the old documents cascades to nothing).
+	`CREATE TABLE documents_owned (
+		owner      INTEGER NOT NULL CHECK (owner >= 0),
+		md5        TEXT NOT NULL,
+		file_name  TEXT NOT NULL,
+		size       INTEGER NOT NULL,
+		pages      INTEGER NOT NULL,
+		chunks     INTEGER NOT NULL,
+		truncated  INTEGER NOT NULL,
+		created_at TEXT NOT NULL,
+		embedder   TEXT NOT NULL,
+		title      TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (owner, md5)
+	) STRICT;
+	INSERT INTO documents_owned (owner, md5, file_name, size, pages, chunks, truncated, created_at, embedder, title)
+		SELECT 1, md5, file_name, size, pages, chunks, truncated, created_at, embedder, title FROM documents;
+	CREATE TABLE chunks_owned (
+		id      TEXT PRIMARY KEY,
+		owner   INTEGER NOT NULL,
+		md5     TEXT NOT NULL,
+		page    INTEGER NOT NULL,
+		idx     INTEGER NOT NULL,
+		text    TEXT NOT NULL,
+		vector  BLOB NOT NULL,
+		heading TEXT NOT NULL DEFAULT '',
+		FOREIGN KEY (owner, md5) REFERENCES documents_owned (owner, md5) ON DELETE CASCADE
+	) STRICT;
+	INSERT INTO chunks_owned (id, owner, md5, page, idx, text, vector, heading)
+		SELECT id, 1, md5, page, idx, text, vector, heading FROM chunks;
+	DROP TABLE chunks;
+	DROP TABLE documents;
+	ALTER TABLE documents_owned RENAME TO documents;
+	ALTER TABLE chunks_owned RENAME TO chunks;
+	CREATE INDEX chunks_by_document ON chunks (owner, md5, idx);`,
 }
 
 // openDB opens (creating when absent) the database at path and brings its
@@ -128,7 +167,7 @@ func checkIntegrity(db *sql.DB) error {
 // loadDB reads every document and chunk into the store's memory, checking
 // each row; a row that does not hold is an error naming it.
 func (s *Store) loadDB(db *sql.DB) error {
-	rows, err := db.Query(`SELECT md5, file_name, title, size, pages, chunks, truncated, created_at, embedder FROM documents`)
+	rows, err := db.Query(`SELECT owner, md5, file_name, title, size, pages, chunks, truncated, created_at, embedder FROM documents`)
 	if err != nil {
 		return err
 	}
@@ -137,7 +176,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 		var d docqa.Document
 		var truncated int
 		var created, embedder string
-		if err := rows.Scan(&d.FileMD5, &d.FileName, &d.Title, &d.Size, &d.Pages, &d.Chunks, &truncated, &created, &embedder); err != nil {
+		if err := rows.Scan(&d.Owner, &d.FileMD5, &d.FileName, &d.Title, &d.Size, &d.Pages, &d.Chunks, &truncated, &created, &embedder); err != nil {
 			rows.Close()
 			return err
 		}
@@ -146,7 +185,8 @@ func (s *Store) loadDB(db *sql.DB) error {
 			rows.Close()
 			return fmt.Errorf("document %q: damaged row (created_at %q, embedder %q)", d.FileMD5, created, embedder)
 		}
-		s.docs[d.FileMD5] = &document{doc: d, embedder: embedder, ids: map[string]struct{}{}}
+		d = d.Owned(d.Owner)
+		s.docs[keyOf(d)] = &document{doc: d, embedder: embedder, ids: map[string]struct{}{}}
 		embedders[embedder] = struct{}{}
 	}
 	rows.Close()
@@ -157,28 +197,28 @@ func (s *Store) loadDB(db *sql.DB) error {
 		return fmt.Errorf("documents of %d different embedders: the store was written by another program", len(embedders))
 	}
 
-	rows, err = db.Query(`SELECT id, md5, page, idx, heading, text, vector FROM chunks`)
+	rows, err = db.Query(`SELECT id, owner, md5, page, idx, heading, text, vector FROM chunks`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var c docqa.Chunk
-		var md5 string
+		var key docKey
 		var blob []byte
-		if err := rows.Scan(&c.ID, &md5, &c.Page, &c.Index, &c.Heading, &c.Text, &blob); err != nil {
+		if err := rows.Scan(&c.ID, &key.owner, &key.md5, &c.Page, &c.Index, &c.Heading, &c.Text, &blob); err != nil {
 			return err
 		}
-		d, ok := s.docs[md5]
+		d, ok := s.docs[key]
 		if !ok {
-			return fmt.Errorf("chunk %s: its document %q is missing", c.ID, md5)
+			return fmt.Errorf("chunk %s: its document %s is missing", c.ID, key)
 		}
 		vec, err := decodeVector(blob)
 		if err != nil || !utf8.ValidString(c.Text) || c.Index < 0 {
-			return fmt.Errorf("chunk %s of document %s: damaged row (%v)", c.ID, md5, err)
+			return fmt.Errorf("chunk %s of document %s: damaged row (%v)", c.ID, key, err)
 		}
 		unit, _ := normalize(vec)
-		s.chunks[c.ID] = &row{md5: md5, chunk: c, vec: unit, lex: s.dict.Doc(d.doc.DisplayTitle(), c.Heading, c.Text)}
+		s.chunks[c.ID] = &row{key: key, chunk: c, vec: unit, lex: s.dict.Doc(d.doc.DisplayTitle(), c.Heading, c.Text)}
 		d.ids[c.ID] = struct{}{}
 	}
 	return rows.Err()
@@ -215,25 +255,26 @@ func writeUpsert(ctx context.Context, tx *sql.Tx, doc docqa.Document, embedder s
 	if doc.Truncated {
 		truncated = 1
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO documents (md5, file_name, title, size, pages, chunks, truncated, created_at, embedder)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (md5) DO UPDATE SET file_name = excluded.file_name, title = excluded.title, size = excluded.size,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO documents (owner, md5, file_name, title, size, pages, chunks, truncated, created_at, embedder)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (owner, md5) DO UPDATE SET file_name = excluded.file_name, title = excluded.title, size = excluded.size,
 			pages = excluded.pages, chunks = excluded.chunks, truncated = excluded.truncated, created_at = excluded.created_at,
 			embedder = excluded.embedder`,
-		doc.FileMD5, doc.FileName, doc.Title, doc.Size, doc.Pages, doc.Chunks, truncated,
+		doc.Owner, doc.FileMD5, doc.FileName, doc.Title, doc.Size, doc.Pages, doc.Chunks, truncated,
 		doc.CreatedAt.UTC().Format(time.RFC3339Nano), embedder); err != nil {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, md5, page, idx, heading, text, vector) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, owner, md5, page, idx, heading, text, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, c := range chunks {
-		if _, err := stmt.ExecContext(ctx, c.ID, doc.FileMD5, c.Page, c.Index, c.Heading, c.Text, encodeVector(c.Embedding)); err != nil {
+		if _, err := stmt.ExecContext(ctx, c.ID, doc.Owner, doc.FileMD5, c.Page, c.Index, c.Heading, c.Text, encodeVector(c.Embedding)); err != nil {
 			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM documents WHERE NOT EXISTS (SELECT 1 FROM chunks WHERE chunks.md5 = documents.md5)`)
+	_, err = tx.ExecContext(ctx, `DELETE FROM documents WHERE NOT EXISTS
+		(SELECT 1 FROM chunks WHERE chunks.owner = documents.owner AND chunks.md5 = documents.md5)`)
 	return err
 }

@@ -58,7 +58,7 @@ func TestKilledWriterLosesOnlyTheUnfinishedWrite(t *testing.T) {
 	}
 	have := map[string]int{}
 	for _, r := range s.index {
-		have[r.md5]++
+		have[r.key.md5]++
 	}
 	for _, d := range docs {
 		if have[d.FileMD5] != d.Chunks {

@@ -131,7 +131,7 @@ func TestLexicalIndexFollowsWrites(t *testing.T) {
 		t.Fatalf("new text: got %v, want %v", got, want)
 	}
 
-	if err := s.Delete(ctx, md5C); err != nil {
+	if err := s.Delete(ctx, 1, md5C); err != nil {
 		t.Fatal(err)
 	}
 	if got := search("机油"); len(got) != 0 {

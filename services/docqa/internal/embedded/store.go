@@ -11,6 +11,7 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -45,13 +46,31 @@ type Store struct {
 
 	mu     sync.RWMutex
 	db     *sql.DB // nil once closed
-	docs   map[string]*document
+	docs   map[docKey]*document
 	chunks map[string]*row // by chunk id
 	index  []*row          // every row, scanned by Search; rebuilt after each write
 	// lex is the BM25 index over index's rows (its documents are their
 	// positions in index), rebuilt with it; dict numbers its terms.
 	lex  *lexical.Index
 	dict *lexical.Dict
+}
+
+// docKey names a document: its MD5 is unique per owner.
+type docKey struct {
+	owner uint64
+	md5   string
+}
+
+func keyOf(d docqa.Document) docKey { return docKey{d.Owner, d.FileMD5} }
+
+func (k docKey) String() string { return fmt.Sprintf("%s of owner %d", k.md5, k.owner) }
+
+// compare orders keys by MD5, then owner.
+func (k docKey) compare(o docKey) int {
+	if c := strings.Compare(k.md5, o.md5); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.owner, o.owner)
 }
 
 // document is one stored file with the ids of its chunks.
@@ -64,10 +83,11 @@ type document struct {
 // row is one stored chunk. vec is the embedding scaled to unit length (all
 // zeros for a zero vector), so a dot product is the cosine similarity.
 type row struct {
-	md5   string
+	key   docKey
 	chunk docqa.Chunk // without its Embedding
 	vec   []float32
-	lex   lexical.Doc // the terms of its document's title, its heading and its text
+	lex   lexical.Doc
+	pos   int // its position in the index // the terms of its document's title, its heading and its text
 }
 
 // Open opens the store kept under dir, creating dir and an empty store when
@@ -86,7 +106,7 @@ func Open(dir string, log *slog.Logger) (*Store, error) {
 	}
 	s := &Store{
 		dir:    dir,
-		docs:   make(map[string]*document),
+		docs:   make(map[docKey]*document),
 		chunks: make(map[string]*row),
 		dict:   lexical.NewDict(),
 	}
@@ -131,7 +151,7 @@ func (s *Store) convertLog(db *sql.DB, log *slog.Logger) error {
 		return fmt.Errorf("%s holds %d documents and %s beside it was never converted: move %s away to keep the database, "+
 			"or move %s away to convert the log", DBName, n, LogName, LogName, DBName)
 	}
-	old := &Store{docs: make(map[string]*document), chunks: make(map[string]*row), dict: lexical.NewDict()}
+	old := &Store{docs: make(map[docKey]*document), chunks: make(map[string]*row), dict: lexical.NewDict()}
 	torn, err := old.replayLog(logPath)
 	if err != nil {
 		return err
@@ -144,14 +164,14 @@ func (s *Store) convertLog(db *sql.DB, log *slog.Logger) error {
 	defer tx.Rollback()
 	ctx := context.Background()
 	for i := 0; i < len(old.index); {
-		md5 := old.index[i].md5
+		key := old.index[i].key
 		var chunks []docqa.Chunk
-		for ; i < len(old.index) && old.index[i].md5 == md5; i++ {
+		for ; i < len(old.index) && old.index[i].key == key; i++ {
 			c := old.index[i].chunk
 			c.Embedding = old.index[i].vec // unit length: the same cosines
 			chunks = append(chunks, c)
 		}
-		d := old.docs[md5]
+		d := old.docs[key]
 		if err := writeUpsert(ctx, tx, d.doc, d.embedder, chunks); err != nil {
 			return fmt.Errorf("converting %s: %w", LogName, err)
 		}
@@ -173,8 +193,9 @@ func (s *Store) convertLog(db *sql.DB, log *slog.Logger) error {
 }
 
 // Upsert writes the chunks of doc, replacing chunks with the same ids, and
-// records doc's figures and embedder. Chunks without an ID get
-// docqa.ChunkID(doc.FileMD5, chunk.Index). Errors wrap
+// records doc's figures and embedder, as doc.Owner's document. Chunks
+// without an ID get docqa.OwnedChunkID(doc.Owner, doc.FileMD5, chunk.Index).
+// Errors wrap
 // docqa.ErrEmbedderMismatch (the store holds another embedder's vectors) or
 // docqa.ErrDimension (a vector is not docqa.Dimension floats).
 func (s *Store) Upsert(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, embedder string) (err error) {
@@ -237,8 +258,9 @@ func (s *Store) dbError(ctx context.Context, err error) error {
 }
 
 // Search returns at most q.TopK chunks by descending cosine similarity to
-// vector (ties in document and chunk order), from q.Documents only when it
-// names any. A zero vector matches nothing.
+// vector (ties in document and chunk order), of the documents the reader
+// may search (readableLocked), from q.Documents only when it names any. A
+// zero vector matches nothing.
 func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) (_ []docqa.ScoredChunk, err error) {
 	ctx, span := tracing.Start(ctx, "embedded.Search", trace.SpanKindInternal, dbSystem)
 	defer span.End(&err)
@@ -261,10 +283,7 @@ func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) (_ 
 	if s.db == nil {
 		return nil, ErrClosed
 	}
-	rows := s.index
-	if len(q.Documents) > 0 {
-		rows = s.rowsOfLocked(q.Documents)
-	}
+	rows := s.searchableLocked(docqa.Reader(ctx), q.Documents)
 	hits := topHits(query, rows, q.TopK)
 	out := make([]docqa.ScoredChunk, len(hits))
 	for i, h := range hits {
@@ -273,35 +292,50 @@ func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) (_ 
 	return out, nil
 }
 
-// rowsOfLocked returns the rows of the named documents, in index order.
-func (s *Store) rowsOfLocked(md5s []string) []*row {
+// searchableLocked returns, in index order, the rows of the documents that
+// reader may search: their own and the shared library's, without a shared
+// copy that their own copy of the same MD5 shadows (docqa.Visible); of
+// md5s only, when it names any.
+func (s *Store) searchableLocked(reader uint64, md5s []string) []*row {
 	var rows []*row
+	add := func(lo, hi int) {
+		for _, r := range s.index[lo:hi] {
+			if r.key.owner == reader || r.key.owner == docqa.SharedOwner && s.docs[docKey{reader, r.key.md5}] == nil {
+				rows = append(rows, r)
+			}
+		}
+	}
+	if len(md5s) == 0 {
+		add(0, len(s.index))
+		return rows
+	}
 	for _, md5 := range slices.Compact(slices.Sorted(slices.Values(md5s))) {
-		lo, hi := s.runOfLocked(md5)
-		rows = append(rows, s.index[lo:hi]...)
+		add(s.runOfLocked(md5))
 	}
 	return rows
 }
 
-// runOfLocked returns where the rows of a document lie in the index, which
-// is sorted by document: index[lo:hi], empty when it is not stored.
+// runOfLocked returns where the rows of the documents with that MD5 (of
+// every owner) lie in the index, which is sorted by MD5 then owner:
+// index[lo:hi], empty when none is stored.
 func (s *Store) runOfLocked(md5 string) (lo, hi int) {
-	lo, _ = slices.BinarySearchFunc(s.index, md5, func(r *row, md5 string) int { return strings.Compare(r.md5, md5) })
+	lo, _ = slices.BinarySearchFunc(s.index, md5, func(r *row, md5 string) int { return strings.Compare(r.key.md5, md5) })
 	hi = lo
-	for hi < len(s.index) && s.index[hi].md5 == md5 {
+	for hi < len(s.index) && s.index[hi].key.md5 == md5 {
 		hi++
 	}
 	return lo, hi
 }
 
 func (s *Store) scoredLocked(r *row, score float32) docqa.ScoredChunk {
-	return docqa.ScoredChunk{Chunk: r.chunk, Document: s.docs[r.md5].doc, Score: score}
+	return docqa.ScoredChunk{Chunk: r.chunk, Document: s.docs[r.key].doc, Score: score}
 }
 
 // SearchText returns at most q.TopK chunks ranked by BM25 over the words
 // of their document's title, their heading and their text (lexical.Index),
-// from q.Documents only when it names any: the filter is applied while
-// scoring, so TopK counts only chunks that pass it. Ties keep document and
+// of the documents the reader may search, from q.Documents only when it
+// names any: the filter is applied while scoring, so TopK counts only
+// chunks that pass it. Ties keep document and
 // chunk order. A text without terms matches nothing.
 func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) (_ []docqa.ScoredChunk, err error) {
 	ctx, span := tracing.Start(ctx, "embedded.SearchText", trace.SpanKindInternal, dbSystem)
@@ -317,15 +351,9 @@ func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) (_ [
 	if s.db == nil {
 		return nil, ErrClosed
 	}
-	var allowed []bool
-	if len(q.Documents) > 0 {
-		allowed = make([]bool, len(s.index))
-		for _, md5 := range q.Documents {
-			lo, hi := s.runOfLocked(md5)
-			for i := lo; i < hi; i++ {
-				allowed[i] = true
-			}
-		}
+	allowed := make([]bool, len(s.index))
+	for _, r := range s.searchableLocked(docqa.Reader(ctx), q.Documents) {
+		allowed[r.pos] = true
 	}
 	hits := s.lex.Search(text, q.TopK, allowed)
 	out := make([]docqa.ScoredChunk, len(hits))
@@ -338,7 +366,8 @@ func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) (_ [
 // LexicalIndex is always true: the index is built from the stored chunks.
 func (s *Store) LexicalIndex() bool { return true }
 
-// Document returns the stored document with that MD5, or an error wrapping
+// Document returns the document with that MD5 that the reader may read,
+// their own copy before a shared one, or an error wrapping
 // docqa.ErrNotFound.
 func (s *Store) Document(ctx context.Context, md5 string) (_ docqa.Document, err error) {
 	ctx, span := tracing.Start(ctx, "embedded.Document", trace.SpanKindInternal, dbSystem)
@@ -351,14 +380,16 @@ func (s *Store) Document(ctx context.Context, md5 string) (_ docqa.Document, err
 	if s.db == nil {
 		return docqa.Document{}, ErrClosed
 	}
-	d, ok := s.docs[md5]
-	if !ok {
-		return docqa.Document{}, fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
+	for _, owner := range []uint64{docqa.Reader(ctx), docqa.SharedOwner} {
+		if d, ok := s.docs[docKey{owner, md5}]; ok {
+			return d.doc, nil
+		}
 	}
-	return d.doc, nil
+	return docqa.Document{}, fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
 }
 
-// Documents lists the stored documents, newest first (ties by MD5).
+// Documents lists the documents the reader may read (docqa.Visible), newest
+// first (ties by MD5).
 func (s *Store) Documents(ctx context.Context) (_ []docqa.Document, err error) {
 	ctx, span := tracing.Start(ctx, "embedded.Documents", trace.SpanKindInternal, dbSystem)
 	defer span.End(&err)
@@ -370,17 +401,38 @@ func (s *Store) Documents(ctx context.Context) (_ []docqa.Document, err error) {
 	if s.db == nil {
 		return nil, ErrClosed
 	}
-	out := make([]docqa.Document, 0, len(s.docs))
+	all := make([]docqa.Document, 0, len(s.docs))
 	for _, d := range s.docs {
-		out = append(out, d.doc)
+		all = append(all, d.doc)
 	}
+	out := docqa.Visible(all, docqa.Reader(ctx))
 	sortNewestFirst(out)
 	return out, nil
 }
 
-// Delete removes the document and every chunk of it; an error wrapping
-// docqa.ErrNotFound when it is not stored.
-func (s *Store) Delete(ctx context.Context, md5 string) (err error) {
+// Owners lists the owners holding a document with that MD5, ascending.
+func (s *Store) Owners(ctx context.Context, md5 string) ([]uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.db == nil {
+		return nil, ErrClosed
+	}
+	var owners []uint64
+	for key := range s.docs {
+		if key.md5 == md5 {
+			owners = append(owners, key.owner)
+		}
+	}
+	slices.Sort(owners)
+	return owners, nil
+}
+
+// Delete removes owner's document with that MD5 and every chunk of it; an
+// error wrapping docqa.ErrNotFound when it is not stored.
+func (s *Store) Delete(ctx context.Context, owner uint64, md5 string) (err error) {
 	ctx, span := tracing.Start(ctx, "embedded.Delete", trace.SpanKindInternal, dbSystem)
 	defer span.End(&err, docqa.ErrNotFound)
 	if err := ctx.Err(); err != nil {
@@ -391,17 +443,18 @@ func (s *Store) Delete(ctx context.Context, md5 string) (err error) {
 	if s.db == nil {
 		return ErrClosed
 	}
-	if _, ok := s.docs[md5]; !ok {
-		return fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
+	key := docKey{owner, md5}
+	if _, ok := s.docs[key]; !ok {
+		return fmt.Errorf("document %s: %w", key, docqa.ErrNotFound)
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE md5 = ?`, md5) // its chunks cascade
+		_, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE owner = ? AND md5 = ?`, owner, md5) // its chunks cascade
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	s.applyDelete(md5)
+	s.applyDelete(key)
 	s.rebuildIndexLocked()
 	return nil
 }
@@ -473,21 +526,23 @@ func (s *Store) embedderLocked() string {
 // applyUpsert changes the in-memory state; chunks are already validated and
 // lex holds their terms (nil: none, for a store that is never searched).
 func (s *Store) applyUpsert(doc docqa.Document, embedder string, chunks []docqa.Chunk, lex []lexical.Doc) {
-	d, ok := s.docs[doc.FileMD5]
+	doc = doc.Owned(doc.Owner)
+	key := keyOf(doc)
+	d, ok := s.docs[key]
 	if !ok {
 		d = &document{ids: make(map[string]struct{}, len(chunks))}
-		s.docs[doc.FileMD5] = d
+		s.docs[key] = d
 	}
 	d.doc, d.embedder = doc, embedder
 	for i, c := range chunks {
-		if old, ok := s.chunks[c.ID]; ok && old.md5 != doc.FileMD5 {
-			s.dropChunkFromDoc(old.md5, c.ID)
+		if old, ok := s.chunks[c.ID]; ok && old.key != key {
+			s.dropChunkFromDoc(old.key, c.ID)
 		}
 		// Only the unit vector is kept: cosine similarity does not see
 		// length, and one copy of 10 000 vectors is already 40 MB.
 		vec, _ := normalize(c.Embedding)
 		c.Embedding = nil
-		r := &row{md5: doc.FileMD5, chunk: c, vec: vec}
+		r := &row{key: key, chunk: c, vec: vec}
 		if lex != nil {
 			r.lex = lex[i]
 		}
@@ -496,28 +551,28 @@ func (s *Store) applyUpsert(doc docqa.Document, embedder string, chunks []docqa.
 	}
 }
 
-// dropChunkFromDoc forgets that a chunk id belongs to md5 (it moved to another
-// document); a document left without chunks is forgotten too.
-func (s *Store) dropChunkFromDoc(md5, id string) {
-	d, ok := s.docs[md5]
+// dropChunkFromDoc forgets that a chunk id belongs to key's document (it
+// moved to another document); a document left without chunks is forgotten too.
+func (s *Store) dropChunkFromDoc(key docKey, id string) {
+	d, ok := s.docs[key]
 	if !ok {
 		return
 	}
 	delete(d.ids, id)
 	if len(d.ids) == 0 {
-		delete(s.docs, md5)
+		delete(s.docs, key)
 	}
 }
 
-func (s *Store) applyDelete(md5 string) {
-	d, ok := s.docs[md5]
+func (s *Store) applyDelete(key docKey) {
+	d, ok := s.docs[key]
 	if !ok {
 		return
 	}
 	for id := range d.ids {
 		delete(s.chunks, id)
 	}
-	delete(s.docs, md5)
+	delete(s.docs, key)
 }
 
 // rebuildIndexLocked lays the rows out in document then chunk order, so that
@@ -528,7 +583,7 @@ func (s *Store) rebuildIndexLocked() {
 		index = append(index, r)
 	}
 	slices.SortFunc(index, func(a, b *row) int {
-		if c := strings.Compare(a.md5, b.md5); c != 0 {
+		if c := a.key.compare(b.key); c != 0 {
 			return c
 		}
 		if a.chunk.Index != b.chunk.Index {
@@ -536,6 +591,9 @@ func (s *Store) rebuildIndexLocked() {
 		}
 		return strings.Compare(a.chunk.ID, b.chunk.ID)
 	})
+	for i, r := range index {
+		r.pos = i
+	}
 	s.index = index
 	s.lex = lexical.NewIndex(s.dict, len(index), func(i int) *lexical.Doc { return &index[i].lex })
 }
@@ -545,6 +603,9 @@ func sortNewestFirst(docs []docqa.Document) {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
-		return strings.Compare(a.FileMD5, b.FileMD5)
+		if c := strings.Compare(a.FileMD5, b.FileMD5); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Owner, b.Owner)
 	})
 }

@@ -2,17 +2,21 @@ package embedded
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/docqa/storetest"
 )
 
 const (
@@ -41,7 +45,7 @@ func mustOpen(tb testing.TB, dir string) *Store {
 }
 
 func newDoc(md5, name string, created time.Time, chunks int) docqa.Document {
-	return docqa.Document{FileName: name, FileMD5: md5, Size: 1000, Pages: 2, Chunks: chunks, CreatedAt: created}
+	return docqa.Document{Owner: 1, FileName: name, FileMD5: md5, Size: 1000, Pages: 2, Chunks: chunks, CreatedAt: created}
 }
 
 func chunk(md5 string, index, page int, text string, v []float32) docqa.Chunk {
@@ -251,7 +255,7 @@ func TestDocumentsDocumentAndDelete(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := s.Delete(ctx, tc.md5)
+			err := s.Delete(ctx, 1, tc.md5)
 			if !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
 				t.Fatalf("Delete(%q) = %v, want %v", tc.md5, err, tc.err)
 			}
@@ -293,7 +297,7 @@ func TestEmbedderIsRecordedAndNeverMixed(t *testing.T) {
 	}
 	// Once empty, the store takes any embedder.
 	for _, md5 := range []string{md5A, md5B} {
-		if err := s.Delete(ctx, md5); err != nil {
+		if err := s.Delete(ctx, 1, md5); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -371,7 +375,7 @@ func TestSurvivesRestart(t *testing.T) {
 	}
 	seed(t, s)
 	mustUpsert(t, s, newDoc(md5C, "c.pdf", t0, 1), []docqa.Chunk{chunk(md5C, 0, 1, "c", vec(0, 0, 1))}, "lexical:v1")
-	if err := s.Delete(ctx, md5C); err != nil {
+	if err := s.Delete(ctx, 1, md5C); err != nil {
 		t.Fatal(err)
 	}
 	before, err := s.Documents(ctx)
@@ -487,7 +491,7 @@ func TestClosedStoreRefuses(t *testing.T) {
 	checks := map[string]error{
 		"Ping":     s.Ping(ctx),
 		"Upsert":   s.Upsert(ctx, newDoc(md5A, "a", t0, 1), []docqa.Chunk{chunk(md5A, 0, 1, "x", vec(1))}, "e"),
-		"Delete":   s.Delete(ctx, md5A),
+		"Delete":   s.Delete(ctx, 1, md5A),
 		"Search":   second(s.Search(ctx, vec(1), docqa.Query{TopK: 1})),
 		"Document": second(s.Document(ctx, md5A)),
 		"Embedder": second(s.Embedder(ctx)),
@@ -604,4 +608,55 @@ func BenchmarkSearch(b *testing.B) {
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
 	b.ReportMetric(float64(times[len(times)*99/100])/1e6, "p99-ms")
+}
+
+func TestOwners(t *testing.T) {
+	storetest.Owners(t, func(t *testing.T) docqa.VectorStore { return mustOpen(t, t.TempDir()) })
+}
+
+// A database written before documents had owners (schema 2) opens with its
+// documents the built-in user's, their chunk ids unchanged, and the
+// rebuilt tables keep the cascade from a document to its chunks.
+func TestDocumentsBeforeOwnersAreTheBuiltinUsers(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBName)+"?_pragma=foreign_keys(ON)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{migrations[0], migrations[1], `PRAGMA user_version = 2`,
+		`INSERT INTO documents (md5, file_name, size, pages, chunks, truncated, created_at, embedder, title)
+			VALUES ('` + md5A + `', 'a.pdf', 10, 1, 2, 0, '2026-01-01T00:00:00Z', 'e', 'Owner''s Manual')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 2 {
+		if _, err := db.Exec(`INSERT INTO chunks (id, md5, page, idx, text, vector, heading) VALUES (?, ?, 1, ?, 'oil change interval', ?, 'Oil')`,
+			docqa.ChunkID(md5A, i), md5A, i, encodeVector(vec(1, float32(i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s := mustOpen(t, dir)
+	d, err := s.Document(context.Background(), md5A)
+	if err != nil || d.Owner != auth.BuiltinUserID || d.Shared || d.Title != "Owner's Manual" || d.Chunks != 2 {
+		t.Fatalf("Document of the built-in user = %+v, %v", d, err)
+	}
+	other := auth.WithIdentity(context.Background(), auth.Identity{UserID: 2})
+	if _, err := s.Document(other, md5A); !errors.Is(err, docqa.ErrNotFound) {
+		t.Fatalf("Document of another user = %v, want ErrNotFound", err)
+	}
+	hits, err := s.Search(context.Background(), vec(1, 0), docqa.Query{TopK: 5})
+	if err != nil || len(hits) != 2 || hits[0].Chunk.ID != docqa.ChunkID(md5A, 0) || hits[0].Chunk.Heading != "Oil" {
+		t.Fatalf("Search = %+v, %v", hits, err)
+	}
+	if err := s.Delete(context.Background(), auth.BuiltinUserID, md5A); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.DB().QueryRow(`SELECT count(*) FROM chunks`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d chunks left after the delete (%v): the cascade was lost", n, err)
+	}
 }

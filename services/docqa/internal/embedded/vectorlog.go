@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 )
 
@@ -89,13 +90,14 @@ func (s *Store) apply(payload []byte) error {
 			}
 			chunks[i] = docqa.Chunk{ID: c.ID, Page: c.Page, Index: c.Index, Text: c.Text, Embedding: emb}
 		}
+		h.Doc.Owner = auth.BuiltinUserID // the log predates owners
 		s.applyUpsert(h.Doc, h.Embedder, chunks, nil)
 	case opDelete:
 		var d deleteRecord
 		if err := json.Unmarshal(payload[1:], &d); err != nil {
 			return fmt.Errorf("delete record: %w", err)
 		}
-		s.applyDelete(d.FileMD5)
+		s.applyDelete(docKey{auth.BuiltinUserID, d.FileMD5})
 	default:
 		return fmt.Errorf("unknown operation %d", payload[0])
 	}

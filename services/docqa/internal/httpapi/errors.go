@@ -41,6 +41,8 @@ func errorOf(err error) error {
 		return apperr.Invalid("file", "the PDF has no extractable text (scanned pages need OCR first)")
 	case errors.Is(err, docqa.ErrNotFound):
 		return apperr.Wrap(apperr.NotFound, err, "document not found")
+	case errors.Is(err, docqa.ErrForbidden):
+		return apperr.Wrap(apperr.Forbidden, err, "the document is in the shared library: only an administrator deletes it")
 	case errors.Is(err, docqa.ErrEmbedderMismatch):
 		return apperr.Wrap(apperr.Unavailable, err, "the vector store holds vectors of another embedder")
 	case errors.Is(err, docqa.ErrDimension):

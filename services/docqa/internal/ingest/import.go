@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/services/docqa/internal/docqa"
 )
 
 // ImportResult answers POST /api/documents/import.
@@ -24,13 +25,16 @@ type ImportFailure struct {
 	Err      error
 }
 
-// Import ingests every *.pdf (any case) under the data directory,
-// recursively, de-duplicated like uploads, one file after the other under
+// Import ingests every *.pdf (any case) under the data directory into the
+// shared library (docqa.SharedOwner), recursively, de-duplicated like uploads, one file after the other under
 // the ticket t (from Admit). Files are opened through an os.Root, so neither
 // a symbolic link nor a ".." can reach outside the directory: such a file is
 // reported as failed. Symbolic links to directories are not followed. A
 // missing data directory imports nothing.
 func (p *Pipeline) Import(ctx context.Context, t *Ticket) (ImportResult, error) {
+	// The data directory is the operator's shared library: its documents
+	// are read by every user, and de-duplicated against the library only.
+	ctx = docqa.AsReader(ctx, docqa.SharedOwner)
 	res := ImportResult{Documents: []Result{}, Failed: []ImportFailure{}}
 	root, err := os.OpenRoot(p.cfg.DataDir)
 	if errors.Is(err, fs.ErrNotExist) {

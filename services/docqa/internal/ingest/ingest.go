@@ -318,6 +318,9 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	}
 	defer unlock()
 
+	// The document is docqa.Reader(ctx)'s; one that the owner can read
+	// already (theirs, or the shared library's) is a duplicate.
+	owner := docqa.Reader(ctx)
 	stored, err := p.cfg.Store.Document(ctx, up.MD5)
 	switch {
 	case err == nil:
@@ -361,7 +364,7 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 		return Result{}, apperr.Invalid("file", "the PDF has no text long enough to index")
 	}
 	for i := range chunks {
-		chunks[i].ID = docqa.ChunkID(up.MD5, i)
+		chunks[i].ID = docqa.OwnedChunkID(owner, up.MD5, i)
 	}
 
 	doc := docqa.Document{
@@ -373,7 +376,7 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 		Chunks:    len(chunks),
 		Truncated: truncated,
 		CreatedAt: p.cfg.Now().UTC(),
-	}
+	}.Owned(owner)
 	if err := p.embed(ctx, doc, chunks, progress); err != nil {
 		return Result{}, err
 	}
@@ -418,35 +421,56 @@ func (p *Pipeline) keep(up *Upload) error {
 	return nil
 }
 
-// forget removes the original of a document that was not stored after all.
+// forget removes the original of a document that was not stored after all,
+// unless another owner's document of the same file uses it.
 func (p *Pipeline) forget(ctx context.Context, md5 string) {
-	if p.cfg.Originals == nil {
-		return
-	}
-	if err := p.cfg.Originals.Remove(md5); err != nil {
+	if err := p.removeUnused(ctx, md5); err != nil {
 		p.cfg.Log.ErrorContext(ctx, "remove the original of a document that was not stored", "md5", md5, "err", err)
 	}
 }
 
-// Delete removes the document with that MD5 (lower-case hex) from the store
-// and its kept original, under the MD5's lock, so it never interleaves with
-// an ingestion of the same file. The store's error wrapping
-// docqa.ErrNotFound answers an MD5 not stored (an original without a
-// document is removed even then).
+// removeUnused removes md5's original when no owner holds a document of
+// it: the copies of one file share one original. Called under md5's lock.
+func (p *Pipeline) removeUnused(ctx context.Context, md5 string) error {
+	if p.cfg.Originals == nil {
+		return nil
+	}
+	owners, err := p.cfg.Store.Owners(ctx, md5)
+	if err != nil {
+		return err
+	}
+	if len(owners) > 0 {
+		return nil
+	}
+	return p.cfg.Originals.Remove(md5)
+}
+
+// Delete removes the document with that MD5 (lower-case hex) that the
+// caller reads (their own copy before the shared one) from the store, and
+// its kept original when no other owner's document uses it, under the MD5's
+// lock, so it never interleaves with an ingestion of the same file. An
+// error wrapping docqa.ErrNotFound answers an MD5 the caller cannot read
+// (an original without any document is removed even then), one wrapping
+// docqa.ErrForbidden a shared document and a caller who is no
+// administrator.
 func (p *Pipeline) Delete(ctx context.Context, md5 string) error {
 	unlock, err := p.locks.lock(ctx, md5)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	err = p.cfg.Store.Delete(ctx, md5)
+	doc, err := p.cfg.Store.Document(ctx, md5)
+	switch {
+	case err == nil && !docqa.MayDelete(ctx, doc.Owner):
+		return fmt.Errorf("document %s is in the shared library: only an administrator deletes it: %w", md5, docqa.ErrForbidden)
+	case err == nil:
+		err = p.cfg.Store.Delete(ctx, doc.Owner, md5)
+	}
 	if err != nil && !errors.Is(err, docqa.ErrNotFound) {
 		return err
 	}
-	if p.cfg.Originals != nil {
-		if rerr := p.cfg.Originals.Remove(md5); rerr != nil {
-			return fmt.Errorf("remove the original of %s: %w", md5, rerr)
-		}
+	if rerr := p.removeUnused(ctx, md5); rerr != nil {
+		return fmt.Errorf("remove the original of %s: %w", md5, rerr)
 	}
 	return err
 }

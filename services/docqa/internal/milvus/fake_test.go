@@ -747,7 +747,7 @@ func cosine(a, b []float32) float32 {
 const literal = `-?\d+|"(?:[^"\\]|\\.)*"`
 
 var (
-	termRE     = regexp.MustCompile(`^(doc_id|metadata\["(\w+)"\]) (==|>|in) (.+)$`)
+	termRE     = regexp.MustCompile(`^(doc_id|metadata\["(\w+)"\]) (==|>=|>|in|not in) (.+)$`)
 	literalRE  = regexp.MustCompile(`^(?:` + literal + `)$`)
 	listRE     = regexp.MustCompile(`^\[(?:(?:` + literal + `)(?:, (?:` + literal + `))*)?\]$`)
 	itemRE     = regexp.MustCompile(literal)
@@ -756,8 +756,10 @@ var (
 
 // parseExpr understands what the store and the SDK's query iterator send:
 // "" (every row); terms `doc_id OP v` and `metadata["k"] OP v` where OP is
-// `==`, `>` or `in` (with a list `[v, ...]`) and v a string or a number,
-// joined by ` && `; and the iterator's `(EXPR) and doc_id > "id"`.
+// `==`, `>=`, `>`, `in` or `not in` (with a list `[v, ...]`) and v a string
+// or a number; terms joined by ` && ` and ` || ` (&& binds tighter) and
+// grouped in parentheses; and the iterator's `(EXPR) and doc_id > "id"`.
+// A key a row's metadata lacks compares false, as on a real server.
 func parseExpr(expr string) (func(fakeRow) bool, error) {
 	if expr == "" {
 		return func(fakeRow) bool { return true }, nil
@@ -773,11 +775,69 @@ func parseExpr(expr string) (func(fakeRow) bool, error) {
 		}
 		return func(r fakeRow) bool { return a(r) && b(r) }, nil
 	}
-	var terms []func(fakeRow) bool
-	for _, part := range strings.Split(expr, " && ") {
-		t, err := parseTerm(part)
+	f, err := parseOr(strings.TrimSpace(expr))
+	if err != nil {
+		return nil, fmt.Errorf("cannot parse expression %q: %v", expr, err)
+	}
+	return f, nil
+}
+
+// splitTop splits s at every sep outside parentheses and string literals.
+func splitTop(s, sep string) []string {
+	var parts []string
+	depth, start, inString := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case depth == 0 && strings.HasPrefix(s[i:], sep):
+			parts = append(parts, s[start:i])
+			start = i + len(sep)
+			i += len(sep) - 1
+		}
+	}
+	return append(parts, s[start:])
+}
+
+func parseOr(s string) (func(fakeRow) bool, error) {
+	var alts []func(fakeRow) bool
+	for _, part := range splitTop(s, " || ") {
+		f, err := parseAnd(strings.TrimSpace(part))
 		if err != nil {
-			return nil, fmt.Errorf("cannot parse expression %q: %v", expr, err)
+			return nil, err
+		}
+		alts = append(alts, f)
+	}
+	return func(r fakeRow) bool {
+		for _, f := range alts {
+			if f(r) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+func parseAnd(s string) (func(fakeRow) bool, error) {
+	var terms []func(fakeRow) bool
+	for _, part := range splitTop(s, " && ") {
+		part = strings.TrimSpace(part)
+		var t func(fakeRow) bool
+		var err error
+		if strings.HasPrefix(part, "(") && strings.HasSuffix(part, ")") && len(splitTop(part[1:len(part)-1], ")")) == 1 {
+			t, err = parseOr(part[1 : len(part)-1])
+		} else {
+			t, err = parseTerm(part)
+		}
+		if err != nil {
+			return nil, err
 		}
 		terms = append(terms, t)
 	}
@@ -807,7 +867,7 @@ func parseTerm(s string) (func(fakeRow) bool, error) {
 			return obj[key]
 		}
 	}
-	if op == "in" {
+	if op == "in" || op == "not in" {
 		if !listRE.MatchString(rhs) {
 			return nil, fmt.Errorf("list %q", rhs)
 		}
@@ -818,6 +878,9 @@ func parseTerm(s string) (func(fakeRow) bool, error) {
 				return nil, err
 			}
 			vals = append(vals, v)
+		}
+		if op == "not in" {
+			return func(r fakeRow) bool { v := get(r); return v != nil && !slices.Contains(vals, v) }, nil
 		}
 		return func(r fakeRow) bool { return slices.Contains(vals, get(r)) }, nil
 	}
@@ -831,14 +894,15 @@ func parseTerm(s string) (func(fakeRow) bool, error) {
 	if op == "==" {
 		return func(r fakeRow) bool { return get(r) == v }, nil
 	}
+	orEqual := op == ">="
 	return func(r fakeRow) bool {
 		switch x := get(r).(type) {
 		case string:
 			y, ok := v.(string)
-			return ok && x > y
+			return ok && (x > y || orEqual && x == y)
 		case float64:
 			y, ok := v.(float64)
-			return ok && x > y
+			return ok && (x > y || orEqual && x == y)
 		}
 		return false
 	}, nil

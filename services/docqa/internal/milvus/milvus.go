@@ -32,6 +32,7 @@ import (
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 )
@@ -184,6 +185,9 @@ func New(ctx context.Context, c client.Client, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.adoptUnowned(ctx, hasSparse); err != nil {
+		return nil, err
+	}
 	if hasSparse {
 		// The count makes the reads that follow see every row written so far.
 		if _, err := s.count(ctx, cfg.Collection, ""); err != nil {
@@ -326,7 +330,10 @@ func checkSchema(sch *entity.Schema) (hasSparse bool, err error) {
 // document's figures (so documents are answered from chunk 0) and the
 // embedder that wrote the vector.
 type metadata struct {
-	FileName string `json:"fileName"`
+	// Owner is the document's owner (docqa.Document.Owner); nil in a row
+	// written before documents had owners, until New adopts it.
+	Owner    *uint64 `json:"owner,omitempty"`
+	FileName string  `json:"fileName"`
 	// Title is the PDF's own title (docqa.Document.Title), "" when it has none.
 	Title      string `json:"title"`
 	FileMD5    string `json:"fileMd5"`
@@ -346,6 +353,10 @@ type metadata struct {
 
 func (m metadata) document() docqa.Document {
 	created, _ := time.Parse(time.RFC3339Nano, m.CreatedAt)
+	owner := auth.BuiltinUserID
+	if m.Owner != nil {
+		owner = *m.Owner
+	}
 	return docqa.Document{
 		FileName:  m.FileName,
 		Title:     m.Title,
@@ -355,7 +366,7 @@ func (m metadata) document() docqa.Document {
 		Chunks:    m.Chunks,
 		Truncated: m.Truncated,
 		CreatedAt: created,
-	}
+	}.Owned(owner)
 }
 
 // rowVector is the sparse vector of a stored row: from its content, its
@@ -430,6 +441,7 @@ func (s *Store) upsertBatch(ctx context.Context, doc docqa.Document, chunks []do
 	for i, c := range chunks {
 		text, cut := truncateUTF8(c.Text, ContentMaxLength)
 		m := metadata{
+			Owner:            &doc.Owner,
 			FileName:         doc.FileName,
 			Title:            doc.Title,
 			FileMD5:          doc.FileMD5,
@@ -528,6 +540,9 @@ func (s *Store) Search(ctx context.Context, vector []float32, q docqa.Query) (_ 
 	if isZero(vector) || !ok {
 		return []docqa.ScoredChunk{}, nil
 	}
+	if expr, err = s.searchableExpr(ctx, expr); err != nil {
+		return nil, err
+	}
 	sp, err := entity.NewIndexIvfFlatSearchParam(s.cfg.NProbe)
 	if err != nil {
 		return nil, fmt.Errorf("milvus: search parameters: %w", err)
@@ -561,6 +576,9 @@ func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) (_ [
 	expr, ok := documentsExpr(q.Documents)
 	if vector == nil || !ok {
 		return []docqa.ScoredChunk{}, nil
+	}
+	if expr, err = s.searchableExpr(ctx, expr); err != nil {
+		return nil, err
 	}
 	sp, err := entity.NewIndexSparseInvertedSearchParam(0)
 	if err != nil {
@@ -616,6 +634,79 @@ func documentsExpr(md5s []string) (expr string, ok bool) {
 		return "", false
 	}
 	return `metadata["fileMd5"] in [` + strings.Join(vals, ", ") + `]`, true
+}
+
+// searchableExpr adds to expr ("" or documentsExpr's) the filter that keeps
+// a search to the documents the reader may search: their own and the
+// shared library's, less the shared copies of MD5s the reader holds a copy
+// of (docqa.Visible). Those are found by one query of the readable
+// documents' chunk 0; usually there are none, and the filter is one term.
+func (s *Store) searchableExpr(ctx context.Context, expr string) (string, error) {
+	reader := docqa.Reader(ctx)
+	docs, err := s.readable(ctx, reader, "")
+	if err != nil {
+		return "", err
+	}
+	own := map[string]bool{}
+	for _, d := range docs {
+		if d.Owner == reader {
+			own[d.FileMD5] = true
+		}
+	}
+	var shadowed []string
+	for _, d := range docs {
+		if d.Owner == docqa.SharedOwner && own[d.FileMD5] {
+			shadowed = append(shadowed, quote(d.FileMD5))
+		}
+	}
+	slices.Sort(shadowed)
+	filter := ownerExpr(reader)
+	if len(shadowed) > 0 {
+		filter = fmt.Sprintf(`(%s == %d || (%s == %d && metadata["fileMd5"] not in [%s]))`,
+			ownerKey, reader, ownerKey, docqa.SharedOwner, strings.Join(shadowed, ", "))
+	}
+	if expr == "" {
+		return filter, nil
+	}
+	return expr + " && " + filter, nil
+}
+
+// ownerKey is the metadata key of a row's owner.
+const ownerKey = `metadata["owner"]`
+
+// ownerExpr selects the rows of the documents reader may read.
+func ownerExpr(reader uint64) string {
+	return fmt.Sprintf(`%s in [%d, %d]`, ownerKey, reader, docqa.SharedOwner)
+}
+
+// readable returns the documents, of md5 only when it is not "", that
+// reader may read (docqa.Readable), from their chunk 0, without the
+// shadowing of docqa.Visible.
+func (s *Store) readable(ctx context.Context, reader uint64, md5 string) ([]docqa.Document, error) {
+	expr, limit := firstChunkExpr+" && "+ownerExpr(reader), int64(documentsLimit)
+	if md5 != "" {
+		// At most two copies are readable: the reader's and the shared one.
+		expr, limit = fileExpr(md5)+" && "+expr, 2
+	}
+	rows, err := s.query(ctx, expr, []string{FieldMetadata}, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]docqa.Document, 0, len(rows))
+	type key struct {
+		owner uint64
+		md5   string
+	}
+	seen := make(map[key]bool, len(rows))
+	for _, r := range rows {
+		d := r.meta.document()
+		if d.FileMD5 == "" || seen[key{d.Owner, d.FileMD5}] {
+			continue
+		}
+		seen[key{d.Owner, d.FileMD5}] = true
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // search runs one search of s's collection and reads its hits.
@@ -678,54 +769,71 @@ func (s *Store) search(ctx context.Context, vector entity.Vector, field string, 
 	return out, nil
 }
 
-// Document answers from the metadata of the document's chunk 0.
+// Document answers from the metadata of the document's chunk 0: the
+// reader's own copy, else the shared one.
 func (s *Store) Document(ctx context.Context, md5 string) (_ docqa.Document, err error) {
 	ctx, span := tracing.Start(ctx, "milvus.Document", trace.SpanKindClient, s.spanAttrs()...)
 	defer span.End(&err, docqa.ErrNotFound)
 	if !docqa.ValidMD5(md5) {
 		return docqa.Document{}, fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
 	}
-	rows, err := s.query(ctx, fileExpr(md5)+" && "+firstChunkExpr, []string{FieldMetadata}, 1)
+	docs, err := s.readable(ctx, docqa.Reader(ctx), md5)
 	if err != nil {
 		return docqa.Document{}, err
 	}
-	if len(rows) == 0 {
+	if docs = docqa.Visible(docs, docqa.Reader(ctx)); len(docs) == 0 {
 		return docqa.Document{}, fmt.Errorf("document %q: %w", md5, docqa.ErrNotFound)
 	}
-	return rows[0].meta.document(), nil
+	return docs[0], nil
 }
 
-// Documents lists every document's chunk 0, newest first (ties by MD5). It
-// sees at most 16384 documents, the most rows Milvus answers to one query.
+// Documents lists the chunk 0 of every document the reader may read
+// (docqa.Visible), newest first (ties by MD5). It sees at most 16384
+// documents, the most rows Milvus answers to one query.
 func (s *Store) Documents(ctx context.Context) (_ []docqa.Document, err error) {
 	ctx, span := tracing.Start(ctx, "milvus.Documents", trace.SpanKindClient, s.spanAttrs()...)
 	defer span.End(&err)
-	rows, err := s.query(ctx, firstChunkExpr, []string{FieldMetadata}, documentsLimit)
+	docs, err := s.readable(ctx, docqa.Reader(ctx), "")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]docqa.Document, 0, len(rows))
-	seen := make(map[string]bool, len(rows))
-	for _, r := range rows {
-		if r.meta.FileMD5 == "" || seen[r.meta.FileMD5] {
-			continue
-		}
-		seen[r.meta.FileMD5] = true
-		out = append(out, r.meta.document())
-	}
+	out := docqa.Visible(docs, docqa.Reader(ctx))
 	slices.SortFunc(out, func(a, b docqa.Document) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
-		return strings.Compare(a.FileMD5, b.FileMD5)
+		if c := strings.Compare(a.FileMD5, b.FileMD5); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Owner, b.Owner)
 	})
 	return out, nil
 }
 
-// Delete removes every chunk whose metadata names the MD5; an error wrapping
-// docqa.ErrNotFound when there is none. In a lexical collection it first
-// reads the rows' sparse vectors, so that their terms stop counting.
-func (s *Store) Delete(ctx context.Context, md5 string) (err error) {
+// Owners lists the owners of the documents with that MD5, from their chunk 0.
+func (s *Store) Owners(ctx context.Context, md5 string) (_ []uint64, err error) {
+	ctx, span := tracing.Start(ctx, "milvus.Owners", trace.SpanKindClient, s.spanAttrs()...)
+	defer span.End(&err)
+	if !docqa.ValidMD5(md5) {
+		return nil, nil
+	}
+	rows, err := s.query(ctx, fileExpr(md5)+" && "+firstChunkExpr, []string{FieldMetadata}, documentsLimit)
+	if err != nil {
+		return nil, err
+	}
+	var owners []uint64
+	for _, r := range rows {
+		owners = append(owners, r.meta.document().Owner)
+	}
+	slices.Sort(owners)
+	return slices.Compact(owners), nil
+}
+
+// Delete removes every chunk whose metadata names the owner and the MD5; an
+// error wrapping docqa.ErrNotFound when there is none. In a lexical
+// collection it first reads the rows' sparse vectors, so that their terms
+// stop counting.
+func (s *Store) Delete(ctx context.Context, owner uint64, md5 string) (err error) {
 	ctx, span := tracing.Start(ctx, "milvus.Delete", trace.SpanKindClient, s.spanAttrs()...)
 	defer span.End(&err, docqa.ErrNotFound)
 	if !docqa.ValidMD5(md5) {
@@ -735,7 +843,7 @@ func (s *Store) Delete(ctx context.Context, md5 string) (err error) {
 		return err
 	}
 	defer s.unlockWrites()
-	expr := fileExpr(md5)
+	expr := fileExpr(md5) + fmt.Sprintf(" && %s == %d", ownerKey, owner)
 	n, err := s.count(ctx, s.cfg.Collection, expr)
 	if err != nil {
 		return err
@@ -997,7 +1105,7 @@ func parseMetadata(js []byte) metadata {
 		return m
 	}
 	for key, dst := range map[string]any{
-		"fileName": &m.FileName, "title": &m.Title, "fileMd5": &m.FileMD5, "page": &m.Page,
+		"owner": &m.Owner, "fileName": &m.FileName, "title": &m.Title, "fileMd5": &m.FileMD5, "page": &m.Page,
 		"chunkIndex": &m.ChunkIndex, "heading": &m.Heading, "size": &m.Size, "pages": &m.Pages,
 		"chunks": &m.Chunks, "truncated": &m.Truncated, "createdAt": &m.CreatedAt,
 		"embedder": &m.Embedder, "contentTruncated": &m.ContentTruncated,

@@ -26,7 +26,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/docqa/storetest"
 	"github.com/carhub/backend/services/docqa/internal/lexical"
 )
 
@@ -45,7 +47,7 @@ func vec(head ...float32) []float32 {
 }
 
 func newDoc(md5, name string, created time.Time, chunks int) docqa.Document {
-	return docqa.Document{FileName: name, FileMD5: md5, Size: 1000, Pages: 2, Chunks: chunks, CreatedAt: created}
+	return docqa.Document{Owner: 1, FileName: name, FileMD5: md5, Size: 1000, Pages: 2, Chunks: chunks, CreatedAt: created}
 }
 
 func chunk(md5 string, index, page int, text string, v []float32) docqa.Chunk {
@@ -161,12 +163,15 @@ func TestKeepsAnExistingCollection(t *testing.T) {
 	if f.rowCount() != 1 {
 		t.Fatalf("%d rows, want the 1 that was there", f.rowCount())
 	}
+	// The foreign row names no document of ours: it is left as it was
+	// (no owner is written into it) and answers no search, which is
+	// filtered by owner.
 	hits, err := s.Search(context.Background(), vec(1), docqa.Query{TopK: 5})
-	if err != nil || len(hits) != 1 {
-		t.Fatalf("search over a foreign row: %v, %v", hits, err)
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("search over a foreign row: %v, %v; want no hit", hits, err)
 	}
-	if h := hits[0]; h.Chunk.ID != "existing" || h.Chunk.Text != "kept" || h.Document.FileName != "x.pdf" || h.Chunk.Page != 0 {
-		t.Fatalf("foreign row read as %+v", h)
+	if r := f.row("existing"); string(r.meta) != `{"source":"spring","fileName":"x.pdf","page":"3"}` || r.content != "kept" {
+		t.Fatalf("foreign row changed: %+v", r)
 	}
 	// Foreign rows carry no embedder record: the collection counts as empty
 	// of ours, and documents are only ours.
@@ -235,7 +240,7 @@ func TestConfigValidation(t *testing.T) {
 func TestUpsertSendsTheColumns(t *testing.T) {
 	f := newFake()
 	s := newStore(t, f)
-	doc := docqa.Document{FileName: "Handbuch ü.pdf", Title: "Werkstatthandbuch", FileMD5: md5A, Size: 12345, Pages: 7, Chunks: 2, Truncated: true,
+	doc := docqa.Document{Owner: 1, FileName: "Handbuch ü.pdf", Title: "Werkstatthandbuch", FileMD5: md5A, Size: 12345, Pages: 7, Chunks: 2, Truncated: true,
 		CreatedAt: time.Date(2026, 11, 22, 11, 0, 0, 500, time.FixedZone("CET", 3600))}
 	mustUpsert(t, s, doc, []docqa.Chunk{
 		chunk(md5A, 0, 1, "first", vec(1, 2, 3)),
@@ -277,7 +282,7 @@ func TestUpsertSendsTheColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"fileName": "Handbuch ü.pdf", "title": "Werkstatthandbuch", "fileMd5": md5A, "page": 3.0, "chunkIndex": 1.0,
+		"owner": 1.0, "fileName": "Handbuch ü.pdf", "title": "Werkstatthandbuch", "fileMd5": md5A, "page": 3.0, "chunkIndex": 1.0,
 		"heading": "Bremsen / Beläge", "size": 12345.0, "pages": 7.0, "chunks": 2.0, "truncated": true,
 		"createdAt": "2026-11-22T10:00:00.0000005Z", "embedder": "openai:bge-m3",
 	}
@@ -502,7 +507,7 @@ func TestDocumentsDocumentAndDelete(t *testing.T) {
 		t.Fatalf("order %v, want newest first then by md5 %v", order, want)
 	}
 	last := f.queries[len(f.queries)-1]
-	if last.Expr != `metadata["chunkIndex"] == 0` || !slices.Contains(last.OutputFields, "metadata") {
+	if last.Expr != `metadata["chunkIndex"] == 0 && metadata["owner"] in [1, 0]` || !slices.Contains(last.OutputFields, "metadata") {
 		t.Fatalf("Documents query %q %v", last.Expr, last.OutputFields)
 	}
 
@@ -514,11 +519,11 @@ func TestDocumentsDocumentAndDelete(t *testing.T) {
 		t.Fatalf("Document = %+v", doc)
 	}
 	last = f.queries[len(f.queries)-1]
-	if want := `metadata["fileMd5"] == "` + md5A + `" && metadata["chunkIndex"] == 0`; last.Expr != want {
+	if want := `metadata["fileMd5"] == "` + md5A + `" && metadata["chunkIndex"] == 0 && metadata["owner"] in [1, 0]`; last.Expr != want {
 		t.Fatalf("Document query %q, want %q", last.Expr, want)
 	}
-	if !hasParam(last, "limit", "1") {
-		t.Fatalf("Document query params %v, want limit 1", last.QueryParams)
+	if !hasParam(last, "limit", "2") {
+		t.Fatalf("Document query params %v, want limit 2", last.QueryParams)
 	}
 
 	tests := []struct {
@@ -535,7 +540,7 @@ func TestDocumentsDocumentAndDelete(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(f.deletes)
-			err := s.Delete(ctx, tc.md5)
+			err := s.Delete(ctx, 1, tc.md5)
 			if (tc.err == nil) != (err == nil) || !errors.Is(err, tc.err) {
 				t.Fatalf("Delete = %v, want %v", err, tc.err)
 			}
@@ -544,7 +549,7 @@ func TestDocumentsDocumentAndDelete(t *testing.T) {
 			}
 		})
 	}
-	if want := `metadata["fileMd5"] == "` + md5A + `"`; f.deletes[0].Expr != want || f.deletes[0].CollectionName != "vector_store" {
+	if want := `metadata["fileMd5"] == "` + md5A + `" && metadata["owner"] == 1`; f.deletes[0].Expr != want || f.deletes[0].CollectionName != "vector_store" {
 		t.Fatalf("delete expression %q on %s, want %q", f.deletes[0].Expr, f.deletes[0].CollectionName, want)
 	}
 	if f.rowCount() != 3 {
@@ -605,7 +610,7 @@ func TestEmbedderIsRecordedAndNeverMixed(t *testing.T) {
 		t.Fatal("refused upsert was sent")
 	}
 	for _, md5 := range []string{md5A, md5B} {
-		if err := s.Delete(ctx, md5); err != nil {
+		if err := s.Delete(ctx, 1, md5); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -660,7 +665,7 @@ func TestServerErrorsAreUnavailable(t *testing.T) {
 		{"Query", func(s *Store) error { _, err := s.Documents(ctx); return err }},
 		{"Query", func(s *Store) error { _, err := s.Document(ctx, md5A); return err }},
 		{"Query", func(s *Store) error { _, err := s.Embedder(ctx); return err }},
-		{"Delete", func(s *Store) error { return s.Delete(ctx, md5A) }},
+		{"Delete", func(s *Store) error { return s.Delete(ctx, 1, md5A) }},
 		{"CheckHealth", func(s *Store) error { return s.Ping(ctx) }},
 	}
 	for _, op := range ops {
@@ -969,13 +974,13 @@ func TestCountTermsSplitsLikeTerms(t *testing.T) {
 // N = 5; df: engine 3, brakes 3, pad 2, wear 2, gasket 1, others 1 or 3.
 func lexicalCorpus(t *testing.T, s *Store) {
 	t.Helper()
-	docA := docqa.Document{FileName: "service.pdf", Title: "Service Manual", FileMD5: md5A, Chunks: 3, CreatedAt: t0}
+	docA := docqa.Document{Owner: 1, FileName: "service.pdf", Title: "Service Manual", FileMD5: md5A, Chunks: 3, CreatedAt: t0}
 	mustUpsert(t, s, docA, []docqa.Chunk{
 		chunk(md5A, 0, 1, "engine oil engine filter", vec(1)),
 		chunk(md5A, 1, 1, "engine gasket", vec(1)),
 		chunk(md5A, 2, 2, "engine coolant brakes", vec(1)),
 	}, "e")
-	docB := docqa.Document{FileName: "brakes.pdf", Title: "Brakes", FileMD5: md5B, Chunks: 2, CreatedAt: t0}
+	docB := docqa.Document{Owner: 1, FileName: "brakes.pdf", Title: "Brakes", FileMD5: md5B, Chunks: 2, CreatedAt: t0}
 	mustUpsert(t, s, docB, []docqa.Chunk{
 		chunk(md5B, 0, 1, "pad wear", vec(1)),
 		chunk(md5B, 1, 1, "pad wear", vec(1)),
@@ -1064,7 +1069,7 @@ func TestSearchTextRanksByBM25(t *testing.T) {
 		if err := json.Unmarshal([]byte(params["params"]), &inner); err != nil || fmt.Sprint(inner["drop_ratio_search"]) != "0" {
 			t.Fatalf("params %q, want drop_ratio_search 0", params["params"])
 		}
-		if !slices.Equal(req.OutputFields, []string{"content", "metadata"}) || req.Dsl != "" || req.CollectionName != "vector_store" {
+		if !slices.Equal(req.OutputFields, []string{"content", "metadata"}) || req.Dsl != `metadata["owner"] in [1, 0]` || req.CollectionName != "vector_store" {
 			t.Fatalf("output %v, expression %q, collection %s", req.OutputFields, req.Dsl, req.CollectionName)
 		}
 		// Session consistency: the guarantee is this client's last write.
@@ -1158,7 +1163,7 @@ func TestTermStatisticsFollowWrites(t *testing.T) {
 	check(t, 5, 1, 0)
 
 	t.Run("upsert of a new document", func(t *testing.T) {
-		docC := docqa.Document{FileName: "c.pdf", Title: "Turbo Notes", FileMD5: md5C, Chunks: 1, CreatedAt: t0}
+		docC := docqa.Document{Owner: 1, FileName: "c.pdf", Title: "Turbo Notes", FileMD5: md5C, Chunks: 1, CreatedAt: t0}
 		mustUpsert(t, s, docC, []docqa.Chunk{chunk(md5C, 0, 1, "gasket turbo", vec(1))}, "e")
 		check(t, 6, 2, 1)
 	})
@@ -1167,7 +1172,7 @@ func TestTermStatisticsFollowWrites(t *testing.T) {
 		// A1 loses "gasket": its old terms are counted out before the new
 		// ones are counted in, and N stays.
 		queries := len(f.queries)
-		docA := docqa.Document{FileName: "service.pdf", Title: "Service Manual", FileMD5: md5A, Chunks: 3, CreatedAt: t0}
+		docA := docqa.Document{Owner: 1, FileName: "service.pdf", Title: "Service Manual", FileMD5: md5A, Chunks: 3, CreatedAt: t0}
 		mustUpsert(t, s, docA, []docqa.Chunk{chunk(md5A, 1, 1, "engine seal", vec(1))}, "e")
 		check(t, 6, 1, 1)
 		var read *milvuspb.QueryRequest
@@ -1183,7 +1188,7 @@ func TestTermStatisticsFollowWrites(t *testing.T) {
 
 	t.Run("delete", func(t *testing.T) {
 		// C's terms no longer count: "turbo" is nowhere, "gasket" nowhere.
-		if err := s.Delete(ctx, md5C); err != nil {
+		if err := s.Delete(ctx, 1, md5C); err != nil {
 			t.Fatal(err)
 		}
 		check(t, 5, 0, 0)
@@ -1267,8 +1272,8 @@ func TestDocumentsFilterIsPartOfTheSearch(t *testing.T) {
 	for i := range 3 {
 		chunksB = append(chunksB, chunk(md5B, i, 1, "pump pump", vec(1)))
 	}
-	mustUpsert(t, s, docqa.Document{FileName: "a.pdf", FileMD5: md5A, Chunks: 4, CreatedAt: t0}, chunksA, "e")
-	mustUpsert(t, s, docqa.Document{FileName: "b.pdf", Title: "Pump", FileMD5: md5B, Chunks: 3, CreatedAt: t0}, chunksB, "e")
+	mustUpsert(t, s, docqa.Document{Owner: 1, FileName: "a.pdf", FileMD5: md5A, Chunks: 4, CreatedAt: t0}, chunksA, "e")
+	mustUpsert(t, s, docqa.Document{Owner: 1, FileName: "b.pdf", Title: "Pump", FileMD5: md5B, Chunks: 3, CreatedAt: t0}, chunksB, "e")
 
 	searches := []struct {
 		name string
@@ -1290,14 +1295,14 @@ func TestDocumentsFilterIsPartOfTheSearch(t *testing.T) {
 			if err != nil || len(got) != 3 || slices.ContainsFunc(got, func(h docqa.ScoredChunk) bool { return h.Document.FileMD5 != md5A }) {
 				t.Fatalf("filtered to A: %v, %v; want three of A's chunks", got, err)
 			}
-			if want := `metadata["fileMd5"] in ["` + md5A + `"]`; f.searches[len(f.searches)-1].Dsl != want {
+			if want := `metadata["fileMd5"] in ["` + md5A + `"] && metadata["owner"] in [1, 0]`; f.searches[len(f.searches)-1].Dsl != want {
 				t.Fatalf("expression %q, want %q", f.searches[len(f.searches)-1].Dsl, want)
 			}
 			// Invalid names can match nothing and are left out; duplicates once.
 			if _, err := sr.run(docqa.Query{TopK: 3, Documents: []string{md5A, "bogus", md5A, md5B, `x" || true`}}); err != nil {
 				t.Fatal(err)
 			}
-			if want := `metadata["fileMd5"] in ["` + md5A + `", "` + md5B + `"]`; f.searches[len(f.searches)-1].Dsl != want {
+			if want := `metadata["fileMd5"] in ["` + md5A + `", "` + md5B + `"] && metadata["owner"] in [1, 0]`; f.searches[len(f.searches)-1].Dsl != want {
 				t.Fatalf("expression %q, want %q", f.searches[len(f.searches)-1].Dsl, want)
 			}
 			// Only invalid names: nothing matches, and nothing is sent.
@@ -1314,8 +1319,8 @@ func TestTitleAndHeadingRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	f := newFake()
 	s := newStore(t, f)
-	titled := docqa.Document{FileName: "om.pdf", Title: "Owner's Manual", FileMD5: md5A, Chunks: 1, CreatedAt: t0}
-	untitled := docqa.Document{FileName: "notes.pdf", FileMD5: md5B, Chunks: 1, CreatedAt: t0.Add(time.Hour)}
+	titled := docqa.Document{Owner: 1, FileName: "om.pdf", Title: "Owner's Manual", FileMD5: md5A, Chunks: 1, CreatedAt: t0}
+	untitled := docqa.Document{Owner: 1, FileName: "notes.pdf", FileMD5: md5B, Chunks: 1, CreatedAt: t0.Add(time.Hour)}
 	mustUpsert(t, s, titled, []docqa.Chunk{{ID: docqa.ChunkID(md5A, 0), Page: 4, Heading: "Brakes / Pads", Text: "replace the pads", Embedding: vec(1)}}, "e")
 	mustUpsert(t, s, untitled, []docqa.Chunk{{ID: docqa.ChunkID(md5B, 0), Page: 1, Text: "notes on wipers", Embedding: vec(0, 1)}}, "e")
 
@@ -1361,7 +1366,7 @@ func oldCollection(t *testing.T) (*fakeMilvus, *Store) {
 	f.put("vector_store", fakeRow{id: "foreign-1", content: "Torque the wheel bolts to 120 Nm",
 		meta: []byte(`{"source":"spring","fileName":"w.pdf"}`), vec: vec(0, 1)})
 	s := newStore(t, f)
-	doc := docqa.Document{FileName: "wheels.pdf", Title: "Wheel Guide", FileMD5: md5A, Chunks: 1, CreatedAt: t0}
+	doc := docqa.Document{Owner: 1, FileName: "wheels.pdf", Title: "Wheel Guide", FileMD5: md5A, Chunks: 1, CreatedAt: t0}
 	mustUpsert(t, s, doc, []docqa.Chunk{{ID: docqa.ChunkID(md5A, 0), Page: 2, Heading: "Tyres", Text: "check the pressure monthly", Embedding: vec(1)}}, "e")
 	return f, s
 }
@@ -1383,7 +1388,8 @@ func TestOldCollectionIsVectorOnlyUntilReindex(t *testing.T) {
 		t.Fatalf("upsert into a four-field collection sent %d columns", n)
 	}
 	hits, err := s.Search(ctx, vec(1), docqa.Query{TopK: 5})
-	if err != nil || len(hits) != 2 || hits[0].Chunk.ID != ours {
+	// The foreign row answers no search: no owner filter matches it.
+	if err != nil || len(hits) != 1 || hits[0].Chunk.ID != ours {
 		t.Fatalf("vector search: %v, %v", hits, err)
 	}
 	searches := len(f.searches)
@@ -1446,12 +1452,14 @@ func TestOldCollectionIsVectorOnlyUntilReindex(t *testing.T) {
 	if !s.LexicalIndex() {
 		t.Fatal("LexicalIndex false after the reindex")
 	}
+	// The foreign row got its sparse vector (above) but no owner: it
+	// answers no search.
 	hits, err = s.SearchText(ctx, "torque", docqa.Query{TopK: 5})
-	if err != nil || len(hits) != 1 || hits[0].Chunk.ID != foreign {
-		t.Fatalf("SearchText(torque) = %v, %v", hits, err)
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("SearchText(torque) = %v, %v; want none (only the foreign row has the word)", hits, err)
 	}
 	hits, err = s.SearchText(ctx, "tyres wheel", docqa.Query{TopK: 5})
-	if err != nil || len(hits) != 2 || hits[0].Chunk.ID != ours || hits[0].Chunk.Heading != "Tyres" || hits[0].Document.Title != "Wheel Guide" {
+	if err != nil || len(hits) != 1 || hits[0].Chunk.ID != ours || hits[0].Chunk.Heading != "Tyres" || hits[0].Document.Title != "Wheel Guide" {
 		t.Fatalf("SearchText(tyres wheel) = %v, %v", hits, err)
 	}
 	// The store writes the new schema from now on and counts what it writes.
@@ -1501,7 +1509,7 @@ func TestReindexFailureLeavesTheCollection(t *testing.T) {
 				t.Fatalf("after a failed reindex: building collection kept %v, collection %v", tmp != nil, coll)
 			}
 			hits, err := s.Search(ctx, vec(1), docqa.Query{TopK: 5})
-			if err != nil || len(hits) != 2 {
+			if err != nil || len(hits) != 1 {
 				t.Fatalf("vector search after a failed reindex: %v, %v", hits, err)
 			}
 			f.mu.Lock()
@@ -1538,7 +1546,7 @@ func TestReindexPutsTheOldCollectionBackWhenTheSwitchFails(t *testing.T) {
 	if coll == nil || len(coll.schema.Fields) != 4 || len(coll.rows) != 2 || tmp != nil || kept != nil || s.LexicalIndex() {
 		t.Fatal("the old collection is not back in place alone")
 	}
-	if hits, err := s.Search(ctx, vec(1), docqa.Query{TopK: 5}); err != nil || len(hits) != 2 {
+	if hits, err := s.Search(ctx, vec(1), docqa.Query{TopK: 5}); err != nil || len(hits) != 1 {
 		t.Fatalf("vector search after the failed switch: %v, %v", hits, err)
 	}
 	mustUpsert(t, s, newDoc(md5B, "b.pdf", t0, 1), []docqa.Chunk{chunk(md5B, 0, 1, "b", vec(1))}, "e")
@@ -1581,9 +1589,55 @@ func TestWriteWaitingBehindAnotherGivesUp(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || len(f.upserts) != 0 {
 		t.Fatalf("Upsert behind another write: %v, %d requests", err, len(f.upserts))
 	}
-	if err := s.Delete(ctx, md5A); !errors.Is(err, context.DeadlineExceeded) {
+	if err := s.Delete(ctx, 1, md5A); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Delete behind another write: %v", err)
 	}
 	s.unlockWrites()
 	mustUpsert(t, s, newDoc(md5A, "a.pdf", t0, 1), []docqa.Chunk{chunk(md5A, 0, 1, "a", vec(1))}, "e")
+}
+
+func TestOwners(t *testing.T) {
+	storetest.Owners(t, func(t *testing.T) docqa.VectorStore { return newStore(t, newFake()) })
+}
+
+// TestAdoptsRowsWithoutAnOwner: a collection written before documents had
+// owners becomes the built-in user's when the store opens, with every other
+// metadata key, the content and the vectors as they were; rows of another
+// program stay untouched.
+func TestAdoptsRowsWithoutAnOwner(t *testing.T) {
+	f := newFake().withCollection(Schema("vector_store"))
+	ours := `{"fileName":"a.pdf","title":"","fileMd5":"` + md5A + `","page":2,"chunkIndex":0,"heading":"","size":10,` +
+		`"pages":3,"chunks":1,"truncated":false,"createdAt":"2026-11-22T10:00:00Z","embedder":"e","custom":"kept"}`
+	f.put("vector_store", fakeRow{id: docqa.ChunkID(md5A, 0), content: "oil change", meta: []byte(ours), vec: vec(1), sparse: map[uint32]float32{7: 1}})
+	f.put("vector_store", fakeRow{id: "foreign", content: "other", meta: []byte(`{"source":"x"}`), vec: vec(1), sparse: map[uint32]float32{9: 1}})
+
+	s := newStore(t, f)
+	r := f.row(docqa.ChunkID(md5A, 0))
+	var m map[string]any
+	if err := json.Unmarshal(r.meta, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["owner"] != 1.0 || m["custom"] != "kept" || m["fileName"] != "a.pdf" || len(m) != 14 {
+		t.Fatalf("adopted metadata %v", m)
+	}
+	if r.content != "oil change" || r.vec[0] != 1 || fmt.Sprint(r.sparse) != fmt.Sprint(map[uint32]float32{7: 1}) {
+		t.Fatalf("adopted row changed: %+v", r)
+	}
+	if got := f.row("foreign"); string(got.meta) != `{"source":"x"}` {
+		t.Fatalf("foreign row changed: %s", got.meta)
+	}
+	if d, err := s.Document(context.Background(), md5A); err != nil || d.Owner != 1 || d.Shared {
+		t.Fatalf("Document of the built-in user = %+v, %v", d, err)
+	}
+	other := auth.WithIdentity(context.Background(), auth.Identity{UserID: 2})
+	if _, err := s.Document(other, md5A); !errors.Is(err, docqa.ErrNotFound) {
+		t.Fatalf("Document of another user = %v, want ErrNotFound", err)
+	}
+
+	// A second open finds every row of ours owned and writes nothing.
+	upserts := len(f.upserts)
+	newStore(t, f)
+	if len(f.upserts) != upserts {
+		t.Fatalf("a second open wrote %d upserts", len(f.upserts)-upserts)
+	}
 }

@@ -49,7 +49,7 @@ func BenchmarkRetrieve(b *testing.B) {
 			text := zipfText(z, 300)
 			chunks[i] = docqa.Chunk{ID: docqa.ChunkID(md5, i), Page: 1 + i/3, Index: i, Text: text, Embedding: emb.Vector(text)}
 		}
-		doc := docqa.Document{FileName: fmt.Sprintf("manual-%d.pdf", d), FileMD5: md5, Size: 1, Pages: 334, Chunks: 1000, CreatedAt: time.Unix(0, 0)}
+		doc := docqa.Document{Owner: 1, FileName: fmt.Sprintf("manual-%d.pdf", d), FileMD5: md5, Size: 1, Pages: 334, Chunks: 1000, CreatedAt: time.Unix(0, 0)}
 		if err := s.Upsert(ctx, doc, chunks, emb.Name()); err != nil {
 			b.Fatal(err)
 		}

@@ -84,7 +84,7 @@ func newStore(t *testing.T) (*embedded.Store, docqa.Embedder) {
 		for i, text := range texts {
 			chunks[i] = docqa.Chunk{ID: docqa.ChunkID(md5, i), Page: i + 1, Index: i, Text: text, Embedding: emb.Vector(text)}
 		}
-		doc := docqa.Document{FileName: title + ".pdf", FileMD5: md5, Size: 1, Pages: len(texts), Chunks: len(texts), CreatedAt: time.Unix(0, 0)}
+		doc := docqa.Document{Owner: 1, FileName: title + ".pdf", FileMD5: md5, Size: 1, Pages: len(texts), Chunks: len(texts), CreatedAt: time.Unix(0, 0)}
 		if err := s.Upsert(context.Background(), doc, chunks, emb.Name()); err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,10 @@
 package systemtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -154,6 +156,70 @@ func TestAccountsThroughCaddy(t *testing.T) {
 	_ = json.Unmarshal([]byte(body), &login)
 	st, body, _ = call(gw, login.Token, "POST", "/api/documents/import", `{}`)
 	want("ann imports into the shared library", 403, "FORBIDDEN", st, body)
+
+	// Documents are their uploader's: ann's manual is not root's to list,
+	// open, delete or ask; root's upload of the same file is his own.
+	ann := login.Token
+	pdf, err := os.ReadFile(filepath.Join("..", "..", "..", "docqa", "internal", "pdftext", "testdata", "corpus", "gen-filters.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	upload := func(token, name string) (int, string) {
+		t.Helper()
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		w, _ := mw.CreateFormFile("file", name)
+		w.Write(pdf)
+		mw.Close()
+		st, body, _ := call(gw, token, "POST", "/api/documents/upload", b.String(), "Content-Type", mw.FormDataContentType())
+		return st, body
+	}
+	names := func(token string) string {
+		t.Helper()
+		st, body, _ := call(gw, token, "GET", "/api/documents", "")
+		want("list", 200, "", st, body)
+		var docs []struct{ FileName string }
+		_ = json.Unmarshal([]byte(body), &docs)
+		var out []string
+		for _, d := range docs {
+			out = append(out, d.FileName)
+		}
+		return strings.Join(out, ",")
+	}
+	st, body = upload(ann, "ann-manual.pdf")
+	want("ann's upload", 200, "", st, body)
+	var doc struct {
+		FileMD5   string
+		Duplicate bool
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || len(doc.FileMD5) != 32 {
+		t.Fatalf("ann's upload answered %s", body)
+	}
+	if got := names(root); got != "" {
+		t.Fatalf("root lists %q, want none of ann's", got)
+	}
+	st, body, _ = call(gw, root, "GET", "/api/documents/"+doc.FileMD5+"/file", "")
+	want("root opens ann's original", 404, "NOT_FOUND", st, body)
+	st, body, _ = call(gw, root, "DELETE", "/api/documents/"+doc.FileMD5, "")
+	want("root deletes ann's document", 404, "NOT_FOUND", st, body)
+	st, body, _ = call(gw, root, "POST", "/api/chat/stream", `{"question":"tyre pressure?","documents":["`+doc.FileMD5+`"]}`)
+	want("root asks ann's document", 400, "INVALID_ARGUMENT", st, body)
+	st, body, _ = call(gw, ann, "POST", "/api/chat/stream", `{"question":"What is the tyre pressure?","documents":["`+doc.FileMD5+`"]}`)
+	if st != 200 || !strings.Contains(body, "event: sources") || !strings.Contains(body, "ann-manual.pdf") {
+		t.Fatalf("ann asks her document: %d %.300s", st, body)
+	}
+	st, body = upload(root, "root-copy.pdf")
+	want("root's upload of the same file", 200, "", st, body)
+	_ = json.Unmarshal([]byte(body), &doc)
+	if doc.Duplicate {
+		t.Fatalf("root's upload of ann's file was taken for a duplicate: %s", body)
+	}
+	if got := names(root); got != "root-copy.pdf" {
+		t.Fatalf("root lists %q, want his copy only", got)
+	}
+	if got := names(ann); got != "ann-manual.pdf" {
+		t.Fatalf("ann lists %q, want hers only", got)
+	}
 
 	// Logout on fuel: docqa refuses the token on the very next request.
 	st, body, _ = call(gw, root, "POST", "/api/auth/logout", "")
