@@ -5,10 +5,14 @@
 // chat provider is a small OpenAI-compatible stand-in (fakeChat) whose
 // stream the test can hold open, so "the answer renders while it streams"
 // is observed, not assumed; retrieval and its sources are docqa's own.
+// startStack({ auth }) starts everything with accounts on (AUTH_MODE=local),
+// as deploy/scripts/run-local.sh would: the same identity secret for
+// fuel-service, docqa-service and Caddy, and a first administrator.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as netServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -117,7 +121,12 @@ export function fakeChat() {
   };
 }
 
-export async function startStack() {
+/**
+ * startStack starts the services, Caddy and Chromium. With auth ({username,
+ * password, loginsPerMinute = 20}) accounts are on (AUTH_MODE=local) and that user is the first
+ * administrator; s.login() then answers a token for API calls of the test.
+ */
+export async function startStack({ auth } = {}) {
   for (const f of ['fuel-service', 'docqa-service', 'caddy']) {
     if (!existsSync(join(bin, f))) throw new Error(`${join(bin, f)} is missing: run make build first`);
   }
@@ -131,7 +140,16 @@ export async function startStack() {
   const chat = fakeChat();
   const chatPort = await chat.listen();
   const [fuelPort, docqaPort, webPort] = [await freePort(), await freePort(), await freePort()];
-  const fuelEnv = { FUEL_ADDR: `127.0.0.1:${fuelPort}`, DATABASE_URL: '', FUEL_SQLITE_PATH: join(dir, 'fuel.db'), LOG_LEVEL: 'warn' };
+  // Accounts: one secret for the three (fuel signs the identity docqa trusts, Caddy's route picks forward_auth).
+  const authEnv = auth
+    ? { AUTH_MODE: 'local', AUTH_IDENTITY_SECRET: randomBytes(48).toString('base64') }
+    : { AUTH_MODE: 'off', AUTH_IDENTITY_SECRET: '' };
+  const fuelEnv = {
+    FUEL_ADDR: `127.0.0.1:${fuelPort}`, DATABASE_URL: '', FUEL_SQLITE_PATH: join(dir, 'fuel.db'), LOG_LEVEL: 'warn',
+    ...authEnv, AUTH_ADMIN_USERNAME: auth?.username ?? '', AUTH_ADMIN_PASSWORD: auth?.password ?? '',
+    // Room for a test's own logins before the one that tests throttling.
+    AUTH_LOGINS_PER_MINUTE: String(auth?.loginsPerMinute ?? 20),
+  };
   const s = { dir, chat, base: `http://127.0.0.1:${webPort}`, procs: {} };
 
   s.startFuel = async () => {
@@ -157,6 +175,7 @@ export async function startStack() {
     CHAT_API_KEY: 'e2e',
     CHAT_MODEL: 'fake',
     LOG_LEVEL: 'warn',
+    ...authEnv,
   });
   await waitHttp(`http://127.0.0.1:${docqaPort}/health`, s.procs.docqa, 'docqa-service', 180_000);
 
@@ -165,6 +184,7 @@ export async function startStack() {
     FUEL_UPSTREAM: `127.0.0.1:${fuelPort}`,
     DOCQA_UPSTREAM: `127.0.0.1:${docqaPort}`,
     WEB_ROOT: webRoot,
+    AUTH_MODE: authEnv.AUTH_MODE,
   });
   await waitHttp(`${s.base}/health`, s.procs.caddy, 'caddy');
 
@@ -186,13 +206,22 @@ export async function startStack() {
   /** publishUpdate changes the served service worker, as a new deployment does. */
   s.publishUpdate = () => appendFileSync(join(webRoot, 'sw.js'), `\n// e2e update ${Date.now()}\n`);
 
+  /** login signs in through the gateway's API (not the page) and answers the token. */
+  s.login = async (username = auth?.username, password = auth?.password) => {
+    const res = await fetch(s.base + '/api/auth/login', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username, password }),
+    });
+    if (res.status !== 200) throw new Error(`login ${username}: ${res.status} ${await res.text()}`);
+    return (await res.json()).token;
+  };
+
   s.logs = () => Object.values(s.procs).map((p) => `--- ${p.name}\n${p.logs()}`).join('\n');
 
   s.stop = async () => {
     await s.context?.close().catch(() => undefined);
     await Promise.all(Object.values(s.procs).map(stop));
     await chat.close();
-    const logFile = join(tmpdir(), 'carhub-e2e-services.log');
+    const logFile = join(tmpdir(), auth ? 'carhub-e2e-services-auth.log' : 'carhub-e2e-services.log');
     writeFileSync(logFile, s.logs());
     console.log(`e2e: the services' logs of this run are in ${logFile}`);
     rmSync(dir, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { Vehicles } from './pages/Vehicles';
 import { Manuals } from './pages/Manuals';
 import { Ask } from './pages/Ask';
 import { chooseVehicle } from './components/common';
+import type { User } from './api/session';
 
 const PAGES = [
   { path: '/', name: 'Add refuel' },
@@ -27,9 +28,19 @@ export interface VehicleContext {
   reloadVehicles: () => void;
   chosen: number | null;
   choose: (id: number) => void;
+  /** The signed-in user (null with accounts off). */
+  user: User | null;
 }
 
-export function App() {
+interface AppProps {
+  /** The signed-in user; null with accounts off (or before a single sign-on's user is known). */
+  user: User | null;
+  /** true with AUTH_MODE=local: the navigation shows who is signed in and "Sign out". */
+  accounts: boolean;
+  onSignOut: () => void;
+}
+
+export function App({ user, accounts, onSignOut }: AppProps) {
   const path = usePath();
   const page = PAGES.find((p) => p.path === path);
   const vehicles = useResource<Vehicle[]>(paths.vehicles);
@@ -53,6 +64,7 @@ export function App() {
     reloadVehicles: vehicles.reload,
     chosen: chooseVehicle(vehicles.data, picked),
     choose: setPicked,
+    user,
   };
 
   let content;
@@ -80,6 +92,12 @@ export function App() {
             ))}
           </ul>
         </nav>
+        {accounts && (
+          <div class="account">
+            <span>Signed in as <strong>{user?.username ?? '…'}</strong></span>
+            <button type="button" class="secondary" onClick={onSignOut}>Sign out</button>
+          </div>
+        )}
       </header>
       {update && (
         <div class="update" role="alert">

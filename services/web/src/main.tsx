@@ -1,9 +1,9 @@
 import { render } from 'preact';
-import { App } from './App';
+import { Root } from './Root';
 import { startSync } from './offline/sync';
 import { startServiceWorker } from './sw-register';
 import './styles.css';
 
-render(<App />, document.getElementById('app')!);
+render(<Root />, document.getElementById('app')!);
 startSync();
 startServiceWorker();

@@ -4,9 +4,10 @@ import { useEffect, useState } from 'preact/hooks';
 
 const listeners = new Set<() => void>();
 
-export function navigate(path: string): void {
+export function navigate(path: string, replace = false): void {
   if (path === location.pathname + location.search) return;
-  history.pushState(null, '', path);
+  if (replace) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
   for (const fn of listeners) fn();
 }
 

@@ -1,6 +1,7 @@
 // Typed client of docqa-service (proto-docs/docqa-service.openapi.yaml).
 import { ApiError, NetworkError, request, send, toApiError } from './http';
 import { EventStreamReader, readEventStream } from './sse';
+import { sessions, tokenOf } from './session';
 
 export interface DocumentInfo {
   fileName: string;
@@ -92,11 +93,13 @@ export async function ask(question: string, history: ChatMessage[], h: AskHandle
  * progress), reporting the bytes sent, then reads the service's progress
  * events from the same answer as it arrives.
  */
-export function upload(file: File, onProgress: (p: UploadProgress) => void): Promise<DocumentInfo> {
+export async function upload(file: File, onProgress: (p: UploadProgress) => void): Promise<DocumentInfo> {
+  const auth = await sessions.headers();
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', '/api/documents/upload/stream');
     xhr.setRequestHeader('Accept', 'text/event-stream');
+    for (const [k, v] of Object.entries(auth)) xhr.setRequestHeader(k, v);
     let seen = 0;
     let done: DocumentInfo | null = null;
     let failure: ApiError | null = null;
@@ -124,6 +127,7 @@ export function upload(file: File, onProgress: (p: UploadProgress) => void): Pro
     xhr.onerror = () => reject(new NetworkError('The upload needs a connection; it was not sent'));
     xhr.onload = () => {
       if (xhr.status !== 200 || !isStream()) {
+        if (xhr.status === 401) void sessions.refused(tokenOf(auth));
         void toApiError(new Response(xhr.responseText, { status: xhr.status, statusText: xhr.statusText })).then(reject);
         return;
       }

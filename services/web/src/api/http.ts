@@ -1,6 +1,9 @@
 // One fetch wrapper for both services: every non-2xx answer becomes an
 // ApiError carrying the service's {code, message}; a request that never got
 // an answer becomes a NetworkError. Pages show `message` (it names the field).
+// Every request carries the session's bearer token (AUTH_MODE=local); a 401
+// ends that session (src/api/session.ts), and the app shows the login screen.
+import { sessions, tokenOf } from './session';
 
 export class ApiError extends Error {
   constructor(
@@ -8,6 +11,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly body?: unknown,
+    /** Seconds to wait before trying again (the Retry-After of a 429 or 503). */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -31,6 +36,16 @@ export interface RequestOptions {
   body?: string | FormData;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** No bearer token, and a 401 is the answer itself, not the end of the session (login). */
+  anonymous?: boolean;
+}
+
+/** retryAfterSeconds reads Retry-After: whole seconds, or an HTTP date. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : undefined;
 }
 
 /** toApiError reads an error answer; a body that is not the services' shape still gives a message. */
@@ -44,12 +59,13 @@ export async function toApiError(res: Response): Promise<ApiError> {
   const obj = (body ?? {}) as { code?: unknown; message?: unknown };
   const code = typeof obj.code === 'string' ? obj.code : 'HTTP_' + String(res.status);
   const message = typeof obj.message === 'string' ? obj.message : `The server answered ${res.status} ${res.statusText}`.trim();
-  return new ApiError(res.status, code, message, body);
+  return new ApiError(res.status, code, message, body, retryAfterSeconds(res.headers.get('Retry-After')));
 }
 
 /** send performs the request and returns the Response when it is 2xx. */
 export async function send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
+  const auth = opts.anonymous ? {} : await sessions.headers();
+  const headers: Record<string, string> = { Accept: 'application/json', ...auth, ...opts.headers };
   if (typeof opts.body === 'string') headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
@@ -58,7 +74,10 @@ export async function send(method: string, path: string, opts: RequestOptions = 
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new NetworkError();
   }
-  if (!res.ok) throw await toApiError(res);
+  if (!res.ok) {
+    if (res.status === 401 && !opts.anonymous) await sessions.refused(tokenOf(auth));
+    throw await toApiError(res);
+  }
   return res;
 }
 
@@ -71,4 +90,22 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   } catch {
     throw new NetworkError('The answer was cut off');
   }
+}
+
+/**
+ * download saves a GET answer as a file through fetch, so the request carries
+ * the bearer token (a plain link cannot send one).
+ */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const res = await send('GET', path, { headers: { Accept: '*/*' } });
+  const disposition = res.headers.get('Content-Disposition') ?? '';
+  const name = /filename="?([^";]+)"?/i.exec(disposition)?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

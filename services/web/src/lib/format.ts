@@ -17,6 +17,11 @@ export function fmtDate(iso: string): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(new Date(iso));
 }
 
+/** fmtTime: the time of day, to the minute. */
+export function fmtTime(d: Date): string {
+  return new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(d);
+}
+
 function pad(n: number): string {
   return String(n).padStart(2, '0');
 }

@@ -35,7 +35,9 @@ describe('classify', () => {
     [429, 'retry'],
     [500, 'retry'],
     [503, 'retry'],
+    [401, 'unauthorized'],
     [400, 'rejected'],
+    [403, 'rejected'],
     [404, 'rejected'],
     [413, 'rejected'],
   ] as const)('%i -> %s', (status, want) => {
@@ -51,7 +53,7 @@ describe('Outbox', () => {
     await box.add(item('b', '2026-03-01T09:00:00Z'));
     await box.add(item('a', '2026-03-01T08:00:00Z'));
     const r = await box.flush();
-    expect(r).toEqual({ sent: ['a', 'b'], rejected: [], blocked: false });
+    expect(r).toEqual({ sent: ['a', 'b'], rejected: [], blocked: false, unauthorized: false });
     expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
     expect(await box.items()).toEqual([]);
   });
@@ -61,11 +63,11 @@ describe('Outbox', () => {
     const { calls, sender } = scripted({ a: [{ kind: 'retry', message: 'no answer' }, { kind: 'sent', body: {} }] });
     const box = new Outbox(store, sender, noLock);
     await box.add(item('a', '2026-03-01T08:00:00Z'));
-    expect(await box.flush()).toEqual({ sent: [], rejected: [], blocked: true });
+    expect(await box.flush()).toEqual({ sent: [], rejected: [], blocked: true, unauthorized: false });
     const [left] = await box.items();
     expect(left?.state).toBe('pending');
     expect(left?.attempts).toBe(1);
-    expect(await box.flush()).toEqual({ sent: ['a'], rejected: [], blocked: false });
+    expect(await box.flush()).toEqual({ sent: ['a'], rejected: [], blocked: false, unauthorized: false });
     expect(calls).toEqual([{ key: 'a', body: '{"n":"a"}' }, { key: 'a', body: '{"n":"a"}' }]);
   });
 
@@ -90,12 +92,45 @@ describe('Outbox', () => {
     const box = new Outbox(new MemoryStore(), sender, noLock);
     await box.add(item('a', '2026-03-01T08:00:00Z'));
     await box.add(item('b', '2026-03-01T09:00:00Z'));
-    expect(await box.flush()).toEqual({ sent: ['b'], rejected: ['a'], blocked: false });
+    expect(await box.flush()).toEqual({ sent: ['b'], rejected: ['a'], blocked: false, unauthorized: false });
     const [a] = await box.items();
     expect(a).toMatchObject({ key: 'a', state: 'attention', message: 'odometer: must be at least 0' });
     await box.flush();
     await box.flush();
     expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
+  });
+
+  it('a 401 stops the pass and keeps every item pending, unchanged in bytes, until a later pass sends them once', async () => {
+    const store = new MemoryStore();
+    const { calls, sender } = scripted({
+      a: [{ kind: 'unauthorized' }, { kind: 'sent', body: {} }],
+      b: [{ kind: 'sent', body: {} }],
+    });
+    const box = new Outbox(store, sender, noLock);
+    await box.add(item('a', '2026-03-01T08:00:00Z'));
+    await box.add(item('b', '2026-03-01T09:00:00Z'));
+    expect(await box.flush()).toEqual({ sent: [], rejected: [], blocked: true, unauthorized: true });
+    expect(calls.map((c) => c.key)).toEqual(['a']);
+    expect((await box.items()).map((i) => [i.key, i.state, i.body])).toEqual([
+      ['a', 'pending', '{"n":"a"}'],
+      ['b', 'pending', '{"n":"b"}'],
+    ]);
+    // Signed in again: both go, oldest first, each once.
+    expect(await box.flush()).toEqual({ sent: ['a', 'b'], rejected: [], blocked: false, unauthorized: false });
+    expect(calls.map((c) => c.key)).toEqual(['a', 'a', 'b']);
+    expect(calls[0]!.body).toBe(calls[1]!.body);
+    expect(await box.items()).toEqual([]);
+  });
+
+  it("an item held for another user is skipped and kept; the pass goes on", async () => {
+    const store = new MemoryStore();
+    const { calls, sender } = scripted({ a: [{ kind: 'held' }], b: [{ kind: 'sent', body: {} }] });
+    const box = new Outbox(store, sender, noLock);
+    await box.add({ ...item('a', '2026-03-01T08:00:00Z'), owner: 7 });
+    await box.add({ ...item('b', '2026-03-01T09:00:00Z'), owner: 8 });
+    expect(await box.flush()).toEqual({ sent: ['b'], rejected: [], blocked: false, unauthorized: false });
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
+    expect((await box.items()).map((i) => [i.key, i.state, i.owner, i.attempts])).toEqual([['a', 'pending', 7, 0]]);
   });
 
   it('retry puts an item needing attention back in line; discard removes it', async () => {

@@ -6,6 +6,8 @@
 // States of an item:
 //   pending   --send: 2xx-->                       (removed)
 //   pending   --send: no answer, 5xx, 408, 429-->  pending (the pass stops; sent on the next trigger)
+//   pending   --send: 401 (no valid session)-->    pending (the pass stops; sent after the next sign-in)
+//   pending   --another user is signed in-->        pending (skipped: sent only with its owner's token)
 //   pending   --send: other 4xx-->                 attention (with the server's message; never resent by itself)
 //   attention --retry (the owner asks)-->          pending
 //   any       --discard (the owner asks)-->        (removed)
@@ -37,6 +39,8 @@ export interface OutboxItem {
   message?: string;
   attempts: number;
   summary: RefuelSummary;
+  /** The user who made it (AUTH_MODE=local); undefined with accounts off. */
+  owner?: number;
 }
 
 /** Where the items live (IndexedDB in the app, a Map in tests). */
@@ -47,7 +51,14 @@ export interface OutboxStore {
 }
 
 /** The outcome of one attempt to send an item. */
-export type SendOutcome = { kind: 'sent'; body: unknown } | { kind: 'rejected'; message: string } | { kind: 'retry'; message: string };
+export type SendOutcome =
+  | { kind: 'sent'; body: unknown }
+  | { kind: 'rejected'; message: string }
+  | { kind: 'retry'; message: string }
+  /** No valid session (401): nothing can be sent until the owner signs in again. */
+  | { kind: 'unauthorized' }
+  /** Not sent: it belongs to a user other than the one signed in. */
+  | { kind: 'held' };
 
 export type Sender = (item: OutboxItem) => Promise<SendOutcome>;
 
@@ -56,11 +67,14 @@ export interface FlushResult {
   rejected: string[];
   /** true when a pass stopped at an item that could not be sent now. */
   blocked: boolean;
+  /** true when the pass stopped because the session was refused (401): wait for a sign-in, not a timer. */
+  unauthorized: boolean;
 }
 
 /** classify maps an HTTP status (0: no answer) to what the outbox does next. */
-export function classify(status: number): 'sent' | 'rejected' | 'retry' {
+export function classify(status: number): 'sent' | 'rejected' | 'retry' | 'unauthorized' {
   if (status >= 200 && status < 300) return 'sent';
+  if (status === 401) return 'unauthorized';
   if (status === 0 || status === 408 || status === 429 || status >= 500) return 'retry';
   return 'rejected';
 }
@@ -131,7 +145,7 @@ export class Outbox {
       return this.running;
     }
     this.running = (async () => {
-      const total: FlushResult = { sent: [], rejected: [], blocked: false };
+      const total: FlushResult = { sent: [], rejected: [], blocked: false, unauthorized: false };
       try {
         do {
           this.again = false;
@@ -139,6 +153,7 @@ export class Outbox {
           total.sent.push(...r.sent);
           total.rejected.push(...r.rejected);
           total.blocked = r.blocked;
+          total.unauthorized = r.unauthorized;
         } while (this.again && !total.blocked);
       } finally {
         this.running = null;
@@ -149,7 +164,7 @@ export class Outbox {
   }
 
   private async pass(): Promise<FlushResult> {
-    const result: FlushResult = { sent: [], rejected: [], blocked: false };
+    const result: FlushResult = { sent: [], rejected: [], blocked: false, unauthorized: false };
     for (const item of await this.items()) {
       if (item.state !== 'pending') continue;
       this.sending.add(item.key);
@@ -165,6 +180,14 @@ export class Outbox {
       if (outcome.kind === 'sent') {
         await this.store.delete(item.key);
         result.sent.push(item.key);
+      } else if (outcome.kind === 'held') {
+        // Left as it is, for its owner's next session.
+      } else if (outcome.kind === 'unauthorized') {
+        // Kept as it is; the session is gone, so every later item would be refused too.
+        result.blocked = true;
+        result.unauthorized = true;
+        this.changed();
+        break;
       } else if (outcome.kind === 'rejected') {
         await this.store.put({ ...item, state: 'attention', message: outcome.message, attempts: item.attempts + 1 });
         result.rejected.push(item.key);

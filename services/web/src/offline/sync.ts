@@ -2,10 +2,12 @@
 // when the browser says it is online, when the app becomes visible, after
 // each new item, and, while something waits after a failed attempt, again
 // after a growing pause (5 s doubling to 5 min). Items needing attention are
-// never resent by any of these.
+// never resent by any of these. A 401 keeps every item and waits for the
+// next sign-in, which sends them.
 import { createStore, del, entries, set } from 'idb-keyval';
-import { classify, Outbox, type FlushResult, type OutboxItem, type OutboxStore, type SendOutcome } from './outbox';
-import { toApiError } from '../api/http';
+import { Outbox, type FlushResult, type OutboxItem, type OutboxStore } from './outbox';
+import { makeSender } from './send';
+import { sessions } from '../api/session';
 
 const idb = createStore('carhub-outbox', 'items');
 
@@ -15,34 +17,7 @@ const idbStore: OutboxStore = {
   delete: (key) => del(key, idb),
 };
 
-export async function sendItem(item: OutboxItem): Promise<SendOutcome> {
-  let res: Response;
-  try {
-    res = await fetch(item.path, {
-      method: item.method,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Idempotency-Key': item.key },
-      body: item.body,
-      credentials: 'same-origin',
-      cache: 'no-store',
-    });
-  } catch {
-    return { kind: 'retry', message: 'No connection to the server' };
-  }
-  const kind = classify(res.status);
-  if (kind === 'sent') {
-    let body: unknown = null;
-    try {
-      body = await res.json();
-    } catch {
-      // The record is stored (2xx); a cut-off body changes nothing.
-    }
-    return { kind, body };
-  }
-  const err = await toApiError(res);
-  return { kind, message: err.message };
-}
-
-export const outbox = new Outbox(idbStore, sendItem);
+export const outbox = new Outbox(idbStore, makeSender(sessions));
 
 let timer: ReturnType<typeof setTimeout> | undefined;
 let backoff = 5_000;
@@ -51,7 +26,10 @@ let backoff = 5_000;
 export async function sync(): Promise<FlushResult> {
   clearTimeout(timer);
   const r = await outbox.flush();
-  if (r.blocked) {
+  if (r.unauthorized) {
+    // Nothing can go until the owner signs in again; the sign-in syncs.
+    backoff = 5_000;
+  } else if (r.blocked) {
     clearTimeout(timer);
     timer = setTimeout(() => void sync(), backoff);
     backoff = Math.min(backoff * 2, 300_000);
@@ -66,6 +44,12 @@ export function startSync(): void {
   window.addEventListener('online', () => {
     backoff = 5_000;
     void sync();
+  });
+  sessions.subscribe((e) => {
+    if (e === 'signed-in') {
+      backoff = 5_000;
+      void sync();
+    }
   });
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') void sync();

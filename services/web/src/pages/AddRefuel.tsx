@@ -5,6 +5,7 @@ import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../
 import { fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
 import { uuid } from '../lib/uuid';
 import { outbox, sync } from '../offline/sync';
+import { sessions } from '../api/session';
 import { useResource } from '../hooks';
 import { AsOf, ErrorText, Status, VehiclePicker } from '../components/common';
 
@@ -96,6 +97,7 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
         method: 'POST',
         path: paths.createRefuel,
         body: jsonWithDecimals(input),
+        owner: (await sessions.current())?.user?.id,
         summary: { vehicle_id: vehicle.id, refuel_time: at, odometer: odo, liters: quantity, total_amount: total, energy: en, unit: unitOf(en), is_full: full, station_name: input.station_name },
       });
       const r = await sync();
@@ -107,6 +109,8 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
       }
       setStatus(r.sent.includes(key)
         ? 'Saved.'
+        : r.unauthorized
+        ? 'Queued: your session has ended. It will be sent after you sign in again.'
         : 'Queued: no connection right now. It will be sent when the connection returns (History shows it as waiting to sync).');
       last.reload();
       setTriple({ quantity: '', total: '', price: '' });

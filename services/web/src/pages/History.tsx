@@ -19,9 +19,10 @@ function useOutbox(): OutboxItem[] {
   return items;
 }
 
-export function History({ vehicles, vehiclesAsOf, chosen, choose }: VehicleContext) {
+export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleContext) {
   const list = useResource<RefuelRecord[]>(chosen === null ? null : paths.refuels(chosen));
-  const queued = useOutbox().filter((i) => i.summary.vehicle_id === chosen);
+  // Another user's queued writes (made before a sign-out) wait for them and are not shown here.
+  const queued = useOutbox().filter((i) => i.summary.vehicle_id === chosen && (i.owner === undefined || user === null || i.owner === user.id));
   const [editing, setEditing] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);

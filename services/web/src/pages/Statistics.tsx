@@ -1,13 +1,13 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
 import { ENERGY_NAMES, fuel, paths, unitLabel, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
-import { ApiError } from '../api/http';
+import { ApiError, download } from '../api/http';
 import { useOnline, useResource } from '../hooks';
 import { fmtDateTime, fmtNumber, timeZone } from '../lib/format';
 import { AsOf, ErrorText, Status, VehiclePicker } from '../components/common';
 import type { Series } from '../components/chart';
 
-export function Statistics({ vehicles, vehiclesAsOf, chosen, choose }: VehicleContext) {
+export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleContext) {
   const stats = useResource<Stats>(chosen === null ? null : paths.statistics(chosen));
   const [energyPick, setEnergyPick] = useState<Energy | null>(null);
   const s = stats.data;
@@ -61,7 +61,7 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose }: VehicleCo
           )}
         </section>
       )}
-      {chosen !== null && <Csv vehicleId={chosen} onImported={() => { stats.reload(); monthly.reload(); }} />}
+      {chosen !== null && <Csv vehicleId={chosen} withToken={user !== null} onImported={() => { stats.reload(); monthly.reload(); }} />}
     </>
   );
 }
@@ -151,7 +151,7 @@ function ChartBlock({ title, name, labels, values, digits, table, onToggle }: Ch
   );
 }
 
-function Csv({ vehicleId, onImported }: { vehicleId: number; onImported: () => void }) {
+function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToken: boolean; onImported: () => void }) {
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<ImportResult | null>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -184,7 +184,15 @@ function Csv({ vehicleId, onImported }: { vehicleId: number; onImported: () => v
   return (
     <section aria-labelledby="csv-h">
       <h2 id="csv-h">CSV</h2>
-      <p><a href={paths.csv(vehicleId)} download>Export CSV</a></p>
+      <p>
+        <a href={paths.csv(vehicleId)} download onClick={(e) => {
+          // With accounts the file needs the bearer token, which a plain link cannot send.
+          if (!withToken) return;
+          e.preventDefault();
+          setError(null);
+          download(paths.csv(vehicleId), `refuels-${vehicleId}.csv`).catch((err: Error) => setError({ code: 'EXPORT', message: `Export: ${err.message}` }));
+        }}>Export CSV</a>
+      </p>
       <div class="field">
         <label for="csv-file">CSV file to import</label>
         <input id="csv-file" type="file" accept=".csv,text/csv" onChange={(e) => { setFile(e.currentTarget.files?.[0] ?? null); setPreview(null); setDone(null); setError(null); }} />

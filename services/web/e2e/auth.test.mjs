@@ -1,0 +1,298 @@
+// End-to-end with accounts on (AUTH_MODE=local): the login screen, a queued
+// refuel that outlives a revoked token, single sign-on's return to /login,
+// sign-out, and a throttled login. The built client behind the real Caddy,
+// against the real services, in Debian's Chromium.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { startStack } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
+
+let s;
+let ctx;
+let page;
+const cspViolations = [];
+const pageErrors = [];
+const dialogs = [];
+
+/** api calls the gateway as a test's own session (token), never as the page. */
+const api = async (path, token, init = {}) => {
+  const res = await fetch(s.base + path, { ...init, headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...init.headers } });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+};
+
+const field = (label) => page.getByLabel(label, { exact: true });
+const heading = (name) => page.getByRole('heading', { level: 1, name });
+
+async function nav(name) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await heading(name).waitFor();
+}
+
+async function signIn(password = ADMIN.password) {
+  await heading('Sign in').waitFor();
+  await field('Username').fill(ADMIN.username);
+  await field('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** pageSession reads the session the page keeps in IndexedDB (carhub-auth/session). */
+const pageSession = () =>
+  page.evaluate(() => new Promise((ok, fail) => {
+    const open = indexedDB.open('carhub-auth');
+    open.onerror = () => fail(open.error);
+    open.onsuccess = () => {
+      try {
+        const get = open.result.transaction('session').objectStore('session').get('session');
+        get.onsuccess = () => ok(get.result ?? null);
+        get.onerror = () => fail(get.error);
+      } catch (err) {
+        fail(err);
+      }
+    };
+  }));
+
+async function axe() {
+  const found = [];
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.evaluate(axeSource); // through the DevTools protocol: the page's CSP stays on
+    const violations = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    });
+    for (const v of violations) found.push(`${scheme}: ${v}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
+
+/** overflow: how far the page scrolls sideways (0: not at all). */
+const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+// eventually retries check (which throws until it holds) for up to ms.
+async function eventually(check, ms = 15_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+before(async () => {
+  s = await startStack({ auth: ADMIN });
+  ctx = s.context;
+  page = ctx.pages()[0] ?? (await ctx.newPage());
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.accept();
+  });
+});
+
+after(async () => {
+  await s?.stop();
+});
+
+describe('the web client with accounts', () => {
+  it('shows the login screen (no navigation), which passes axe-core; a wrong password is announced', async () => {
+    const config = await api('/api/auth/config');
+    assert.deepEqual(config.body.mode, 'local');
+    await page.goto(s.base + '/vehicles');
+    await heading('Sign in').waitFor();
+    assert.equal(await page.getByRole('navigation', { name: 'Main' }).count(), 0);
+    assert.equal(await page.title(), 'Sign in · CarHub');
+    assert.equal(await page.getByRole('link', { name: 'Sign in with single sign-on' }).count(), config.body.oidc ? 1 : 0);
+    assert.deepEqual(await axe(), []);
+
+    await signIn('not-the-password');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.equal(await alert.textContent(), 'Wrong username or password.');
+    assert.equal(await field('Password').getAttribute('aria-invalid'), 'true');
+    assert.equal(await field('Password').inputValue(), '', 'the wrong password is cleared');
+    assert.equal(await pageSession(), null);
+    assert.deepEqual(await axe(), [], 'the login screen with its error');
+    assert.equal(await overflow(), 0, 'the login screen at 390 px');
+  });
+
+  it('the right password shows the page asked for, the user in the navigation; every call carries the token', async () => {
+    await field('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await heading('Vehicles').waitFor();
+    assert.equal(new URL(page.url()).pathname, '/vehicles');
+    const header = page.getByRole('banner');
+    await header.getByText('Signed in as admin').waitFor();
+    await header.getByRole('button', { name: 'Sign out' }).waitFor();
+    const session = await pageSession();
+    assert.equal(session.user.username, 'admin');
+    assert.ok(Date.parse(session.expiresAt) > Date.now());
+
+    await page.getByRole('button', { name: 'Add vehicle' }).click();
+    await field('Name').fill('Family car');
+    await field('Fuel type').selectOption({ label: 'Gasoline' });
+    await page.getByRole('button', { name: 'Save vehicle' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Family car' }).waitFor();
+    const mine = await s.login();
+    assert.deepEqual((await api('/api/vehicles', mine)).body.map((v) => v.name), ['Family car']);
+    assert.equal((await api('/api/vehicles')).status, 401, 'the gateway refuses a call without a token');
+    // docqa through Caddy's forward_auth: the page's token opens it too.
+    await nav('Manuals');
+    await page.getByText('No manual uploaded yet.').waitFor();
+    assert.deepEqual(await axe(), [], 'the navigation with the account');
+    assert.equal(await overflow(), 0, 'the navigation with the account at 390 px');
+  });
+
+  it('a refuel queued offline outlives a revoked token: login screen, then sent exactly once after signing in again', async (t) => {
+    t.after(() => ctx.setOffline(false));
+    // The shell must come from the service worker while offline.
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await nav('Add refuel');
+    await ctx.setOffline(true);
+    await field('Date and time').fill('2026-04-20T08:00');
+    await field('Odometer').fill('14300');
+    await field('Quantity').fill('39,9');
+    await field('Total amount').fill('69,3');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
+    await nav('History');
+    await page.getByText('Waiting to sync').waitFor();
+
+    // From another session: revoke the page's token.
+    const other = await s.login();
+    const tokens = (await api('/api/auth/tokens', other)).body;
+    const pageToken = tokens.filter((tk) => !tk.current);
+    assert.ok(pageToken.length >= 1, JSON.stringify(tokens));
+    for (const tk of pageToken) assert.equal((await api(`/api/auth/tokens/${tk.id}`, other, { method: 'DELETE' })).status, 204);
+
+    await ctx.setOffline(false); // the 'online' event sends the outbox: 401
+    await heading('Sign in').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Your session has ended' }).waitFor();
+    await page.getByText('1 refuel waits on this device').waitFor();
+    assert.equal(await pageSession(), null);
+    const vid = (await api('/api/vehicles', other)).body[0].id;
+    assert.deepEqual((await api(`/api/refuels?vehicle_id=${vid}`, other)).body, [], 'nothing reached the server with the revoked token');
+
+    await signIn();
+    await heading('History').waitFor();
+    await page.getByText('Waiting to sync').waitFor({ state: 'detached' });
+    await page.getByRole('list', { name: 'Refuels' }).getByRole('listitem').first().waitFor();
+    const records = await eventually(async () => {
+      const r = (await api(`/api/refuels?vehicle_id=${vid}`, other)).body;
+      assert.equal(r.length, 1);
+      return r;
+    });
+    assert.equal(records[0].odometer, 14300);
+    assert.equal(records[0].liters, 39.9);
+    assert.equal(records[0].total_amount, 69.3);
+    // Nothing is left to send again: a reload (which syncs at start) adds nothing.
+    await page.reload();
+    await heading('History').waitFor();
+    await page.getByRole('list', { name: 'Refuels' }).getByRole('listitem').first().waitFor();
+    assert.equal(await page.getByText('Waiting to sync').count(), 0);
+    assert.equal((await api(`/api/refuels?vehicle_id=${vid}`, other)).body.length, 1);
+
+    // The CSV export carries the token too (fetched, then saved).
+    await nav('Statistics');
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    const csv = readFileSync(await file.path(), 'utf8');
+    assert.match(csv, /14300/);
+    assert.equal(csv.trim().split('\n').length, 2, csv);
+  });
+
+  it('single sign-on returns to /login#token=…: kept, cleared from the address, start page; #error= is explained', async () => {
+    const token = await s.login();
+    const me = await api('/api/auth/me', token);
+    assert.equal(me.status, 200);
+    const expires = new Date(Date.now() + 3_600_000).toISOString();
+    await page.goto(`${s.base}/login#token=${encodeURIComponent(token)}&expires_at=${encodeURIComponent(expires)}`);
+    await heading('Add refuel').waitFor();
+    assert.equal(page.url(), s.base + '/');
+    await page.getByRole('banner').getByText('Signed in as admin').waitFor();
+    const session = await pageSession();
+    assert.equal(session.token, token);
+    assert.equal(session.expiresAt, expires);
+
+    await page.goto(`${s.base}/login#error=access_denied`);
+    // Signed in already: the error page is not shown to a signed-in user.
+    await heading('Add refuel').waitFor();
+    assert.equal(page.url(), s.base + '/');
+  });
+
+  it('Sign out with a refuel not sent yet warns, keeps it, and it is sent once after the next sign-in', async (t) => {
+    t.after(() => ctx.setOffline(false));
+    const mine = await s.login();
+    const vid = (await api('/api/vehicles', mine)).body[0].id;
+    await nav('Add refuel');
+    await ctx.setOffline(true);
+    await field('Date and time').fill('2026-05-02T08:00');
+    await field('Odometer').fill('15000');
+    await field('Quantity').fill('30');
+    await field('Total amount').fill('52,5');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
+    const asked = dialogs.length;
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click(); // offline: forgotten here only
+    await heading('Sign in').waitFor();
+    assert.deepEqual(dialogs.slice(asked), ['1 refuel saved on this device is not sent yet. It stays here and is sent the next time admin signs in. Sign out?']);
+    await page.getByText('1 refuel waits on this device').waitFor();
+    await ctx.setOffline(false);
+    assert.deepEqual((await api(`/api/refuels?vehicle_id=${vid}`, mine)).body.map((r) => r.odometer), [14300]);
+    await signIn();
+    await heading('Add refuel').waitFor();
+    const odometers = await eventually(async () => {
+      const r = (await api(`/api/refuels?vehicle_id=${vid}`, mine)).body.map((x) => x.odometer);
+      assert.equal(r.length, 2);
+      return r;
+    });
+    assert.deepEqual(odometers.sort(), [14300, 15000]);
+  });
+
+  it('Sign out ends the session on the server and returns to the login screen', async () => {
+    const before = await pageSession();
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in').waitFor();
+    assert.equal(await pageSession(), null);
+    assert.equal((await api('/api/auth/me', before.token)).status, 401, 'the token is revoked');
+    await page.reload();
+    await heading('Sign in').waitFor();
+
+    await page.goto(`${s.base}/login#error=access_denied`);
+    await heading('Sign in').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Single sign-on was cancelled or refused' }).waitFor();
+    assert.equal(page.url(), s.base + '/login', 'the fragment is cleared');
+  });
+
+  it('a throttled login says when to try again', async () => {
+    let status = 0;
+    for (let i = 0; i < 60 && status !== 429; i++) {
+      status = (await api('/api/auth/login', null, {
+        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password: 'wrong-password' }),
+      })).status;
+    }
+    assert.equal(status, 429);
+    await signIn('wrong-password');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /^Too many sign-in attempts\. Try again in \d+ seconds? \(at \d\d:\d\d\)\.$/);
+  });
+
+  it('no CSP violation and no uncaught error in the whole run', () => {
+    assert.deepEqual(cspViolations, []);
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -1,0 +1,128 @@
+// The gate in front of the app: with accounts (AUTH_MODE=local) and no valid
+// session it shows the login screen; otherwise the app, as with accounts off.
+// The answer of /api/auth/config is kept for an offline start; a single
+// sign-on ends at /login#token=…&expires_at=… (or #error=…), read here once.
+import { useEffect, useState } from 'preact/hooks';
+import { App } from './App';
+import { authApi, readSsoFragment, ssoErrorMessage } from './api/auth';
+import { sessions, type AuthConfig, type Session, type SessionEvent } from './api/session';
+import { Login } from './pages/Login';
+import { outbox } from './offline/sync';
+import { clearSnapshots } from './offline/snapshots';
+import { navigate } from './router';
+
+type Gate =
+  | { kind: 'starting' }
+  | { kind: 'login'; notice: string | null }
+  | { kind: 'app'; session: Session | undefined };
+
+/** CONFIG_WAIT: how long a first start (nothing cached) waits for /api/auth/config before going on as with accounts off. */
+const CONFIG_WAIT = 10_000;
+
+/** takeSsoFragment stores a single sign-on's token, or returns its error, and clears the fragment. */
+async function takeSsoFragment(): Promise<string | null> {
+  if (location.pathname !== '/login' || location.hash === '') return null;
+  const r = readSsoFragment(location.hash);
+  // The token must not stay in the address bar or the history.
+  history.replaceState(null, '', r?.kind === 'token' ? '/' : '/login');
+  if (r?.kind === 'token') {
+    await sessions.signIn({ token: r.token, expiresAt: r.expiresAt, user: null });
+    return null;
+  }
+  return r ? ssoErrorMessage(r.code) : null;
+}
+
+async function loadConfig(onFresh: (c: AuthConfig) => void): Promise<AuthConfig | null> {
+  const fresh = authApi.config(AbortSignal.timeout(CONFIG_WAIT)).then(
+    (c) => {
+      void sessions.saveConfig(c);
+      return c;
+    },
+    () => null,
+  );
+  const cached = await sessions.cachedConfig();
+  if (!cached) return fresh;
+  void fresh.then((c) => c && onFresh(c));
+  return cached;
+}
+
+/** pendingOf counts the writes on this device that wait for a sign-in of this user (or of anyone, for writes made with accounts off). */
+async function pendingOf(userId: number | undefined): Promise<number> {
+  return (await outbox.items()).filter((i) => i.owner === undefined || userId === undefined || i.owner === userId).length;
+}
+
+export function Root() {
+  const [config, setConfig] = useState<AuthConfig | null>(null);
+  const [gate, setGate] = useState<Gate>({ kind: 'starting' });
+  const [waiting, setWaiting] = useState(0);
+
+  async function decide(c: AuthConfig | null, notice: string | null) {
+    const session = await sessions.current();
+    if (c?.mode === 'local' && !session) {
+      setWaiting(await pendingOf(undefined));
+      setGate({ kind: 'login', notice });
+      return;
+    }
+    if (session && !session.user && c?.mode === 'local') {
+      // After a single sign-on: who is this?
+      void authApi.me().then((u) => sessions.setUser(session.token, u)).then(async () => {
+        setGate({ kind: 'app', session: await sessions.current() });
+      }, () => undefined);
+    }
+    if (location.pathname === '/login') navigate('/', true);
+    setGate({ kind: 'app', session });
+  }
+
+  useEffect(() => {
+    let live = true;
+    let cfg: AuthConfig | null = null;
+    const off = sessions.subscribe((e: SessionEvent) => {
+      if (!live) return;
+      if (e === 'refused') {
+        // A 401: the server has accounts on, whatever was cached.
+        cfg = { mode: 'local', oidc: cfg?.oidc ?? false };
+        setConfig(cfg);
+        void decide(cfg, 'Your session has ended. Sign in again to go on.');
+      } else {
+        void decide(cfg, null);
+      }
+    });
+    void (async () => {
+      const ssoError = await takeSsoFragment();
+      cfg = await loadConfig((fresh) => {
+        if (!live) return;
+        const changed = fresh.mode !== cfg?.mode;
+        cfg = fresh;
+        setConfig(fresh);
+        if (changed) void decide(fresh, null);
+      });
+      if (!live) return;
+      setConfig(cfg);
+      await decide(cfg, ssoError);
+    })();
+    return () => {
+      live = false;
+      off();
+    };
+  }, []);
+
+  async function signOut() {
+    const session = await sessions.current();
+    const n = await pendingOf(session?.user?.id);
+    const who = session?.user?.username ?? 'you';
+    if (n > 0 && !window.confirm(
+      `${n === 1 ? '1 refuel saved on this device is' : `${n} refuels saved on this device are`} not sent yet. ` +
+      `${n === 1 ? 'It stays' : 'They stay'} here and ${n === 1 ? 'is' : 'are'} sent the next time ${who} signs in. Sign out?`)) {
+      return;
+    }
+    // Without an answer the token stays valid on the server until it expires; it is forgotten here all the same.
+    await authApi.logout().catch(() => undefined);
+    await clearSnapshots();
+    await sessions.signOut();
+  }
+
+  if (gate.kind === 'starting') return null;
+  if (gate.kind === 'login') return <Login config={config} notice={gate.notice} waiting={waiting} />;
+  const accounts = config?.mode === 'local';
+  return <App user={accounts ? (gate.session?.user ?? null) : null} accounts={accounts} onSignOut={() => void signOut()} />;
+}

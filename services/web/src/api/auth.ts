@@ -1,0 +1,51 @@
+// fuel-service's account routes the client uses (proto-docs/fuel-service.openapi.yaml).
+import { request } from './http';
+import type { AuthConfig, Session, User } from './session';
+
+interface LoginAnswer {
+  token: string;
+  expires_at: string;
+  user: User;
+}
+
+/** Where single sign-on starts (a full-page navigation; it ends at /login#token=…). */
+export const OIDC_LOGIN_PATH = '/api/auth/oidc/login';
+
+export const authApi = {
+  config: (signal?: AbortSignal) => request<AuthConfig>('GET', '/api/auth/config', { anonymous: true, signal }),
+  /** login: a 401 here is a wrong username or password, not the end of a session. */
+  login: async (username: string, password: string): Promise<Session> => {
+    const a = await request<LoginAnswer>('POST', '/api/auth/login', { anonymous: true, body: JSON.stringify({ username, password }) });
+    return { token: a.token, expiresAt: a.expires_at, user: a.user };
+  },
+  logout: () => request<void>('POST', '/api/auth/logout'),
+  me: () => request<User>('GET', '/api/auth/me'),
+};
+
+/** The outcome of a single sign-on, read from the fragment of /login. */
+export type SsoResult = { kind: 'token'; token: string; expiresAt: string } | { kind: 'error'; code: string } | null;
+
+/** readSsoFragment reads `#token=…&expires_at=…` or `#error=…` (URL-escaped values). */
+export function readSsoFragment(hash: string): SsoResult {
+  const p = new URLSearchParams(hash.replace(/^#/, ''));
+  const token = p.get('token');
+  if (token) {
+    const expiresAt = p.get('expires_at') ?? '';
+    if (!Number.isFinite(Date.parse(expiresAt))) return { kind: 'error', code: 'invalid_expiry' };
+    return { kind: 'token', token, expiresAt };
+  }
+  const code = p.get('error');
+  return code !== null ? { kind: 'error', code } : null;
+}
+
+/** ssoErrorMessage says what a single sign-on error code means to the person signing in. */
+export function ssoErrorMessage(code: string): string {
+  switch (code) {
+    case 'access_denied':
+      return 'Single sign-on was cancelled or refused. You can try again.';
+    case 'invalid_expiry':
+      return 'Single sign-on answered without a valid expiry. Try again.';
+    default:
+      return `Single sign-on did not succeed (${code || 'no reason given'}). Try again, or sign in with your username and password.`;
+  }
+}

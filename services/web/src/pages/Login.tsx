@@ -1,0 +1,96 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { authApi, OIDC_LOGIN_PATH } from '../api/auth';
+import { ApiError, NetworkError } from '../api/http';
+import { sessions, type AuthConfig } from '../api/session';
+import { fmtTime } from '../lib/format';
+
+interface Props {
+  config: AuthConfig | null;
+  /** Why the screen is shown (the session ended, a single sign-on failed), if not a first sign-in. */
+  notice: string | null;
+  /** Writes made on this device that wait for a sign-in. */
+  waiting: number;
+}
+
+/** loginError says what went wrong, and for a 429 when to try again. */
+export function loginError(err: unknown, now = new Date()): string {
+  if (err instanceof ApiError) {
+    if (err.status === 401) return 'Wrong username or password.';
+    if (err.status === 429) {
+      if (err.retryAfter === undefined) return 'Too many sign-in attempts. Wait a minute, then try again.';
+      const at = new Date(now.getTime() + err.retryAfter * 1000);
+      const secs = err.retryAfter;
+      const wait = secs < 90 ? `${secs} second${secs === 1 ? '' : 's'}` : `${Math.ceil(secs / 60)} minutes`;
+      return `Too many sign-in attempts. Try again in ${wait} (at ${fmtTime(at)}).`;
+    }
+    return err.message;
+  }
+  if (err instanceof NetworkError) return 'No connection to the server: signing in needs a connection.';
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function Login({ config, notice, waiting }: Props) {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  useEffect(() => {
+    document.title = 'Sign in · CarHub';
+    heading.current?.focus();
+  }, []);
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    setError(null);
+    setBusy(true);
+    try {
+      await sessions.signIn(await authApi.login(username.trim(), password));
+    } catch (err) {
+      setError(loginError(err));
+      setPassword('');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div class="app">
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <span class="brand" aria-hidden="true">CarHub</span>
+      </header>
+      <main id="main">
+        <h1 id="login-title" tabIndex={-1} ref={heading}>Sign in</h1>
+        {notice && <p class="notice" role="status">{notice}</p>}
+        {waiting > 0 && (
+          <p class="notice">
+            {waiting === 1 ? '1 refuel waits' : `${waiting} refuels wait`} on this device; {waiting === 1 ? 'it is' : 'they are'} sent after you sign in.
+          </p>
+        )}
+        <form class="form" aria-labelledby="login-title" onSubmit={(e) => void submit(e)}>
+          <div class="field">
+            <label for="login-username">Username</label>
+            <input id="login-username" name="username" autocomplete="username" autocapitalize="none" spellcheck={false} required
+              value={username} onInput={(e) => setUsername(e.currentTarget.value)} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? 'login-error' : undefined} />
+          </div>
+          <div class="field">
+            <label for="login-password">Password</label>
+            <input id="login-password" name="password" type="password" autocomplete="current-password" required
+              value={password} onInput={(e) => setPassword(e.currentTarget.value)} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? 'login-error' : undefined} />
+          </div>
+          {error && <p class="error" role="alert" id="login-error">{error}</p>}
+          <div class="buttons">
+            <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+          </div>
+        </form>
+        {config?.oidc && (
+          <p>
+            <a class="button secondary" href={OIDC_LOGIN_PATH}>Sign in with single sign-on</a>
+          </p>
+        )}
+      </main>
+    </div>
+  );
+}
