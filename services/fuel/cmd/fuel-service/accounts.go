@@ -5,6 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"github.com/coreos/go-oidc/v3/oidc"
 
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
@@ -53,4 +60,96 @@ func authOptions(ctx context.Context, cfg Config, st *store.Store, log *slog.Log
 		return opts, fmt.Errorf("AUTH_ADMIN_USERNAME: %w", err)
 	}
 	return opts, nil
+}
+
+// OIDCConfig is the configuration of OIDC sign-in (proto-docs/
+// auth-decisions.md, "OIDC sign-in"): the four variables together, or none.
+type OIDCConfig struct {
+	// Issuer is the OpenID provider's issuer URL, discovered at start-up.
+	Issuer       string `env:"AUTH_OIDC_ISSUER"`
+	ClientID     string `env:"AUTH_OIDC_CLIENT_ID"`
+	ClientSecret string `env:"AUTH_OIDC_CLIENT_SECRET" secret:"true"`
+	// RedirectURL is the public URL of the callback, as registered at the
+	// provider: https://cars.example/api/auth/oidc/callback.
+	RedirectURL string `env:"AUTH_OIDC_REDIRECT_URL"`
+	// DiscoveryTimeout bounds the retries of the discovery at start-up
+	// (a provider started with the service may answer late).
+	DiscoveryTimeout time.Duration `env:"AUTH_OIDC_DISCOVERY_TIMEOUT" default:"30s"`
+}
+
+// oidcCallbackPath is the path fuel-service serves the callback on.
+const oidcCallbackPath = "/api/auth/oidc/callback"
+
+// oidcHTTPTimeout bounds each request to the provider made outside a
+// client's request: the discovery and the fetches of its keys.
+const oidcHTTPTimeout = 10 * time.Second
+
+// oidcOptions checks the OIDC configuration and discovers the provider,
+// retrying with exponential backoff for up to DiscoveryTimeout; nil when
+// no AUTH_OIDC_* variable is set.
+func oidcOptions(ctx context.Context, oc OIDCConfig, mode auth.Mode, log *slog.Logger) (*httpapi.OIDCOptions, error) {
+	vars := []struct{ name, value string }{
+		{"AUTH_OIDC_ISSUER", oc.Issuer},
+		{"AUTH_OIDC_CLIENT_ID", oc.ClientID},
+		{"AUTH_OIDC_CLIENT_SECRET", oc.ClientSecret},
+		{"AUTH_OIDC_REDIRECT_URL", oc.RedirectURL},
+	}
+	var set, unset []string
+	for _, v := range vars {
+		if v.value == "" {
+			unset = append(unset, v.name)
+		} else {
+			set = append(set, v.name)
+		}
+	}
+	if len(set) == 0 {
+		return nil, nil
+	}
+	if len(unset) > 0 {
+		return nil, fmt.Errorf("%s is required with %s (OIDC sign-in needs all four AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID, AUTH_OIDC_CLIENT_SECRET, AUTH_OIDC_REDIRECT_URL)",
+			strings.Join(unset, ", "), strings.Join(set, ", "))
+	}
+	if mode != auth.ModeLocal {
+		return nil, fmt.Errorf("AUTH_OIDC_ISSUER needs AUTH_MODE=local, got AUTH_MODE=%s", mode)
+	}
+	if err := checkHTTPURL(oc.Issuer); err != nil {
+		return nil, fmt.Errorf("AUTH_OIDC_ISSUER: %w", err)
+	}
+	if err := checkHTTPURL(oc.RedirectURL); err != nil {
+		return nil, fmt.Errorf("AUTH_OIDC_REDIRECT_URL: %w", err)
+	}
+	if u, _ := url.Parse(oc.RedirectURL); u.Path != oidcCallbackPath || u.RawQuery != "" {
+		return nil, fmt.Errorf("AUTH_OIDC_REDIRECT_URL: the path must be %s without a query, got %q", oidcCallbackPath, oc.RedirectURL)
+	}
+	if oc.DiscoveryTimeout <= 0 {
+		return nil, fmt.Errorf("AUTH_OIDC_DISCOVERY_TIMEOUT must be positive, got %s", oc.DiscoveryTimeout)
+	}
+	// The provider keeps this context's client for fetching its keys.
+	pctx := oidc.ClientContext(ctx, &http.Client{Timeout: oidcHTTPTimeout})
+	provider, err := backoff.Retry(ctx, func() (*oidc.Provider, error) {
+		return oidc.NewProvider(pctx, oc.Issuer)
+	},
+		backoff.WithBackOff(backoff.NewExponentialBackOff()),
+		backoff.WithMaxElapsedTime(oc.DiscoveryTimeout),
+		backoff.WithNotify(func(err error, next time.Duration) {
+			log.Warn("oidc discovery failed, retrying", "issuer", oc.Issuer, "error", err.Error(), "retry_in", next)
+		}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("AUTH_OIDC_ISSUER: discovery of %s: %w", oc.Issuer, err)
+	}
+	log.Info("oidc sign-in on", "issuer", oc.Issuer, "redirect_url", oc.RedirectURL)
+	return &httpapi.OIDCOptions{Provider: provider, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, RedirectURL: oc.RedirectURL}, nil
+}
+
+// checkHTTPURL accepts an absolute http or https URL.
+func checkHTTPURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("must be an absolute http or https URL, got %q", s)
+	}
+	return nil
 }

@@ -50,6 +50,8 @@ type Config struct {
 	// AuthLoginsPerMinute bounds login attempts per username and per client
 	// address (0: no limit).
 	AuthLoginsPerMinute int `env:"AUTH_LOGINS_PER_MINUTE" default:"10"`
+	// OIDC sign-in (AUTH_OIDC_*), local mode only.
+	OIDC OIDCConfig
 }
 
 func main() {
@@ -127,6 +129,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 
 	authOpts, err := authOptions(ctx, cfg, st, log)
 	if err != nil {
+		return err
+	}
+	if authOpts.OIDC, err = oidcOptions(ctx, cfg.OIDC, authOpts.Mode, log); err != nil {
 		return err
 	}
 	opts := httpapi.Options{CORSOrigins: origins, Probes: readiness(st), Auth: authOpts}

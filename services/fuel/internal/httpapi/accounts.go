@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
@@ -31,6 +32,7 @@ type Accounts interface {
 	Members(ctx context.Context, vehicleID uint64) ([]fuel.Member, error)
 	SetMember(ctx context.Context, vehicleID, userID uint64, role fuel.Role) (fuel.Member, error)
 	RemoveMember(ctx context.Context, vehicleID, userID uint64) error
+	OIDCUser(ctx context.Context, issuer, subject, username string) (store.User, bool, error)
 }
 
 // AuthOptions configure accounts (proto-docs/auth-decisions.md).
@@ -47,6 +49,9 @@ type AuthOptions struct {
 	// LoginsPerMinute bounds login attempts per username and per client
 	// address (0: no limit).
 	LoginsPerMinute int
+	// OIDC, when set, offers sign-in with an OpenID provider (local mode
+	// only).
+	OIDC *OIDCOptions
 }
 
 // accounts serves the account routes.
@@ -55,18 +60,24 @@ type accounts struct {
 	byUsername *auth.Limiter
 	byAddress  *auth.Limiter
 	now        func() time.Time
+	// oidc is nil without OIDC sign-in.
+	oidc *oidcFlow
 }
 
-func newAccounts(opts AuthOptions, now func() time.Time) *accounts {
+func newAccounts(opts AuthOptions, now func() time.Time, log *slog.Logger) *accounts {
 	if opts.Mode == "" {
 		opts.Mode = auth.ModeOff
 	}
-	return &accounts{
+	a := &accounts{
 		opts:       opts,
 		byUsername: auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
 		byAddress:  auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
 		now:        now,
 	}
+	if opts.Mode == auth.ModeLocal && opts.OIDC != nil {
+		a.oidc = newOIDCFlow(*opts.OIDC, now, log)
+	}
+	return a
 }
 
 // register adds the account routes. api is the authenticated /api group.
@@ -80,6 +91,8 @@ func (a *accounts) register(r gin.IRouter, api gin.IRouter, limit gin.HandlerFun
 		return
 	}
 	r.POST("/api/auth/login", limit, a.login)
+	r.GET("/api/auth/oidc/login", a.oidcLogin)
+	r.GET("/api/auth/oidc/callback", a.oidcCallback)
 	api.POST("/auth/logout", a.logout)
 	api.POST("/auth/tokens", a.createToken)
 	api.GET("/auth/tokens", a.listTokens)
@@ -125,7 +138,7 @@ type authConfigResponse struct {
 }
 
 func (a *accounts) config(c *gin.Context) {
-	c.JSON(http.StatusOK, authConfigResponse{Mode: a.opts.Mode})
+	c.JSON(http.StatusOK, authConfigResponse{Mode: a.opts.Mode, OIDC: a.oidc != nil})
 }
 
 func (a *accounts) verify(c *gin.Context) {

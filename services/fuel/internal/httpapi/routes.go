@@ -63,7 +63,7 @@ func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 	if a.now == nil {
 		a.now = time.Now
 	}
-	a.accounts = newAccounts(opts.Auth, a.now)
+	a.accounts = newAccounts(opts.Auth, a.now, log)
 	a.Register(e)
 	return e
 }

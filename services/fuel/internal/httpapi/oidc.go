@@ -1,0 +1,261 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/gin-gonic/gin"
+	"golang.org/x/oauth2"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/store"
+)
+
+// OIDCOptions configure OIDC sign-in (proto-docs/auth-decisions.md, "OIDC
+// sign-in"): the authorization code flow with PKCE, state and nonce.
+type OIDCOptions struct {
+	// Provider is the OpenID provider, discovered (oidc.NewProvider);
+	// required.
+	Provider *oidc.Provider
+	// ClientID and ClientSecret are the client registered at the
+	// provider; ID tokens must name ClientID as their audience.
+	ClientID     string
+	ClientSecret string
+	// RedirectURL is the public URL of GET /api/auth/oidc/callback, as
+	// registered at the provider. When it is https the flow's cookie is
+	// Secure.
+	RedirectURL string
+}
+
+const (
+	// oidcCookie holds a sign-in's state, nonce and PKCE verifier between
+	// the login route and the callback, on the callback's path only.
+	oidcCookie     = "carhub_oidc"
+	oidcCookiePath = "/api/auth/oidc"
+	// oidcFlowTime is how long a sign-in may take at the provider.
+	oidcFlowTime = 10 * time.Minute
+	// oidcExchangeTime bounds the code exchange and the key fetch.
+	oidcExchangeTime = 15 * time.Second
+	// loginPage is the web client's page that reads the outcome from the
+	// fragment: #token=...&expires_at=... or #error=<code>.
+	loginPage = "/login"
+)
+
+// oidcFlow signs users in with an OpenID provider.
+type oidcFlow struct {
+	config   oauth2.Config
+	verifier *oidc.IDTokenVerifier
+	secure   bool
+	log      *slog.Logger
+}
+
+func newOIDCFlow(opts OIDCOptions, now func() time.Time, log *slog.Logger) *oidcFlow {
+	u, err := url.Parse(opts.RedirectURL)
+	return &oidcFlow{
+		config: oauth2.Config{
+			ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, RedirectURL: opts.RedirectURL,
+			Endpoint: opts.Provider.Endpoint(),
+			Scopes:   []string{oidc.ScopeOpenID, "profile", "email"},
+		},
+		verifier: opts.Provider.Verifier(&oidc.Config{ClientID: opts.ClientID, Now: now}),
+		secure:   err == nil && u.Scheme == "https",
+		log:      log,
+	}
+}
+
+// oidcError is a refused sign-in: code goes to the web client, cause to
+// the log.
+type oidcError struct {
+	code  string
+	cause error
+}
+
+func (e *oidcError) Error() string { return e.code + ": " + e.cause.Error() }
+
+func refuse(code string, cause error) *oidcError { return &oidcError{code: code, cause: cause} }
+
+func errNoOIDC() error { return apperr.New(apperr.NotFound, "OIDC sign-in is not configured") }
+
+// oidcLogin starts a sign-in: a new state, nonce and PKCE verifier go into
+// a short-lived cookie, and the browser to the provider.
+func (a *accounts) oidcLogin(c *gin.Context) {
+	f := a.oidc
+	if f == nil {
+		ginx.Fail(c, errNoOIDC())
+		return
+	}
+	state, nonce, verifier := randomValue(), randomValue(), oauth2.GenerateVerifier()
+	f.setCookie(c, state+"."+nonce+"."+verifier, int(oidcFlowTime/time.Second))
+	c.Header("Cache-Control", "no-store")
+	c.Redirect(http.StatusFound, f.config.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)))
+}
+
+// oidcCallback ends a sign-in: the provider sends the browser back here
+// with a code, which becomes a session token of this service, handed to
+// the web client in the fragment of a redirect (a fragment reaches no
+// server log). Every outcome goes to the login page.
+func (a *accounts) oidcCallback(c *gin.Context) {
+	f := a.oidc
+	if f == nil {
+		ginx.Fail(c, errNoOIDC())
+		return
+	}
+	// The cookie serves one callback, whatever its outcome.
+	cookie, _ := c.Cookie(oidcCookie)
+	f.setCookie(c, "", -1)
+	c.Header("Cache-Control", "no-store")
+	ctx := c.Request.Context()
+	token, expires, err := a.signIn(c, cookie)
+	if err != nil {
+		var e *oidcError
+		if !errors.As(err, &e) {
+			e = refuse("oidc_account", err)
+		}
+		f.log.WarnContext(ctx, "oidc sign-in refused", "code", e.code, "error", e.cause.Error(), "client", c.ClientIP())
+		c.Redirect(http.StatusSeeOther, loginPage+"#error="+e.code)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, loginPage+"#token="+url.QueryEscape(token)+"&expires_at="+url.QueryEscape(expires))
+}
+
+// signIn checks the callback against the cookie's state, exchanges the
+// code with the PKCE verifier, verifies the ID token (signature, issuer,
+// audience, expiry, nonce), finds or makes the user linked to its issuer
+// and subject, and issues a session token.
+func (a *accounts) signIn(c *gin.Context, cookie string) (token, expires string, err error) {
+	f := a.oidc
+	// Every callback counts against the login limit of its address, like
+	// every password login.
+	if ok, wait := a.byAddress.Allow(c.ClientIP()); !ok {
+		return "", "", refuse("oidc_rate_limited", auth.Exhausted("login", wait))
+	}
+	parts := strings.Split(cookie, ".")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return "", "", refuse("oidc_state", errors.New("no sign-in cookie, or a malformed one"))
+	}
+	state, nonce, verifier := parts[0], parts[1], parts[2]
+	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(state)) != 1 {
+		return "", "", refuse("oidc_state", errors.New("the state does not match the sign-in cookie"))
+	}
+	if e := c.Query("error"); e != "" {
+		code := "oidc_provider"
+		if e == "access_denied" {
+			code = "oidc_denied"
+		}
+		return "", "", refuse(code, errors.New("the provider answered "+e+": "+c.Query("error_description")))
+	}
+	code := c.Query("code")
+	if code == "" {
+		return "", "", refuse("oidc_exchange", errors.New("no code in the callback"))
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), oidcExchangeTime)
+	defer cancel()
+	tok, err := f.config.Exchange(ctx, code, oauth2.VerifierOption(verifier))
+	if err != nil {
+		return "", "", refuse("oidc_exchange", exchangeCause(err))
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	if raw == "" {
+		return "", "", refuse("oidc_id_token", errors.New("the token response has no id_token"))
+	}
+	idToken, err := f.verifier.Verify(ctx, raw)
+	if err != nil {
+		return "", "", refuse("oidc_id_token", err)
+	}
+	if subtle.ConstantTimeCompare([]byte(idToken.Nonce), []byte(nonce)) != 1 {
+		return "", "", refuse("oidc_nonce", errors.New("the ID token's nonce does not match the sign-in cookie"))
+	}
+	var claims struct {
+		PreferredUsername string `json:"preferred_username"`
+		Email             string `json:"email"`
+	}
+	if err := idToken.Claims(&claims); err != nil {
+		return "", "", refuse("oidc_id_token", err)
+	}
+	name := oidcUsername(idToken.Issuer, idToken.Subject, claims.PreferredUsername, claims.Email)
+	u, created, err := a.opts.Accounts.OIDCUser(ctx, idToken.Issuer, idToken.Subject, name)
+	if err != nil {
+		return "", "", refuse("oidc_account", err)
+	}
+	token, hash := auth.NewToken(auth.KindSession)
+	t := store.Token{UserID: u.ID, Kind: auth.KindSession, Name: "oidc", Scope: auth.ScopeWrite}
+	if err := a.opts.Accounts.CreateToken(ctx, &t, hash); err != nil {
+		return "", "", refuse("oidc_account", err)
+	}
+	f.log.InfoContext(ctx, "oidc sign-in", "user_id", u.ID, "username", u.Username, "created", created)
+	return token, formatTime(t.End()), nil
+}
+
+// exchangeCause is what the log says of a failed code exchange: the
+// provider's error code and description, never its response body.
+func exchangeCause(err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		status := 0
+		if re.Response != nil {
+			status = re.Response.StatusCode
+		}
+		return errors.New("token endpoint answered " + http.StatusText(status) + ": " + re.ErrorCode + " " + re.ErrorDescription)
+	}
+	return err
+}
+
+func (f *oidcFlow) setCookie(c *gin.Context, value string, maxAge int) {
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name: oidcCookie, Value: value, Path: oidcCookiePath, MaxAge: maxAge,
+		HttpOnly: true, Secure: f.secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// randomValue is 32 random bytes, base64url: a state or a nonce.
+func randomValue() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// oidcUsername is the name asked for a new OIDC account: the provider's
+// preferred_username, else its email, else one made from the issuer and
+// subject; characters a username may not hold become "_".
+func oidcUsername(issuer, subject, preferred, email string) string {
+	for _, s := range []string{preferred, email} {
+		if name := cleanUsername(s); name != "" {
+			return name
+		}
+	}
+	sum := sha256.Sum256([]byte(issuer + "\x00" + subject))
+	return "user-" + hex.EncodeToString(sum[:5])
+}
+
+// cleanUsername maps s onto usernamePattern's characters, cut to 64; ""
+// when nothing but separators is left.
+func cleanUsername(s string) string {
+	r := []rune(strings.TrimSpace(s))
+	for i, c := range r {
+		if !unicode.IsLetter(c) && !unicode.IsNumber(c) && !strings.ContainsRune("._@-", c) {
+			r[i] = '_'
+		}
+	}
+	if len(r) > 64 {
+		r = r[:64]
+	}
+	name := string(r)
+	if strings.Trim(name, "._@-") == "" {
+		return ""
+	}
+	return name
+}
