@@ -5,9 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime/multipart"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -28,20 +26,11 @@ func (s *server) upload(vid, query string, file []byte) response {
 	if err := mw.Close(); err != nil {
 		s.tb.Fatal(err)
 	}
-	url := s.url + "/api/vehicles/" + vid + "/refuels/import"
+	path := "/api/vehicles/" + vid + "/refuels/import"
 	if query != "" {
-		url += "?" + query
+		path += "?" + query
 	}
-	res, err := http.Post(url, mw.FormDataContentType(), &body)
-	if err != nil {
-		s.tb.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		s.tb.Fatal(err)
-	}
-	return response{status: res.StatusCode, header: res.Header, body: b}
+	return s.postForm(path, mw.FormDataContentType(), &body)
 }
 
 // seedHistory gives vehicle vid records covering full, partial and missed
@@ -260,13 +249,7 @@ func TestImportCSV(t *testing.T) {
 		mw := multipart.NewWriter(&mb)
 		_ = mw.WriteField("other", "x")
 		_ = mw.Close()
-		r, err := http.Post(s.url+"/api/vehicles/"+vid+"/refuels/import", mw.FormDataContentType(), &mb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(r.Body)
-		r.Body.Close()
-		errorBody(t, response{status: r.StatusCode, header: r.Header, body: b}, 400, "INVALID_ARGUMENT", "file")
+		errorBody(t, s.postForm("/api/vehicles/"+vid+"/refuels/import", mw.FormDataContentType(), &mb), 400, "INVALID_ARGUMENT", "file")
 	})
 }
 

@@ -22,6 +22,8 @@ type server struct {
 	tb    testing.TB
 	url   string
 	store *store.Store
+	// token, when set, goes with every request of do as a bearer token.
+	token string
 }
 
 // MustServer starts the API on a fresh database of dialect d: a new
@@ -55,11 +57,18 @@ func mustStore(tb testing.TB, d store.Dialect) *store.Store {
 
 var dialects = []store.Dialect{store.Postgres, store.SQLite}
 
-// forEachDialect runs fn against a fresh server on each database.
+// forEachDialect runs fn against a fresh server on each database, with
+// accounts off, and again with accounts on (AUTH_MODE=local), every
+// request carrying the token of a login: the contract holds in both modes.
 func forEachDialect(t *testing.T, fn func(t *testing.T, s *server)) {
 	t.Helper()
 	for _, d := range dialects {
 		t.Run(string(d), func(t *testing.T) { fn(t, MustServer(t, d)) })
+		t.Run(string(d)+"-accounts", func(t *testing.T) {
+			s := authServer(t, d, 1000)
+			s.token = s.login("root", "root-password")
+			fn(t, s)
+		})
 	}
 }
 
@@ -84,9 +93,38 @@ func (s *server) do(method, path, body string) response {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	s.authorize(req)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// authorize adds the server's bearer token to req, when it has one.
+func (s *server) authorize(req *http.Request) {
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
+}
+
+// postForm posts a multipart body (authorized) and returns the answer.
+func (s *server) postForm(path, contentType string, body io.Reader) response {
+	s.tb.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.url+path, body)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	s.authorize(req)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.tb.Fatal(err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)

@@ -19,6 +19,7 @@ func (s *server) send(method, path, body string, hdr map[string]string) (respons
 		return response{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	s.authorize(req)
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
