@@ -62,12 +62,19 @@ func FreeAddr(tb testing.TB) string {
 }
 
 // Start runs `caddy run` on the repository's Caddyfile on a free loopback
-// port (its metrics listener, METRICS_LISTEN, on another unless env sets
-// it), with env (NAME=value) added to the environment, and returns its base
-// URL once it accepts connections. Caddy is stopped when the test ends.
+// port (or on env's LISTEN_ADDRESS=http://host:port, for a test that must
+// tell a service the gateway's address before it starts; its metrics
+// listener, METRICS_LISTEN, on another port unless env sets it), with env
+// (NAME=value) added to the environment, and returns its base URL once it
+// accepts connections. Caddy is stopped when the test ends.
 func Start(tb testing.TB, env ...string) string {
 	tb.Helper()
 	addr := FreeAddr(tb)
+	for _, e := range env {
+		if a, ok := strings.CutPrefix(e, "LISTEN_ADDRESS=http://"); ok {
+			addr = a
+		}
+	}
 
 	// Caddy's internal metrics listener gets a free port of its own unless
 	// the test names one: tests run several gateways at once.
