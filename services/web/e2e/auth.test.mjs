@@ -1,12 +1,13 @@
 // End-to-end with accounts on (AUTH_MODE=local): the login screen, a queued
-// refuel that outlives a revoked token, single sign-on's return to /login,
-// sign-out, and a throttled login. The built client behind the real Caddy,
+// refuel that outlives a revoked token, the manuals' PDF opened with the
+// token, single sign-on's return to /login, sign-out, and a throttled login. The built client behind the real Caddy,
 // against the real services, in Debian's Chromium.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { startStack } from './harness.mjs';
+import { makePdf } from './pdf.mjs';
 
 const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -155,6 +156,103 @@ describe('the web client with accounts', () => {
     await page.getByText('No manual uploaded yet.').waitFor();
     assert.deepEqual(await axe(), [], 'the navigation with the account');
     assert.equal(await overflow(), 0, 'the navigation with the account at 390 px');
+  });
+
+  it('Manuals "Open" and an Ask source fetch the PDF with the token and show it from a blob: URL, #page= kept; a missing file is explained', async (t) => {
+    const pdf = makePdf([
+      ['CarHub test manual', 'Welcome to your car.'],
+      ['Maintenance schedule', 'Change the engine oil every 15000 km or once a year.', 'Check the tyre pressure every month.'],
+    ]);
+    await field('Upload a PDF').setInputFiles({ name: 'e2e-manual.pdf', mimeType: 'application/pdf', buffer: pdf });
+    await page.getByRole('status').filter({ hasText: 'Stored e2e-manual.pdf: 2 pages' }).waitFor({ timeout: 60_000 });
+    const mine = await s.login();
+    const md5 = (await api('/api/documents', mine)).body[0].fileMd5;
+    const filePath = `/api/documents/${md5}/file`;
+    assert.equal((await api(filePath)).status, 401, 'a plain link (no token) is refused');
+    const { token } = await pageSession();
+
+    // What the page fetched of the file, and every tab it opened.
+    const fetched = [];
+    const onResponse = (r) => new URL(r.url()).pathname === filePath && fetched.push(r);
+    page.on('response', onResponse);
+    const tabs = [];
+    const onTab = (p) => {
+      tabs.push(p);
+      p.on('console', (m) => /Content Security Policy/i.test(m.text()) && cspViolations.push(`tab: ${m.text()}`));
+      p.on('pageerror', (e) => pageErrors.push(`tab: ${e}`));
+    };
+    ctx.on('page', onTab);
+    t.after(async () => {
+      page.off('response', onResponse);
+      ctx.off('page', onTab);
+      for (const p of tabs) await p.close().catch(() => undefined);
+    });
+    // The blobs the page makes URLs of, to read back what the viewer was given
+    // (Chromium keeps no copy of a body the page read with blob() for the DevTools protocol).
+    await page.evaluate(() => {
+      const create = URL.createObjectURL;
+      window.__blobs = [];
+      URL.createObjectURL = (b) => {
+        window.__blobs.push(b);
+        return create(b);
+      };
+    });
+    const blobBytes = (i) => page.evaluate(async (n) => {
+      const b = window.__blobs[n];
+      return { type: b.type, latin1: Array.from(new Uint8Array(await b.arrayBuffer()), (c) => String.fromCharCode(c)).join('') };
+    }, i);
+    /** openTab clicks link and answers the new tab once it shows a blob: URL. */
+    const openTab = async (link) => {
+      const [tab] = await Promise.all([ctx.waitForEvent('page'), link.click()]);
+      await tab.waitForURL((u) => u.protocol === 'blob:');
+      return tab;
+    };
+    const blobAt = (pageNo) => new RegExp(`^blob:${s.base.replace(/[.]/g, '\\.')}/[0-9a-f-]{36}#page=${pageNo}$`);
+    const checkFetched = async (n) => {
+      await eventually(() => assert.equal(fetched.length, n));
+      const r = fetched[n - 1];
+      assert.equal(r.status(), 200);
+      assert.equal(r.request().headers().authorization, `Bearer ${token}`);
+      assert.equal((await r.request().sizes()).responseBodySize, pdf.length, 'the whole file came');
+      assert.deepEqual(await blobBytes(n - 1), { type: 'application/pdf', latin1: pdf.toString('latin1') }, 'the viewer is given the uploaded PDF');
+    };
+
+    const open = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'e2e-manual.pdf' }) }).getByRole('link', { name: 'Open' });
+    assert.equal(await open.getAttribute('href'), `${filePath}#page=1`, 'the link still says where the file is');
+    const first = await openTab(open);
+    assert.match(first.url(), blobAt(1));
+    await checkFetched(1);
+    assert.equal(await first.evaluate(() => document.contentType), 'application/pdf');
+    assert.equal(await first.evaluate(() => window.opener), null, 'the tab has no handle on the app');
+    await first.close();
+    assert.equal(await page.getByRole('alert').count(), 0);
+
+    await nav('Ask');
+    await field('Question').fill('How often should I change the engine oil?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.getByRole('region', { name: 'Answer' }).getByText('Change the engine oil every 15000 km [1].').waitFor();
+    await page.waitForFunction(() => document.querySelector('.answer')?.getAttribute('aria-busy') === 'false');
+    const source = page.getByRole('list', { name: 'Sources' }).getByRole('link', { name: 'e2e-manual.pdf, p. 2' });
+    const second = await openTab(source);
+    assert.match(second.url(), blobAt(2));
+    await checkFetched(2);
+    assert.equal(await second.evaluate(() => document.contentType), 'application/pdf');
+    await second.close();
+
+    // Gone since the answer came: the tab closes again, the page says why.
+    assert.equal((await api(`/api/documents/${md5}`, mine, { method: 'DELETE' })).status, 204);
+    const gone = await api(filePath, mine);
+    assert.equal(gone.status, 404);
+    const opened = tabs.length;
+    await source.click();
+    const alert = page.getByRole('alert').filter({ hasText: 'could not be opened' });
+    await alert.waitFor();
+    assert.equal(await alert.textContent(), `e2e-manual.pdf could not be opened: ${gone.body.message}`);
+    await eventually(() => assert.equal(fetched.length, 3));
+    assert.equal(fetched[2].status(), 404);
+    assert.equal(tabs.length, opened + 1, 'the tab was opened in the click');
+    await eventually(() => assert.ok(tabs.at(-1).isClosed(), 'and closed again'));
+    assert.ok(await pageSession(), 'a 404 keeps the session');
   });
 
   it('a refuel queued offline outlives a revoked token: login screen, then sent exactly once after signing in again', async (t) => {

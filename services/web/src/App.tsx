@@ -73,8 +73,8 @@ export function App({ user, accounts, onSignOut }: AppProps) {
     case '/history': content = <History {...ctx} />; break;
     case '/statistics': content = <Statistics {...ctx} />; break;
     case '/vehicles': content = <Vehicles {...ctx} />; break;
-    case '/manuals': content = <Manuals />; break;
-    case '/ask': content = <Ask />; break;
+    case '/manuals': content = <Manuals accounts={accounts} />; break;
+    case '/ask': content = <Ask accounts={accounts} />; break;
     default: content = (<><h1 tabIndex={-1}>Page not found</h1><p>There is nothing at this address.</p></>);
   }
 

@@ -38,9 +38,51 @@ export interface UploadProgress {
   message: string;
 }
 
+/** filePath is where docqa serves a document's original PDF. */
+export function filePath(md5: string): string {
+  return `/api/documents/${encodeURIComponent(md5)}/file`;
+}
+
 /** fileUrl opens the original PDF at a page in the browser's viewer. */
 export function fileUrl(md5: string, page: number): string {
-  return `/api/documents/${encodeURIComponent(md5)}/file#page=${page}`;
+  return `${filePath(md5)}#page=${page}`;
+}
+
+/** BLOB_LIFETIME: how long the blob: URL of an opened file stays valid (ms); the viewer has read it long before. */
+export const BLOB_LIFETIME = 60_000;
+
+/**
+ * openFile shows a document's original PDF at a page in a new tab with
+ * accounts on: the file is fetched with the bearer token (a plain link cannot
+ * send one) and handed to the browser's viewer as a blob: URL, `#page=N`
+ * kept. The tab is opened before anything is awaited, so the click that
+ * calls this still counts and no popup blocker stops it however long the
+ * file takes; it says what it waits for until then, and is closed again when
+ * the file cannot be had: the promise then rejects with the ApiError or
+ * NetworkError, for the page to show. Call it in the click handler itself.
+ */
+export async function openFile(md5: string, page: number, name: string): Promise<void> {
+  const tab = window.open('', '_blank');
+  if (!tab) throw new Error('The browser blocked the new tab: allow pop-ups for this site');
+  // What rel="noopener" does for a link: the viewer's tab gets no handle on the app.
+  tab.opener = null;
+  tab.document.title = name;
+  tab.document.body.textContent = `Opening ${name}…`;
+  try {
+    const res = await send('GET', filePath(md5), { headers: { Accept: 'application/pdf' } });
+    let bytes: Blob;
+    try {
+      bytes = await res.blob();
+    } catch {
+      throw new NetworkError('The file was cut off');
+    }
+    const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
+    setTimeout(() => URL.revokeObjectURL(url), BLOB_LIFETIME);
+    tab.location.href = `${url}#page=${page}`;
+  } catch (err) {
+    tab.close();
+    throw err;
+  }
 }
 
 export const docqa = {

@@ -1,8 +1,8 @@
 import { useRef, useState } from 'preact/hooks';
-import { ask, fileUrl, type ChatMessage, type Source } from '../api/docqa';
+import { ask, type ChatMessage, type Source } from '../api/docqa';
 import { NetworkError } from '../api/http';
 import { useOnline } from '../hooks';
-import { ErrorText } from '../components/common';
+import { DocumentLink, ErrorText } from '../components/common';
 
 interface Turn {
   question: string;
@@ -12,21 +12,31 @@ interface Turn {
   failed?: string;
 }
 
+interface SourcesProps {
+  sources: Source[];
+  label: string;
+  withToken: boolean;
+  onError: (message: string | null) => void;
+}
+
 /** The answer text with the service's "[n]" source markers left as they are. */
-function Sources({ sources, label }: { sources: Source[]; label: string }) {
+function Sources({ sources, label, withToken, onError }: SourcesProps) {
   if (sources.length === 0) return null;
   return (
     <ol class="sources" aria-label={label}>
       {sources.map((s) => (
         <li key={s.docId}>
-          <a href={fileUrl(s.fileMd5, s.page)} target="_blank" rel="noopener">{`${s.fileName}, p. ${s.page}`}</a>
+          <DocumentLink md5={s.fileMd5} page={s.page} name={s.fileName} withToken={withToken} onError={onError}>
+            {`${s.fileName}, p. ${s.page}`}
+          </DocumentLink>
         </li>
       ))}
     </ol>
   );
 }
 
-export function Ask() {
+/** accounts: AUTH_MODE=local, where opening a source needs the bearer token. */
+export function Ask({ accounts }: { accounts: boolean }) {
   const online = useOnline();
   const [question, setQuestion] = useState('');
   const [turns, setTurns] = useState<Turn[]>([]);
@@ -80,7 +90,7 @@ export function Ask() {
             <div class="turn" key={i}>
               <p class="q">{t.question}</p>
               <p class="a">{t.answer}</p>
-              <Sources sources={t.sources} label={`Sources of answer ${i + 1}`} />
+              <Sources sources={t.sources} label={`Sources of answer ${i + 1}`} withToken={accounts} onError={setError} />
             </div>
           ))}
         </section>
@@ -95,7 +105,7 @@ export function Ask() {
               <p class="a">{current.answer || (streaming ? 'Looking in the manuals…' : '')}</p>
             )}
           </section>
-          {!current.failed && <Sources sources={current.sources} label="Sources" />}
+          {!current.failed && <Sources sources={current.sources} label="Sources" withToken={accounts} onError={setError} />}
         </div>
       )}
       <form class="form" onSubmit={(e) => void submit(e)}>

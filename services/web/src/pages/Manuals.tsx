@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { docqa, fileUrl, upload, type DocumentInfo, type UploadProgress } from '../api/docqa';
+import { docqa, upload, type DocumentInfo, type UploadProgress } from '../api/docqa';
 import { useOnline, useResource } from '../hooks';
 import { fmtBytes, fmtDate } from '../lib/format';
-import { AsOf, ErrorText, Status } from '../components/common';
+import { AsOf, DocumentLink, ErrorText, Status } from '../components/common';
 
 const STAGES: Record<UploadProgress['stage'], string> = {
   sending: 'Sending',
@@ -14,7 +14,8 @@ const STAGES: Record<UploadProgress['stage'], string> = {
   storing: 'Storing',
 };
 
-export function Manuals() {
+/** accounts: AUTH_MODE=local, where opening a file needs the bearer token. */
+export function Manuals({ accounts }: { accounts: boolean }) {
   const docs = useResource<DocumentInfo[]>('/api/documents');
   const online = useOnline();
   const [progress, setProgress] = useState<UploadProgress | null>(null);
@@ -84,7 +85,7 @@ export function Manuals() {
             <h3 id={`doc-${d.fileMd5}`}>{d.fileName}</h3>
             <p>{d.pages} pages · {fmtBytes(d.size)} · added {fmtDate(d.createdAt)}{d.truncated ? ' · only the first 10 000 passages are indexed' : ''}</p>
             <div class="buttons">
-              <a class="button secondary" href={fileUrl(d.fileMd5, 1)} target="_blank" rel="noopener">Open</a>
+              <DocumentLink class="button secondary" md5={d.fileMd5} page={1} name={d.fileName} withToken={accounts} onError={setError}>Open</DocumentLink>
               <button type="button" class="danger" disabled={!online} onClick={() => void remove(d)}>Delete</button>
             </div>
           </li>
