@@ -347,6 +347,16 @@ type Store interface {
 	// stores nothing.
 	Once(ctx context.Context, k IdempotencyKey, create func(tx Store) (StoredAnswer, error)) (a StoredAnswer, replayed bool, err error)
 
+	// Preferences returns the user's preferences; every field "" and
+	// UpdatedAt zero for a user who never saved any.
+	Preferences(ctx context.Context) (Preferences, error)
+	// UpdatePreferences normalizes u (the error of Normalize names the bad
+	// field; nothing is written then) and writes the fields it sets, in one
+	// statement, so that concurrent patches of different fields all hold.
+	// It sets UpdatedAt and returns the whole preferences; ErrUserGone when
+	// the user no longer exists.
+	UpdatePreferences(ctx context.Context, u PreferencesUpdate) (Preferences, error)
+
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 }

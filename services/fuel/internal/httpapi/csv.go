@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -102,7 +103,8 @@ func (a *API) importRefuels(c *gin.Context) {
 		ginx.Fail(c, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
 		return
 	}
-	if opts.Location, err = queryZone(q); err != nil {
+	ctx := c.Request.Context()
+	if opts.Location, err = queryZone(q, func() (*time.Location, error) { return a.preferredZone(ctx) }); err != nil {
 		ginx.Fail(c, err)
 		return
 	}
@@ -117,7 +119,6 @@ func (a *API) importRefuels(c *gin.Context) {
 			return
 		}
 	}
-	ctx := c.Request.Context()
 	v, err := a.store.Vehicle(ctx, id)
 	if err != nil {
 		ginx.Fail(c, err)

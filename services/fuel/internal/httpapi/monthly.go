@@ -18,12 +18,13 @@ func (a *API) monthlyStatistics(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	q, err := monthlyQuery(c.Request.URL.Query())
+	ctx := c.Request.Context()
+	q, err := monthlyQuery(c.Request.URL.Query(), func() (*time.Location, error) { return a.preferredZone(ctx) })
 	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
-	ms, err := a.store.MonthlyStatistics(c.Request.Context(), id, q)
+	ms, err := a.store.MonthlyStatistics(ctx, id, q)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
@@ -63,8 +64,8 @@ func dateRange(q url.Values) (start, end *time.Time, err error) {
 
 // monthlyQuery reads the query of the monthly series: the date range, the
 // energy (default: the vehicle's main energy) and the owner's zone tz
-// (default UTC), each at most once.
-func monthlyQuery(q url.Values) (fuel.MonthlyQuery, error) {
+// (default: the zone defaultZone returns), each at most once.
+func monthlyQuery(q url.Values, defaultZone func() (*time.Location, error)) (fuel.MonthlyQuery, error) {
 	var (
 		mq  fuel.MonthlyQuery
 		err error
@@ -80,6 +81,6 @@ func monthlyQuery(q url.Values) (fuel.MonthlyQuery, error) {
 			return mq, err
 		}
 	}
-	mq.Location, err = queryZone(q)
+	mq.Location, err = queryZone(q, defaultZone)
 	return mq, err
 }

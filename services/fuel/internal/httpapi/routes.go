@@ -94,4 +94,7 @@ func (a *API) Register(r gin.IRouter) {
 	api.GET("/refuels/:id", a.getRefuel)
 	api.PUT("/refuels/:id", a.updateRefuel)
 	api.DELETE("/refuels/:id", a.deleteRefuel)
+
+	api.GET("/preferences", a.getPreferences)
+	api.PUT("/preferences", a.updatePreferences)
 }

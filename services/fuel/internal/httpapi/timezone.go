@@ -7,31 +7,24 @@ import (
 	_ "time/tzdata"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
-
-// maxZoneName bounds a tz value: the longest IANA name is 32 characters.
-const maxZoneName = 64
 
 // parseZone reads an IANA time zone name (Europe/Berlin, Asia/Shanghai,
 // UTC). "Local" and "" are refused: the host's zone is not the owner's.
+// The rules are those of the time_zone preference (fuel.ParseTimeZone).
 func parseZone(field, name string) (*time.Location, error) {
-	if name == "" || name == "Local" || len(name) > maxZoneName {
-		return nil, apperr.Invalid(field, "must be an IANA time zone name, like Europe/Berlin or UTC")
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, apperr.Invalid(field, "%q is not an IANA time zone name (like Europe/Berlin or UTC)", name)
-	}
-	return loc, nil
+	return fuel.ParseTimeZone(field, name)
 }
 
-// queryZone reads the optional query parameter tz (at most once); UTC when
-// absent.
-func queryZone(q map[string][]string) (*time.Location, error) {
+// queryZone reads the optional query parameter tz (at most once); when it
+// is absent, the zone def returns (the caller's time_zone preference, else
+// UTC: API.preferredZone), which is looked up only then.
+func queryZone(q map[string][]string, def func() (*time.Location, error)) (*time.Location, error) {
 	vs, ok := q["tz"]
 	switch {
 	case !ok:
-		return time.UTC, nil
+		return def()
 	case len(vs) > 1:
 		return nil, apperr.Invalid("tz", "must be given at most once")
 	}

@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// preferencesRequest is the body of PUT /api/preferences: a patch. An
+// absent member is left unchanged, null clears it; updated_at and unknown
+// members are ignored.
+type preferencesRequest struct {
+	DistanceUnit            optString `json:"distance_unit"`
+	VolumeUnit              optString `json:"volume_unit"`
+	ConsumptionUnit         optString `json:"consumption_unit"`
+	ElectricConsumptionUnit optString `json:"electric_consumption_unit"`
+	GasConsumptionUnit      optString `json:"gas_consumption_unit"`
+	Currency                optString `json:"currency"`
+	Locale                  optString `json:"locale"`
+	TimeZone                optString `json:"time_zone"`
+}
+
+// preferencesResponse is the whole of a user's preferences; null is "not
+// chosen yet" (updated_at: never saved).
+type preferencesResponse struct {
+	DistanceUnit            *string `json:"distance_unit"`
+	VolumeUnit              *string `json:"volume_unit"`
+	ConsumptionUnit         *string `json:"consumption_unit"`
+	ElectricConsumptionUnit *string `json:"electric_consumption_unit"`
+	GasConsumptionUnit      *string `json:"gas_consumption_unit"`
+	Currency                *string `json:"currency"`
+	Locale                  *string `json:"locale"`
+	TimeZone                *string `json:"time_zone"`
+	UpdatedAt               *string `json:"updated_at"`
+}
+
+func toPreferencesResponse(p fuel.Preferences) preferencesResponse {
+	out := preferencesResponse{
+		DistanceUnit: nullIfEmpty(p.DistanceUnit), VolumeUnit: nullIfEmpty(p.VolumeUnit),
+		ConsumptionUnit: nullIfEmpty(p.ConsumptionUnit), ElectricConsumptionUnit: nullIfEmpty(p.ElectricConsumptionUnit),
+		GasConsumptionUnit: nullIfEmpty(p.GasConsumptionUnit), Currency: nullIfEmpty(p.Currency),
+		Locale: nullIfEmpty(p.Locale), TimeZone: nullIfEmpty(p.TimeZone),
+	}
+	if !p.UpdatedAt.IsZero() {
+		s := formatTime(p.UpdatedAt)
+		out.UpdatedAt = &s
+	}
+	return out
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// toPreferencesUpdate turns the body into a patch, checking each value
+// that is set (the first bad member in table order is the error). A
+// string, even "", is a value to check: only null clears.
+func (req preferencesRequest) toPreferencesUpdate() (fuel.PreferencesUpdate, error) {
+	var u fuel.PreferencesUpdate
+	members := []optString{req.DistanceUnit, req.VolumeUnit, req.ConsumptionUnit, req.ElectricConsumptionUnit,
+		req.GasConsumptionUnit, req.Currency, req.Locale, req.TimeZone}
+	dst := []**string{&u.DistanceUnit, &u.VolumeUnit, &u.ConsumptionUnit, &u.ElectricConsumptionUnit,
+		&u.GasConsumptionUnit, &u.Currency, &u.Locale, &u.TimeZone}
+	for i, f := range u.Fields() {
+		o := members[i]
+		if !o.Set {
+			continue
+		}
+		v := "" // null: clear
+		if !o.Null {
+			var err error
+			if v, err = fuel.ParsePreference(f.Name, o.V); err != nil {
+				return fuel.PreferencesUpdate{}, err
+			}
+		}
+		*dst[i] = &v
+	}
+	return u, nil
+}
+
+func (a *API) getPreferences(c *gin.Context) {
+	p, err := a.store.Preferences(c.Request.Context())
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toPreferencesResponse(p))
+}
+
+func (a *API) updatePreferences(c *gin.Context) {
+	var req preferencesRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	u, err := req.toPreferencesUpdate()
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	p, err := a.store.UpdatePreferences(c.Request.Context(), u)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toPreferencesResponse(p))
+}
+
+// preferredZone is the zone of a monthly series or an import that names
+// none: the caller's time_zone preference, else UTC. A stored zone this
+// binary no longer knows (zones are renamed, never removed, so it should
+// not happen) falls back to UTC with a warning rather than failing the
+// request.
+func (a *API) preferredZone(ctx context.Context) (*time.Location, error) {
+	p, err := a.store.Preferences(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.TimeZone == "" {
+		return time.UTC, nil
+	}
+	loc, err := fuel.ParseTimeZone("time_zone", p.TimeZone)
+	if err != nil {
+		a.log.WarnContext(ctx, "stored time_zone preference unknown; using UTC", "time_zone", p.TimeZone, "err", err)
+		return time.UTC, nil
+	}
+	return loc, nil
+}
