@@ -41,377 +41,405 @@ func twelvePages(t *testing.T, s *service) {
 }
 
 func TestChatStream(t *testing.T) {
-	answer := []string{"Change the oil ", "every 15000 km.\nSecond line: ", "Grüße, 世界 🚗", "\n\n", "\"quoted\" \\ end"}
-	s := newService(t, options{fake: []openaifake.Option{openaifake.WithScript(openaifake.Script{
-		Deltas: openaifake.Text(answer...), FinishReason: "stop",
-	})}})
-	doc := s.uploadPDF(t, "manual.pdf", manual("iota"))
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		answer := []string{"Change the oil ", "every 15000 km.\nSecond line: ", "Grüße, 世界 🚗", "\n\n", "\"quoted\" \\ end"}
+		s := newService(t, options{accounts: accounts, fake: []openaifake.Option{openaifake.WithScript(openaifake.Script{
+			Deltas: openaifake.Text(answer...), FinishReason: "stop",
+		})}})
+		doc := s.uploadPDF(t, "manual.pdf", manual("iota"))
 
-	events := withoutComments(readEvents(t, s.chat(t, `{"question":"How often do I change the oil?","topK":5}`)))
-	if len(events) != len(answer)+2 {
-		t.Fatalf("events = %+v", events)
-	}
-	if events[0].Name != "sources" {
-		t.Fatalf("first event = %+v", events[0])
-	}
-	var src sourcesData
-	unmarshal(t, events[0].Data, &src)
-	if len(src.Sources) != 2 {
-		t.Fatalf("sources = %+v", src)
-	}
-	for i, h := range src.Sources {
-		if h.FileName != "manual.pdf" || h.FileMD5 != doc.FileMD5 || h.Page != h.ChunkIndex+1 || h.DocID == "" || h.Text == "" ||
-			(i > 0 && h.Score > src.Sources[i-1].Score) {
-			t.Errorf("source %d = %+v", i, h)
+		events := withoutComments(readEvents(t, s.chat(t, `{"question":"How often do I change the oil?","topK":5}`)))
+		if len(events) != len(answer)+2 {
+			t.Fatalf("events = %+v", events)
 		}
-	}
-	var got strings.Builder
-	for i, ev := range events[1 : len(events)-1] {
-		var c struct{ Content string }
-		unmarshal(t, ev.Data, &c)
-		if ev.Name != "" || c.Content != answer[i] {
-			t.Errorf("content event %d = %+v, want %q", i, ev, answer[i])
+		if events[0].Name != "sources" {
+			t.Fatalf("first event = %+v", events[0])
 		}
-		got.WriteString(c.Content)
-	}
-	last := events[len(events)-1]
-	if last.Name != "done" || last.Data != `{"finishReason":"stop"}` {
-		t.Errorf("last event = %+v", last)
-	}
+		var src sourcesData
+		unmarshal(t, events[0].Data, &src)
+		if len(src.Sources) != 2 {
+			t.Fatalf("sources = %+v", src)
+		}
+		for i, h := range src.Sources {
+			if h.FileName != "manual.pdf" || h.FileMD5 != doc.FileMD5 || h.Page != h.ChunkIndex+1 || h.DocID == "" || h.Text == "" ||
+				(i > 0 && h.Score > src.Sources[i-1].Score) {
+				t.Errorf("source %d = %+v", i, h)
+			}
+		}
+		var got strings.Builder
+		for i, ev := range events[1 : len(events)-1] {
+			var c struct{ Content string }
+			unmarshal(t, ev.Data, &c)
+			if ev.Name != "" || c.Content != answer[i] {
+				t.Errorf("content event %d = %+v, want %q", i, ev, answer[i])
+			}
+			got.WriteString(c.Content)
+		}
+		last := events[len(events)-1]
+		if last.Name != "done" || last.Data != `{"finishReason":"stop"}` {
+			t.Errorf("last event = %+v", last)
+		}
 
-	req, ok := s.fake.LastChatRequest()
-	if !ok || req.Model != "chat-model" || req.Temperature == nil || *req.Temperature != 0.7 || !req.Stream {
-		t.Fatalf("provider request = %+v", req)
-	}
-	user := req.Messages[len(req.Messages)-1]
-	if user.Role != "user" || !strings.Contains(user.Content, "How often do I change the oil?") || !strings.Contains(user.Content, "engine oil") {
-		t.Errorf("prompt = %+v", user)
-	}
+		req, ok := s.fake.LastChatRequest()
+		if !ok || req.Model != "chat-model" || req.Temperature == nil || *req.Temperature != 0.7 || !req.Stream {
+			t.Fatalf("provider request = %+v", req)
+		}
+		user := req.Messages[len(req.Messages)-1]
+		if user.Role != "user" || !strings.Contains(user.Content, "How often do I change the oil?") || !strings.Contains(user.Content, "engine oil") {
+			t.Errorf("prompt = %+v", user)
+		}
+	})
 }
 
 func TestChatTopK(t *testing.T) {
-	s := newService(t, options{})
-	twelvePages(t, s)
-	tests := []struct {
-		body string
-		want int
-	}{
-		{`{"question":"inspection item"}`, 10},
-		{`{"question":"inspection item","topK":null}`, 10},
-		{`{"question":"inspection item","topK":1}`, 1},
-		{`{"question":"inspection item","topK":3}`, 3},
-		{`{"question":"inspection item","topK":100}`, 12},
-	}
-	for _, tt := range tests {
-		t.Run(tt.body, func(t *testing.T) {
-			events := withoutComments(readEvents(t, s.chat(t, tt.body)))
-			var src sourcesData
-			unmarshal(t, events[0].Data, &src)
-			if len(src.Sources) != tt.want {
-				t.Errorf("%d sources, want %d", len(src.Sources), tt.want)
-			}
-		})
-	}
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts})
+		twelvePages(t, s)
+		tests := []struct {
+			body string
+			want int
+		}{
+			{`{"question":"inspection item"}`, 10},
+			{`{"question":"inspection item","topK":null}`, 10},
+			{`{"question":"inspection item","topK":1}`, 1},
+			{`{"question":"inspection item","topK":3}`, 3},
+			{`{"question":"inspection item","topK":100}`, 12},
+		}
+		for _, tt := range tests {
+			t.Run(tt.body, func(t *testing.T) {
+				events := withoutComments(readEvents(t, s.chat(t, tt.body)))
+				var src sourcesData
+				unmarshal(t, events[0].Data, &src)
+				if len(src.Sources) != tt.want {
+					t.Errorf("%d sources, want %d", len(src.Sources), tt.want)
+				}
+			})
+		}
+	})
 }
 
 func TestChatBadRequests(t *testing.T) {
-	s := newService(t, options{})
-	tests := []struct {
-		body, msg string
-	}{
-		{`{}`, "question: is required"},
-		{`{"question":"   \n\t"}`, "question: is required"},
-		{`{"question":""}`, "question: is required"},
-		{`{"message":" "}`, "question: is required"},
-		{`{"question":"` + strings.Repeat("é", 8001) + `"}`, "question: must be at most 8000"},
-		{`{"question":42}`, "question: must be a string"},
-		{`{"question":"q","topK":0}`, "topK: must be an integer from 1 to 100"},
-		{`{"question":"q","topK":101}`, "topK: must be an integer from 1 to 100"},
-		{`{"question":"q","topK":-3}`, "topK:"},
-		{`{"question":"q","topK":5.0}`, "topK: must be an integer"},
-		{`{"question":"q","topK":5.5}`, "topK: must be an integer"},
-		{`{"question":"q","topK":"5"}`, "topK: must be an integer"},
-		{`{"question":"q","topK":1e2}`, "topK: must be an integer"},
-		{`{"question":"q","history":[{"role":"system","content":"x"}]}`, "history[0].role"},
-		{`{"question":"q","history":[{"role":"user","content":"a"},{"role":"tool","content":"x"}]}`, "history[1].role"},
-		{`{"question":"q","history":[{"content":"x"}]}`, "history[0].role"},
-		{`{"question":"q","history":{"role":"user"}}`, "history: must be an array"},
-		{`{"question":"q"`, "malformed JSON"},
-		{`[]`, "JSON object"},
-		{``, "JSON object"},
-		{`{"question":"q"} {"question":"r"}`, "single JSON object"},
-		{`{"question":"q","documents":"0cc175b9c0f1b6a831c399e269772661"}`, "documents: must be an array"},
-		{`{"question":"q","documents":["0CC175B9C0F1B6A831C399E269772661"]}`, "documents[0]: must be a document's fileMd5"},
-		{`{"question":"q","documents":["0cc175b9c0f1b6a831c399e269772661","x"]}`, "documents[1]: must be a document's fileMd5"},
-		{`{"question":"q","documents":[` + strings.Repeat(`"0cc175b9c0f1b6a831c399e269772661",`, 100) + `"0cc175b9c0f1b6a831c399e269772661"]}`,
-			"documents: must name at most 100"},
-		{`{"question":"q","documents":["0cc175b9c0f1b6a831c399e269772661"]}`, "documents[0]: no stored document has fileMd5 0cc175b9c0f1b6a831c399e269772661"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.body[:min(len(tt.body), 40)], func(t *testing.T) {
-			wantError(t, s.chat(t, tt.body), http.StatusBadRequest, "INVALID_ARGUMENT", tt.msg)
-		})
-	}
-	if n := len(s.fake.ChatRequests()); n != 0 {
-		t.Errorf("%d chat calls for bad requests", n)
-	}
-	if n := len(s.fake.EmbeddingRequests()); n != 0 {
-		t.Errorf("%d embedding calls for bad requests", n)
-	}
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts})
+		tests := []struct {
+			body, msg string
+		}{
+			{`{}`, "question: is required"},
+			{`{"question":"   \n\t"}`, "question: is required"},
+			{`{"question":""}`, "question: is required"},
+			{`{"message":" "}`, "question: is required"},
+			{`{"question":"` + strings.Repeat("é", 8001) + `"}`, "question: must be at most 8000"},
+			{`{"question":42}`, "question: must be a string"},
+			{`{"question":"q","topK":0}`, "topK: must be an integer from 1 to 100"},
+			{`{"question":"q","topK":101}`, "topK: must be an integer from 1 to 100"},
+			{`{"question":"q","topK":-3}`, "topK:"},
+			{`{"question":"q","topK":5.0}`, "topK: must be an integer"},
+			{`{"question":"q","topK":5.5}`, "topK: must be an integer"},
+			{`{"question":"q","topK":"5"}`, "topK: must be an integer"},
+			{`{"question":"q","topK":1e2}`, "topK: must be an integer"},
+			{`{"question":"q","history":[{"role":"system","content":"x"}]}`, "history[0].role"},
+			{`{"question":"q","history":[{"role":"user","content":"a"},{"role":"tool","content":"x"}]}`, "history[1].role"},
+			{`{"question":"q","history":[{"content":"x"}]}`, "history[0].role"},
+			{`{"question":"q","history":{"role":"user"}}`, "history: must be an array"},
+			{`{"question":"q"`, "malformed JSON"},
+			{`[]`, "JSON object"},
+			{``, "JSON object"},
+			{`{"question":"q"} {"question":"r"}`, "single JSON object"},
+			{`{"question":"q","documents":"0cc175b9c0f1b6a831c399e269772661"}`, "documents: must be an array"},
+			{`{"question":"q","documents":["0CC175B9C0F1B6A831C399E269772661"]}`, "documents[0]: must be a document's fileMd5"},
+			{`{"question":"q","documents":["0cc175b9c0f1b6a831c399e269772661","x"]}`, "documents[1]: must be a document's fileMd5"},
+			{`{"question":"q","documents":[` + strings.Repeat(`"0cc175b9c0f1b6a831c399e269772661",`, 100) + `"0cc175b9c0f1b6a831c399e269772661"]}`,
+				"documents: must name at most 100"},
+			{`{"question":"q","documents":["0cc175b9c0f1b6a831c399e269772661"]}`, "documents[0]: no stored document has fileMd5 0cc175b9c0f1b6a831c399e269772661"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.body[:min(len(tt.body), 40)], func(t *testing.T) {
+				wantError(t, s.chat(t, tt.body), http.StatusBadRequest, "INVALID_ARGUMENT", tt.msg)
+			})
+		}
+		if n := len(s.fake.ChatRequests()); n != 0 {
+			t.Errorf("%d chat calls for bad requests", n)
+		}
+		if n := len(s.fake.EmbeddingRequests()); n != 0 {
+			t.Errorf("%d embedding calls for bad requests", n)
+		}
+	})
 }
 
 func TestChatQuestionAliasAndHistory(t *testing.T) {
-	s := newService(t, options{})
-	s.uploadPDF(t, "manual.pdf", manual("kappa"))
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts})
+		s.uploadPDF(t, "manual.pdf", manual("kappa"))
 
-	readEvents(t, s.chat(t, `{"message":"What does the alias ask?"}`))
-	req, _ := s.fake.LastChatRequest()
-	if !strings.Contains(req.Messages[len(req.Messages)-1].Content, "What does the alias ask?") {
-		t.Errorf("alias not used: %+v", req.Messages)
-	}
+		readEvents(t, s.chat(t, `{"message":"What does the alias ask?"}`))
+		req, _ := s.fake.LastChatRequest()
+		if !strings.Contains(req.Messages[len(req.Messages)-1].Content, "What does the alias ask?") {
+			t.Errorf("alias not used: %+v", req.Messages)
+		}
 
-	readEvents(t, s.chat(t, `{"question":"The question wins","message":"the alias loses","history":[
+		readEvents(t, s.chat(t, `{"question":"The question wins","message":"the alias loses","history":[
 		{"role":"user","content":"What is the tyre pressure?"},
 		{"role":"assistant","content":"2.4 bar at the front."}]}`))
-	req, _ = s.fake.LastChatRequest()
-	last := req.Messages[len(req.Messages)-1].Content
-	if !strings.Contains(last, "The question wins") || strings.Contains(last, "the alias loses") {
-		t.Errorf("question did not win: %q", last)
-	}
-	var roles []string
-	var turns []string
-	for _, m := range req.Messages {
-		roles = append(roles, m.Role)
-		turns = append(turns, m.Content)
-	}
-	want := []string{"system", "user", "assistant", "user"}
-	if strings.Join(roles, ",") != strings.Join(want, ",") || turns[1] != "What is the tyre pressure?" || turns[2] != "2.4 bar at the front." {
-		t.Errorf("messages = %v %q", roles, turns)
-	}
+		req, _ = s.fake.LastChatRequest()
+		last := req.Messages[len(req.Messages)-1].Content
+		if !strings.Contains(last, "The question wins") || strings.Contains(last, "the alias loses") {
+			t.Errorf("question did not win: %q", last)
+		}
+		var roles []string
+		var turns []string
+		for _, m := range req.Messages {
+			roles = append(roles, m.Role)
+			turns = append(turns, m.Content)
+		}
+		want := []string{"system", "user", "assistant", "user"}
+		if strings.Join(roles, ",") != strings.Join(want, ",") || turns[1] != "What is the tyre pressure?" || turns[2] != "2.4 bar at the front." {
+			t.Errorf("messages = %v %q", roles, turns)
+		}
+	})
 }
 
 func TestChatEmbeddingProviderDownIs503(t *testing.T) {
-	s := newService(t, options{})
-	for _, status := range []int{500, 502, 401, 429} {
-		s.fake.FailEmbeddings(openaifake.Failure{Status: status})
-		wantError(t, s.chat(t, `{"question":"anything"}`), http.StatusServiceUnavailable, "UNAVAILABLE", "unavailable")
-	}
-	if n := len(s.fake.ChatRequests()); n != 0 {
-		t.Errorf("%d chat calls without retrieval", n)
-	}
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts})
+		for _, status := range []int{500, 502, 401, 429} {
+			s.fake.FailEmbeddings(openaifake.Failure{Status: status})
+			wantError(t, s.chat(t, `{"question":"anything"}`), http.StatusServiceUnavailable, "UNAVAILABLE", "unavailable")
+		}
+		if n := len(s.fake.ChatRequests()); n != 0 {
+			t.Errorf("%d chat calls without retrieval", n)
+		}
+	})
 }
 
 // TestChatStoreFailureBeforeStream: a vector store that fails during
 // retrieval is UNAVAILABLE (decisions.md), answered as JSON before any stream.
 func TestChatStoreFailureBeforeStream(t *testing.T) {
-	s := newService(t, options{})
-	must(t, s.store.Close())
-	wantError(t, s.chat(t, `{"question":"anything"}`), http.StatusServiceUnavailable, "UNAVAILABLE", "vector store")
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts})
+		must(t, s.store.Close())
+		wantError(t, s.chat(t, `{"question":"anything"}`), http.StatusServiceUnavailable, "UNAVAILABLE", "vector store")
+	})
 }
 
 // TestChatProviderFailures: failures of the chat provider come after the
 // sources event, as a terminal error event.
 func TestChatProviderFailures(t *testing.T) {
-	tests := []struct {
-		name     string
-		failure  openaifake.Failure
-		contents int
-	}{
-		{"500", openaifake.Failure{Status: 500}, 0},
-		{"400", openaifake.Failure{Status: 400, Message: "bad request"}, 0},
-		{"401", openaifake.Failure{Status: 401}, 0},
-		{"429", openaifake.Failure{Status: 429}, 0},
-		{"malformed frame", openaifake.Failure{Malformed: true, AfterDeltas: 2}, 2},
-		{"hang before first byte", openaifake.Failure{Hang: true}, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newService(t, options{firstByte: 300 * time.Millisecond})
-			s.fake.FailChat(tt.failure)
-			events := withoutComments(readEvents(t, s.chat(t, `{"question":"what?"}`)))
-			if len(events) != tt.contents+2 || events[0].Name != "sources" {
-				t.Fatalf("events = %+v", events)
-			}
-			for _, ev := range events[1 : len(events)-1] {
-				if ev.Name != "" {
-					t.Errorf("unexpected %+v", ev)
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		tests := []struct {
+			name     string
+			failure  openaifake.Failure
+			contents int
+		}{
+			{"500", openaifake.Failure{Status: 500}, 0},
+			{"400", openaifake.Failure{Status: 400, Message: "bad request"}, 0},
+			{"401", openaifake.Failure{Status: 401}, 0},
+			{"429", openaifake.Failure{Status: 429}, 0},
+			{"malformed frame", openaifake.Failure{Malformed: true, AfterDeltas: 2}, 2},
+			{"hang before first byte", openaifake.Failure{Hang: true}, 0},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				s := newService(t, options{accounts: accounts, firstByte: 300 * time.Millisecond})
+				s.fake.FailChat(tt.failure)
+				events := withoutComments(readEvents(t, s.chat(t, `{"question":"what?"}`)))
+				if len(events) != tt.contents+2 || events[0].Name != "sources" {
+					t.Fatalf("events = %+v", events)
 				}
-			}
-			last := events[len(events)-1]
-			var e errorBody
-			unmarshal(t, last.Data, &e)
-			if last.Name != "error" || e.Code != "UNAVAILABLE" || e.Message == "" {
-				t.Errorf("last event = %+v", last)
-			}
-		})
-	}
+				for _, ev := range events[1 : len(events)-1] {
+					if ev.Name != "" {
+						t.Errorf("unexpected %+v", ev)
+					}
+				}
+				last := events[len(events)-1]
+				var e errorBody
+				unmarshal(t, last.Data, &e)
+				if last.Name != "error" || e.Code != "UNAVAILABLE" || e.Message == "" {
+					t.Errorf("last event = %+v", last)
+				}
+			})
+		}
+	})
 }
 
 // TestChatHangAfterDeltasTimesOut: a provider that stalls mid-answer is cut
 // by the chat timeout and the stream ends with an error event.
 func TestChatHangAfterDeltasTimesOut(t *testing.T) {
-	s := newService(t, options{chatTimeout: 500 * time.Millisecond})
-	s.fake.FailChat(openaifake.Failure{Hang: true, AfterDeltas: 1})
-	events := withoutComments(readEvents(t, s.chat(t, `{"question":"q"}`)))
-	if len(events) != 3 || events[0].Name != "sources" || events[1].Name != "" || events[2].Name != "error" {
-		t.Fatalf("events = %+v", events)
-	}
-	var e errorBody
-	unmarshal(t, events[2].Data, &e)
-	if e.Code != "UNAVAILABLE" {
-		t.Errorf("error = %+v", e)
-	}
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts, chatTimeout: 500 * time.Millisecond})
+		s.fake.FailChat(openaifake.Failure{Hang: true, AfterDeltas: 1})
+		events := withoutComments(readEvents(t, s.chat(t, `{"question":"q"}`)))
+		if len(events) != 3 || events[0].Name != "sources" || events[1].Name != "" || events[2].Name != "error" {
+			t.Fatalf("events = %+v", events)
+		}
+		var e errorBody
+		unmarshal(t, events[2].Data, &e)
+		if e.Code != "UNAVAILABLE" {
+			t.Errorf("error = %+v", e)
+		}
+	})
 }
 
 // TestChatHeartbeatWhileWaiting: comments keep the stream alive while the
 // provider thinks.
 func TestChatHeartbeatWhileWaiting(t *testing.T) {
-	s := newService(t, options{heartbeat: 5 * time.Millisecond, fake: []openaifake.Option{openaifake.WithScript(openaifake.Script{
-		Deltas: []openaifake.Delta{{Content: "late", Delay: 200 * time.Millisecond}},
-	})}})
-	events := readEvents(t, s.chat(t, `{"question":"slow?"}`))
-	pings := 0
-	for i, ev := range events {
-		if ev.Comment != "" {
-			if ev.Comment != "ping" || i == 0 {
-				t.Errorf("comment %d = %+v", i, ev)
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts, heartbeat: 5 * time.Millisecond, fake: []openaifake.Option{openaifake.WithScript(openaifake.Script{
+			Deltas: []openaifake.Delta{{Content: "late", Delay: 200 * time.Millisecond}},
+		})}})
+		events := readEvents(t, s.chat(t, `{"question":"slow?"}`))
+		pings := 0
+		for i, ev := range events {
+			if ev.Comment != "" {
+				if ev.Comment != "ping" || i == 0 {
+					t.Errorf("comment %d = %+v", i, ev)
+				}
+				pings++
 			}
-			pings++
 		}
-	}
-	if pings == 0 {
-		t.Errorf("no heartbeat in %+v", events)
-	}
-	rest := withoutComments(events)
-	if len(rest) != 3 || rest[2].Name != "done" {
-		t.Errorf("events = %+v", rest)
-	}
+		if pings == 0 {
+			t.Errorf("no heartbeat in %+v", events)
+		}
+		rest := withoutComments(events)
+		if len(rest) != 3 || rest[2].Name != "done" {
+			t.Errorf("events = %+v", rest)
+		}
+	})
 }
 
 // TestChatClientDisconnectCancelsProvider: the client reads the first piece
 // of the answer and goes away; the provider request must be cancelled.
 func TestChatClientDisconnectCancelsProvider(t *testing.T) {
-	s := newService(t, options{fake: []openaifake.Option{openaifake.WithScript(openaifake.Script{
-		Deltas: openaifake.Text("first", "never sent"),
-	})}})
-	s.fake.FailChat(openaifake.Failure{Hang: true, AfterDeltas: 1})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/chat/stream", strings.NewReader(`{"question":"q"}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newEventReader(resp.Body)
-	for {
-		ev, err := r.next()
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts, fake: []openaifake.Option{openaifake.WithScript(openaifake.Script{
+			Deltas: openaifake.Text("first", "never sent"),
+		})}})
+		s.fake.FailChat(openaifake.Failure{Hang: true, AfterDeltas: 1})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/chat/stream", strings.NewReader(`{"question":"q"}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := s.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.Name == "" && ev.Comment == "" {
-			if !strings.Contains(ev.Data, "first") {
-				t.Fatalf("first content = %+v", ev)
+		r := newEventReader(resp.Body)
+		for {
+			ev, err := r.next()
+			if err != nil {
+				t.Fatal(err)
 			}
-			break
+			if ev.Name == "" && ev.Comment == "" {
+				if !strings.Contains(ev.Data, "first") {
+					t.Fatalf("first content = %+v", ev)
+				}
+				break
+			}
 		}
-	}
-	cancel()
-	resp.Body.Close()
-	select {
-	case <-s.fake.Cancelled():
-	case <-time.After(10 * time.Second): // a guard against hanging, not a timing assertion
-		t.Fatal("the provider request was not cancelled after the client went away")
-	}
-	last, _ := s.fake.LastChatRequest()
-	if !last.Cancelled || last.Completed {
-		t.Errorf("provider request = %+v", last)
-	}
+		cancel()
+		resp.Body.Close()
+		select {
+		case <-s.fake.Cancelled():
+		case <-time.After(10 * time.Second): // a guard against hanging, not a timing assertion
+			t.Fatal("the provider request was not cancelled after the client went away")
+		}
+		last, _ := s.fake.LastChatRequest()
+		if !last.Cancelled || last.Completed {
+			t.Errorf("provider request = %+v", last)
+		}
+	})
 }
 
 // A question limited to one manual gets its sources from that manual only,
 // as many as topK asks, though the other manual holds the same words.
 func TestChatDocuments(t *testing.T) {
-	s := newService(t, options{local: true})
-	alpha := s.uploadPDF(t, "alpha.pdf", manual("alpha"))
-	beta := s.uploadPDF(t, "beta.pdf", manual("beta"))
-	for _, tc := range []struct {
-		body string
-		want []string
-	}{
-		// Both tyre pages first: the question's words are on them.
-		{`{"question":"alpha manual tyre pressure","topK":2}`, []string{alpha.FileMD5, beta.FileMD5}},
-		{`{"question":"alpha manual tyre pressure","topK":2,"documents":["` + beta.FileMD5 + `"]}`, []string{beta.FileMD5, beta.FileMD5}},
-		{`{"question":"alpha manual tyre pressure","topK":4,"documents":["` + beta.FileMD5 + `","` + alpha.FileMD5 + `"]}`,
-			[]string{alpha.FileMD5, beta.FileMD5, alpha.FileMD5, beta.FileMD5}},
-		{`{"question":"alpha manual tyre pressure","topK":3,"documents":[]}`, []string{alpha.FileMD5, beta.FileMD5, alpha.FileMD5}},
-	} {
-		events := withoutComments(readEvents(t, s.chat(t, tc.body)))
-		var src sourcesData
-		unmarshal(t, events[0].Data, &src)
-		var got []string
-		for _, h := range src.Sources {
-			got = append(got, h.FileMD5)
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts, local: true})
+		alpha := s.uploadPDF(t, "alpha.pdf", manual("alpha"))
+		beta := s.uploadPDF(t, "beta.pdf", manual("beta"))
+		for _, tc := range []struct {
+			body string
+			want []string
+		}{
+			// Both tyre pages first: the question's words are on them.
+			{`{"question":"alpha manual tyre pressure","topK":2}`, []string{alpha.FileMD5, beta.FileMD5}},
+			{`{"question":"alpha manual tyre pressure","topK":2,"documents":["` + beta.FileMD5 + `"]}`, []string{beta.FileMD5, beta.FileMD5}},
+			{`{"question":"alpha manual tyre pressure","topK":4,"documents":["` + beta.FileMD5 + `","` + alpha.FileMD5 + `"]}`,
+				[]string{alpha.FileMD5, beta.FileMD5, alpha.FileMD5, beta.FileMD5}},
+			{`{"question":"alpha manual tyre pressure","topK":3,"documents":[]}`, []string{alpha.FileMD5, beta.FileMD5, alpha.FileMD5}},
+		} {
+			events := withoutComments(readEvents(t, s.chat(t, tc.body)))
+			var src sourcesData
+			unmarshal(t, events[0].Data, &src)
+			var got []string
+			for _, h := range src.Sources {
+				got = append(got, h.FileMD5)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s: sources from %v, want %v", tc.body, got, tc.want)
+			}
+			// The tyre page first: the question's words are on it.
+			if src.Sources[0].Page != 2 {
+				t.Errorf("%s: first source is page %d, want 2", tc.body, src.Sources[0].Page)
+			}
 		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%s: sources from %v, want %v", tc.body, got, tc.want)
-		}
-		// The tyre page first: the question's words are on it.
-		if src.Sources[0].Page != 2 {
-			t.Errorf("%s: first source is page %d, want 2", tc.body, src.Sources[0].Page)
-		}
-	}
+	})
 }
 
 func TestChatLocalFallback(t *testing.T) {
-	s := newService(t, options{local: true})
-	s.uploadPDF(t, "manual.pdf", manual("lambda"))
-	events := withoutComments(readEvents(t, s.chat(t, `{"question":"What is the tyre pressure?","topK":2}`)))
-	if events[0].Name != "sources" || events[len(events)-1].Name != "done" || len(events) < 3 {
-		t.Fatalf("events = %+v", events)
-	}
-	var answer strings.Builder
-	for _, ev := range events[1 : len(events)-1] {
-		var c struct{ Content string }
-		unmarshal(t, ev.Data, &c)
-		answer.WriteString(c.Content)
-	}
-	if !strings.Contains(answer.String(), "2.4 bar") {
-		t.Errorf("extractive answer = %q", answer.String())
-	}
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts, local: true})
+		s.uploadPDF(t, "manual.pdf", manual("lambda"))
+		events := withoutComments(readEvents(t, s.chat(t, `{"question":"What is the tyre pressure?","topK":2}`)))
+		if events[0].Name != "sources" || events[len(events)-1].Name != "done" || len(events) < 3 {
+			t.Fatalf("events = %+v", events)
+		}
+		var answer strings.Builder
+		for _, ev := range events[1 : len(events)-1] {
+			var c struct{ Content string }
+			unmarshal(t, ev.Data, &c)
+			answer.WriteString(c.Content)
+		}
+		if !strings.Contains(answer.String(), "2.4 bar") {
+			t.Errorf("extractive answer = %q", answer.String())
+		}
+	})
 }
 
+// TestHealth: /health says which parts serve; it is asked without an
+// identity in both modes, as a probe asks it.
 func TestHealth(t *testing.T) {
-	s := newService(t, options{})
-	var h struct {
-		Status         string
-		Time           time.Time
-		Store          struct{ Kind, Status string }
-		Embedder, Chat struct{ Name, Mode string }
-		Retrieval      struct {
-			Mode, Serving, Reranker string
-			LexicalIndex            bool
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts})
+		var h struct {
+			Status         string
+			Time           time.Time
+			Store          struct{ Kind, Status string }
+			Embedder, Chat struct{ Name, Mode string }
+			Retrieval      struct {
+				Mode, Serving, Reranker string
+				LexicalIndex            bool
+			}
 		}
-	}
-	decode(t, get(t, s.URL+"/health"), http.StatusOK, &h)
-	if h.Retrieval.Mode != "hybrid" || h.Retrieval.Serving != "hybrid" || !h.Retrieval.LexicalIndex || h.Retrieval.Reranker != "" {
-		t.Errorf("health retrieval = %+v", h.Retrieval)
-	}
-	if h.Status != "ok" || !h.Time.Equal(testNow) || h.Store.Kind != "embedded" || h.Store.Status != "ok" ||
-		h.Embedder.Name != "openai:bge-m3" || h.Embedder.Mode != "remote" || h.Chat.Name != "openai:chat-model" {
-		t.Errorf("health = %+v", h)
-	}
-	local := newService(t, options{local: true})
-	decode(t, get(t, local.URL+"/health"), http.StatusOK, &h)
-	if h.Embedder.Mode != "local" || h.Chat.Mode != "local" || h.Embedder.Name != "lexical:v1" {
-		t.Errorf("local health = %+v", h)
-	}
+		decode(t, s.anonymous(t, "/health"), http.StatusOK, &h)
+		if h.Retrieval.Mode != "hybrid" || h.Retrieval.Serving != "hybrid" || !h.Retrieval.LexicalIndex || h.Retrieval.Reranker != "" {
+			t.Errorf("health retrieval = %+v", h.Retrieval)
+		}
+		if h.Status != "ok" || !h.Time.Equal(testNow) || h.Store.Kind != "embedded" || h.Store.Status != "ok" ||
+			h.Embedder.Name != "openai:bge-m3" || h.Embedder.Mode != "remote" || h.Chat.Name != "openai:chat-model" {
+			t.Errorf("health = %+v", h)
+		}
+		local := newService(t, options{accounts: accounts, local: true})
+		decode(t, local.anonymous(t, "/health"), http.StatusOK, &h)
+		if h.Embedder.Mode != "local" || h.Chat.Mode != "local" || h.Embedder.Name != "lexical:v1" {
+			t.Errorf("local health = %+v", h)
+		}
 
-	must(t, s.store.Close())
-	decode(t, get(t, s.URL+"/health"), http.StatusServiceUnavailable, &h)
-	if h.Status != "unavailable" || h.Store.Status != "unavailable" {
-		t.Errorf("health with the store down = %+v", h)
-	}
+		must(t, s.store.Close())
+		decode(t, s.anonymous(t, "/health"), http.StatusServiceUnavailable, &h)
+		if h.Status != "unavailable" || h.Store.Status != "unavailable" {
+			t.Errorf("health with the store down = %+v", h)
+		}
+	})
 }
 
 // engineState stands in for the PDF engine's readiness.
@@ -425,91 +453,99 @@ func (e engineState) Ready() (bool, error) { return e.ready, e.err }
 // While the PDF engine starts, /health says so with 503 (a gateway sends
 // no uploads yet); an engine that failed to start is unavailable.
 func TestHealthWhilePDFEngineStarts(t *testing.T) {
-	var h struct {
-		Status string
-		PDF    struct{ Status string }
-		Store  struct{ Status string }
-	}
-	for _, tc := range []struct {
-		state        engineState
-		code         int
-		status, pdf  string
-		storeDownToo bool
-	}{
-		{engineState{ready: false}, http.StatusServiceUnavailable, "starting", "starting", false},
-		{engineState{err: errors.New("compile failed")}, http.StatusServiceUnavailable, "unavailable", "unavailable", false},
-		{engineState{ready: true}, http.StatusOK, "ok", "ok", false},
-		{engineState{ready: false}, http.StatusServiceUnavailable, "unavailable", "starting", true},
-	} {
-		s := newService(t, options{pdfReady: tc.state})
-		if tc.storeDownToo {
-			must(t, s.store.Close())
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		var h struct {
+			Status string
+			PDF    struct{ Status string }
+			Store  struct{ Status string }
 		}
-		decode(t, get(t, s.URL+"/health"), tc.code, &h)
-		if h.Status != tc.status || h.PDF.Status != tc.pdf {
-			t.Errorf("%+v: health = %+v, want status %q, pdf %q", tc.state, h, tc.status, tc.pdf)
+		for _, tc := range []struct {
+			state        engineState
+			code         int
+			status, pdf  string
+			storeDownToo bool
+		}{
+			{engineState{ready: false}, http.StatusServiceUnavailable, "starting", "starting", false},
+			{engineState{err: errors.New("compile failed")}, http.StatusServiceUnavailable, "unavailable", "unavailable", false},
+			{engineState{ready: true}, http.StatusOK, "ok", "ok", false},
+			{engineState{ready: false}, http.StatusServiceUnavailable, "unavailable", "starting", true},
+		} {
+			s := newService(t, options{accounts: accounts, pdfReady: tc.state})
+			if tc.storeDownToo {
+				must(t, s.store.Close())
+			}
+			decode(t, s.anonymous(t, "/health"), tc.code, &h)
+			if h.Status != tc.status || h.PDF.Status != tc.pdf {
+				t.Errorf("%+v: health = %+v, want status %q, pdf %q", tc.state, h, tc.status, tc.pdf)
+			}
 		}
-	}
+	})
 }
 
 func TestCORS(t *testing.T) {
-	s := newService(t, options{})
-	tests := []struct {
-		origin  string
-		allowed bool
-	}{
-		{"http://localhost:8081", true},
-		{"http://localhost:5173", true},
-		{"http://evil.example", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.origin, func(t *testing.T) {
-			req, _ := http.NewRequest(http.MethodOptions, s.URL+"/api/chat/stream", nil)
-			req.Header.Set("Origin", tt.origin)
-			req.Header.Set("Access-Control-Request-Method", "POST")
-			req.Header.Set("Access-Control-Request-Headers", "content-type,x-request-id")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			h := resp.Header
-			if !tt.allowed {
-				if h.Get("Access-Control-Allow-Origin") != "" {
-					t.Errorf("refused origin got %v", h)
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts})
+		tests := []struct {
+			origin  string
+			allowed bool
+		}{
+			{"http://localhost:8081", true},
+			{"http://localhost:5173", true},
+			{"http://evil.example", false},
+		}
+		for _, tt := range tests {
+			t.Run(tt.origin, func(t *testing.T) {
+				req, _ := http.NewRequest(http.MethodOptions, s.URL+"/api/chat/stream", nil)
+				req.Header.Set("Origin", tt.origin)
+				req.Header.Set("Access-Control-Request-Method", "POST")
+				req.Header.Set("Access-Control-Request-Headers", "content-type,x-request-id")
+				// A browser's preflight carries no credentials: none in either mode.
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if resp.StatusCode/100 != 2 || h.Get("Access-Control-Allow-Origin") != tt.origin ||
-				h.Get("Access-Control-Allow-Credentials") != "true" ||
-				!strings.Contains(strings.ToLower(h.Get("Access-Control-Allow-Headers")), "x-request-id") ||
-				!strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
-				t.Errorf("preflight = %d %v", resp.StatusCode, h)
-			}
-			// The actual request carries the grant too.
-			req2, _ := http.NewRequest(http.MethodGet, s.URL+"/api/documents", nil)
-			req2.Header.Set("Origin", tt.origin)
-			resp2, err := http.DefaultClient.Do(req2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp2.Body.Close()
-			if resp2.Header.Get("Access-Control-Allow-Origin") != tt.origin || resp2.Header.Get("Access-Control-Allow-Credentials") != "true" {
-				t.Errorf("GET headers = %v", resp2.Header)
-			}
-		})
-	}
+				resp.Body.Close()
+				h := resp.Header
+				if !tt.allowed {
+					if h.Get("Access-Control-Allow-Origin") != "" {
+						t.Errorf("refused origin got %v", h)
+					}
+					return
+				}
+				if resp.StatusCode/100 != 2 || h.Get("Access-Control-Allow-Origin") != tt.origin ||
+					h.Get("Access-Control-Allow-Credentials") != "true" ||
+					!strings.Contains(strings.ToLower(h.Get("Access-Control-Allow-Headers")), "x-request-id") ||
+					!strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
+					t.Errorf("preflight = %d %v", resp.StatusCode, h)
+				}
+				// The actual request carries the grant too.
+				req2, _ := http.NewRequest(http.MethodGet, s.URL+"/api/documents", nil)
+				req2.Header.Set("Origin", tt.origin)
+				resp2, err := s.client.Do(req2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp2.Body.Close()
+				if resp2.StatusCode != http.StatusOK || resp2.Header.Get("Access-Control-Allow-Origin") != tt.origin ||
+					resp2.Header.Get("Access-Control-Allow-Credentials") != "true" {
+					t.Errorf("GET = %d %v", resp2.StatusCode, resp2.Header)
+				}
+			})
+		}
+	})
 }
 
 func TestUnknownRoutesAreJSON404(t *testing.T) {
-	s := newService(t, options{})
-	wantError(t, get(t, s.URL+"/api/nothing"), http.StatusNotFound, "NOT_FOUND", "")
-	wantError(t, get(t, s.URL+"/api/chat/stream"), http.StatusNotFound, "NOT_FOUND", "")
-	resp := get(t, s.URL+"/health")
-	io.Copy(io.Discard, resp.Body)
-	if resp.Header.Get("X-Request-ID") == "" {
-		t.Error("no X-Request-ID")
-	}
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts})
+		wantError(t, s.get(t, "/api/nothing"), http.StatusNotFound, "NOT_FOUND", "")
+		wantError(t, s.get(t, "/api/chat/stream"), http.StatusNotFound, "NOT_FOUND", "")
+		resp := s.get(t, "/health")
+		io.Copy(io.Discard, resp.Body)
+		if resp.Header.Get("X-Request-ID") == "" {
+			t.Error("no X-Request-ID")
+		}
+	})
 }
 
 // FuzzChatBody: whatever the body, the answer is a 200 stream or a JSON

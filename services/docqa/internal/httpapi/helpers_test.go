@@ -12,8 +12,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
@@ -47,6 +50,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// sharedSplitter is the splitter every service shares: loading the
+// cl100k_base encoding is most of what starting a service costs, and a
+// Splitter is safe for concurrent use (the service shares one too).
+var sharedSplitter = sync.OnceValues(splitter.New)
+
 // service is the HTTP layer over real parts: an embedded store in a
 // temporary directory, the real splitter, and the OpenAI-compatible
 // providers talking over HTTP to the fake.
@@ -62,6 +70,17 @@ type service struct {
 	embedder  docqa.Embedder
 	chatModel docqa.ChatModel
 	pipeline  *ingest.Pipeline
+
+	// client sends every request of the helpers; with accounts on it hands
+	// each one the identity the gateway would (signing).
+	client *http.Client
+	// identity is who the client's requests act for: the built-in user
+	// with accounts off, accountsAdmin with them on.
+	identity auth.Identity
+	// gateway is the signing of the client (nil with accounts off), for
+	// requests written by hand on a raw connection.
+	gateway *signing
+	routes  gin.RoutesInfo
 }
 
 type options struct {
@@ -79,14 +98,20 @@ type options struct {
 	concurrency int
 	queue       int
 	// identitySecret turns accounts on (AUTH_MODE=local); the limits are
-	// per user.
+	// per user. Requests then need a signed identity, which the tests of
+	// per-user behaviour make themselves.
 	identitySecret []byte
+	// accounts turns accounts on (with accountsSecret unless identitySecret
+	// is set) and makes the service's client sign every request as
+	// accountsAdmin, as the gateway does for a logged-in administrator.
+	accounts       bool
 	chatPerMinute  int
 	uploadsPerUser int
 }
 
 func newService(t testing.TB, opts options) *service {
 	t.Helper()
+	now := func() time.Time { return testNow }
 	store, err := embedded.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +147,7 @@ func newService(t testing.TB, opts options) *service {
 		}
 		emb, chat = e, c
 	}
-	split, err := splitter.New()
+	split, err := sharedSplitter()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +166,15 @@ func newService(t testing.TB, opts options) *service {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.client, s.identity = &http.Client{}, auth.Builtin()
+	if opts.accounts {
+		if opts.identitySecret == nil {
+			opts.identitySecret = accountsSecret
+		}
+		s.identity = accountsAdmin
+		s.gateway = &signing{secret: opts.identitySecret, id: accountsAdmin, now: now, next: http.DefaultTransport}
+		s.client = &http.Client{Transport: s.gateway}
+	}
 	authMode := auth.ModeOff
 	if opts.identitySecret != nil {
 		authMode = auth.ModeLocal
@@ -152,9 +186,9 @@ func newService(t testing.TB, opts options) *service {
 		UploadStallTimeout: opts.uploadStall,
 		StoreKind:          "embedded", EmbedderMode: mode, ChatMode: mode,
 		IdentitySecret: opts.identitySecret, ChatPerMinute: opts.chatPerMinute, UploadsPerUser: opts.uploadsPerUser,
-		Now: func() time.Time { return testNow },
+		Now: now,
 	})
-	s.embedder, s.chatModel, s.pipeline = emb, chat, pipe
+	s.embedder, s.chatModel, s.pipeline, s.routes = emb, chat, pipe, engine.Routes()
 	srv := httptest.NewServer(engine)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
@@ -194,12 +228,102 @@ func multipartBody(t testing.TB, parts ...part) (contentType string, body []byte
 
 func (s *service) post(t testing.TB, path, contentType string, body []byte) *http.Response {
 	t.Helper()
-	resp, err := http.Post(s.URL+path, contentType, bytes.NewReader(body))
+	resp, err := s.client.Post(s.URL+path, contentType, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp
+}
+
+func (s *service) get(t testing.TB, path string) *http.Response {
+	t.Helper()
+	resp, err := s.client.Get(s.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func (s *service) del(t testing.TB, path string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodDelete, s.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// anonymous sends GET path without an identity in either mode, as a probe
+// or a load balancer does: /health needs none.
+func (s *service) anonymous(t testing.TB, path string) *http.Response {
+	t.Helper()
+	resp, err := http.Get(s.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// rawHeaders is what a request written by hand on a connection adds to its
+// header lines so that it reaches the handlers in either mode: the
+// identity line with accounts on, nothing with them off.
+func (s *service) rawHeaders() string {
+	if s.gateway == nil {
+		return ""
+	}
+	return auth.HeaderIdentity + ": " + s.gateway.header() + "\r\n"
+}
+
+// ctx acts for the user the client's requests act for, for looking at the
+// store directly.
+func (s *service) ctx() context.Context {
+	return auth.WithIdentity(context.Background(), s.identity)
+}
+
+var (
+	accountsSecret = []byte(strings.Repeat("A", auth.MinSecretBytes))
+	// accountsAdmin is who the contract tests act for with accounts on: an
+	// administrator (the import is theirs alone), and not the built-in
+	// user, so that a handler reading the owner from anywhere but the
+	// request's identity is caught.
+	accountsAdmin = auth.Identity{UserID: 42, Username: "admin", Admin: true, Scope: auth.ScopeWrite}
+)
+
+// signing is the gateway's part for the tests: it adds to every request the
+// identity fuel-service's /auth/verify signs for a valid token, signed
+// afresh each time (an identity is valid for auth.SignedTTL), on the
+// service's own clock.
+type signing struct {
+	secret []byte
+	id     auth.Identity
+	now    func() time.Time
+	next   http.RoundTripper
+}
+
+func (g *signing) header() string { return auth.Sign(g.secret, g.id, g.now()) }
+
+func (g *signing) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context()) // a RoundTripper must not change the caller's request
+	req.Header.Set(auth.HeaderIdentity, g.header())
+	return g.next.RoundTrip(req)
+}
+
+// forEachAuthMode runs fn with accounts off, and again with accounts on
+// (AUTH_MODE=local) where every request of the service's client carries an
+// administrator's signed identity: the contract holds in both modes.
+// fn passes accounts on to newService's options.
+func forEachAuthMode(t *testing.T, fn func(t *testing.T, accounts bool)) {
+	t.Helper()
+	t.Run("auth-off", func(t *testing.T) { fn(t, false) })
+	t.Run("auth-local", func(t *testing.T) { fn(t, true) })
 }
 
 func (s *service) upload(t testing.TB, path string, parts ...part) *http.Response {
@@ -356,7 +480,7 @@ func unmarshal(t testing.TB, data string, v any) {
 
 func storedCount(t testing.TB, s *service) int {
 	t.Helper()
-	docs, err := s.store.Documents(context.Background())
+	docs, err := s.store.Documents(s.ctx())
 	if err != nil {
 		t.Fatal(err)
 	}
