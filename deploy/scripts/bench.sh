@@ -10,7 +10,11 @@
 #   - the cost of metrics and of tracing: GET vehicle on fuel-service with
 #     METRICS=on and off, and with tracing on (exporting to
 #     services/fuel/cmd/otlpsink; every request or one in ten sampled) and
-#     off, in alternating rounds, with req/s and the service's CPU per request;
+#     off, in interleaved rounds, with req/s and the service's CPU per
+#     request, the median of the rounds and their spread;
+#   - the cost of accounts: GET vehicle and GET /api/documents through Caddy
+#     with AUTH_MODE=local (a bearer token on every request: fuelload's
+#     -header, and its get scenario with -path) and off, in interleaved rounds;
 #   - the statistics benchmark at 10 000 refuels (PostgreSQL and SQLite);
 #   - PDF extraction (pdftext.BenchmarkExtract) beside pdftotext on the same corpus;
 #   - the embedded vector store's search benchmark and retrieval's latency
@@ -28,8 +32,13 @@
 # poppler-utils with apt-get when it is missing, and the retrieval
 # benchmark's manual packages likewise.
 # Knobs: BENCH_DURATION (10s per load scenario and target, after a 2 s warm-up),
-# BENCH_CONNS (32), BENCH_COST_ROUNDS (3 rounds of the cost runs),
-# BENCH_REPORT (deploy/bench/REPORT.md).
+# BENCH_CONNS (32), BENCH_COST_ROUNDS (5 rounds of the cost runs, tracing's
+# and accounts'), BENCH_REPORT (deploy/bench/REPORT.md), BENCH_ONLY (a
+# comma-separated list of sections to run: load, cost, auth, stats, pdf,
+# search, retrieval, chat, ingest; unset: all). With BENCH_ONLY the sections
+# run replace the sections of the same title in the existing report (or are
+# added before its end), beside a note of the machine they ran on; the
+# others stay as they were.
 # All traffic stays on 127.0.0.1. A failed step is recorded in the report and
 # makes the script exit non-zero at the end.
 set -euo pipefail
@@ -39,8 +48,17 @@ root=$PWD
 GO=${GO:-go}
 DURATION=${BENCH_DURATION:-10s}
 CONNS=${BENCH_CONNS:-32}
-COST_ROUNDS=${BENCH_COST_ROUNDS:-3}
+COST_ROUNDS=${BENCH_COST_ROUNDS:-5}
 REPORT=${BENCH_REPORT:-deploy/bench/REPORT.md}
+ONLY=${BENCH_ONLY:-}
+for s in ${ONLY//,/ }; do
+	case $s in
+	load | cost | auth | stats | pdf | search | retrieval | chat | ingest) ;;
+	*) echo "bench: BENCH_ONLY: unknown section $s (load, cost, auth, stats, pdf, search, retrieval, chat, ingest)" >&2; exit 2 ;;
+	esac
+done
+# want SECTION: whether this run includes SECTION.
+want() { [[ -z $ONLY || ",$ONLY," == *",$1,"* ]]; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX")
 chmod 755 "$work"
@@ -101,10 +119,16 @@ bench_table() {
 	md '```' "</details>" ""
 }
 
+# free_port: a port nothing listens on, below the kernel's range of
+# ephemeral ports (ip_local_port_range), where the outgoing connections of
+# the load tool, Caddy and everything else on the machine take theirs: a
+# port only checked for a listener could be one of those and fail to bind.
+ephemeral_low=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+((ephemeral_low > 21000)) || ephemeral_low=60000
 free_port() {
 	local port
 	for _ in $(seq 1 100); do
-		port=$((20000 + RANDOM % 40000))
+		port=$((20000 + RANDOM % (ephemeral_low - 20000)))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 			echo "$port"
 			return 0
@@ -142,6 +166,17 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | wc -l)
 started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 
+if [[ -n $ONLY ]]; then
+	md "## Machine of the sections rerun on their own (BENCH_ONLY=$ONLY)" "" \
+		"Produced by \`BENCH_ONLY=$ONLY make bench\` on $started, commit \`$commit\`$([[ $dirty -gt 0 ]] && echo " (working tree had $dirty modified tracked files)"); the other sections" \
+		"come from the run the header above names." "" \
+		"| | |" "|---|---|" \
+		"| CPUs (nproc) | $(nproc) |" \
+		"| CPU model | $cpu_model |" \
+		"| Go | $($GO version | sed 's/^go version //') |" \
+		"| PostgreSQL | $pg_version ($pg_source) |" \
+		"| load average at start (1, 5, 15 min) | $load_start |" ""
+else
 md "# Benchmark report" "" \
 	"Produced by \`make bench\` (\`deploy/scripts/bench.sh\`) on $started, commit \`$commit\`$([[ $dirty -gt 0 ]] && echo " (working tree had $dirty modified tracked files)")." \
 	"Every command below is what the script ran, verbatim, from the repository root; the tables summarise" \
@@ -159,18 +194,24 @@ md "# Benchmark report" "" \
 	"" \
 	"The load generator, the services, Caddy and PostgreSQL all share these CPUs; the load average says how" \
 	"much else was running. On a shared machine single numbers move by tens of percent between runs." ""
+fi
 
 # ---------------------------------------------------------------- build
-md "## Build" ""
+[[ -z $ONLY ]] && md "## Build" ""
 step build.log "make build && $GO build -o bin/ ./services/fuel/cmd/fuelload ./services/fuel/cmd/fuelfloor ./services/fuel/cmd/otlpsink ./services/docqa/cmd/ingestload" || {
 	say "build failed"
 	cp "$md" "$REPORT"
 	exit 1
 }
-md ""
+[[ -z $ONLY ]] && md ""
 
 # ---------------------------------------------------------------- fuel load
-md "## fuel-service under load: PostgreSQL direct, through Caddy, the floor, and SQLite" "" \
+# One database and one fuel-service seeded through the API, for the load,
+# cost and accounts sections; the floor, Caddy and the SQLite instance for
+# the load section only.
+fuel_sections=0
+want load || want cost || want auth && fuel_sections=1
+want load && md "## fuel-service under load: PostgreSQL direct, through Caddy, the floor, and SQLite" "" \
 	"One fresh database; fuel-service applies its migrations; the data is seeded through the API (a vehicle with" \
 	"100 refuels for \`list\`, an empty one for \`post-refuel\`); \`ANALYZE\` before each scenario. Each run: $CONNS" \
 	"keep-alive connections, a 2 s unmeasured warm-up, then $DURATION measured. Scenarios: \`get-vehicle\`" \
@@ -191,20 +232,22 @@ caddy_port=$(free_port)
 sqlite_port=$(free_port)
 docqa_port=$(free_port) # nothing listens there: only the fuel routes are measured
 
-load_ok=1
-step createdb.log "psql '$TEST_DATABASE_URL' -qc 'CREATE DATABASE $db'" && created_db=$db || load_ok=0
+load_ok=$fuel_sections
+[[ $load_ok == 1 ]] && step createdb.log "psql '$TEST_DATABASE_URL' -qc 'CREATE DATABASE $db'" && created_db=$db || load_ok=0
 if [[ $load_ok == 1 ]]; then
 	md "" "Started in the background (stopped at the end):" "" '```sh'
 	md "$(mask <<<"DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:$fuel_port bin/fuel-service > fuel-service.log 2>&1 &")"
-	md "$(mask <<<"DATABASE_URL='$DSN' FLOOR_ADDR=127.0.0.1:$floor_port bin/fuelfloor > fuelfloor.log 2>&1 &")"
-	md "LISTEN_ADDRESS=http://127.0.0.1:$caddy_port FUEL_UPSTREAM=127.0.0.1:$fuel_port DOCQA_UPSTREAM=127.0.0.1:$docqa_port bin/caddy run --config Caddyfile --adapter caddyfile > caddy.log 2>&1 &"
-	md "env -u DATABASE_URL FUEL_SQLITE_PATH=\$work/fuel-sqlite.db FUEL_ADDR=127.0.0.1:$sqlite_port bin/fuel-service > fuel-service-sqlite.log 2>&1 &"
+	if want load; then
+		md "$(mask <<<"DATABASE_URL='$DSN' FLOOR_ADDR=127.0.0.1:$floor_port bin/fuelfloor > fuelfloor.log 2>&1 &")"
+		md "LISTEN_ADDRESS=http://127.0.0.1:$caddy_port FUEL_UPSTREAM=127.0.0.1:$fuel_port DOCQA_UPSTREAM=127.0.0.1:$docqa_port bin/caddy run --config Caddyfile --adapter caddyfile > caddy.log 2>&1 &"
+		md "env -u DATABASE_URL FUEL_SQLITE_PATH=\$work/fuel-sqlite.db FUEL_ADDR=127.0.0.1:$sqlite_port bin/fuel-service > fuel-service-sqlite.log 2>&1 &"
+	fi
 	md '```' ""
 	DATABASE_URL=$DSN FUEL_ADDR=127.0.0.1:$fuel_port bin/fuel-service >"$work/fuel-service.log" 2>&1 &
 	pids+=($!)
 	wait_up "http://127.0.0.1:$fuel_port/health" "${pids[-1]}" || load_ok=0
 fi
-if [[ $load_ok == 1 ]]; then
+if [[ $load_ok == 1 ]] && want load; then
 	DATABASE_URL=$DSN FLOOR_ADDR=127.0.0.1:$floor_port "bin/fuelfloor" >"$work/fuelfloor.log" 2>&1 &
 	floor_pid=$!
 	pids+=($!)
@@ -213,7 +256,7 @@ if [[ $load_ok == 1 ]]; then
 	pids+=($!)
 	wait_up "http://127.0.0.1:$caddy_port/health" "${pids[-1]}" || load_ok=0
 fi
-if [[ $load_ok == 1 ]]; then
+if [[ $load_ok == 1 ]] && want load; then
 	# No DATABASE_URL, even one exported by the caller: the embedded default.
 	env -u DATABASE_URL FUEL_SQLITE_PATH="$work/fuel-sqlite.db" FUEL_ADDR=127.0.0.1:$sqlite_port bin/fuel-service \
 		>"$work/fuel-service-sqlite.log" 2>&1 &
@@ -221,19 +264,21 @@ if [[ $load_ok == 1 ]]; then
 	wait_up "http://127.0.0.1:$sqlite_port/health" "${pids[-1]}" || load_ok=0
 fi
 if [[ $load_ok == 1 ]] && step seed.log "bin/fuelload -url http://127.0.0.1:$fuel_port -seed -records 100" &&
-	step seed-sqlite.log "bin/fuelload -url http://127.0.0.1:$sqlite_port -seed -records 100"; then
-	md "" "Seed: \`$(tail -n1 "$work/seed.log")\`; SQLite: \`$(tail -n1 "$work/seed-sqlite.log")\`" ""
+	{ ! want load || step seed-sqlite.log "bin/fuelload -url http://127.0.0.1:$sqlite_port -seed -records 100"; }; then
+	md "" "Seed: \`$(tail -n1 "$work/seed.log")\`$(want load && echo "; SQLite: \`$(tail -n1 "$work/seed-sqlite.log")\`")" ""
 	list=$(sed -nE 's/.*list_vehicle=([0-9]+).*/\1/p' "$work/seed.log")
 	post=$(sed -nE 's/.*post_vehicle=([0-9]+).*/\1/p' "$work/seed.log")
-	sqlite_list=$(sed -nE 's/.*list_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
-	sqlite_post=$(sed -nE 's/.*post_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
-	# the floor answers the vehicle only once it can read the seeded rows
-	wait_up "http://127.0.0.1:$floor_port/api/vehicles/$list" "$floor_pid" || load_ok=0
-else
+	if want load; then
+		sqlite_list=$(sed -nE 's/.*list_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
+		sqlite_post=$(sed -nE 's/.*post_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
+		# the floor answers the vehicle only once it can read the seeded rows
+		wait_up "http://127.0.0.1:$floor_port/api/vehicles/$list" "$floor_pid" || load_ok=0
+	fi
+elif [[ $fuel_sections == 1 ]]; then
 	load_ok=0
 fi
 declare -A rps p50 p99
-if [[ $load_ok == 1 ]]; then
+if [[ $load_ok == 1 ]] && want load; then
 	md "Each scenario, then each target in turn:" ""
 	for sc in get-vehicle list post-refuel; do
 		step "analyze-$sc.log" "psql '$DSN' -qc ANALYZE" || true
@@ -271,7 +316,7 @@ if [[ $load_ok == 1 ]]; then
 		"gateway's CPU cost as much as its latency. The SQLite columns are fuel-service direct on its embedded" \
 		"database (WAL, one writer connection, one read-only connection per CPU) against fuel-service direct on" \
 		"PostgreSQL, whose server shares the CPUs too." ""
-else
+elif want load; then
 	failed=1
 	md "" "**The load runs did not take place** (see the failed step above)." ""
 fi
@@ -281,23 +326,52 @@ fi
 # METRICS=off, and with tracing on, exporting every request's spans to
 # otlpsink, on the database above. One instance at a time (the others above
 # are stopped first: each keeps a pool of 32 connections, and PostgreSQL's
-# default max_connections is 100), started afresh for each run; rounds
-# alternate so that the machine's drift falls on all three alike.
+# default max_connections is 100), started afresh for each run. The rounds
+# interleave the variants, in turn forwards and backwards, so that the
+# machine's drift falls on all alike; the summary takes the median of the
+# rounds (one disturbed round does not move it) and shows their spread.
 for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 wait 2>/dev/null || true
 pids=()
-if [[ $load_ok == 1 ]]; then
+
+# median, spread (min–max) and paired costs of the rounds' numbers.
+median() { tr ' ' '\n' <<<"${1:-}" | awk 'NF' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.0f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+spread() { tr ' ' '\n' <<<"${1:-}" | awk 'NF' | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) print lo "–" hi }'; }
+cost() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "" || b == "" || b == 0) print "–"; else printf "%.1f %%", 100 * (1 - a / b) }'; }
+# paired WITH WITHOUT: each round's cost (1 − with ÷ without, rounds in the
+# same order), their median and spread, in %.
+paired() {
+	awk -v a="${1:-}" -v b="${2:-}" 'BEGIN {
+		n = split(a, x, " "); m = split(b, y, " "); k = 0
+		for (i = 1; i <= n && i <= m; i++) if (y[i] > 0) c[++k] = 100 * (1 - x[i] / y[i])
+		if (k == 0) { print "–"; exit }
+		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (c[j] < c[i]) { t = c[i]; c[i] = c[j]; c[j] = t }
+		med = k % 2 ? c[(k + 1) / 2] : (c[k / 2] + c[k / 2 + 1]) / 2
+		printf "%.1f %% (%.1f to %.1f)", med, c[1], c[k]
+	}'
+}
+# round_order ROUND VARIANT...: the variants forwards in odd rounds,
+# backwards in even ones.
+round_order() {
+	local r=$1
+	shift
+	if ((r % 2)); then echo "$@"; else echo "$@" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "\n") }'; fi
+}
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+if want cost && [[ $load_ok == 1 ]]; then
 	md "## The cost of metrics and of tracing" "" \
 		"\`get-vehicle\` (the cheapest request: a fixed cost per request shows most there) on fuel-service, directly," \
-		"on the PostgreSQL database above, in three configurations: metrics on and tracing off (the default)," \
+		"on the PostgreSQL database above, in four configurations: metrics on and tracing off (the default)," \
 		"\`METRICS=off\`, and tracing on: \`OTEL_EXPORTER_OTLP_ENDPOINT\` names \`otlpsink\`" \
-		"(\`services/fuel/cmd/otlpsink\`, an OTLP/HTTP receiver that reads each export and drops it), every" \
-		"request sampled (a server span and a database span each, batched); and tracing on with one request in ten" \
-		"sampled (\`OTEL_TRACES_SAMPLER=parentbased_traceidratio\`, \`OTEL_TRACES_SAMPLER_ARG=0.1\`). One instance at a time, started" \
-		"afresh for each run; $COST_ROUNDS rounds of the four in turn, $CONNS connections, $DURATION each after a" \
-		"2 s warm-up. The cost is 1 − the ratio of the mean req/s. Goals (issue 15): metrics under 3 %, tracing" \
-		"under 10 %." "" \
-		"Each run starts its instance in the background (PORT: a free port each time), then loads it:" "" '```sh' \
+		"(\`services/fuel/cmd/otlpsink\`, an OTLP/HTTP receiver that reads each export and drops it undecoded), every" \
+		"request sampled (a server span and a statement span each, batched, exported uncompressed, the SDK's defaults);" \
+		"and tracing on with one request in ten sampled (\`OTEL_TRACES_SAMPLER=parentbased_traceidratio\`," \
+		"\`OTEL_TRACES_SAMPLER_ARG=0.1\`). One instance at a time, started afresh for each run; $COST_ROUNDS rounds of" \
+		"the four, interleaved (forwards in odd rounds, backwards in even ones), $CONNS connections, $DURATION each" \
+		"after a 2 s warm-up. Goals (issue 15): metrics under 3 %, tracing under 10 %." "" \
+		"Each run starts its instance in the background (PORT: a free port each time; \`SHUTDOWN_DRAIN=0s\` on each, which" \
+		"only shortens its stop), then loads it:" "" '```sh' \
 		"bin/otlpsink -addr 127.0.0.1:SINK > otlpsink.log 2>&1 &   # once, for the whole section" \
 		"$(mask <<<"DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:PORT bin/fuel-service &                          # on")" \
 		"$(mask <<<"METRICS=off DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:PORT bin/fuel-service &              # off")" \
@@ -311,74 +385,206 @@ if [[ $load_ok == 1 ]]; then
 	pids+=($!)
 	wait_up "http://127.0.0.1:$sink_port/health" "$sink_pid" || cost_ok=0
 	declare -A cost_runs cost_cpu
-	# cpu_requests PID LOG: the process's CPU time so far (utime + stime, in
-	# clock ticks) and the requests it has logged (the access log's lines).
-	cpu_requests() { echo "$(awk '{ print $14 + $15 }' "/proc/$1/stat") $(grep -c '"msg":"request"' "$2")"; }
+	traced_requests=0
+	# requests PID LOG: the requests the service has logged (the access log's lines).
+	requests() { grep -c '"msg":"request"' "$1" || true; }
 	for round in $(seq 1 "$COST_ROUNDS"); do
 		[[ $cost_ok == 1 ]] || break
-		for variant in on off traced sampled; do
-			port=$(free_port)
-			# exec: $! is the service itself, which the kill below stops
-			case $variant in
-			on) exec env DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
-			off) exec env METRICS=off DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
-			traced) exec env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
-			sampled) exec env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port OTEL_TRACES_SAMPLER=parentbased_traceidratio \
-				OTEL_TRACES_SAMPLER_ARG=0.1 DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
-			esac >"$work/fuel-service-cost-$variant-$round.log" 2>&1 &
-			svc_pid=$!
+		for variant in $(round_order "$round" on off traced sampled); do
 			svc_log=$work/fuel-service-cost-$variant-$round.log
-			if wait_up "http://127.0.0.1:$port/health" "$svc_pid" && read -r cpu0 n0 < <(cpu_requests "$svc_pid" "$svc_log") &&
+			# A start that fails (its port taken in between by another
+			# process on this shared machine) is retried on another port.
+			for attempt in 1 2 3; do
+				port=$(free_port)
+				# exec: $! is the service itself, which the kill below stops
+				case $variant in
+				on) exec env SHUTDOWN_DRAIN=0s DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
+				off) exec env SHUTDOWN_DRAIN=0s METRICS=off DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
+				traced) exec env SHUTDOWN_DRAIN=0s OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
+				sampled) exec env SHUTDOWN_DRAIN=0s OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$sink_port OTEL_TRACES_SAMPLER=parentbased_traceidratio \
+					OTEL_TRACES_SAMPLER_ARG=0.1 DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
+				esac >"$svc_log" 2>&1 &
+				svc_pid=$!
+				wait_up "http://127.0.0.1:$port/health" "$svc_pid" && break
+				md "" "(round $round, $variant: start $attempt failed: \`$(tail -n 1 "$svc_log" | cut -c1-300 | mask)\`)" ""
+				kill -TERM "$svc_pid" 2>/dev/null || true
+				wait "$svc_pid" 2>/dev/null || true
+				svc_pid=""
+			done
+			if [[ -n $svc_pid ]] && cpu0=$(cpu_ticks "$svc_pid") && n0=$(requests "$svc_log") &&
 				step "cost-$variant-$round.log" "bin/fuelload -url http://127.0.0.1:$port -scenario get-vehicle -vehicle $list -c $CONNS -d $DURATION" &&
-				read -r cpu1 n1 < <(cpu_requests "$svc_pid" "$svc_log"); then
+				cpu1=$(cpu_ticks "$svc_pid") && n1=$(requests "$svc_log"); then
 				line=$(grep -E 'req/s' "$work/cost-$variant-$round.log" | tail -n1)
 				cost_runs[$variant]+="$(sed -nE 's/.* ([0-9]+) req\/s.*/\1/p' <<<"$line") "
 				us=$(awk -v c="$((cpu1 - cpu0))" -v n="$((n1 - n0))" -v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.0f", 1e6 * c / hz / n }')
 				cost_cpu[$variant]+="$us "
-				md "" "\`$variant: $line\`; the service's CPU: $us µs per request ($((n1 - n0)) requests, warm-up included)" ""
+				[[ $variant == traced ]] && traced_requests=$((traced_requests + n1 - n0))
+				md "" "\`round $round, $variant: $line\`; the service's CPU: $us µs per request ($((n1 - n0)) requests, warm-up included); load average $(cut -d' ' -f1 /proc/loadavg)" ""
 			else
 				cost_ok=0
 			fi
+			[[ -n $svc_pid ]] || continue
 			kill -TERM "$svc_pid" 2>/dev/null || true
 			wait "$svc_pid" 2>/dev/null || true
+			[[ $cost_ok == 1 ]] || break
 		done
 	done
 	[[ $cost_ok == 1 ]] || failed=1
+	sink_cpu=$(cpu_ticks "$sink_pid" 2>/dev/null || echo 0)
 	kill -TERM "$sink_pid" 2>/dev/null || true
 	wait "$sink_pid" 2>/dev/null || true
 	pids=()
-	mean() { awk '{ for (i = 1; i <= NF; i++) s += $i } END { if (NF) printf "%.0f", s / NF; else print "" }' <<<"${1:-}"; }
-	cost() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "" || b == "" || b == 0) print "–"; else printf "%.1f %%", 100 * (1 - a / b) }'; }
-	on_mean=$(mean "${cost_runs[on]:-}")
-	off_mean=$(mean "${cost_runs[off]:-}")
-	traced_mean=$(mean "${cost_runs[traced]:-}")
-	on_cpu=$(mean "${cost_cpu[on]:-}")
-	off_cpu=$(mean "${cost_cpu[off]:-}")
-	traced_cpu=$(mean "${cost_cpu[traced]:-}")
-	sampled_mean=$(mean "${cost_runs[sampled]:-}")
-	sampled_cpu=$(mean "${cost_cpu[sampled]:-}")
-	md "### Summary: GET vehicle req/s and the service's CPU per request, each round and the mean" "" \
-		"| fuel-service | req/s | mean | cost | CPU µs per request | mean | cost |" "|---|---|---|---|---|---|---|" \
-		"| \`METRICS=off\`, tracing off | ${cost_runs[off]:-failed} | ${off_mean:-–} | | ${cost_cpu[off]:-} | ${off_cpu:-–} | |" \
-		"| metrics on (the default), tracing off | ${cost_runs[on]:-failed} | ${on_mean:-–} | metrics: **$(cost "$on_mean" "$off_mean")** | ${cost_cpu[on]:-} | ${on_cpu:-–} | metrics: **$(cost "$off_cpu" "$on_cpu")** |" \
-		"| metrics on, tracing on (exporting) | ${cost_runs[traced]:-failed} | ${traced_mean:-–} | tracing: **$(cost "$traced_mean" "$on_mean")** | ${cost_cpu[traced]:-} | ${traced_cpu:-–} | tracing: **$(cost "$on_cpu" "$traced_cpu")** |" \
-		"| metrics on, tracing on, 1 in 10 sampled | ${cost_runs[sampled]:-failed} | ${sampled_mean:-–} | tracing: **$(cost "$sampled_mean" "$on_mean")** | ${cost_cpu[sampled]:-} | ${sampled_cpu:-–} | tracing: **$(cost "$on_cpu" "$sampled_cpu")** |" \
-		"" "The sink: \`$(tail -n1 "$work/otlpsink.log")\` (the spans of the traced runs' warm-ups included)." \
+	sink_us=$(awk -v c="$sink_cpu" -v n="$traced_requests" -v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.1f", 1e6 * c / hz / n; else print "–" }')
+	declare -A med cmed
+	for v in on off traced sampled; do
+		med[$v]=$(median "${cost_runs[$v]:-}")
+		cmed[$v]=$(median "${cost_cpu[$v]:-}")
+	done
+	row() { # VARIANT LABEL COSTNAME BASE
+		local v=$1 label=$2 what=${3:-} base=${4:-} c1="" c2="" c3="" c4=""
+		if [[ -n $base ]]; then
+			c1="$what: **$(cost "${med[$v]}" "${med[$base]}")**"
+			c2=$(paired "${cost_runs[$v]:-}" "${cost_runs[$base]:-}")
+			c3="$what: **$(cost "${cmed[$base]}" "${cmed[$v]}")**"
+			c4=$(paired "${cost_cpu[$base]:-}" "${cost_cpu[$v]:-}")
+		fi
+		md "| $label | ${cost_runs[$v]:-failed} | ${med[$v]:-–} ($(spread "${cost_runs[$v]:-}")) | $c1 | $c2 | ${cost_cpu[$v]:-} | ${cmed[$v]:-–} ($(spread "${cost_cpu[$v]:-}")) | $c3 | $c4 |"
+	}
+	md "### Summary: GET vehicle req/s and the service's CPU per request, each round, the median (spread)" "" \
+		"| fuel-service | req/s by round | median (min–max) | cost of the medians | cost round by round: median (min to max) | CPU µs per request by round | median (min–max) | cost of the medians | cost round by round |" \
+		"|---|---|---|---|---|---|---|---|---|"
+	row off "\`METRICS=off\`, tracing off"
+	row on "metrics on (the default), tracing off" metrics off
+	row traced "metrics on, tracing on (exporting every request)" tracing on
+	row sampled "metrics on, tracing on, 1 in 10 sampled" tracing on
+	md "" "The sink: \`$(tail -n1 "$work/otlpsink.log")\` (the spans of the traced runs' warm-ups included); its own CPU:" \
+		"$sink_us µs per traced request (the traced rounds' requests; the sampled rounds' exports included), not counted in the service's." \
 		"The req/s cost is 1 − req/s with it ÷ req/s without; the CPU cost is the share of the CPU per request that" \
 		"it adds (1 − CPU without ÷ CPU with), which is what it costs in req/s when the service is CPU-bound, and" \
-		"is far less disturbed by whatever else the machine runs than req/s is. A negative cost is noise: the" \
+		"is less disturbed by whatever else the machine runs than req/s is. \"Round by round\" pairs the two runs of" \
+		"the same round (next to each other in time) before taking the median. A negative cost is noise: the" \
 		"difference is smaller than what varies between rounds." ""
 fi
 
+# ---------------------------------------------------------------- cost of accounts
+# GET vehicle (fuel: the bearer token's hash looked up in the database) and
+# GET /api/documents (Caddy's forward_auth asks fuel's /auth/verify first,
+# then docqa) through Caddy, with AUTH_MODE=local on fuel, docqa and Caddy
+# and a token on every request, against AUTH_MODE=off, in interleaved
+# rounds; fuel, docqa and Caddy started afresh for each run.
+if want auth && [[ $load_ok == 1 ]]; then
+	auth_secret=bench-identity-secret-of-at-least-32-bytes
+	md "## The cost of accounts: through Caddy with AUTH_MODE=local against off" "" \
+		"Through Caddy (this repository's Caddyfile), $CONNS connections, $DURATION after a 2 s warm-up:" \
+		"\`get-vehicle\` (\`GET /api/vehicles/{id}\`, fuel checks the bearer token: a lookup of its hash) and" \
+		"\`GET /api/documents\` (docqa's empty list; Caddy's \`forward_auth\` asks fuel's \`/auth/verify\` before each)." \
+		"\`local\`: fuel-service, docqa-service and Caddy with \`AUTH_MODE=local\`, the administrator's token (one" \
+		"login per run, \`POST /api/auth/login\`) on every request; \`off\`: the three with \`AUTH_MODE=off\`, no token." \
+		"fuel-service on the PostgreSQL database above (the seeded vehicle belongs to the built-in user, whom the" \
+		"administrator claims), docqa on its embedded store. The three are started afresh for each run; $COST_ROUNDS" \
+		"rounds, interleaved (\`off local\` in odd rounds, \`local off\` in even ones). Caddy, both services, the load" \
+		"tool and PostgreSQL share the CPUs." "" \
+		"Each run (PORTs free ones; \`local\` shown, \`off\` is the same with \`AUTH_MODE=off\` and no token):" "" '```sh' \
+		"$(mask <<<"AUTH_MODE=local AUTH_IDENTITY_SECRET=… AUTH_ADMIN_USERNAME=bench AUTH_ADMIN_PASSWORD=… DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:FUEL bin/fuel-service &")" \
+		"AUTH_MODE=local AUTH_IDENTITY_SECRET=… DOCQA_ADDR=127.0.0.1:DOCQA DOCQA_STORE_PATH=… bin/docqa-service &" \
+		"AUTH_MODE=local LISTEN_ADDRESS=http://127.0.0.1:CADDY FUEL_UPSTREAM=127.0.0.1:FUEL DOCQA_UPSTREAM=127.0.0.1:DOCQA bin/caddy run --config Caddyfile --adapter caddyfile &" \
+		"TOKEN=\$(curl -s -X POST http://127.0.0.1:CADDY/api/auth/login -d '{\"username\":\"bench\",\"password\":\"…\"}' | sed -nE 's/.*\"token\":\"([^\"]+)\".*/\\1/p')" \
+		"bin/fuelload -url http://127.0.0.1:CADDY -scenario get-vehicle -vehicle $list -c $CONNS -d $DURATION -header \"Authorization: Bearer \$TOKEN\"" \
+		"bin/fuelload -url http://127.0.0.1:CADDY -scenario get -path /api/documents -c $CONNS -d $DURATION -header \"Authorization: Bearer \$TOKEN\"" \
+		'```' ""
+	auth_ok=1
+	declare -A auth_runs
+	auth_dir=$work/auth
+	mkdir -p "$auth_dir/pdfium"
+	for round in $(seq 1 "$COST_ROUNDS"); do
+		[[ $auth_ok == 1 ]] || break
+		for mode in $(round_order "$round" off local); do
+			fport=$(free_port)
+			dport=$(free_port)
+			cport=$(free_port)
+			ddir=$(mktemp -d "$auth_dir/docqa.XXXXXX")
+			run_pids=()
+			auth_env=(AUTH_MODE=$mode SHUTDOWN_DRAIN=0s)
+			admin_env=()
+			if [[ $mode == local ]]; then
+				auth_env+=(AUTH_IDENTITY_SECRET=$auth_secret)
+				admin_env=(AUTH_ADMIN_USERNAME=bench AUTH_ADMIN_PASSWORD=bench-password-1234)
+			fi
+			env "${auth_env[@]}" "${admin_env[@]}" DATABASE_URL="$DSN" \
+				FUEL_ADDR=127.0.0.1:$fport bin/fuel-service >"$auth_dir/fuel-$mode-$round.log" 2>&1 &
+			run_pids+=($!)
+			env "${auth_env[@]}" DOCQA_ADDR=127.0.0.1:$dport DOCQA_STORE_PATH="$ddir/vectors" DOCQA_FILES_DIR="$ddir/files" \
+				DOCQA_TEMP_DIR="$ddir/uploads" DOCQA_DATA_DIR="$ddir/data" DOCQA_PDF_CACHE_DIR="$auth_dir/pdfium" LOG_LEVEL=warn \
+				bin/docqa-service >"$auth_dir/docqa-$mode-$round.log" 2>&1 &
+			run_pids+=($!)
+			env "${auth_env[@]}" LISTEN_ADDRESS=http://127.0.0.1:$cport FUEL_UPSTREAM=127.0.0.1:$fport DOCQA_UPSTREAM=127.0.0.1:$dport \
+				WEB_ROOT="$ddir" METRICS_LISTEN=127.0.0.1:$(free_port) bin/caddy run --config Caddyfile --adapter caddyfile >"$auth_dir/caddy-$mode-$round.log" 2>&1 &
+			run_pids+=($!)
+			pids+=("${run_pids[@]}")
+			header=()
+			if wait_up "http://127.0.0.1:$fport/health" "${run_pids[0]}" && wait_up "http://127.0.0.1:$dport/health" "${run_pids[1]}" &&
+				wait_up "http://127.0.0.1:$cport/health" "${run_pids[2]}"; then
+				if [[ $mode == local ]]; then
+					curl -s -X POST -H 'Content-Type: application/json' "http://127.0.0.1:$cport/api/auth/login" \
+						-d '{"username":"bench","password":"bench-password-1234"}' | sed -nE 's/.*"token":"([^"]+)".*/\1/p' >"$auth_dir/token"
+					[[ -s $auth_dir/token ]] || { say "login through Caddy failed"; auth_ok=0; }
+					# the token stays out of the report
+					header=(-header "\"Authorization: Bearer \$(cat $auth_dir/token)\"")
+				fi
+			else
+				auth_ok=0
+				md "**A process did not start** (round $round, $mode); the last lines of each log:" "" '```'
+				for f in fuel docqa caddy; do tail -n 5 "$auth_dir/$f-$mode-$round.log" | mask >>"$md"; done
+				md '```' ""
+			fi
+			if [[ $auth_ok == 1 ]]; then
+				for sc in vehicle documents; do
+					case $sc in
+					vehicle) args="-scenario get-vehicle -vehicle $list" ;;
+					documents) args="-scenario get -path /api/documents" ;;
+					esac
+					if step "auth-$sc-$mode-$round.log" "bin/fuelload -url http://127.0.0.1:$cport $args -c $CONNS -d $DURATION ${header[*]}"; then
+						line=$(grep -E 'req/s' "$work/auth-$sc-$mode-$round.log" | tail -n1)
+						auth_runs[$sc.$mode]+="$(sed -nE 's/.* ([0-9]+) req\/s.*/\1/p' <<<"$line") "
+						md "" "\`round $round, $mode: $line\`; load average $(cut -d' ' -f1 /proc/loadavg)" ""
+					else
+						auth_ok=0
+					fi
+				done
+			fi
+			for pid in "${run_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+			for pid in "${run_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+			pids=()
+			[[ $auth_ok == 1 ]] || break
+		done
+	done
+	[[ $auth_ok == 1 ]] || failed=1
+	md "### Summary: req/s through Caddy, each round, the median (spread)" "" \
+		"| request | \`AUTH_MODE=off\` by round | median (min–max) | \`local\` by round | median (min–max) | cost of the medians | cost round by round: median (min to max) |" \
+		"|---|---|---|---|---|---|---|"
+	for sc in vehicle documents; do
+		off_r=${auth_runs[$sc.off]:-}
+		loc_r=${auth_runs[$sc.local]:-}
+		label="\`GET /api/vehicles/{id}\` (fuel checks the token)"
+		[[ $sc == documents ]] && label="\`GET /api/documents\` (forward_auth to fuel, then docqa)"
+		md "| $label | ${off_r:-failed} | $(median "$off_r") ($(spread "$off_r")) | ${loc_r:-failed} | $(median "$loc_r") ($(spread "$loc_r")) | **$(cost "$(median "$loc_r")" "$(median "$off_r")")** | $(paired "$loc_r" "$off_r") |"
+	done
+	md "" "The cost is 1 − req/s with accounts ÷ req/s without. Through Caddy the CPUs are shared by the load tool," \
+		"Caddy, the services and PostgreSQL, so this is the cost to the whole installation on these two cores." ""
+fi
+
 # ---------------------------------------------------------------- statistics
+if want stats; then
 md "## Statistics of one vehicle with 10 000 refuels" "" \
 	"\`Store.Statistics\` (existence check, one ordered scan, the last record) after seeding 10 000 refuels;" \
 	"\`p50-ms\` is the median of the iterations. Through HTTP add the request's own cost (see the load table)." ""
 if step stats.log "cd services/fuel && TEST_DATABASE_URL='$TEST_DATABASE_URL' $GO test -run '^\$' -bench Statistics10k -benchtime 50x ./internal/store/"; then
 	bench_table stats.log
 fi
+fi
 
 # ---------------------------------------------------------------- PDF
+if want pdf; then
 corpus=services/docqa/internal/pdftext/testdata/corpus
 md "## PDF text extraction beside pdftotext" "" \
 	"The same corpus (\`$corpus/*.pdf\`, $(ls $corpus/*.pdf | wc -l) files). \`pdftext\` \`BenchmarkExtract\` on one CPU (\`-cpu 1\`)," \
@@ -407,16 +613,20 @@ else
 	md "**pdftotext was not measured**: it is not installed here (package poppler-utils; rerun with" \
 		"\`BENCH_INSTALL=1\` to let this script install it with apt-get)." ""
 fi
+fi
 
 # ---------------------------------------------------------------- search
+if want search; then
 md "## Embedded vector store search" "" \
 	"\`BenchmarkSearch\`: top 10 over 10 000 chunks of 1024 random floats (10 documents of 1000 chunks)," \
 	"64 different queries in turn; median and 99th percentile per search." ""
 if step search.log "cd services/docqa && $GO test -run '^\$' -bench Search -benchtime 300x ./internal/embedded"; then
 	bench_table search.log
 fi
+fi
 
 # ---------------------------------------------------------------- retrieval
+if want retrieval; then
 md "## Retrieval latency over 10 000 chunks" "" \
 	"\`BenchmarkRetrieve\`: a 12-word question, topK 10, over 10 000 chunks of 300 Zipf-distributed words (10" \
 	"documents), embedded store and local embedder; hybrid is both rankings and their fusion." ""
@@ -445,8 +655,10 @@ if step retrieval-all.log "cd services/docqa && $GO run ./cmd/retrievalbench -sp
 else
 	md "(The manuals are missing: install the packages above, or rerun with \`BENCH_INSTALL=1\`.)" ""
 fi
+fi
 
 # ---------------------------------------------------------------- SSE
+if want chat; then
 md "## Chat: the latency the service and its SSE stream add" "" \
 	"\`BenchmarkChatFirstTokenLatency\`: a real docqa HTTP server with an in-process OpenAI-compatible fake" \
 	"provider; the time from the fake writing its first delta to the client having parsed the first content" \
@@ -454,6 +666,7 @@ md "## Chat: the latency the service and its SSE stream add" "" \
 	"client's SSE parsing, two loopback hops). p50/p90/p99 in µs. Not measured through Caddy." ""
 if step chat.log "cd services/docqa && $GO test -run '^\$' -bench ChatFirstTokenLatency -benchtime 2000x ./internal/httpapi"; then
 	bench_table chat.log
+fi
 fi
 
 # ---------------------------------------------------------------- ingestion
@@ -484,6 +697,7 @@ docqa_ingest() {
 	wait "$pid" 2>/dev/null || true
 }
 
+if want ingest; then
 md "## docqa ingestion: start-up, one 100 MB upload, eight at once" "" \
 	"Text-heavy generated PDFs of 100 MB (4 101 pages, about 8 200 chunks each; \`genpdf -image 20000\`)," \
 	"uploaded to the real binary on its defaults (embedded store, local embedder, \`INGEST_CONCURRENCY=2\`," \
@@ -495,10 +709,37 @@ if step genpdf.log "cd services/docqa && for i in 1 2 3 4 5 6 7 8; do $GO run ./
 	docqa_ingest ingest-eight.log "$big"/big-*.pdf
 fi
 rm -rf "$big"
+fi
 
-md "---" "" "Finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
-[[ $failed == 1 ]] && md "" "**At least one step failed; see above.**"
+if [[ -n $ONLY ]]; then
+	md "Finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+	[[ $failed == 1 ]] && md "" "**At least one step of this rerun failed; see its sections.**"
+	md ""
+else
+	md "---" "" "Finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+	[[ $failed == 1 ]] && md "" "**At least one step failed; see above.**"
+fi
 mkdir -p "$(dirname "$REPORT")"
-cp "$md" "$REPORT"
+if [[ -n $ONLY && -f $REPORT ]]; then
+	# Each "## " section of this run replaces the one of the same title in
+	# the existing report; one it does not have goes before its closing
+	# "---" line (or at its end).
+	awk -v new="$md" '
+		BEGIN {
+			n = 0
+			while ((getline line < new) > 0) {
+				if (line ~ /^## /) { cur = line; order[++n] = cur; sec[cur] = "" }
+				if (cur != "") sec[cur] = sec[cur] line "\n"
+			}
+		}
+		/^## / { skip = ($0 in sec); if (skip) { printf "%s", sec[$0]; used[$0] = 1 } }
+		/^---$/ && !done { skip = 0; for (i = 1; i <= n; i++) if (!(order[i] in used)) { printf "%s", sec[order[i]]; used[order[i]] = 1 } done = 1 }
+		!skip { print }
+		END { for (i = 1; i <= n; i++) if (!(order[i] in used)) printf "%s", sec[order[i]] }
+	' "$REPORT" >"$work/merged.md"
+	cp "$work/merged.md" "$REPORT"
+else
+	cp "$md" "$REPORT"
+fi
 say "report written to $REPORT"
 exit "$failed"

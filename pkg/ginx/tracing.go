@@ -4,10 +4,8 @@ import (
 	"slices"
 
 	"github.com/gin-gonic/gin"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/carhub/backend/pkg/tracing"
@@ -28,7 +26,6 @@ import (
 // module stopped at v0.65 while the rest of contrib moved on.
 func serverSpans(untraced []string) gin.HandlerFunc {
 	tracer := tracing.Tracer()
-	propagator := otel.GetTextMapPropagator()
 	return func(c *gin.Context) {
 		route := c.FullPath()
 		if slices.Contains(untraced, route) {
@@ -43,7 +40,7 @@ func serverSpans(untraced []string) gin.HandlerFunc {
 			name += " " + route
 			attrs = append(attrs, attribute.String("http.route", route))
 		}
-		ctx := propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		ctx := tracing.Extract(r.Context(), r.Header)
 		ctx, span := tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 		defer span.End()
 		c.Request = r.WithContext(ctx)

@@ -11,6 +11,7 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"path"
 	"strings"
@@ -159,4 +160,17 @@ func parseBool(s string) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf(`want "true" or "false", got %q`, s)
+}
+
+// Extract returns ctx with the caller's span context and baggage read from
+// the W3C traceparent, tracestate and baggage headers of h, as the
+// propagator Setup installs reads them. A request with neither traceparent
+// nor baggage (most of them: browsers send none) gets ctx back without the
+// propagator's header lookups; tracestate means nothing without
+// traceparent. h's keys are canonical, as net/http makes them.
+func Extract(ctx context.Context, h http.Header) context.Context {
+	if len(h["Traceparent"]) == 0 && len(h["Baggage"]) == 0 {
+		return ctx
+	}
+	return otel.GetTextMapPropagator().Extract(ctx, propagation.HeaderCarrier(h))
 }

@@ -2,13 +2,16 @@ package tracing_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/pkg/tracing/otlptest"
@@ -138,5 +141,50 @@ func TestGRPCProtocol(t *testing.T) {
 	_ = shutdown(ctx) // nothing to flush; the endpoint does not answer
 	if tracing.Enabled() {
 		t.Error("Enabled after shutdown")
+	}
+}
+
+// TestExtract: the caller's traceparent (with its tracestate) and baggage
+// are read as the installed propagator reads them; a request with neither
+// gets its context back unchanged.
+func TestExtract(t *testing.T) {
+	shutdown, err := tracing.Setup(context.Background(), env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"}), "svc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	type key struct{}
+	base := context.WithValue(context.Background(), key{}, "base")
+	for _, tt := range []struct {
+		name                        string
+		header                      http.Header
+		traceID, spanID, state, bag string
+	}{
+		{"none", http.Header{"Accept": {"*/*"}, "Tracestate": {"k=v"}}, "", "", "", ""},
+		{"traceparent", http.Header{"Traceparent": {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}, "Tracestate": {"k=v"}},
+			"4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", "k=v", ""},
+		{"baggage only", http.Header{"Baggage": {"tenant=a"}}, "", "", "", "a"},
+		{"malformed traceparent", http.Header{"Traceparent": {"00-zz-00f067aa0ba902b7-01"}}, "", "", "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := tracing.Extract(base, tt.header)
+			if ctx.Value(key{}) != "base" {
+				t.Fatal("the context's own values are lost")
+			}
+			sc := trace.SpanContextFromContext(ctx)
+			if tt.traceID == "" {
+				if sc.IsValid() {
+					t.Errorf("span context %v from %v", sc, tt.header)
+				}
+			} else if sc.TraceID().String() != tt.traceID || sc.SpanID().String() != tt.spanID || !sc.IsRemote() || !sc.IsSampled() || sc.TraceState().String() != tt.state {
+				t.Errorf("span context %v %q, want trace %s span %s state %q, remote and sampled", sc, sc.TraceState(), tt.traceID, tt.spanID, tt.state)
+			}
+			if got := baggage.FromContext(ctx).Member("tenant").Value(); got != tt.bag {
+				t.Errorf("baggage tenant %q, want %q", got, tt.bag)
+			}
+			if tt.name == "none" && ctx != base {
+				t.Error("a request without trace headers got a new context")
+			}
+		})
 	}
 }

@@ -33,6 +33,7 @@ type Span struct {
 	Kind         string // "server", "client", "internal", "producer", "consumer"
 	Attrs        map[string]string
 	Error        bool // status code ERROR
+	Start, End   time.Time
 }
 
 func (s Span) String() string {
@@ -174,6 +175,8 @@ func Decode(req *collectortrace.ExportTraceServiceRequest) []Span {
 					Kind:         kind(sp.GetKind()),
 					Attrs:        attrs(sp.GetAttributes()),
 					Error:        sp.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR,
+					Start:        time.Unix(0, int64(sp.GetStartTimeUnixNano())),
+					End:          time.Unix(0, int64(sp.GetEndTimeUnixNano())),
 				})
 			}
 		}

@@ -5,6 +5,7 @@
 //
 //	fuelload -url http://127.0.0.1:8082 -seed                 # prints the ids
 //	fuelload -url http://127.0.0.1:8082 -scenario list -vehicle 1 -c 32 -d 15s
+//	fuelload -url http://127.0.0.1:8000 -scenario get -path /api/documents -header "Authorization: Bearer $TOKEN"
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +37,17 @@ func run(args []string, stdout io.Writer) error {
 	base := fs.String("url", "http://127.0.0.1:8082", "base URL of the API")
 	seed := fs.Bool("seed", false, "create a vehicle with -records refuels and an empty one for POSTs, print their ids, exit")
 	records := fs.Int("records", 100, "refuels of the seeded list vehicle")
-	scenario := fs.String("scenario", "get-vehicle", "get-vehicle | list | post-refuel")
+	scenario := fs.String("scenario", "get-vehicle", "get-vehicle | list | post-refuel | get (GET -path)")
+	path := fs.String("path", "", "the path the get scenario requests, e.g. /api/documents")
+	header := http.Header{}
+	fs.Func("header", `a header every request carries, "Name: value" (repeatable), e.g. "Authorization: Bearer TOKEN"`, func(v string) error {
+		name, value, ok := strings.Cut(v, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return fmt.Errorf("%q is not Name: value", v)
+		}
+		header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		return nil
+	})
 	vehicle := fs.Uint64("vehicle", 1, "vehicle id the scenario uses")
 	conns := fs.Int("c", 32, "concurrent connections")
 	duration := fs.Duration("d", 10*time.Second, "duration")
@@ -47,10 +59,11 @@ func run(args []string, stdout io.Writer) error {
 	if *seed {
 		return seedData(client, *base, *records, stdout)
 	}
-	req, err := requestFor(*scenario, *base, *vehicle)
+	req, err := requestFor(*scenario, *base, *vehicle, *path)
 	if err != nil {
 		return err
 	}
+	req.header = header
 	if *warmup > 0 {
 		if _, err := load(client, req, *conns, *warmup); err != nil {
 			return err
@@ -72,10 +85,16 @@ func run(args []string, stdout io.Writer) error {
 type request struct {
 	method, url string
 	body        func(i int64) []byte
+	header      http.Header
 }
 
-func requestFor(scenario, base string, vehicle uint64) (request, error) {
+func requestFor(scenario, base string, vehicle uint64, path string) (request, error) {
 	switch scenario {
+	case "get":
+		if !strings.HasPrefix(path, "/") {
+			return request{}, fmt.Errorf("the get scenario needs -path starting with /, got %q", path)
+		}
+		return request{method: "GET", url: base + path}, nil
 	case "get-vehicle":
 		return request{method: "GET", url: fmt.Sprintf("%s/api/vehicles/%d", base, vehicle)}, nil
 	case "list":
@@ -154,6 +173,9 @@ func once(client *http.Client, req request, i int64) error {
 	hr, err := http.NewRequest(req.method, req.url, body)
 	if err != nil {
 		return err
+	}
+	for k, v := range req.header {
+		hr.Header[k] = v
 	}
 	if body != nil {
 		hr.Header.Set("Content-Type", "application/json")

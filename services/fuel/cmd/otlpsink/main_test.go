@@ -5,8 +5,10 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,5 +72,35 @@ func TestSinkTakesExports(t *testing.T) {
 	}
 	if got := out.String(); !strings.Contains(got, "otlpsink received 1 export requests, ") || strings.Contains(got, ", 0 bytes") {
 		t.Errorf("output %q", got)
+	}
+}
+
+// TestSinkCountsWhatItReads: an export is counted with the bytes of its
+// body as sent; a body that is not OTLP protobuf is refused and not counted.
+func TestSinkCountsWhatItReads(t *testing.T) {
+	var requests, bytes atomic.Int64
+	h := handler(&requests, &bytes)
+	for _, tt := range []struct {
+		contentType string
+		body        string
+		status      int
+	}{
+		{"application/x-protobuf", strings.Repeat("x", 70000), http.StatusOK},
+		{"application/json", `{"resourceSpans":[]}`, http.StatusUnsupportedMediaType},
+		{"application/x-protobuf", "", http.StatusOK},
+	} {
+		req := httptest.NewRequest("POST", "/v1/traces", strings.NewReader(tt.body))
+		req.Header.Set("Content-Type", tt.contentType)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tt.status {
+			t.Errorf("%s body of %d bytes: status %d, want %d", tt.contentType, len(tt.body), rec.Code, tt.status)
+		}
+		if rec.Code == http.StatusOK && (rec.Header().Get("Content-Type") != "application/x-protobuf" || rec.Body.Len() != 0) {
+			t.Errorf("answer %q %q, want an empty protobuf response", rec.Header().Get("Content-Type"), rec.Body)
+		}
+	}
+	if requests.Load() != 2 || bytes.Load() != 70000 {
+		t.Errorf("counted %d exports of %d bytes, want 2 of 70000", requests.Load(), bytes.Load())
 	}
 }

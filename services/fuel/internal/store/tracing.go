@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -23,7 +25,10 @@ import (
 // It is written here rather than taken from gorm.io/plugin/opentelemetry,
 // whose tracing package imports the MySQL and ClickHouse drivers (for a
 // server.address attribute), which would be built into this service.
-type spans struct{ tracer trace.Tracer }
+type spans struct {
+	tracer trace.Tracer
+	known  *statements
+}
 
 func (spans) Name() string { return "carhub:tracing" }
 
@@ -75,22 +80,56 @@ func (p spans) end(tx *gorm.DB) {
 	span := trace.SpanFromContext(sc.Context)
 	defer span.End()
 	query := tx.Statement.SQL.String()
-	operation, table := summary(query, tx.Statement.Table)
-	name := operation
-	if table != "" {
-		name += " " + table
-	}
-	span.SetName(name)
+	st := p.known.summary(query, tx.Statement.Table)
+	span.SetName(st.name)
 	span.SetAttributes(
 		attribute.String("db.system.name", dbSystem(tx.Dialector.Name())),
-		attribute.String("db.operation.name", operation),
-		attribute.String("db.collection.name", table),
+		attribute.String("db.operation.name", st.operation),
+		attribute.String("db.collection.name", st.table),
 		attribute.String("db.query.text", query),
 	)
 	if err := tx.Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !errors.Is(err, sql.ErrNoRows) {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
 	}
+}
+
+// statement is what a span says of a statement besides its text.
+type statement struct{ operation, table, name string }
+
+// statements remembers the summary of each SQL text seen (with its
+// placeholders, never values: a service runs a few dozen distinct ones).
+// Hand-written statements carry no table for GORM to give, and scanning a
+// long column list up to FROM for every statement cost as much CPU as
+// ending the span; a lookup hashes the text instead. It stops remembering
+// at maxStatements texts (IN lists of many lengths would make more) and
+// scans those it has not kept.
+type statements struct {
+	m sync.Map // SQL text -> statement
+	n atomic.Int64
+}
+
+const maxStatements = 1024
+
+func (k *statements) summary(query, table string) statement {
+	if table != "" { // GORM's statement: only the first word to read
+		operation, _ := summary(query, table)
+		return statement{operation: operation, table: table, name: operation + " " + table}
+	}
+	if v, ok := k.m.Load(query); ok {
+		return v.(statement)
+	}
+	operation, tbl := summary(query, "")
+	st := statement{operation: operation, table: tbl, name: operation}
+	if tbl != "" {
+		st.name += " " + tbl
+	}
+	if k.n.Load() < maxStatements {
+		if _, loaded := k.m.LoadOrStore(query, st); !loaded {
+			k.n.Add(1)
+		}
+	}
+	return st
 }
 
 // summary names a statement's operation (its first keyword, after any
@@ -175,6 +214,6 @@ func tracedPlugins() map[string]gorm.Plugin {
 	if !tracing.Enabled() {
 		return nil
 	}
-	p := spans{tracer: tracing.Tracer()}
+	p := spans{tracer: tracing.Tracer(), known: &statements{}}
 	return map[string]gorm.Plugin{p.Name(): p}
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +33,7 @@ func TestStatementSpans(t *testing.T) {
 	}{{Postgres, "postgresql"}, {SQLite, "sqlite"}} {
 		t.Run(string(tt.dialect), func(t *testing.T) {
 			s := MustOpen(t, tt.dialect)
+			before := time.Now()
 			ctx, parent := tracing.Tracer().Start(context.Background(), "request")
 			v := fuel.Vehicle{Name: "Secret Plate Car", FuelType: "gasoline"}
 			if err := s.CreateVehicle(ctx, &v); err != nil {
@@ -43,6 +46,7 @@ func TestStatementSpans(t *testing.T) {
 				t.Fatalf("missing vehicle: %v", err)
 			}
 			parent.End()
+			after := time.Now()
 			traceID := parent.SpanContext().TraceID().String()
 			spanID := parent.SpanContext().SpanID().String()
 
@@ -56,9 +60,15 @@ func TestStatementSpans(t *testing.T) {
 				return n >= 2
 			})
 			var selects, inserts int
+			var statements []otlptest.Span
 			for _, sp := range spans {
 				if sp.Name == "request" {
 					continue
+				}
+				statements = append(statements, sp)
+				// Made whole at the statement's end, with the time it began.
+				if sp.Start.Before(before) || !sp.End.After(sp.Start) || sp.End.After(after) {
+					t.Errorf("span %q from %s to %s, want within %s to %s, ending after it starts", sp.Name, sp.Start, sp.End, before, after)
 				}
 				if sp.ParentSpanID != spanID || sp.Kind != "client" || sp.Attrs["db.system.name"] != tt.system {
 					t.Errorf("statement span %v %v: want a client span of %s under %s", sp, sp.Attrs, tt.system, spanID)
@@ -77,6 +87,13 @@ func TestStatementSpans(t *testing.T) {
 					}
 				case "INSERT vehicles":
 					inserts++
+				}
+			}
+			// The statements ran one after the other: so do their spans.
+			slices.SortFunc(statements, func(a, b otlptest.Span) int { return a.Start.Compare(b.Start) })
+			for i := 1; i < len(statements); i++ {
+				if statements[i].Start.Before(statements[i-1].End) {
+					t.Errorf("span %q starts at %s, before %q ends at %s", statements[i].Name, statements[i].Start, statements[i-1].Name, statements[i-1].End)
 				}
 			}
 			if selects != 2 || inserts != 1 {
@@ -121,5 +138,40 @@ func TestSummary(t *testing.T) {
 		if op != tt.op || table != tt.want {
 			t.Errorf("summary(%q) = %q %q, want %q %q", tt.query, op, table, tt.op, tt.want)
 		}
+	}
+}
+
+// TestStatementsRemembered: the remembered summaries are summary's own,
+// whether a text is seen for the first time or again, and no more than
+// maxStatements texts are kept (the rest are scanned each time).
+func TestStatementsRemembered(t *testing.T) {
+	var k statements
+	for _, tt := range []struct{ query, table, want string }{
+		{`SELECT id, name FROM vehicles WHERE id = $1`, "", "SELECT vehicles"},
+		{`INSERT INTO "refuels" ("vehicle_id") VALUES ($1)`, "refuels", "INSERT refuels"},
+		{`SELECT 1`, "", "SELECT"},
+		{`UPDATE users SET name = ?`, "", "UPDATE users"},
+	} {
+		for i := 0; i < 2; i++ {
+			st := k.summary(tt.query, tt.table)
+			op, table := summary(tt.query, tt.table)
+			if st.name != tt.want || st.operation != op || st.table != table {
+				t.Errorf("pass %d: %q = %+v, want name %q, operation %q, table %q", i, tt.query, st, tt.want, op, table)
+			}
+		}
+	}
+	if got := k.n.Load(); got != 3 {
+		t.Errorf("%d texts kept, want 3 (GORM's statement, with its table, is not kept)", got)
+	}
+	for i := 0; i < maxStatements+10; i++ {
+		q := fmt.Sprintf("SELECT id FROM refuels WHERE id IN (%s)", strings.Repeat("?,", i)+"?")
+		if st := k.summary(q, ""); st.name != "SELECT refuels" {
+			t.Fatalf("%q = %+v", q, st)
+		}
+	}
+	kept := 0
+	k.m.Range(func(any, any) bool { kept++; return true })
+	if kept != maxStatements || k.n.Load() != maxStatements {
+		t.Errorf("%d texts kept (count %d), want at most %d", kept, k.n.Load(), maxStatements)
 	}
 }
