@@ -126,7 +126,7 @@ export function fakeChat() {
  * password, loginsPerMinute = 20}) accounts are on (AUTH_MODE=local) and that user is the first
  * administrator; s.login() then answers a token for API calls of the test.
  */
-export async function startStack({ auth } = {}) {
+export async function startStack({ auth, locale = 'en-IE', timezoneId = 'Europe/Berlin' } = {}) {
   for (const f of ['fuel-service', 'docqa-service', 'caddy']) {
     if (!existsSync(join(bin, f))) throw new Error(`${join(bin, f)} is missing: run make build first`);
   }
@@ -189,16 +189,25 @@ export async function startStack({ auth } = {}) {
   await waitHttp(`${s.base}/health`, s.procs.caddy, 'caddy');
 
   // A persistent context on a fresh profile: an incognito context is never installable.
-  s.context = await chromium.launchPersistentContext(join(dir, 'chromium-profile'), {
-    executablePath: chromiumPath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 390, height: 844 },
-    serviceWorkers: 'allow',
-    locale: 'en-GB',
-    timezoneId: 'Europe/Berlin',
-  });
-  s.context.setDefaultTimeout(15_000);
+  // The browser's locale decides the owner's first units: en-IE reads km, litres and L/100 km in
+  // English with a decimal point, what the tests of the web client issue were written for (en-GB,
+  // their locale before, now starts in miles and mpg UK).
+  let profiles = 0;
+  s.newProfile = async (opts = {}) => {
+    const context = await chromium.launchPersistentContext(join(dir, `chromium-profile-${profiles++}`), {
+      executablePath: chromiumPath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 390, height: 844 },
+      serviceWorkers: 'allow',
+      locale,
+      timezoneId,
+      ...opts,
+    });
+    context.setDefaultTimeout(15_000);
+    return context;
+  };
+  s.context = await s.newProfile();
 
   /** waitApi waits until the gateway answers path with 2xx (after a service restart). */
   s.waitApi = (path, ms = 30_000) => waitHttp(s.base + path, null, 'gateway', ms);

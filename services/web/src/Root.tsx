@@ -10,6 +10,8 @@ import { Login } from './pages/Login';
 import { outbox } from './offline/sync';
 import { clearSnapshots } from './offline/snapshots';
 import { navigate } from './router';
+import { isRefuel } from './offline/outbox';
+import { t, tn } from './i18n';
 
 type Gate =
   | { kind: 'starting' }
@@ -48,7 +50,7 @@ async function loadConfig(onFresh: (c: AuthConfig) => void): Promise<AuthConfig 
 
 /** pendingOf counts the writes on this device that wait for a sign-in of this user (or of anyone, for writes made with accounts off). */
 async function pendingOf(userId: number | undefined): Promise<number> {
-  return (await outbox.items()).filter((i) => i.owner === undefined || userId === undefined || i.owner === userId).length;
+  return (await outbox.items()).filter((i) => isRefuel(i)).filter((i) => i.owner === undefined || userId === undefined || i.owner === userId).length;
 }
 
 export function Root() {
@@ -82,7 +84,7 @@ export function Root() {
         // A 401: the server has accounts on, whatever was cached.
         cfg = { mode: 'local', oidc: cfg?.oidc ?? false };
         setConfig(cfg);
-        void decide(cfg, 'Your session has ended. Sign in again to go on.');
+        void decide(cfg, t('app.sessionEnded'));
       } else {
         void decide(cfg, null);
       }
@@ -109,10 +111,8 @@ export function Root() {
   async function signOut() {
     const session = await sessions.current();
     const n = await pendingOf(session?.user?.id);
-    const who = session?.user?.username ?? 'you';
-    if (n > 0 && !window.confirm(
-      `${n === 1 ? '1 refuel saved on this device is' : `${n} refuels saved on this device are`} not sent yet. ` +
-      `${n === 1 ? 'It stays' : 'They stay'} here and ${n === 1 ? 'is' : 'are'} sent the next time ${who} signs in. Sign out?`)) {
+    const who = session?.user?.username ?? t('app.you');
+    if (n > 0 && !window.confirm(tn('app.signOutConfirm', n, { who }))) {
       return;
     }
     // Without an answer the token stays valid on the server until it expires; it is forgotten here all the same.

@@ -1,6 +1,7 @@
 // fuel-service's account routes the client uses (proto-docs/fuel-service.openapi.yaml).
 import { request } from './http';
 import type { AuthConfig, Session, User } from './session';
+import { t } from '../i18n';
 
 interface LoginAnswer {
   token: string;
@@ -42,10 +43,10 @@ export function readSsoFragment(hash: string): SsoResult {
 export function ssoErrorMessage(code: string): string {
   switch (code) {
     case 'access_denied':
-      return 'Single sign-on was cancelled or refused. You can try again.';
+      return t('sso.refused');
     case 'invalid_expiry':
-      return 'Single sign-on answered without a valid expiry. Try again.';
+      return t('sso.badExpiry');
     default:
-      return `Single sign-on did not succeed (${code || 'no reason given'}). Try again, or sign in with your username and password.`;
+      return t('sso.failed', { code: code || t('sso.noReason') });
   }
 }

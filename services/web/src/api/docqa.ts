@@ -2,6 +2,7 @@
 import { ApiError, NetworkError, request, send, toApiError } from './http';
 import { EventStreamReader, readEventStream } from './sse';
 import { sessions, tokenOf } from './session';
+import { t } from '../i18n';
 
 export interface DocumentInfo {
   fileName: string;
@@ -63,7 +64,7 @@ export const BLOB_LIFETIME = 60_000;
  */
 export async function openFile(md5: string, page: number, name: string): Promise<void> {
   const tab = window.open('', '_blank');
-  if (!tab) throw new Error('The browser blocked the new tab: allow pop-ups for this site');
+  if (!tab) throw new Error(t('docqa.blocked'));
   // What rel="noopener" does for a link: the viewer's tab gets no handle on the app.
   tab.opener = null;
   tab.document.title = name;
@@ -74,7 +75,7 @@ export async function openFile(md5: string, page: number, name: string): Promise
     try {
       bytes = await res.blob();
     } catch {
-      throw new NetworkError('The file was cut off');
+      throw new NetworkError(t('docqa.fileCutOff'));
     }
     const url = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
     setTimeout(() => URL.revokeObjectURL(url), BLOB_LIFETIME);
@@ -107,7 +108,7 @@ export async function ask(question: string, history: ChatMessage[], h: AskHandle
     headers: { Accept: 'text/event-stream' },
     signal,
   });
-  if (!res.body) throw new NetworkError('The answer stream is empty');
+  if (!res.body) throw new NetworkError(t('docqa.streamEmpty'));
   let finish: string | null = null;
   let failure = null as ApiError | null;
   try {
@@ -118,15 +119,15 @@ export async function ask(question: string, history: ChatMessage[], h: AskHandle
       else if (ev.event === 'message' && typeof d.content === 'string') h.onContent(d.content);
       else if (ev.event === 'done') finish = typeof d.finishReason === 'string' ? d.finishReason : 'stop';
       else if (ev.event === 'error') {
-        failure = new ApiError(200, typeof d.code === 'string' ? d.code : 'INTERNAL', typeof d.message === 'string' ? d.message : 'The answer failed');
+        failure = new ApiError(200, typeof d.code === 'string' ? d.code : 'INTERNAL', typeof d.message === 'string' ? d.message : t('docqa.answerFailed'));
       }
     });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
-    throw new NetworkError('The connection broke while the answer was streaming');
+    throw new NetworkError(t('docqa.streamBroke'));
   }
   if (failure) throw failure;
-  if (finish === null) throw new NetworkError('The answer stream ended early');
+  if (finish === null) throw new NetworkError(t('docqa.streamEnded'));
   return finish;
 }
 
@@ -150,7 +151,7 @@ export async function upload(file: File, onProgress: (p: UploadProgress) => void
       else if (ev.event === 'done') done = ev.data as DocumentInfo;
       else if (ev.event === 'error') {
         const d = ev.data as { code?: string; message?: string };
-        failure = new ApiError(200, d.code ?? 'INTERNAL', d.message ?? 'The upload failed');
+        failure = new ApiError(200, d.code ?? 'INTERNAL', d.message ?? t('docqa.uploadFailed'));
       }
     });
     const isStream = () => (xhr.getResponseHeader('Content-Type') ?? '').startsWith('text/event-stream');
@@ -166,7 +167,7 @@ export async function upload(file: File, onProgress: (p: UploadProgress) => void
       onProgress({ stage: 'sending', percent: e.lengthComputable ? Math.floor((e.loaded / e.total) * 100) : 0, current: e.loaded, total: e.total, message: '' });
     };
     xhr.onprogress = pump;
-    xhr.onerror = () => reject(new NetworkError('The upload needs a connection; it was not sent'));
+    xhr.onerror = () => reject(new NetworkError(t('docqa.uploadOffline')));
     xhr.onload = () => {
       if (xhr.status !== 200 || !isStream()) {
         if (xhr.status === 401) void sessions.refused(tokenOf(auth));
@@ -177,7 +178,7 @@ export async function upload(file: File, onProgress: (p: UploadProgress) => void
       reader.end();
       if (failure) reject(failure);
       else if (done) resolve(done);
-      else reject(new NetworkError('The upload stream ended early'));
+      else reject(new NetworkError(t('docqa.uploadEnded')));
     };
     const form = new FormData();
     form.append('file', file);

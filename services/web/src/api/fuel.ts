@@ -132,11 +132,6 @@ export function unitOf(energy: Energy): EnergyUnit {
   return 'l';
 }
 
-/** How a unit is shown beside a number. */
-export function unitLabel(unit: EnergyUnit): string {
-  return unit === 'l' ? 'L' : unit;
-}
-
 /** The default energy of a vehicle, as the service chooses it. */
 export function defaultEnergy(fuel: FuelType): Energy {
   if (fuel === 'electric') return 'electricity';
@@ -144,22 +139,7 @@ export function defaultEnergy(fuel: FuelType): Energy {
   return 'gasoline';
 }
 
-export const ENERGY_NAMES: Record<Energy, string> = {
-  gasoline: 'Gasoline',
-  diesel: 'Diesel',
-  lpg: 'LPG',
-  cng: 'CNG',
-  electricity: 'Electricity',
-  hydrogen: 'Hydrogen',
-};
-
-export const FUEL_TYPE_NAMES: Record<FuelType, string> = {
-  gasoline: 'Gasoline',
-  diesel: 'Diesel',
-  hybrid: 'Hybrid',
-  electric: 'Electric',
-  plug_in_hybrid: 'Plug-in hybrid',
-};
+// The names of energies and fuel types are in the catalogues (src/i18n; lib/labels.ts).
 
 const id = (n: number) => encodeURIComponent(String(n));
 

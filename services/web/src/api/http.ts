@@ -4,6 +4,7 @@
 // Every request carries the session's bearer token (AUTH_MODE=local); a 401
 // ends that session (src/api/session.ts), and the app shows the login screen.
 import { sessions, tokenOf } from './session';
+import { t } from '../i18n';
 
 export class ApiError extends Error {
   constructor(
@@ -21,7 +22,7 @@ export class ApiError extends Error {
 
 /** NetworkError: no answer arrived (offline, connection lost, gateway unreachable). */
 export class NetworkError extends Error {
-  constructor(message = 'No connection to the server') {
+  constructor(message = t('net.noConnection')) {
     super(message);
     this.name = 'NetworkError';
   }
@@ -88,7 +89,7 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   try {
     return (await res.json()) as T;
   } catch {
-    throw new NetworkError('The answer was cut off');
+    throw new NetworkError(t('net.cutOff'));
   }
 }
 

@@ -2,13 +2,14 @@ import type { ComponentChildren } from 'preact';
 import { fmtDateTime } from '../lib/format';
 import type { Vehicle } from '../api/fuel';
 import { fileUrl, openFile } from '../api/docqa';
+import { t } from '../i18n';
 
 /** AsOf marks data that is a snapshot. */
 export function AsOf({ asOf }: { asOf: string | null }) {
   if (!asOf) return null;
   return (
     <p class="asof" role="status">
-      Offline: showing the data as of {fmtDateTime(asOf)}
+      {t('common.asOf', { when: fmtDateTime(asOf) })}
     </p>
   );
 }
@@ -40,17 +41,22 @@ interface PickerProps {
 export function VehiclePicker({ vehicles, value, onChange, id = 'vehicle' }: PickerProps) {
   return (
     <div class="field">
-      <label for={id}>Vehicle</label>
+      <label for={id}>{t('common.vehicle')}</label>
       <select id={id} value={value ?? ''} onChange={(e) => onChange(Number(e.currentTarget.value))}>
         {vehicles.map((v) => (
           <option key={v.id} value={v.id}>
             {v.name}
-            {v.default_vehicle ? ' (default)' : ''}
+            {v.default_vehicle ? t('common.defaultSuffix') : ''}
           </option>
         ))}
       </select>
     </div>
   );
+}
+
+/** NoVehicle points to the Vehicles page when there is no vehicle yet. */
+export function NoVehicle() {
+  return <p>{t('common.noVehicleBefore')}<a href="/vehicles">{t('common.noVehicleLink')}</a>{t('common.noVehicleAfter')}</p>;
 }
 
 /** chooseVehicle keeps the chosen vehicle when it still exists, else the default, else the first. */
@@ -79,7 +85,7 @@ export function DocumentLink({ md5, page, name, withToken, onError, class: cls, 
     if (!withToken) return;
     e.preventDefault();
     onError(null);
-    openFile(md5, page, name).catch((err: Error) => onError(`${name} could not be opened: ${err.message}`));
+    openFile(md5, page, name).catch((err: Error) => onError(t('common.couldNotOpen', { name, message: err.message })));
   };
   return (
     <a class={cls} href={fileUrl(md5, page)} target="_blank" rel="noopener" onClick={open}

@@ -1,12 +1,42 @@
-// Numbers and dates as the owner reads them: the browser's locale and time zone.
+// Numbers and dates as the owner reads them: Intl in the owner's locale
+// (decimal comma where it uses one), and the sign of the owner's currency
+// beside the amount fields. Decimal strings are given to Intl as strings,
+// which it formats exactly (no float on the way).
 
-const locale = typeof navigator !== 'undefined' ? navigator.language : 'en';
+let locale = typeof navigator !== 'undefined' ? navigator.language : 'en';
+let currency = 'USD';
 
-export const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+/** supported: locale when Intl knows it, else the browser's. */
+function supported(l: string): string {
+  try {
+    return Intl.NumberFormat.supportedLocalesOf([l]).length > 0 ? l : (typeof navigator !== 'undefined' ? navigator.language : 'en');
+  } catch {
+    return 'en';
+  }
+}
 
-export function fmtNumber(v: number | string, maxDigits = 2): string {
-  const n = typeof v === 'string' ? Number(v) : v;
-  return new Intl.NumberFormat(locale, { maximumFractionDigits: maxDigits }).format(n);
+/** setFormat: the locale and currency of every later format (lib/preferences.ts activate). */
+export function setFormat(l: string, c: string): void {
+  locale = supported(l);
+  currency = c;
+}
+
+// Intl formats a decimal string exactly (ECMA-402 "Intl.NumberFormat v3"); the type wants a number.
+const exact = (v: number | string) => v as unknown as number;
+
+/** fmtNumber: v with at most maxDigits decimals (and at least minDigits). */
+export function fmtNumber(v: number | string, maxDigits = 2, minDigits = 0): string {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: maxDigits, minimumFractionDigits: Math.min(minDigits, maxDigits) }).format(exact(v));
+}
+
+/** currencyLabel: how the currency is written beside a field ("US$", "€", "¥"). */
+export function currencyLabel(): string {
+  try {
+    const part = new Intl.NumberFormat(locale, { style: 'currency', currency }).formatToParts(0).find((p) => p.type === 'currency');
+    return part?.value ?? currency;
+  } catch {
+    return currency;
+  }
 }
 
 export function fmtDateTime(iso: string): string {

@@ -18,7 +18,7 @@ export interface SpanInput {
 export interface Span {
   /** km since the previous record of the vehicle (any energy); null for the first. */
   distance: string | null;
-  /** quantity per 100 km of the span closed here, 2 places; null when none closes. */
+  /** quantity per 100 km of the span closed here, 10 places (display rounds it, after converting it to the owner's unit: lib/units.ts); null when none closes. */
   consumption: string | null;
 }
 
@@ -38,7 +38,7 @@ export function spans(records: SpanInput[]): Map<number, Span> {
       const acc = p.acc.plus(r.liters);
       if (r.is_full) {
         const d = new Big(r.odometer).minus(p.odometer);
-        if (d.gt(0)) consumption = canonical(acc.div(d).times(100).round(2, Big.roundHalfUp));
+        if (d.gt(0)) consumption = canonical(acc.div(d).times(100).round(10, Big.roundHalfUp));
         ref.set(r.energy, { odometer: r.odometer, acc: new Big(0) });
       } else {
         ref.set(r.energy, { odometer: p.odometer, acc });

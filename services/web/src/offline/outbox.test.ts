@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, MemoryStore, Outbox, type OutboxItem, type SendOutcome } from './outbox';
+import { classify, isRefuel, MemoryStore, Outbox, type OutboxItem, type SendOutcome } from './outbox';
 
 const noLock = <T>(fn: () => Promise<T>) => fn();
 
@@ -179,5 +179,19 @@ describe('Outbox', () => {
     await box.flush();
     off();
     expect(n).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('kinds of items', () => {
+  it('a queued change of preferences is not a refuel; an item from before kinds existed is', async () => {
+    const store = new MemoryStore();
+    const sent: string[] = [];
+    const box = new Outbox(store, (i) => { sent.push(`${i.method} ${i.path}`); return Promise.resolve({ kind: 'sent', body: null }); }, noLock);
+    const refuel = await box.add(item('a', '2026-03-01T08:00:00Z'));
+    const prefs = await box.add({ key: 'b', kind: 'preferences', method: 'PUT', path: '/api/preferences', body: '{"distance_unit":"mi"}', createdAt: '2026-03-01T08:00:01Z' });
+    expect([isRefuel(refuel), isRefuel(prefs)]).toEqual([true, false]);
+    // Both go, in order, each with its own method.
+    await box.flush();
+    expect(sent).toEqual(['POST /api/refuels', 'PUT /api/preferences']);
   });
 });

@@ -26,10 +26,15 @@ export interface RefuelSummary {
   station_name: string;
 }
 
+/** What an item writes: a new refuel (the default, also of items stored before kinds existed) or a change of preferences. */
+export type OutboxKind = 'refuel' | 'preferences';
+
 export interface OutboxItem {
   /** The Idempotency-Key, also the item's id. */
   key: string;
-  method: 'POST';
+  /** undefined: a refuel. */
+  kind?: OutboxKind;
+  method: 'POST' | 'PUT';
   path: string;
   /** The JSON body, serialized once at creation. */
   body: string;
@@ -38,9 +43,15 @@ export interface OutboxItem {
   /** The server's message, for items that need attention. */
   message?: string;
   attempts: number;
-  summary: RefuelSummary;
+  /** What History shows of a queued refuel (refuels only). */
+  summary?: RefuelSummary;
   /** The user who made it (AUTH_MODE=local); undefined with accounts off. */
   owner?: number;
+}
+
+/** isRefuel: whether an item is a queued refuel (History lists those, sign-out counts them). */
+export function isRefuel(item: OutboxItem): item is OutboxItem & { summary: RefuelSummary } {
+  return (item.kind ?? 'refuel') === 'refuel' && item.summary !== undefined;
 }
 
 /** Where the items live (IndexedDB in the app, a Map in tests). */

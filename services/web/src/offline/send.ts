@@ -5,6 +5,7 @@
 import { classify, type OutboxItem, type Sender, type SendOutcome } from './outbox';
 import { toApiError } from '../api/http';
 import { tokenOf, type Sessions } from '../api/session';
+import { t } from '../i18n';
 
 export function makeSender(sessions: Sessions, fetchFn: typeof fetch = (...a) => fetch(...a)): Sender {
   return async (item: OutboxItem): Promise<SendOutcome> => {
@@ -26,7 +27,7 @@ export function makeSender(sessions: Sessions, fetchFn: typeof fetch = (...a) =>
         cache: 'no-store',
       });
     } catch {
-      return { kind: 'retry', message: 'No connection to the server' };
+      return { kind: 'retry', message: t('net.noConnection') };
     }
     const kind = classify(res.status);
     if (kind === 'sent') {

@@ -1,13 +1,18 @@
 import { useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
-import { ENERGIES, ENERGY_NAMES, defaultEnergy, paths, unitLabel, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
+import { ENERGIES, defaultEnergy, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
-import { fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
+import { currencyLabel, fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
+import { t } from '../i18n';
+import { units as activeUnits } from '../lib/preferences';
+import { distanceToKm, kmToDistance, quantityToMetric, PLACES } from '../lib/units';
+import { distanceLabel, energyName, quantityLabel } from '../lib/labels';
+import Big from 'big.js';
 import { uuid } from '../lib/uuid';
 import { outbox, sync } from '../offline/sync';
 import { sessions } from '../api/session';
 import { useResource } from '../hooks';
-import { AsOf, ErrorText, Status, VehiclePicker } from '../components/common';
+import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 
 type FieldName = 'vehicle' | 'when' | 'odometer' | 'quantity' | 'total' | 'price';
 
@@ -36,8 +41,12 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
   // The energy follows the vehicle until the owner picks one (null: the
   // vehicle's default, computed in this render so it never lags a render).
   const en: Energy = energy ?? (vehicle ? defaultEnergy(vehicle.fuel_type) : 'gasoline');
-  const unit = unitLabel(unitOf(en));
+  const units = activeUnits();
+  const unit = quantityLabel(unitOf(en), units);
+  const dist = distanceLabel(units);
   const lastReading = last.data?.[0]?.odometer;
+  // The last reading in the owner's unit, to the stored precision (a placeholder to type over).
+  const lastShown = lastReading !== undefined ? kmToDistance(lastReading, units, 3) : undefined;
 
   function onTriple(field: Triple, text: string) {
     const order = [field, ...edited.filter((f) => f !== field)].slice(0, 2);
@@ -60,21 +69,27 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
   async function save(another: boolean) {
     setError(null);
     setStatus(null);
-    if (!vehicle) return fail('vehicle', 'Vehicle: add a vehicle first (Vehicles page).');
+    if (!vehicle) return fail('vehicle', t('add.errVehicle'));
     const at = fromLocalInput(when);
-    if (!at) return fail('when', 'Date and time: enter a date and a time.');
-    const odo = parseDecimal(odometer);
-    if (odo === null) return fail('odometer', 'Odometer: enter the reading in km, for example 12500 or 12500,5.');
+    if (!at) return fail('when', t('add.errWhen'));
+    const typedOdo = parseDecimal(odometer);
+    if (typedOdo === null) return fail('odometer', t('add.errOdometer', { unit: dist }));
+    // What the service stores: km and metric quantities, at its 3 places (lib/units.ts).
+    const odo = distanceToKm(typedOdo, units);
     const q = parseDecimal(triple.quantity);
-    const t = parseDecimal(triple.total);
+    const amount = parseDecimal(triple.total);
     const p = parseDecimal(triple.price);
-    const quantity = q ?? (t !== null && p !== null ? fillThird({ quantity: q, total: t, price: p }, ['total', 'price'])?.value ?? null : null);
-    const total = t ?? (q !== null && p !== null ? fillThird({ quantity: q, total: t, price: p }, ['quantity', 'price'])?.value ?? null : null);
-    if (quantity === null || Number(quantity) <= 0) return fail('quantity', `Quantity: enter how much was put in (${unit}), or the total amount and the price per unit.`);
-    if (total === null) return fail('total', 'Total amount: enter what was paid, or the price per unit.');
-    if (lastReading !== undefined && Number(odo) < lastReading &&
-        !window.confirm(`The odometer (${fmtNumber(odo)} km) is lower than the last reading (${fmtNumber(lastReading)} km). Save anyway?`)) {
-      return fail('odometer', 'Odometer: lower than the last reading; not saved.');
+    const quantity = q ?? (amount !== null && p !== null ? fillThird({ quantity: q, total: amount, price: p }, ['total', 'price'])?.value ?? null : null);
+    const total = amount ?? (q !== null && p !== null ? fillThird({ quantity: q, total: amount, price: p }, ['quantity', 'price'])?.value ?? null : null);
+    const liters = quantity === null ? null : quantityToMetric(quantity, unitOf(en), units);
+    if (liters === null || new Big(liters).lte(0)) return fail('quantity', t('add.errQuantity', { unit }));
+    if (total === null) return fail('total', t('add.errTotal'));
+    if (lastReading !== undefined && new Big(odo).lt(lastReading) &&
+        !window.confirm(t('add.lowerConfirm', {
+          value: `${fmtNumber(typedOdo, PLACES.odometer)} ${dist}`,
+          last: `${fmtNumber(kmToDistance(lastReading, units), PLACES.odometer)} ${dist}`,
+        }))) {
+      return fail('odometer', t('add.errLower'));
     }
     const key = uuid();
     const input = {
@@ -83,7 +98,7 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
       odometer: new Dec(odo),
       fuel_type: en,
       energy: en,
-      liters: new Dec(quantity),
+      liters: new Dec(liters),
       total_amount: new Dec(total),
       station_name: station.trim(),
       is_full: full,
@@ -98,20 +113,16 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
         path: paths.createRefuel,
         body: jsonWithDecimals(input),
         owner: (await sessions.current())?.user?.id,
-        summary: { vehicle_id: vehicle.id, refuel_time: at, odometer: odo, liters: quantity, total_amount: total, energy: en, unit: unitOf(en), is_full: full, station_name: input.station_name },
+        summary: { vehicle_id: vehicle.id, refuel_time: at, odometer: odo, liters, total_amount: total, energy: en, unit: unitOf(en), is_full: full, station_name: input.station_name },
       });
       const r = await sync();
       if (r.rejected.includes(key)) {
         // Sent now and refused: the owner is here to fix it, so it does not wait in the outbox.
         const item = (await outbox.items()).find((i) => i.key === key);
         await outbox.discard(key);
-        return fail(null, `Not saved: ${item?.message ?? 'the server refused the refuel'}`);
+        return fail(null, t('add.notSaved', { message: item?.message ?? t('add.refusedDefault') }));
       }
-      setStatus(r.sent.includes(key)
-        ? 'Saved.'
-        : r.unauthorized
-        ? 'Queued: your session has ended. It will be sent after you sign in again.'
-        : 'Queued: no connection right now. It will be sent when the connection returns (History shows it as waiting to sync).');
+      setStatus(r.sent.includes(key) ? t('add.saved') : r.unauthorized ? t('add.queuedSession') : t('add.queuedOffline'));
       last.reload();
       setTriple({ quantity: '', total: '', price: '' });
       setEdited([]);
@@ -135,10 +146,10 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
 
   return (
     <>
-      <h1 tabIndex={-1}>Add refuel</h1>
+      <h1 tabIndex={-1}>{t('nav.add')}</h1>
       <AsOf asOf={vehiclesAsOf} />
       <ErrorText error={vehiclesError} />
-      {vehicles && vehicles.length === 0 && <p>No vehicle yet: add one on the <a href="/vehicles">Vehicles</a> page.</p>}
+      {vehicles && vehicles.length === 0 && <NoVehicle />}
       <form
         class="form"
         noValidate
@@ -152,28 +163,28 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
           <VehiclePicker vehicles={vehicles} value={chosen} onChange={(id) => { choose(id); setEnergy(null); }} />
         )}
         <div class="field">
-          <label for="when">Date and time</label>
+          <label for="when">{t('add.dateTime')}</label>
           <input id="when" type="datetime-local" value={when} required aria-invalid={invalid('when')} aria-describedby={describedBy('when')}
             onInput={(e) => setWhen(e.currentTarget.value)} />
         </div>
         <div class="field">
-          <label for="odometer">Odometer</label>
+          <label for="odometer">{t('add.odometer')}</label>
           <div class="with-unit">
             <input id="odometer" ref={odometerRef} inputMode="decimal" autoComplete="off" required value={odometer}
-              placeholder={lastReading !== undefined ? String(lastReading) : undefined}
+              placeholder={lastShown}
               aria-invalid={invalid('odometer')} aria-describedby={describedBy('odometer', 'odometer-unit')}
               onInput={(e) => setOdometer(e.currentTarget.value)} />
-            <span id="odometer-unit" class="unit">km</span>
+            <span id="odometer-unit" class="unit">{dist}</span>
           </div>
         </div>
         <div class="field">
-          <label for="energy">Energy</label>
+          <label for="energy">{t('add.energy')}</label>
           <select id="energy" value={en} onChange={(e) => setEnergy(e.currentTarget.value as Energy)}>
-            {ENERGIES.map((x) => <option key={x} value={x}>{ENERGY_NAMES[x]} ({unitLabel(unitOf(x))})</option>)}
+            {ENERGIES.map((x) => <option key={x} value={x}>{`${energyName(x)} (${quantityLabel(unitOf(x), units)})`}</option>)}
           </select>
         </div>
         <div class="field">
-          <label for="quantity">Quantity</label>
+          <label for="quantity">{t('add.quantity')}</label>
           <div class="with-unit">
             <input id="quantity" inputMode="decimal" autoComplete="off" value={triple.quantity}
               aria-invalid={invalid('quantity')} aria-describedby={describedBy('quantity', 'quantity-unit')}
@@ -182,42 +193,45 @@ export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choos
           </div>
         </div>
         <div class="field">
-          <label for="total">Total amount</label>
-          <input id="total" inputMode="decimal" autoComplete="off" value={triple.total}
-            aria-invalid={invalid('total')} aria-describedby={describedBy('total')}
-            onInput={(e) => onTriple('total', e.currentTarget.value)} />
+          <label for="total">{t('add.total')}</label>
+          <div class="with-unit">
+            <input id="total" inputMode="decimal" autoComplete="off" value={triple.total}
+              aria-invalid={invalid('total')} aria-describedby={describedBy('total', 'total-unit')}
+              onInput={(e) => onTriple('total', e.currentTarget.value)} />
+            <span id="total-unit" class="unit">{currencyLabel()}</span>
+          </div>
         </div>
         <div class="field">
-          <label for="price">Price per unit</label>
+          <label for="price">{t('add.price')}</label>
           <div class="with-unit">
             <input id="price" inputMode="decimal" autoComplete="off" value={triple.price}
               aria-invalid={invalid('price')} aria-describedby={describedBy('price', 'price-unit')}
               onInput={(e) => onTriple('price', e.currentTarget.value)} />
-            <span id="price-unit" class="unit">per {unit}</span>
+            <span id="price-unit" class="unit">{t('unit.pricePer', { currency: currencyLabel(), unit })}</span>
           </div>
         </div>
-        <p class="hint">Any two of quantity, total and price fill the third. Decimal commas are fine (41,5).</p>
+        <p class="hint">{t('add.hint')}</p>
         <div class="check">
           <input id="full" type="checkbox" checked={full} onChange={(e) => setFull(e.currentTarget.checked)} />
-          <label for="full">Full tank</label>
+          <label for="full">{t('add.full')}</label>
         </div>
         <div class="check">
           <input id="missed" type="checkbox" checked={missed} onChange={(e) => setMissed(e.currentTarget.checked)} />
-          <label for="missed">Missed a fill-up before this</label>
+          <label for="missed">{t('add.missed')}</label>
         </div>
         <div class="field">
-          <label for="station">Station</label>
+          <label for="station">{t('add.station')}</label>
           <input id="station" maxLength={128} autoComplete="off" value={station} onInput={(e) => setStation(e.currentTarget.value)} />
         </div>
         <div class="field">
-          <label for="notes">Notes</label>
+          <label for="notes">{t('add.notes')}</label>
           <textarea id="notes" maxLength={512} rows={2} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
         </div>
         {error && <p id="form-error" class="error" role="alert">{error.message}</p>}
         {status && <Status>{status}</Status>}
         <div class="buttons">
-          <button type="submit" value="save" disabled={saving}>Save</button>
-          <button type="submit" value="another" class="secondary" disabled={saving}>Save and add another</button>
+          <button type="submit" value="save" disabled={saving}>{t('add.save')}</button>
+          <button type="submit" value="another" class="secondary" disabled={saving}>{t('add.saveAnother')}</button>
         </div>
       </form>
     </>

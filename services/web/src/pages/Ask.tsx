@@ -3,6 +3,7 @@ import { ask, type ChatMessage, type Source } from '../api/docqa';
 import { NetworkError } from '../api/http';
 import { useOnline } from '../hooks';
 import { DocumentLink, ErrorText } from '../components/common';
+import { t } from '../i18n';
 
 interface Turn {
   question: string;
@@ -27,7 +28,7 @@ function Sources({ sources, label, withToken, onError }: SourcesProps) {
       {sources.map((s) => (
         <li key={s.docId}>
           <DocumentLink md5={s.fileMd5} page={s.page} name={s.fileName} withToken={withToken} onError={onError}>
-            {`${s.fileName}, p. ${s.page}`}
+            {t('ask.source', { file: s.fileName, page: s.page })}
           </DocumentLink>
         </li>
       ))}
@@ -48,8 +49,8 @@ export function Ask({ accounts }: { accounts: boolean }) {
   async function submit(e: Event) {
     e.preventDefault();
     const q = question.trim();
-    if (!q) return setError('Question: type a question first.');
-    if (!navigator.onLine) return setError('Asking needs a connection: you are offline.');
+    if (!q) return setError(t('ask.errEmpty'));
+    if (!navigator.onLine) return setError(t('ask.offline'));
     setError(null);
     // A failed turn is neither kept nor sent as history: its answer is not one.
     const done = current && !current.failed ? [current] : [];
@@ -70,7 +71,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
       }, abort.current.signal);
     } catch (err) {
       if (err instanceof DOMException && err.name === 'AbortError') return;
-      const message = err instanceof NetworkError ? `${err.message}. Asking needs a connection: ask again when you are online.` : (err as Error).message;
+      const message = err instanceof NetworkError ? t('ask.networkFailed', { message: err.message }) : (err as Error).message;
       setCurrent((t) => (t ? { ...t, failed: message } : t));
     } finally {
       setStreaming(false);
@@ -80,17 +81,17 @@ export function Ask({ accounts }: { accounts: boolean }) {
 
   return (
     <>
-      <h1 tabIndex={-1}>Ask</h1>
-      <p>Questions are answered from the manuals you uploaded, with the pages they come from.</p>
-      {!online && <p class="notice" role="status">Asking needs a connection: you are offline.</p>}
+      <h1 tabIndex={-1}>{t('nav.ask')}</h1>
+      <p>{t('ask.intro')}</p>
+      {!online && <p class="notice" role="status">{t('ask.offline')}</p>}
       {turns.length > 0 && (
         <section aria-labelledby="earlier-h">
-          <h2 id="earlier-h">Earlier in this conversation</h2>
-          {turns.map((t, i) => (
+          <h2 id="earlier-h">{t('ask.earlier')}</h2>
+          {turns.map((turn, i) => (
             <div class="turn" key={i}>
-              <p class="q">{t.question}</p>
-              <p class="a">{t.answer}</p>
-              <Sources sources={t.sources} label={`Sources of answer ${i + 1}`} withToken={accounts} onError={setError} />
+              <p class="q">{turn.question}</p>
+              <p class="a">{turn.answer}</p>
+              <Sources sources={turn.sources} label={t('ask.sourcesOf', { n: i + 1 })} withToken={accounts} onError={setError} />
             </div>
           ))}
         </section>
@@ -98,28 +99,28 @@ export function Ask({ accounts }: { accounts: boolean }) {
       {current && (
         <div class="turn">
           <p class="q">{current.question}</p>
-          <section class="answer" role="region" aria-label="Answer" aria-live="polite" aria-busy={streaming}>
+          <section class="answer" role="region" aria-label={t('ask.answer')} aria-live="polite" aria-busy={streaming}>
             {current.failed ? (
-              <p class="error" role="alert">No answer: {current.failed}</p>
+              <p class="error" role="alert">{t('ask.noAnswer', { message: current.failed })}</p>
             ) : (
-              <p class="a">{current.answer || (streaming ? 'Looking in the manuals…' : '')}</p>
+              <p class="a">{current.answer || (streaming ? t('ask.looking') : '')}</p>
             )}
           </section>
-          {!current.failed && <Sources sources={current.sources} label="Sources" withToken={accounts} onError={setError} />}
+          {!current.failed && <Sources sources={current.sources} label={t('ask.sources')} withToken={accounts} onError={setError} />}
         </div>
       )}
       <form class="form" onSubmit={(e) => void submit(e)}>
         <div class="field">
-          <label for="question">Question</label>
+          <label for="question">{t('ask.question')}</label>
           <textarea id="question" rows={3} maxLength={8000} value={question} onInput={(e) => setQuestion(e.currentTarget.value)}
-            placeholder="How often should the oil be changed?" />
+            placeholder={t('ask.placeholder')} />
         </div>
         <ErrorText error={error} />
         <div class="buttons">
-          <button type="submit" disabled={streaming || !online}>Ask</button>
-          {streaming && <button type="button" class="secondary" onClick={() => abort.current?.abort()}>Stop</button>}
+          <button type="submit" disabled={streaming || !online}>{t('ask.ask')}</button>
+          {streaming && <button type="button" class="secondary" onClick={() => abort.current?.abort()}>{t('ask.stop')}</button>}
           {!streaming && (turns.length > 0 || current) && (
-            <button type="button" class="secondary" onClick={() => { setTurns([]); setCurrent(null); }}>New conversation</button>
+            <button type="button" class="secondary" onClick={() => { setTurns([]); setCurrent(null); }}>{t('ask.newConversation')}</button>
           )}
         </div>
       </form>

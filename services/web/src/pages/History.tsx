@@ -1,13 +1,19 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
-import { fuel, paths, unitLabel, type EnergyUnit, type RefuelRecord } from '../api/fuel';
+import { fuel, paths, type EnergyUnit, type RefuelRecord } from '../api/fuel';
 import { useOnline, useResource } from '../hooks';
 import { outbox, sync } from '../offline/sync';
-import type { OutboxItem } from '../offline/outbox';
+import { isRefuel, type OutboxItem, type RefuelSummary } from '../offline/outbox';
 import { spans, type Span } from '../lib/spans';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtDateTime, fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
-import { AsOf, ErrorText, Status, VehiclePicker } from '../components/common';
+import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
+import { t } from '../i18n';
+import { units as activeUnits } from '../lib/preferences';
+import {
+  PLACES, consumptionUnitOf, convertConsumption, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric, recordPrice, type Units,
+} from '../lib/units';
+import { consumptionLabel, distanceLabel, quantityLabel } from '../lib/labels';
 
 function useOutbox(): OutboxItem[] {
   const [items, setItems] = useState<OutboxItem[]>([]);
@@ -22,7 +28,7 @@ function useOutbox(): OutboxItem[] {
 export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleContext) {
   const list = useResource<RefuelRecord[]>(chosen === null ? null : paths.refuels(chosen));
   // Another user's queued writes (made before a sign-out) wait for them and are not shown here.
-  const queued = useOutbox().filter((i) => i.summary.vehicle_id === chosen && (i.owner === undefined || user === null || i.owner === user.id));
+  const queued = useOutbox().filter(isRefuel).filter((i) => i.summary.vehicle_id === chosen && (i.owner === undefined || user === null || i.owner === user.id));
   const [editing, setEditing] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -40,11 +46,11 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
   const sp = spans(records);
 
   async function remove(r: RefuelRecord) {
-    if (!window.confirm(`Delete the refuel of ${fmtDateTime(r.refuel_time)}?`)) return;
+    if (!window.confirm(t('history.deleteConfirm', { when: fmtDateTime(r.refuel_time) }))) return;
     setError(null);
     try {
       await fuel.deleteRefuel(r.id);
-      setMessage('Refuel deleted.');
+      setMessage(t('history.deleted'));
       list.reload();
     } catch (e) {
       setError((e as Error).message);
@@ -53,28 +59,28 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
 
   return (
     <>
-      <h1 tabIndex={-1}>History</h1>
+      <h1 tabIndex={-1}>{t('nav.history')}</h1>
       <AsOf asOf={list.asOf ?? vehiclesAsOf} />
       {vehicles && vehicles.length > 0 && <VehiclePicker vehicles={vehicles} value={chosen} onChange={choose} />}
-      {vehicles && vehicles.length === 0 && <p>No vehicle yet: add one on the <a href="/vehicles">Vehicles</a> page.</p>}
+      {vehicles && vehicles.length === 0 && <NoVehicle />}
       <ErrorText error={list.error ?? error} />
       {message && <Status>{message}</Status>}
       {queued.length > 0 && (
         <section aria-labelledby="queued-h">
-          <h2 id="queued-h">Not yet on the server</h2>
+          <h2 id="queued-h">{t('history.notOnServer')}</h2>
           <ul class="records">
             {queued.map((i) => <QueuedItem key={i.key} item={i} />)}
           </ul>
         </section>
       )}
-      {list.loading && !list.data && <p>Loading…</p>}
-      {list.data && records.length === 0 && queued.length === 0 && <p>No refuel recorded for this vehicle yet.</p>}
+      {list.loading && !list.data && <p>{t('common.loading')}</p>}
+      {list.data && records.length === 0 && queued.length === 0 && <p>{t('history.none')}</p>}
       {records.length > 0 && (
-        <ul class="records" aria-label="Refuels">
+        <ul class="records" aria-label={t('history.refuels')}>
           {records.map((r) =>
             editing === r.id ? (
               <li key={r.id} class="record">
-                <EditRefuel record={r} onDone={(saved) => { setEditing(null); if (saved) { setMessage('Refuel updated.'); list.reload(); } }} />
+                <EditRefuel record={r} onDone={(saved) => { setEditing(null); if (saved) { setMessage(t('history.updated')); list.reload(); } }} />
               </li>
             ) : (
               <RecordItem key={r.id} r={r} span={sp.get(r.id)} online={online}
@@ -87,51 +93,61 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
   );
 }
 
-function qty(v: number | string, unit: EnergyUnit): string {
-  return `${fmtNumber(v, 3)} ${unitLabel(unit)}`;
+/** qty: a metric quantity from the service in the owner's unit, with its label. */
+function qty(v: number | string, unit: EnergyUnit, u: Units): string {
+  return `${fmtNumber(metricToQuantity(v, unit, u), PLACES.quantity)} ${quantityLabel(unit, u)}`;
+}
+
+/** km: a distance from the service in the owner's unit, with its label. */
+function km(v: number | string, u: Units): string {
+  return `${fmtNumber(kmToDistance(v, u), PLACES.distance)} ${distanceLabel(u)}`;
 }
 
 function RecordItem({ r, span, online, onEdit, onDelete }: { r: RefuelRecord; span: Span | undefined; online: boolean; onEdit: () => void; onDelete: () => void }) {
   const hid = `rec-${r.id}`;
+  const u = activeUnits();
+  const price = recordPrice(r.total_amount, r.liters, r.unit, u);
+  const consumption = span?.consumption != null ? convertConsumption(span.consumption, consumptionUnitOf(r.unit, u)) : null;
   return (
     <li class="record" aria-labelledby={hid}>
       <h3 id={hid}>{fmtDateTime(r.refuel_time)}</h3>
       <dl>
-        <div><dt>Odometer</dt><dd>{fmtNumber(r.odometer, 1)} km</dd></div>
-        <div><dt>Quantity</dt><dd>{qty(r.liters, r.unit)}{r.is_full ? ' (full)' : ' (partial)'}</dd></div>
-        <div><dt>Total</dt><dd>{fmtNumber(r.total_amount)}</dd></div>
-        <div><dt>Price per unit</dt><dd>{fmtNumber(r.price_per_liter, 4)} per {unitLabel(r.unit)}</dd></div>
-        {span?.distance != null && <div><dt>Distance since previous</dt><dd>{fmtNumber(span.distance, 1)} km</dd></div>}
-        {span?.consumption != null && <div><dt>Consumption</dt><dd>{fmtNumber(span.consumption)} {unitLabel(r.unit)}/100 km</dd></div>}
-        {r.missed_previous && <div><dt>Note</dt><dd>a fill-up before this was missed</dd></div>}
-        {r.station_name && <div><dt>Station</dt><dd>{r.station_name}</dd></div>}
-        {r.remark && <div><dt>Notes</dt><dd>{r.remark}</dd></div>}
+        <div><dt>{t('history.odometer')}</dt><dd>{km(r.odometer, u)}</dd></div>
+        <div><dt>{t('history.quantity')}</dt><dd>{qty(r.liters, r.unit, u)}{r.is_full ? t('history.full') : t('history.partial')}</dd></div>
+        <div><dt>{t('history.total')}</dt><dd>{fmtNumber(r.total_amount)}</dd></div>
+        {price !== null && <div><dt>{t('history.price')}</dt><dd>{`${fmtNumber(price, PLACES.price)} ${t('unit.per', { unit: quantityLabel(r.unit, u) })}`}</dd></div>}
+        {span?.distance != null && <div><dt>{t('history.distance')}</dt><dd>{km(span.distance, u)}</dd></div>}
+        {consumption !== null && <div><dt>{t('history.consumption')}</dt><dd>{`${fmtNumber(consumption, 2)} ${consumptionLabel(r.unit, u)}`}</dd></div>}
+        {r.missed_previous && <div><dt>{t('history.note')}</dt><dd>{t('history.missedNote')}</dd></div>}
+        {r.station_name && <div><dt>{t('history.station')}</dt><dd>{r.station_name}</dd></div>}
+        {r.remark && <div><dt>{t('history.notes')}</dt><dd>{r.remark}</dd></div>}
       </dl>
       <div class="buttons">
-        <button type="button" class="secondary" onClick={onEdit} disabled={!online}>Edit</button>
-        <button type="button" class="danger" onClick={onDelete} disabled={!online}>Delete</button>
+        <button type="button" class="secondary" onClick={onEdit} disabled={!online}>{t('common.edit')}</button>
+        <button type="button" class="danger" onClick={onDelete} disabled={!online}>{t('common.delete')}</button>
       </div>
     </li>
   );
 }
 
-function QueuedItem({ item }: { item: OutboxItem }) {
+function QueuedItem({ item }: { item: OutboxItem & { summary: RefuelSummary } }) {
   const s = item.summary;
+  const u = activeUnits();
   const attention = item.state === 'attention';
   return (
     <li class={attention ? 'record attention' : 'record waiting'}>
       <h3>{fmtDateTime(s.refuel_time)}</h3>
-      <p class="badge">{attention ? 'Needs attention' : 'Waiting to sync'}</p>
-      {attention && <p class="error">The server refused it: {item.message}</p>}
+      <p class="badge">{attention ? t('history.needsAttention') : t('history.waiting')}</p>
+      {attention && <p class="error">{t('history.refused', { message: item.message ?? '' })}</p>}
       <dl>
-        <div><dt>Odometer</dt><dd>{fmtNumber(s.odometer, 1)} km</dd></div>
-        <div><dt>Quantity</dt><dd>{qty(s.liters, s.unit as EnergyUnit)}{s.is_full ? ' (full)' : ' (partial)'}</dd></div>
-        <div><dt>Total</dt><dd>{fmtNumber(s.total_amount)}</dd></div>
+        <div><dt>{t('history.odometer')}</dt><dd>{km(s.odometer, u)}</dd></div>
+        <div><dt>{t('history.quantity')}</dt><dd>{qty(s.liters, s.unit as EnergyUnit, u)}{s.is_full ? t('history.full') : t('history.partial')}</dd></div>
+        <div><dt>{t('history.total')}</dt><dd>{fmtNumber(s.total_amount)}</dd></div>
       </dl>
       {attention && (
         <div class="buttons">
-          <button type="button" class="secondary" onClick={() => void outbox.retry(item.key).then(sync)}>Send again</button>
-          <button type="button" class="danger" onClick={() => void outbox.discard(item.key)}>Discard</button>
+          <button type="button" class="secondary" onClick={() => void outbox.retry(item.key).then(sync)}>{t('history.sendAgain')}</button>
+          <button type="button" class="danger" onClick={() => void outbox.discard(item.key)}>{t('history.discard')}</button>
         </div>
       )}
     </li>
@@ -139,9 +155,14 @@ function QueuedItem({ item }: { item: OutboxItem }) {
 }
 
 function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: boolean) => void }) {
+  const u = activeUnits();
+  // Shown in the owner's units at the stored precision; a field left as it was is not sent
+  // (converted back it could differ from the stored value in its last place).
+  const initialOdometer = kmToDistance(record.odometer, u, 3);
+  const initialQuantity = metricToQuantity(record.liters, record.unit, u, 3);
   const [when, setWhen] = useState(localInputValue(new Date(record.refuel_time)));
-  const [odometer, setOdometer] = useState(String(record.odometer));
-  const [quantity, setQuantity] = useState(String(record.liters));
+  const [odometer, setOdometer] = useState(initialOdometer);
+  const [quantity, setQuantity] = useState(initialQuantity);
   const [total, setTotal] = useState(String(record.total_amount));
   const [full, setFull] = useState(record.is_full);
   const [station, setStation] = useState(record.station_name);
@@ -152,14 +173,17 @@ function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: 
   async function submit(e: Event) {
     e.preventDefault();
     const at = fromLocalInput(when);
-    const odo = parseDecimal(odometer), q = parseDecimal(quantity), t = parseDecimal(total);
-    if (!at) return setError('Date and time: enter a date and a time.');
-    if (odo === null) return setError('Odometer: enter a number.');
-    if (q === null) return setError('Quantity: enter a number.');
-    if (t === null) return setError('Total amount: enter a number.');
+    const odo = parseDecimal(odometer), q = parseDecimal(quantity), amount = parseDecimal(total);
+    if (!at) return setError(t('add.errWhen'));
+    if (odo === null) return setError(t('history.errNumber', { field: t('add.odometer') }));
+    if (q === null) return setError(t('history.errNumber', { field: t('add.quantity') }));
+    if (amount === null) return setError(t('history.errNumber', { field: t('add.total') }));
     try {
       await fuel.updateRefuel(record.id, {
-        refuel_time: at, odometer: new Dec(odo), liters: new Dec(q), total_amount: new Dec(t),
+        refuel_time: at,
+        ...(odo !== initialOdometer ? { odometer: new Dec(distanceToKm(odo, u)) } : {}),
+        ...(q !== initialQuantity ? { liters: new Dec(quantityToMetric(q, record.unit, u)) } : {}),
+        total_amount: new Dec(amount),
         is_full: full, station_name: station.trim(), remark: notes.trim(),
       });
       onDone(true);
@@ -169,26 +193,27 @@ function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: 
   }
 
   return (
-    <form class="form" onSubmit={(e) => void submit(e)} aria-label="Edit refuel">
-      <div class="field"><label for={`${p}-when`}>Date and time</label>
+    <form class="form" onSubmit={(e) => void submit(e)} aria-label={t('history.editForm')}>
+      <div class="field"><label for={`${p}-when`}>{t('add.dateTime')}</label>
         <input id={`${p}-when`} type="datetime-local" value={when} onInput={(e) => setWhen(e.currentTarget.value)} /></div>
-      <div class="field"><label for={`${p}-odo`}>Odometer</label>
-        <input id={`${p}-odo`} inputMode="decimal" value={odometer} onInput={(e) => setOdometer(e.currentTarget.value)} /></div>
-      <div class="field"><label for={`${p}-q`}>Quantity</label>
+      <div class="field"><label for={`${p}-odo`}>{t('add.odometer')}</label>
+        <div class="with-unit"><input id={`${p}-odo`} inputMode="decimal" value={odometer} onInput={(e) => setOdometer(e.currentTarget.value)} />
+          <span class="unit">{distanceLabel(u)}</span></div></div>
+      <div class="field"><label for={`${p}-q`}>{t('add.quantity')}</label>
         <div class="with-unit"><input id={`${p}-q`} inputMode="decimal" value={quantity} onInput={(e) => setQuantity(e.currentTarget.value)} />
-          <span class="unit">{unitLabel(record.unit)}</span></div></div>
-      <div class="field"><label for={`${p}-t`}>Total amount</label>
+          <span class="unit">{quantityLabel(record.unit, u)}</span></div></div>
+      <div class="field"><label for={`${p}-t`}>{t('add.total')}</label>
         <input id={`${p}-t`} inputMode="decimal" value={total} onInput={(e) => setTotal(e.currentTarget.value)} /></div>
       <div class="check"><input id={`${p}-full`} type="checkbox" checked={full} onChange={(e) => setFull(e.currentTarget.checked)} />
-        <label for={`${p}-full`}>Full tank</label></div>
-      <div class="field"><label for={`${p}-st`}>Station</label>
+        <label for={`${p}-full`}>{t('add.full')}</label></div>
+      <div class="field"><label for={`${p}-st`}>{t('add.station')}</label>
         <input id={`${p}-st`} value={station} onInput={(e) => setStation(e.currentTarget.value)} /></div>
-      <div class="field"><label for={`${p}-n`}>Notes</label>
+      <div class="field"><label for={`${p}-n`}>{t('add.notes')}</label>
         <textarea id={`${p}-n`} rows={2} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} /></div>
       <ErrorText error={error} />
       <div class="buttons">
-        <button type="submit">Save changes</button>
-        <button type="button" class="secondary" onClick={() => onDone(false)}>Cancel</button>
+        <button type="submit">{t('history.saveChanges')}</button>
+        <button type="button" class="secondary" onClick={() => onDone(false)}>{t('common.cancel')}</button>
       </div>
     </form>
   );

@@ -3,6 +3,7 @@ import { authApi, OIDC_LOGIN_PATH } from '../api/auth';
 import { ApiError, NetworkError } from '../api/http';
 import { sessions, type AuthConfig } from '../api/session';
 import { fmtTime } from '../lib/format';
+import { t, tn } from '../i18n';
 
 interface Props {
   config: AuthConfig | null;
@@ -15,17 +16,17 @@ interface Props {
 /** loginError says what went wrong, and for a 429 when to try again. */
 export function loginError(err: unknown, now = new Date()): string {
   if (err instanceof ApiError) {
-    if (err.status === 401) return 'Wrong username or password.';
+    if (err.status === 401) return t('login.wrong');
     if (err.status === 429) {
-      if (err.retryAfter === undefined) return 'Too many sign-in attempts. Wait a minute, then try again.';
+      if (err.retryAfter === undefined) return t('login.tooMany');
       const at = new Date(now.getTime() + err.retryAfter * 1000);
       const secs = err.retryAfter;
-      const wait = secs < 90 ? `${secs} second${secs === 1 ? '' : 's'}` : `${Math.ceil(secs / 60)} minutes`;
-      return `Too many sign-in attempts. Try again in ${wait} (at ${fmtTime(at)}).`;
+      const wait = secs < 90 ? tn('login.seconds', secs) : t('login.minutes', { n: Math.ceil(secs / 60) });
+      return t('login.tryAgainIn', { wait, time: fmtTime(at) });
     }
     return err.message;
   }
-  if (err instanceof NetworkError) return 'No connection to the server: signing in needs a connection.';
+  if (err instanceof NetworkError) return t('login.offline');
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -37,7 +38,7 @@ export function Login({ config, notice, waiting }: Props) {
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
-    document.title = 'Sign in · CarHub';
+    document.title = t('login.title');
     heading.current?.focus();
   }, []);
 
@@ -57,37 +58,35 @@ export function Login({ config, notice, waiting }: Props) {
 
   return (
     <div class="app">
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">{t('app.skip')}</a>
       <header class="top">
         <span class="brand" aria-hidden="true">CarHub</span>
       </header>
       <main id="main">
-        <h1 id="login-title" tabIndex={-1} ref={heading}>Sign in</h1>
+        <h1 id="login-title" tabIndex={-1} ref={heading}>{t('login.heading')}</h1>
         {notice && <p class="notice" role="status">{notice}</p>}
         {waiting > 0 && (
-          <p class="notice">
-            {waiting === 1 ? '1 refuel waits' : `${waiting} refuels wait`} on this device; {waiting === 1 ? 'it is' : 'they are'} sent after you sign in.
-          </p>
+          <p class="notice">{tn('login.waits', waiting)}</p>
         )}
         <form class="form" aria-labelledby="login-title" onSubmit={(e) => void submit(e)}>
           <div class="field">
-            <label for="login-username">Username</label>
+            <label for="login-username">{t('login.username')}</label>
             <input id="login-username" name="username" autocomplete="username" autocapitalize="none" spellcheck={false} required
               value={username} onInput={(e) => setUsername(e.currentTarget.value)} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? 'login-error' : undefined} />
           </div>
           <div class="field">
-            <label for="login-password">Password</label>
+            <label for="login-password">{t('login.password')}</label>
             <input id="login-password" name="password" type="password" autocomplete="current-password" required
               value={password} onInput={(e) => setPassword(e.currentTarget.value)} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? 'login-error' : undefined} />
           </div>
           {error && <p class="error" role="alert" id="login-error">{error}</p>}
           <div class="buttons">
-            <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+            <button type="submit" disabled={busy}>{busy ? t('login.signingIn') : t('login.submit')}</button>
           </div>
         </form>
         {config?.oidc && (
           <p>
-            <a class="button secondary" href={OIDC_LOGIN_PATH}>Sign in with single sign-on</a>
+            <a class="button secondary" href={OIDC_LOGIN_PATH}>{t('login.sso')}</a>
           </p>
         )}
       </main>

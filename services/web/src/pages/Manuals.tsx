@@ -3,16 +3,9 @@ import { docqa, upload, type DocumentInfo, type UploadProgress } from '../api/do
 import { useOnline, useResource } from '../hooks';
 import { fmtBytes, fmtDate } from '../lib/format';
 import { AsOf, DocumentLink, ErrorText, Status } from '../components/common';
+import { t } from '../i18n';
 
-const STAGES: Record<UploadProgress['stage'], string> = {
-  sending: 'Sending',
-  received: 'Received',
-  queued: 'Waiting for its turn',
-  parsing: 'Reading the pages',
-  splitting: 'Splitting into passages',
-  embedding: 'Indexing the passages',
-  storing: 'Storing',
-};
+const STAGES: UploadProgress['stage'][] = ['sending', 'received', 'queued', 'parsing', 'splitting', 'embedding', 'storing'];
 
 /** accounts: AUTH_MODE=local, where opening a file needs the bearer token. */
 export function Manuals({ accounts }: { accounts: boolean }) {
@@ -30,10 +23,10 @@ export function Manuals({ accounts }: { accounts: boolean }) {
     setProgress({ stage: 'sending', percent: 0, current: 0, total: file.size, message: '' });
     try {
       const d = await upload(file, setProgress);
-      setMessage(d.duplicate ? `${d.fileName} was already stored (${d.pages} pages).` : `Stored ${d.fileName}: ${d.pages} pages, ${d.chunks} passages.`);
+      setMessage(d.duplicate ? t('manuals.duplicate', { name: d.fileName, pages: d.pages }) : t('manuals.stored', { name: d.fileName, pages: d.pages, chunks: d.chunks }));
       docs.reload();
     } catch (e) {
-      setError(`Upload of ${file.name} failed: ${(e as Error).message}`);
+      setError(t('manuals.uploadFailed', { name: file.name, message: (e as Error).message }));
     } finally {
       setProgress(null);
       input.value = '';
@@ -41,11 +34,11 @@ export function Manuals({ accounts }: { accounts: boolean }) {
   }
 
   async function remove(d: DocumentInfo) {
-    if (!window.confirm(`Delete ${d.fileName}? Questions will no longer find its pages.`)) return;
+    if (!window.confirm(t('manuals.deleteConfirm', { name: d.fileName }))) return;
     setError(null);
     try {
       await docqa.remove(d.fileMd5);
-      setMessage(`${d.fileName} deleted.`);
+      setMessage(t('manuals.deleted', { name: d.fileName }));
       docs.reload();
     } catch (e) {
       setError((e as Error).message);
@@ -54,39 +47,39 @@ export function Manuals({ accounts }: { accounts: boolean }) {
 
   const progressText = progress
     ? progress.stage === 'sending'
-      ? `Sending: ${fmtBytes(progress.current)} of ${fmtBytes(progress.total)}`
-      : `${STAGES[progress.stage] ?? progress.stage}${progress.message ? ': ' + progress.message : ''}`
+      ? t('manuals.sendingBytes', { current: fmtBytes(progress.current), total: fmtBytes(progress.total) })
+      : `${STAGES.includes(progress.stage) ? t(`manuals.stage.${progress.stage}`) : progress.stage}${progress.message ? ': ' + progress.message : ''}`
     : '';
 
   return (
     <>
-      <h1 tabIndex={-1}>Manuals</h1>
-      <p>Upload your car's manual as a PDF, then ask it questions on the Ask page.</p>
-      {!online && <p class="notice" role="status">Uploading needs a connection: you are offline.</p>}
+      <h1 tabIndex={-1}>{t('nav.manuals')}</h1>
+      <p>{t('manuals.intro')}</p>
+      {!online && <p class="notice" role="status">{t('manuals.offline')}</p>}
       <div class="field">
-        <label for="pdf">Upload a PDF</label>
+        <label for="pdf">{t('manuals.upload')}</label>
         <input id="pdf" type="file" accept="application/pdf,.pdf" disabled={!online || progress !== null}
           onChange={(e) => void onFile(e.currentTarget)} />
       </div>
       {progress && (
         <div class="progress">
-          <progress aria-label="Upload progress" max={100} value={progress.percent} aria-valuetext={progressText} />
+           <progress aria-label={t('manuals.progress')} max={100} value={progress.percent} aria-valuetext={progressText} />
           <p aria-live="polite">{progressText}</p>
         </div>
       )}
       {message && <Status>{message}</Status>}
       <ErrorText error={error ?? docs.error} />
-      <h2>Your manuals</h2>
+      <h2>{t('manuals.yours')}</h2>
       <AsOf asOf={docs.asOf} />
-      {docs.data && docs.data.length === 0 && <p>No manual uploaded yet.</p>}
-      <ul class="records" aria-label="Manuals">
+      {docs.data && docs.data.length === 0 && <p>{t('manuals.none')}</p>}
+      <ul class="records" aria-label={t('manuals.list')}>
         {docs.data?.map((d) => (
           <li key={d.fileMd5} class="record" aria-labelledby={`doc-${d.fileMd5}`}>
             <h3 id={`doc-${d.fileMd5}`}>{d.fileName}</h3>
-            <p>{d.pages} pages · {fmtBytes(d.size)} · added {fmtDate(d.createdAt)}{d.truncated ? ' · only the first 10 000 passages are indexed' : ''}</p>
+            <p>{[t('manuals.pages', { n: d.pages }), fmtBytes(d.size), t('manuals.added', { date: fmtDate(d.createdAt) }), ...(d.truncated ? [t('manuals.truncated')] : [])].join(' · ')}</p>
             <div class="buttons">
-              <DocumentLink class="button secondary" md5={d.fileMd5} page={1} name={d.fileName} withToken={accounts} onError={setError}>Open</DocumentLink>
-              <button type="button" class="danger" disabled={!online} onClick={() => void remove(d)}>Delete</button>
+              <DocumentLink class="button secondary" md5={d.fileMd5} page={1} name={d.fileName} withToken={accounts} onError={setError}>{t('common.open')}</DocumentLink>
+              <button type="button" class="danger" disabled={!online} onClick={() => void remove(d)}>{t('common.delete')}</button>
             </div>
           </li>
         ))}

@@ -1,10 +1,16 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
-import { ENERGY_NAMES, fuel, paths, unitLabel, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
+import { fuel, paths, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
 import { ApiError, download } from '../api/http';
 import { useOnline, useResource } from '../hooks';
-import { fmtDateTime, fmtNumber, timeZone } from '../lib/format';
-import { AsOf, ErrorText, Status, VehiclePicker } from '../components/common';
+import { fmtDateTime, fmtNumber } from '../lib/format';
+import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
+import { t } from '../i18n';
+import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
+import {
+  CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, costPerDistance, kmToDistance, metricToQuantity, pricePerOwnerUnit, type Units,
+} from '../lib/units';
+import { consumptionLabel, distanceLabel, energyName, quantityLabel } from '../lib/labels';
 import type { Series } from '../components/chart';
 
 export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleContext) {
@@ -13,9 +19,17 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
   const s = stats.data;
   const energies = s?.by_energy.map((e) => e.energy) ?? [];
   const energy = energyPick && energies.includes(energyPick) ? energyPick : (s?.main_energy ?? null);
-  const monthly = useResource<MonthStatistics[]>(chosen !== null && energy ? paths.monthly(chosen, energy, timeZone) : null);
-  const unit = unitLabel(s?.by_energy.find((e) => e.energy === energy)?.unit ?? 'l');
+  // Calendar months in the owner's time zone (a preference; the browser's until one is chosen).
+  const zone = activePrefs().time_zone;
+  const monthly = useResource<MonthStatistics[]>(chosen !== null && energy ? paths.monthly(chosen, energy, zone) : null);
+  const u = activeUnits();
+  const energyUnit = s?.by_energy.find((e) => e.energy === energy)?.unit ?? 'l';
+  const unit = quantityLabel(energyUnit, u);
+  const cu = consumptionUnitOf(energyUnit, u);
   const months = monthly.data ?? [];
+  // The service's monthly figures converted one by one (a month without a sample stays 0 on the chart, as before).
+  const monthConsumption = months.map((m) => convertConsumption(m.consumption, cu) ?? '0');
+  const monthPrice = months.map((m) => pricePerOwnerUnit(m.avg_price, m.unit, u));
   // Which charts show as tables: kept here, so choosing another energy (the
   // charts unmount while its months load) keeps the owner's choice.
   const [tables, setTables] = useState<Record<string, boolean>>({});
@@ -23,40 +37,40 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
 
   return (
     <>
-      <h1 tabIndex={-1}>Statistics</h1>
+      <h1 tabIndex={-1}>{t('nav.statistics')}</h1>
       <AsOf asOf={stats.asOf ?? monthly.asOf ?? vehiclesAsOf} />
       {vehicles && vehicles.length > 0 && <VehiclePicker vehicles={vehicles} value={chosen} onChange={choose} />}
-      {vehicles && vehicles.length === 0 && <p>No vehicle yet: add one on the <a href="/vehicles">Vehicles</a> page.</p>}
+      {vehicles && vehicles.length === 0 && <NoVehicle />}
       <ErrorText error={stats.error ?? monthly.error} />
       {s && (
         <section aria-labelledby="cards-h">
-          <h2 id="cards-h">Summary</h2>
+          <h2 id="cards-h">{t('stats.summary')}</h2>
           <div class="cards">
-            <Card label="Refuels" value={fmtNumber(s.total_records, 0)} />
-            <Card label="Total spent" value={fmtNumber(s.total_amount)} />
-            <Card label="Distance" value={`${fmtNumber(s.total_distance, 1)} km`} />
-            {s.last_refuel_time && <Card label="Last refuel" value={fmtDateTime(s.last_refuel_time)} />}
+            <Card label={t('stats.refuels')} value={fmtNumber(s.total_records, 0)} />
+            <Card label={t('stats.totalSpent')} value={fmtNumber(s.total_amount)} />
+            <Card label={t('stats.distance')} value={`${fmtNumber(kmToDistance(s.total_distance, u), PLACES.distance)} ${distanceLabel(u)}`} />
+            {s.last_refuel_time && <Card label={t('stats.lastRefuel')} value={fmtDateTime(s.last_refuel_time)} />}
           </div>
-          {s.by_energy.map((e) => <EnergyCards key={e.energy} e={e} several={s.by_energy.length > 1} />)}
+          {s.by_energy.map((e) => <EnergyCards key={e.energy} e={e} u={u} several={s.by_energy.length > 1} />)}
         </section>
       )}
       {s && s.total_records > 0 && energy && (
         <section aria-labelledby="charts-h">
-          <h2 id="charts-h">By month</h2>
+          <h2 id="charts-h">{t('stats.byMonth')}</h2>
           {energies.length > 1 && (
             <div class="field">
-              <label for="chart-energy">Energy</label>
+              <label for="chart-energy">{t('stats.energy')}</label>
               <select id="chart-energy" value={energy} onChange={(e) => setEnergyPick(e.currentTarget.value as Energy)}>
-                {energies.map((x) => <option key={x} value={x}>{ENERGY_NAMES[x]}</option>)}
+                {energies.map((x) => <option key={x} value={x}>{energyName(x)}</option>)}
               </select>
             </div>
           )}
-          <p class="hint">Calendar months in {timeZone}.</p>
+          <p class="hint">{t('stats.monthsIn', { zone })}</p>
           {months.length > 0 && (
             <>
-              <ChartBlock title={`Consumption (${unit}/100 km)`} name="Consumption" {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={months.map((m) => m.consumption)} digits={2} />
-              <ChartBlock title={`Price per unit (per ${unit})`} name="Price per unit" {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={months.map((m) => m.avg_price)} digits={4} />
-              <ChartBlock title="Monthly cost" name="Cost" {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => m.amount)} digits={2} />
+              <ChartBlock id="consumption" title={t('stats.consumptionChart', { unit: consumptionLabel(energyUnit, u) })} name={t('stats.consumptionName')} {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={monthConsumption} digits={CONSUMPTION_PLACES[cu]} />
+              <ChartBlock id="price" title={t('stats.priceChart', { unit: t('unit.per', { unit }) })} name={t('stats.priceName')} {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={monthPrice} digits={PLACES.price} />
+              <ChartBlock id="cost" title={t('stats.costChart')} name={t('stats.costName')} {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => String(m.amount))} digits={PLACES.money} />
             </>
           )}
         </section>
@@ -78,20 +92,21 @@ function Card({ label, value }: { label: string; value: string }) {
   );
 }
 
-function EnergyCards({ e, several }: { e: EnergyStatistics; several: boolean }) {
-  const u = unitLabel(e.unit);
+function EnergyCards({ e, u, several }: { e: EnergyStatistics; u: Units; several: boolean }) {
+  const q = quantityLabel(e.unit, u);
   const id = useId();
-  const name = ENERGY_NAMES[e.energy];
+  const name = energyName(e.energy);
+  const consumption = e.consumption_samples > 0 ? convertConsumption(e.avg_consumption, consumptionUnitOf(e.unit, u)) : null;
   return (
     <div class="energy-cards" role="group" {...(several ? { 'aria-labelledby': id } : { 'aria-label': name })}>
       {several && <h3 id={id}>{name}</h3>}
       <div class="cards">
-        {several && <Card label="Refuels" value={fmtNumber(e.total_records, 0)} />}
-        <Card label={several ? 'Quantity' : `${name} quantity`} value={`${fmtNumber(e.total_quantity, 3)} ${u}`} />
-        {several && <Card label="Spent" value={fmtNumber(e.total_amount)} />}
-        <Card label="Average price" value={`${fmtNumber(e.avg_price, 4)} per ${u}`} />
-        <Card label="Average consumption" value={e.consumption_samples > 0 ? `${fmtNumber(e.avg_consumption)} ${u}/100 km` : 'not enough full fills'} />
-        <Card label="Cost per km" value={e.consumption_samples > 0 ? fmtNumber(e.cost_per_km, 4) : '–'} />
+        {several && <Card label={t('stats.refuels')} value={fmtNumber(e.total_records, 0)} />}
+        <Card label={several ? t('stats.quantity') : t('stats.energyQuantity', { energy: name })} value={`${fmtNumber(metricToQuantity(e.total_quantity, e.unit, u), PLACES.quantity)} ${q}`} />
+        {several && <Card label={t('stats.spent')} value={fmtNumber(e.total_amount)} />}
+        <Card label={t('stats.avgPrice')} value={`${fmtNumber(pricePerOwnerUnit(e.avg_price, e.unit, u), PLACES.price)} ${t('unit.per', { unit: q })}`} />
+        <Card label={t('stats.avgConsumption')} value={consumption !== null ? `${fmtNumber(consumption, 2)} ${consumptionLabel(e.unit, u)}` : t('stats.notEnough')} />
+        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtNumber(costPerDistance(e.cost_per_km, u), PLACES.costPerDistance) : '–'} />
       </div>
     </div>
   );
@@ -101,19 +116,21 @@ type ChartModule = typeof import('../components/chart');
 let chartModule: Promise<ChartModule> | null = null;
 
 interface ChartProps {
+  /** A stable id (the title changes with the language and units). */
+  id: string;
   title: string;
   name: string;
   labels: string[];
-  values: number[];
+  /** Decimal strings, already in the owner's units. */
+  values: string[];
   digits: number;
   table: boolean;
   onToggle: () => void;
 }
 
-function ChartBlock({ title, name, labels, values, digits, table, onToggle }: ChartProps) {
+function ChartBlock({ id, title, name, labels, values, digits, table, onToggle }: ChartProps) {
   const [failed, setFailed] = useState(false);
   const el = useRef<HTMLDivElement>(null);
-  const id = name.toLowerCase().replace(/\W+/g, '-');
   useEffect(() => {
     if (table || !el.current) return;
     let cleanup: (() => void) | undefined;
@@ -121,7 +138,8 @@ function ChartBlock({ title, name, labels, values, digits, table, onToggle }: Ch
     chartModule ??= import('../components/chart');
     chartModule.then(
       (m) => {
-        if (live && el.current) cleanup = m.drawChart(el.current, { labels, values, name } satisfies Series);
+        // uPlot draws numbers; the figures themselves are in the table.
+        if (live && el.current) cleanup = m.drawChart(el.current, { labels, values: values.map(Number), name } satisfies Series);
       },
       () => live && setFailed(true),
     );
@@ -136,16 +154,16 @@ function ChartBlock({ title, name, labels, values, digits, table, onToggle }: Ch
       <figcaption id={`${id}-cap`}>{title}</figcaption>
       {showTable ? (
         <table>
-          <thead><tr><th scope="col">Month</th><th scope="col">{name}</th></tr></thead>
+          <thead><tr><th scope="col">{t('stats.month')}</th><th scope="col">{name}</th></tr></thead>
           <tbody>
-            {labels.map((l, i) => <tr key={l}><th scope="row">{l}</th><td>{fmtNumber(values[i] ?? 0, digits)}</td></tr>)}
+            {labels.map((l, i) => <tr key={l}><th scope="row">{l}</th><td>{fmtNumber(values[i] ?? '0', digits)}</td></tr>)}
           </tbody>
         </table>
       ) : (
-        <div ref={el} class="plot" role="img" aria-label={`${title}: chart of ${labels.length} months. Use Show as table for the figures.`} />
+        <div ref={el} class="plot" role="img" aria-label={t('stats.chartLabel', { title, n: labels.length })} />
       )}
       {!failed && (
-        <button type="button" class="secondary" onClick={onToggle}>{table ? 'Show as chart' : 'Show as table'}</button>
+        <button type="button" class="secondary" onClick={onToggle}>{table ? t('stats.showChart') : t('stats.showTable')}</button>
       )}
     </figure>
   );
@@ -160,7 +178,7 @@ function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToke
   const online = useOnline();
 
   async function run(dryRun: boolean) {
-    if (!file) return setError({ code: 'INVALID_ARGUMENT', message: 'CSV file: choose a file first.' });
+    if (!file) return setError({ code: 'INVALID_ARGUMENT', message: t('csv.chooseFirst') });
     setBusy(true);
     setError(null);
     setDone(null);
@@ -169,7 +187,7 @@ function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToke
       if (dryRun) setPreview(r);
       else {
         setPreview(null);
-        setDone(`Imported ${r.imported} refuels; ${r.skipped} already stored were skipped.`);
+        setDone(t('csv.imported', { imported: fmtNumber(r.imported, 0), skipped: fmtNumber(r.skipped, 0) }));
         onImported();
       }
     } catch (e) {
@@ -183,29 +201,29 @@ function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToke
 
   return (
     <section aria-labelledby="csv-h">
-      <h2 id="csv-h">CSV</h2>
+      <h2 id="csv-h">{t('csv.heading')}</h2>
       <p>
         <a href={paths.csv(vehicleId)} download onClick={(e) => {
           // With accounts the file needs the bearer token, which a plain link cannot send.
           if (!withToken) return;
           e.preventDefault();
           setError(null);
-          download(paths.csv(vehicleId), `refuels-${vehicleId}.csv`).catch((err: Error) => setError({ code: 'EXPORT', message: `Export: ${err.message}` }));
-        }}>Export CSV</a>
+          download(paths.csv(vehicleId), `refuels-${vehicleId}.csv`).catch((err: Error) => setError({ code: 'EXPORT', message: t('csv.exportError', { message: err.message }) }));
+        }}>{t('csv.export')}</a>
       </p>
       <div class="field">
-        <label for="csv-file">CSV file to import</label>
+        <label for="csv-file">{t('csv.file')}</label>
         <input id="csv-file" type="file" accept=".csv,text/csv" onChange={(e) => { setFile(e.currentTarget.files?.[0] ?? null); setPreview(null); setDone(null); setError(null); }} />
       </div>
-      <p class="hint">This app's export, Fuelly and LubeLogger files are read. Nothing is stored before you confirm the preview.</p>
-      {!online && <p class="hint">Importing needs a connection.</p>}
+      <p class="hint">{t('csv.hint')}</p>
+      {!online && <p class="hint">{t('csv.needsConnection')}</p>}
       <div class="buttons">
-        <button type="button" class="secondary" disabled={busy || !file || !online} onClick={() => void run(true)}>Preview import</button>
+        <button type="button" class="secondary" disabled={busy || !file || !online} onClick={() => void run(true)}>{t('csv.preview')}</button>
       </div>
       {preview && (
         <div class="preview" role="status">
-          <p>{preview.rows} rows read: {preview.imported} would be imported, {preview.skipped} are already stored and would be skipped.</p>
-          <button type="button" disabled={busy || preview.imported === 0} onClick={() => void run(false)}>Import {preview.imported} refuels</button>
+          <p>{t('csv.previewText', { rows: fmtNumber(preview.rows, 0), imported: fmtNumber(preview.imported, 0), skipped: fmtNumber(preview.skipped, 0) })}</p>
+          <button type="button" disabled={busy || preview.imported === 0} onClick={() => void run(false)}>{t('csv.import', { n: fmtNumber(preview.imported, 0) })}</button>
         </div>
       )}
       {done && <Status>{done}</Status>}
@@ -213,7 +231,7 @@ function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToke
         <div class="error" role="alert">
           <p>{error.message}</p>
           {error.errors && error.errors.length > 0 && (
-            <ul>{error.errors.slice(0, 50).map((x) => <li key={x.row}>Row {x.row}: {x.reason}</li>)}</ul>
+            <ul>{error.errors.slice(0, 50).map((x) => <li key={x.row}>{t('csv.row', { row: x.row, reason: x.reason })}</li>)}</ul>
           )}
         </div>
       )}

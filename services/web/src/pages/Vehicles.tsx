@@ -1,10 +1,14 @@
 import { useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
-import { FUEL_TYPES, FUEL_TYPE_NAMES, fuel, type FuelType, type Vehicle, type VehicleFields } from '../api/fuel';
+import { FUEL_TYPES, fuel, type FuelType, type Vehicle, type VehicleFields } from '../api/fuel';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtNumber } from '../lib/format';
 import { useOnline } from '../hooks';
 import { AsOf, ErrorText, Status } from '../components/common';
+import { t } from '../i18n';
+import { units as activeUnits } from '../lib/preferences';
+import { metricToQuantity, quantityToMetric } from '../lib/units';
+import { fuelTypeName, quantityLabel } from '../lib/labels';
 
 export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles }: VehicleContext) {
   const [editing, setEditing] = useState<number | 'new' | null>(null);
@@ -26,43 +30,43 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
 
   return (
     <>
-      <h1 tabIndex={-1}>Vehicles</h1>
+      <h1 tabIndex={-1}>{t('nav.vehicles')}</h1>
       <AsOf asOf={vehiclesAsOf} />
       <ErrorText error={vehiclesError ?? error} />
       {message && <Status>{message}</Status>}
-      {!online && <p class="hint">Changing vehicles needs a connection.</p>}
+      {!online && <p class="hint">{t('vehicles.needsConnection')}</p>}
       {editing === 'new' ? (
         <VehicleForm onCancel={() => setEditing(null)}
-          onSave={async (f) => { await fuel.createVehicle(f); setEditing(null); setMessage('Vehicle added.'); reloadVehicles(); }} />
+          onSave={async (f) => { await fuel.createVehicle(f); setEditing(null); setMessage(t('vehicles.added')); reloadVehicles(); }} />
       ) : (
-        <button type="button" onClick={() => { setMessage(null); setEditing('new'); }} disabled={!online}>Add vehicle</button>
+        <button type="button" onClick={() => { setMessage(null); setEditing('new'); }} disabled={!online}>{t('vehicles.add')}</button>
       )}
-      {vehicles && vehicles.length === 0 && <p>No vehicle yet.</p>}
-      <ul class="records" aria-label="Vehicles">
+      {vehicles && vehicles.length === 0 && <p>{t('vehicles.none')}</p>}
+      <ul class="records" aria-label={t('vehicles.list')}>
         {vehicles?.map((v) => (
           <li key={v.id} class="record" aria-labelledby={`veh-${v.id}`}>
             {editing === v.id ? (
               <VehicleForm vehicle={v} onCancel={() => setEditing(null)}
-                onSave={async (f) => { await fuel.updateVehicle(v.id, f); setEditing(null); setMessage('Vehicle updated.'); reloadVehicles(); }} />
+                onSave={async (f) => { await fuel.updateVehicle(v.id, f); setEditing(null); setMessage(t('vehicles.updated')); reloadVehicles(); }} />
             ) : (
               <>
-                <h2 id={`veh-${v.id}`}>{v.name}{v.default_vehicle && <span class="badge"> Default</span>}</h2>
+                <h2 id={`veh-${v.id}`}>{v.name}{v.default_vehicle && <span class="badge">{t('vehicles.default')}</span>}</h2>
                 <dl>
-                  {(v.brand || v.model) && <div><dt>Model</dt><dd>{[v.brand, v.model].filter(Boolean).join(' ')}</dd></div>}
-                  {v.plate_number && <div><dt>Plate</dt><dd>{v.plate_number}</dd></div>}
-                  <div><dt>Fuel type</dt><dd>{FUEL_TYPE_NAMES[v.fuel_type] ?? v.fuel_type}</dd></div>
-                  {v.tank_capacity > 0 && <div><dt>Tank</dt><dd>{fmtNumber(v.tank_capacity)} L</dd></div>}
+                  {(v.brand || v.model) && <div><dt>{t('vehicles.model')}</dt><dd>{[v.brand, v.model].filter(Boolean).join(' ')}</dd></div>}
+                  {v.plate_number && <div><dt>{t('vehicles.plate')}</dt><dd>{v.plate_number}</dd></div>}
+                  <div><dt>{t('vehicles.fuelType')}</dt><dd>{FUEL_TYPES.includes(v.fuel_type) ? fuelTypeName(v.fuel_type) : v.fuel_type}</dd></div>
+                  {v.tank_capacity > 0 && <div><dt>{t('vehicles.tank')}</dt><dd>{`${fmtNumber(metricToQuantity(v.tank_capacity, 'l', activeUnits()), 2)} ${quantityLabel('l', activeUnits())}`}</dd></div>}
                 </dl>
                 <div class="buttons">
-                  <button type="button" class="secondary" disabled={!online} onClick={() => { setMessage(null); setEditing(v.id); }}>Edit</button>
+                  <button type="button" class="secondary" disabled={!online} onClick={() => { setMessage(null); setEditing(v.id); }}>{t('common.edit')}</button>
                   {!v.default_vehicle && (
                     <button type="button" class="secondary" disabled={!online}
-                      onClick={() => void act(() => fuel.makeDefault(v.id), `${v.name} is now the default vehicle.`)}>Make default</button>
+                      onClick={() => void act(() => fuel.makeDefault(v.id), t('vehicles.nowDefault', { name: v.name }))}>{t('vehicles.makeDefault')}</button>
                   )}
                   <button type="button" class="danger" disabled={!online}
                     onClick={() => {
-                      if (window.confirm(`Delete ${v.name} and all its refuels?`)) void act(() => fuel.deleteVehicle(v.id), 'Vehicle deleted.');
-                    }}>Delete</button>
+                      if (window.confirm(t('vehicles.deleteConfirm', { name: v.name }))) void act(() => fuel.deleteVehicle(v.id), t('vehicles.deleted'));
+                    }}>{t('common.delete')}</button>
                 </div>
               </>
             )}
@@ -79,7 +83,9 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
   const [model, setModel] = useState(vehicle?.model ?? '');
   const [plate, setPlate] = useState(vehicle?.plate_number ?? '');
   const [fuelType, setFuelType] = useState<FuelType>(vehicle?.fuel_type ?? 'gasoline');
-  const [tank, setTank] = useState(vehicle && vehicle.tank_capacity > 0 ? String(vehicle.tank_capacity) : '');
+  const u = activeUnits();
+  const initialTank = vehicle && vehicle.tank_capacity > 0 ? metricToQuantity(vehicle.tank_capacity, 'l', u, 3) : '';
+  const [tank, setTank] = useState(initialTank);
   const [isDefault, setIsDefault] = useState(vehicle?.default_vehicle ?? false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -88,12 +94,13 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
   async function submit(e: Event) {
     e.preventDefault();
     setError(null);
-    if (!name.trim()) return setError('Name: enter a name for the vehicle.');
+    if (!name.trim()) return setError(t('vehicles.errName'));
     let tankDec: Dec | undefined;
     if (tank.trim()) {
-      const t = parseDecimal(tank);
-      if (t === null) return setError('Tank capacity: enter a number of litres.');
-      tankDec = new Dec(t);
+      const typed = parseDecimal(tank);
+      if (typed === null) return setError(t('vehicles.errTank', { unit: quantityLabel('l', u) }));
+      // Unchanged: the stored liters, not a round trip through the owner's unit.
+      tankDec = new Dec(tank === initialTank && vehicle ? String(vehicle.tank_capacity) : quantityToMetric(typed, 'l', u));
     }
     setBusy(true);
     try {
@@ -106,28 +113,28 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
   }
 
   return (
-    <form class="form" onSubmit={(e) => void submit(e)} aria-label={vehicle ? `Edit ${vehicle.name}` : 'New vehicle'}>
-      <div class="field"><label for={`${p}-name`}>Name</label>
+    <form class="form" onSubmit={(e) => void submit(e)} aria-label={vehicle ? t('vehicles.editForm', { name: vehicle.name }) : t('vehicles.newForm')}>
+      <div class="field"><label for={`${p}-name`}>{t('vehicles.name')}</label>
         <input id={`${p}-name`} maxLength={64} required value={name} onInput={(e) => setName(e.currentTarget.value)} /></div>
-      <div class="field"><label for={`${p}-brand`}>Brand</label>
+      <div class="field"><label for={`${p}-brand`}>{t('vehicles.brand')}</label>
         <input id={`${p}-brand`} maxLength={64} value={brand} onInput={(e) => setBrand(e.currentTarget.value)} /></div>
-      <div class="field"><label for={`${p}-model`}>Model</label>
+      <div class="field"><label for={`${p}-model`}>{t('vehicles.modelField')}</label>
         <input id={`${p}-model`} maxLength={64} value={model} onInput={(e) => setModel(e.currentTarget.value)} /></div>
-      <div class="field"><label for={`${p}-plate`}>Plate number</label>
+      <div class="field"><label for={`${p}-plate`}>{t('vehicles.plateField')}</label>
         <input id={`${p}-plate`} maxLength={32} value={plate} onInput={(e) => setPlate(e.currentTarget.value)} /></div>
-      <div class="field"><label for={`${p}-fuel`}>Fuel type</label>
+      <div class="field"><label for={`${p}-fuel`}>{t('vehicles.fuelType')}</label>
         <select id={`${p}-fuel`} value={fuelType} onChange={(e) => setFuelType(e.currentTarget.value as FuelType)}>
-          {FUEL_TYPES.map((f) => <option key={f} value={f}>{FUEL_TYPE_NAMES[f]}</option>)}
+          {FUEL_TYPES.map((f) => <option key={f} value={f}>{fuelTypeName(f)}</option>)}
         </select></div>
-      <div class="field"><label for={`${p}-tank`}>Tank capacity</label>
+      <div class="field"><label for={`${p}-tank`}>{t('vehicles.tankField')}</label>
         <div class="with-unit"><input id={`${p}-tank`} inputMode="decimal" value={tank} onInput={(e) => setTank(e.currentTarget.value)} />
-          <span class="unit">L</span></div></div>
+          <span class="unit">{quantityLabel('l', u)}</span></div></div>
       <div class="check"><input id={`${p}-default`} type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.currentTarget.checked)} />
-        <label for={`${p}-default`}>Default vehicle</label></div>
+        <label for={`${p}-default`}>{t('vehicles.defaultField')}</label></div>
       <ErrorText error={error} />
       <div class="buttons">
-        <button type="submit" disabled={busy}>Save vehicle</button>
-        <button type="button" class="secondary" onClick={onCancel}>Cancel</button>
+        <button type="submit" disabled={busy}>{t('vehicles.save')}</button>
+        <button type="button" class="secondary" onClick={onCancel}>{t('common.cancel')}</button>
       </div>
     </form>
   );

@@ -1,0 +1,264 @@
+// End-to-end, the owner's own measures (issue 17), with accounts on: a
+// browser in en-US starts in miles, US gallons, mpg and dollars; a refuel
+// typed in gallons and miles is stored in liters and kilometres (read back
+// through the API), and mpg shows on the cards, the chart and its table;
+// the preferences survive a reload and reach another browser profile of the
+// same user; a change made offline is in force at once and sent later; the
+// Chinese interface passes axe-core in light and dark. The built client
+// behind the real Caddy, against the real services, in Debian's Chromium.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { startStack } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
+// The exact factors, for the expected values (the client computes in decimal; these are oracles).
+const KM_PER_MI = 1.609344;
+const L_PER_GAL_US = 3.785411784;
+const L_PER_GAL_UK = 4.54609;
+
+let s;
+let page;
+let token;
+let vehicleId;
+const cspViolations = [];
+const pageErrors = [];
+
+const api = async (path, init = {}) => {
+  const res = await fetch(s.base + path, { ...init, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...init.headers } });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+};
+
+function watch(p) {
+  p.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  p.on('dialog', (d) => void d.accept());
+}
+
+const field = (p, label) => p.getByLabel(label, { exact: true });
+const round = (v, places) => Math.round(v * 10 ** places) / 10 ** places;
+const fmt = (v, places) => new Intl.NumberFormat('en-US', { maximumFractionDigits: places }).format(round(v, places));
+
+async function signIn(p) {
+  await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  await field(p, 'Username').fill(ADMIN.username);
+  await field(p, 'Password').fill(ADMIN.password);
+  await p.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+async function nav(p, name) {
+  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await p.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+async function eventually(check, ms = 15_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** overflow: how far the page scrolls sideways at its width (0: not at all). */
+const overflow = (p) => p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+/** card: the value of the card named label (in the group named group, if given). */
+const card = (p, label, group) => (group ? p.getByRole('group', { name: group, exact: true }) : p).getByRole('group', { name: label, exact: true }).locator('.card-value');
+
+before(async () => {
+  s = await startStack({ auth: ADMIN, locale: 'en-US', timezoneId: 'America/Chicago' });
+  page = s.context.pages()[0] ?? (await s.context.newPage());
+  watch(page);
+  token = await s.login();
+});
+
+after(async () => {
+  await s?.stop();
+});
+
+describe("the owner's own measures", () => {
+  it('a first start in en-US saves miles, US gallons, mpg, dollars and the zone as the preferences', async () => {
+    assert.deepEqual((await api('/api/preferences')).body.distance_unit, null, 'nothing chosen before the first start');
+    await page.goto(s.base + '/');
+    await signIn(page);
+    await page.getByRole('heading', { level: 1, name: 'Add refuel' }).waitFor();
+    await eventually(async () => {
+      const p = (await api('/api/preferences')).body;
+      assert.deepEqual(
+        [p.distance_unit, p.volume_unit, p.consumption_unit, p.electric_consumption_unit, p.gas_consumption_unit, p.currency, p.locale, p.time_zone],
+        ['mi', 'gal_us', 'mpg_us', 'mi_per_kwh', 'kg_per_100km', 'USD', 'en-US', 'America/Chicago']);
+    });
+  });
+
+  it('refuels typed in miles and gallons are stored in km and liters; mpg on the cards, the chart and its table', async () => {
+    const v = await api('/api/vehicles', { method: 'POST', body: JSON.stringify({ name: 'Pickup', fuel_type: 'gasoline' }) });
+    assert.ok(v.status === 200 || v.status === 201, JSON.stringify(v.body));
+    vehicleId = v.body.id;
+    await page.goto(s.base + '/');
+    await page.locator('#odometer-unit').filter({ hasText: 'mi' }).waitFor();
+    await page.locator('#quantity-unit').filter({ hasText: 'gal' }).waitFor();
+    await page.locator('#price-unit').filter({ hasText: '$ per gal' }).waitFor();
+    await field(page, 'Date and time').fill('2026-03-01T08:00');
+    await field(page, 'Odometer').fill('12345');
+    await field(page, 'Quantity').fill('10');
+    await field(page, 'Price per unit').fill('3.459');
+    await eventually(async () => assert.equal(await field(page, 'Total amount').inputValue(), '34.59'));
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await field(page, 'Date and time').fill('2026-03-10T08:00');
+    await field(page, 'Odometer').fill('12645');
+    await field(page, 'Quantity').fill('10');
+    await field(page, 'Total amount').fill('35');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    // The placeholder is the last reading, in miles again.
+    await page.waitForFunction(() => document.querySelector('#odometer')?.getAttribute('placeholder') === '12645');
+
+    // The API keeps the contract's units: km and liters at 3 places.
+    const records = (await api(`/api/refuels?vehicle_id=${v.body.id}`)).body;
+    assert.deepEqual(records.map((r) => [r.odometer, r.liters, r.total_amount, r.unit]), [
+      [20350.155, 37.854, 35, 'l'], // 12645 x 1.609344 = 20350.15488; 10 x 3.785411784 = 37.85411784
+      [19867.352, 37.854, 34.59, 'l'], // 12345 x 1.609344 = 19867.35168
+    ]);
+    const st = (await api(`/api/vehicles/${v.body.id}/statistics`)).body;
+    const [gas] = st.by_energy;
+    const mpg = (100 * L_PER_GAL_US) / KM_PER_MI / gas.avg_consumption;
+    assert.ok(Math.abs(mpg - 30) < 0.05, `the service's average is 30 mpg (${mpg})`);
+
+    await nav(page, 'History');
+    const newest = page.getByRole('list', { name: 'Refuels' }).getByRole('listitem').first();
+    await newest.getByText('12,645 mi', { exact: true }).waitFor();
+    await newest.getByText('300 mi', { exact: true }).waitFor();
+    await newest.getByText('10 gal (full)', { exact: true }).waitFor();
+    await newest.getByText('3.5 per gal', { exact: true }).waitFor();
+    await newest.getByText('30 mpg', { exact: true }).waitFor();
+
+    await nav(page, 'Statistics');
+    assert.equal(await card(page, 'Distance').textContent(), `${fmt(st.total_distance / KM_PER_MI, 1)} mi`);
+    assert.equal(await card(page, 'Distance').textContent(), '300 mi');
+    assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), `${fmt(mpg, 1)} mpg`);
+    assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), '30 mpg');
+    assert.equal(await card(page, 'Gasoline quantity', 'Gasoline').textContent(), `${fmt(gas.total_quantity / L_PER_GAL_US, 3)} gal`);
+    assert.equal(await card(page, 'Average price', 'Gasoline').textContent(), `${fmt(gas.avg_price * L_PER_GAL_US, 4)} per gal`);
+    assert.equal(await card(page, 'Cost per mi', 'Gasoline').textContent(), fmt(gas.cost_per_km * KM_PER_MI, 4));
+
+    const months = (await api(`/api/vehicles/${v.body.id}/statistics/monthly?energy=gasoline&tz=America%2FChicago`)).body;
+    const fig = page.getByRole('figure', { name: 'Consumption (mpg)', exact: true });
+    await fig.locator('canvas').waitFor();
+    await fig.getByRole('button', { name: 'Show as table' }).click();
+    await eventually(async () => {
+      const rows = await fig.getByRole('rowheader').allInnerTexts();
+      const cells = await fig.getByRole('cell').allInnerTexts();
+      assert.deepEqual([rows, cells], [months.map((m) => m.month), months.map((m) => fmt((100 * L_PER_GAL_US) / KM_PER_MI / m.consumption, 1))]);
+    });
+    assert.deepEqual(await fig.getByRole('cell').allInnerTexts(), ['30']);
+    await page.getByRole('figure', { name: 'Price per unit (per gal)', exact: true }).waitFor();
+    await page.getByText('Calendar months in America/Chicago.').waitFor();
+  });
+
+  it('Settings: a change is saved, survives a reload and reaches another browser profile of the same user', async () => {
+    await nav(page, 'Settings');
+    assert.equal(await overflow(page), 0, 'Settings at 390 px');
+    assert.equal(await field(page, 'Distance').inputValue(), 'mi');
+    assert.equal(await field(page, 'Currency').inputValue(), 'USD');
+    await field(page, 'Consumption of liquid fuels').selectOption('mpg_uk');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    assert.equal((await api('/api/preferences')).body.consumption_unit, 'mpg_uk');
+
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    await eventually(async () => assert.equal(await field(page, 'Consumption of liquid fuels').inputValue(), 'mpg_uk'));
+
+    const other = await s.newProfile();
+    try {
+      const p2 = other.pages()[0] ?? (await other.newPage());
+      watch(p2);
+      await p2.goto(s.base + '/statistics');
+      await signIn(p2);
+      await p2.getByRole('heading', { level: 1, name: 'Statistics' }).waitFor();
+      const st = (await api(`/api/vehicles/${vehicleId}/statistics`)).body;
+      const mpgUk = (100 * L_PER_GAL_UK) / KM_PER_MI / st.by_energy[0].avg_consumption;
+      await eventually(async () => assert.equal(await card(p2, 'Average consumption', 'Gasoline').textContent(), `${fmt(mpgUk, 1)} mpg (UK)`));
+      assert.equal(await card(p2, 'Average consumption', 'Gasoline').textContent(), '36 mpg (UK)');
+      await nav(p2, 'Settings');
+      assert.equal(await field(p2, 'Consumption of liquid fuels').inputValue(), 'mpg_uk');
+      assert.equal(await field(p2, 'Distance').inputValue(), 'mi');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('offline, a change is in force at once, also after a reload, and sent when the connection returns', async () => {
+    await page.goto(s.base + '/settings');
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    await s.context.setOffline(true);
+    try {
+      await field(page, 'Distance').selectOption('km');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved on this device' }).waitFor();
+      await nav(page, 'Statistics');
+      await eventually(async () => assert.equal(await card(page, 'Distance').textContent(), '482.8 km'));
+      assert.equal((await api('/api/preferences')).body.distance_unit, 'mi', 'nothing reached the server yet');
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Statistics' }).waitFor();
+      await eventually(async () => assert.equal(await card(page, 'Distance').textContent(), '482.8 km'));
+    } finally {
+      await s.context.setOffline(false);
+    }
+    await eventually(async () => assert.equal((await api('/api/preferences')).body.distance_unit, 'km'));
+    assert.equal((await api('/api/preferences')).body.consumption_unit, 'mpg_uk', 'a patch: the other fields kept');
+  });
+
+  it('the Chinese interface passes axe-core on every page, light and dark, and nothing overflows at 390 px', async () => {
+    await page.goto(s.base + '/settings');
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    await field(page, 'Language and number format').selectOption('zh-CN');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('heading', { level: 1, name: '设置' }).waitFor();
+    await page.getByRole('status').filter({ hasText: '设置已保存。' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+    assert.equal((await api('/api/preferences')).body.locale, 'zh-CN');
+    const found = [];
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [path, heading] of [['/', '添加加油'], ['/history', '历史'], ['/statistics', '统计'], ['/vehicles', '车辆'], ['/manuals', '手册'], ['/ask', '提问'], ['/settings', '设置']]) {
+        await page.goto(s.base + path);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        await page.waitForLoadState('networkidle');
+        await page.evaluate(axeSource); // through the DevTools protocol: the page's CSP stays on
+        const violations = await page.evaluate(async () => {
+          const r = await window.axe.run(document, { resultTypes: ['violations'] });
+          return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+        });
+        for (const v of violations) found.push(`${scheme} ${path}: ${v}`);
+        const wide = await overflow(page);
+        if (wide !== 0) found.push(`${scheme} ${path}: scrolls sideways by ${wide} px at 390 px`);
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    assert.deepEqual(found, []);
+    // The figures in Chinese too: the navigation, the cards by their Chinese names.
+    await page.goto(s.base + '/statistics');
+    await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: '设置' }).waitFor();
+    await eventually(async () => assert.equal(await card(page, '平均油耗', '汽油').textContent(), '36 英里/英制加仑'));
+  });
+
+  it('no CSP violation and no uncaught error in the whole run', () => {
+    assert.deepEqual(cspViolations, []);
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -1,0 +1,129 @@
+// Every catalogue has every key of the English one and no other, with the
+// same {parameters}; and no string of the interface is written in a .tsx
+// file outside the catalogues (JSX text, the accessible-name and hint
+// attributes, string literals shown as children), read with the TypeScript
+// compiler's own parser.
+import { describe, expect, it } from 'vitest';
+import ts from 'typescript';
+import { CATALOGUES, languageOf, setLanguage, t, tn } from './index';
+import { en } from './en';
+
+const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+describe('catalogues', () => {
+  const keys = Object.keys(en).sort();
+  for (const [lang, cat] of Object.entries(CATALOGUES)) {
+    it(`${lang} has every key and no extra one, with the same parameters`, () => {
+      expect(Object.keys(cat).sort()).toEqual(keys);
+      for (const k of keys) {
+        const v = cat[k as keyof typeof en];
+        expect(v.trim().length > 0 || en[k as keyof typeof en].trim() === '', `${lang} ${k} is empty`).toBe(true);
+        expect(params(v), `${lang} ${k}`).toEqual(params(en[k as keyof typeof en]));
+      }
+    });
+  }
+  it('t fills parameters; tn picks the plural form of the language', () => {
+    setLanguage('en');
+    expect(t('vehicles.nowDefault', { name: 'Scooter' })).toBe('Scooter is now the default vehicle.');
+    expect(tn('login.waits', 1)).toBe('1 refuel waits on this device; it is sent after you sign in.');
+    expect(tn('login.waits', 3)).toBe('3 refuels wait on this device; they are sent after you sign in.');
+    setLanguage('zh');
+    expect(t('vehicles.nowDefault', { name: 'Scooter' })).toBe('Scooter 现在是默认车辆。');
+    expect(tn('login.waits', 3)).toBe('本设备上有 3 条加油记录在等待；登录后会发送。');
+    setLanguage('en');
+  });
+  it('a zh-* locale reads Simplified Chinese; every other English', () => {
+    expect(languageOf('zh-CN')).toBe('zh');
+    expect(languageOf('zh')).toBe('zh');
+    expect(languageOf('zh-Hant-TW')).toBe('zh');
+    expect(languageOf('en-US')).toBe('en');
+    expect(languageOf('de-DE')).toBe('en');
+    expect(languageOf('zu-ZA')).toBe('en');
+  });
+});
+
+// Attributes people read or hear.
+const READ_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label', 'aria-valuetext', 'aria-description']);
+// Names that are not words of the interface.
+const ALLOWED = new Set(['CarHub']);
+const hasWords = (s: string) => /\p{L}/u.test(s) && !ALLOWED.has(s.trim());
+
+interface Finding {
+  file: string;
+  line: number;
+  text: string;
+}
+
+/** literalsIn: the string literals an expression can evaluate to directly (through ?:, &&, ||, ??, templates). */
+function literalsIn(e: ts.Expression, out: ts.Node[]): void {
+  if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) out.push(e);
+  else if (ts.isTemplateExpression(e)) {
+    out.push(e.head);
+    for (const span of e.templateSpans) {
+      out.push(span.literal);
+      literalsIn(span.expression, out);
+    }
+  } else if (ts.isParenthesizedExpression(e)) literalsIn(e.expression, out);
+  else if (ts.isConditionalExpression(e)) {
+    literalsIn(e.whenTrue, out);
+    literalsIn(e.whenFalse, out);
+  } else if (ts.isBinaryExpression(e) && [ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.PlusToken].includes(e.operatorToken.kind)) {
+    literalsIn(e.left, out);
+    literalsIn(e.right, out);
+  }
+}
+
+function textOf(n: ts.Node): string {
+  if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return n.text;
+  if (ts.isTemplateHead(n) || ts.isTemplateMiddle(n) || ts.isTemplateTail(n)) return n.text;
+  return n.getText();
+}
+
+function uncatalogued(file: string, source: string): Finding[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
+  const found: Finding[] = [];
+  const report = (n: ts.Node, text: string) => {
+    if (hasWords(text)) found.push({ file, line: sf.getLineAndCharacterOfPosition(n.getStart()).line + 1, text: text.trim() });
+  };
+  const visit = (n: ts.Node) => {
+    if (ts.isJsxText(n)) report(n, n.text);
+    else if (ts.isJsxAttribute(n) && READ_ATTRIBUTES.has(n.name.getText()) && n.initializer) {
+      const init = n.initializer;
+      if (ts.isStringLiteral(init)) report(init, init.text);
+      else if (ts.isJsxExpression(init) && init.expression) {
+        const lits: ts.Node[] = [];
+        literalsIn(init.expression, lits);
+        for (const l of lits) report(l, textOf(l));
+      }
+    } else if (ts.isJsxExpression(n) && n.expression && (ts.isJsxElement(n.parent) || ts.isJsxFragment(n.parent))) {
+      // A child {…}: a literal shown as it is.
+      const lits: ts.Node[] = [];
+      literalsIn(n.expression, lits);
+      for (const l of lits) report(l, textOf(l));
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+// Every .tsx file's text, through Vite's glob import (the same files the build reads).
+const SOURCES = import.meta.glob<string>(['../**/*.tsx'], { query: '?raw', import: 'default', eager: true });
+
+describe('no interface string outside the catalogues', () => {
+  it('src/**/*.tsx has no JSX text, read attribute or shown literal with words in it', () => {
+    const files = Object.entries(SOURCES);
+    expect(files.length).toBeGreaterThan(8);
+    const found = files.flatMap(([file, text]) => uncatalogued(file, text));
+    expect(found.map((x) => `${x.file}:${x.line} ${JSON.stringify(x.text)}`)).toEqual([]);
+  });
+  it('the scanner finds what it is meant to find', () => {
+    const sample = `
+      const a = <p>Hello there</p>;
+      const b = <input placeholder="Type here" aria-label={x ? 'Yes' : \`No \${n}\`} class="plain words" />;
+      const c = <p>{ok ? ' (full)' : t('x')}{'·'}{' '}</p>;
+      const d = <span class="brand">CarHub</span>;
+      const e = <p>{t('fine')}<a href="/x">{t('ok')}</a> </p>;`;
+    expect(uncatalogued('sample.tsx', sample).map((x) => x.text)).toEqual(['Hello there', 'Type here', 'Yes', 'No', '(full)']);
+  });
+});

@@ -1,0 +1,137 @@
+// The owner's preferences (GET/PUT /api/preferences): their shape, the
+// defaults a first start takes from the browser's locale, and the ones in
+// force, which the pages read while they render (App sets them before).
+import { languageOf, setLanguage } from '../i18n';
+import { setFormat } from './format';
+import {
+  CONSUMPTION_UNITS, DISTANCE_UNITS, ELECTRIC_CONSUMPTION_UNITS, GAS_CONSUMPTION_UNITS, VOLUME_UNITS,
+  type ConsumptionUnit, type DistanceUnit, type ElectricConsumptionUnit, type GasConsumptionUnit, type Units, type VolumeUnit,
+} from './units';
+
+/** Preferences as the service keeps them: null is "not chosen yet". */
+export interface StoredPreferences {
+  distance_unit: DistanceUnit | null;
+  volume_unit: VolumeUnit | null;
+  consumption_unit: ConsumptionUnit | null;
+  electric_consumption_unit: ElectricConsumptionUnit | null;
+  gas_consumption_unit: GasConsumptionUnit | null;
+  currency: string | null;
+  locale: string | null;
+  time_zone: string | null;
+  updated_at?: string | null;
+}
+
+export type PreferenceField = Exclude<keyof StoredPreferences, 'updated_at'>;
+export const PREFERENCE_FIELDS: PreferenceField[] = [
+  'distance_unit', 'volume_unit', 'consumption_unit', 'electric_consumption_unit', 'gas_consumption_unit', 'currency', 'locale', 'time_zone',
+];
+
+/** Preferences with every field chosen (the ones in force). */
+export type Preferences = { [K in PreferenceField]: NonNullable<StoredPreferences[K]> };
+
+/** A patch for PUT /api/preferences: only the fields present change. */
+export type PreferencesPatch = Partial<Preferences>;
+
+// Currencies of the regions whose browsers we expect; Intl has no region ->
+// currency table. Euro area first.
+const EURO = 'AT BE HR CY EE FI FR DE GR IE IT LV LT LU MT NL PT SK SI ES AD MC SM VA ME XK';
+const CURRENCY_OF: Record<string, string> = {
+  US: 'USD', GB: 'GBP', CN: 'CNY', TW: 'TWD', HK: 'HKD', MO: 'MOP', SG: 'SGD', JP: 'JPY', KR: 'KRW', IN: 'INR',
+  CA: 'CAD', AU: 'AUD', NZ: 'NZD', CH: 'CHF', LI: 'CHF', SE: 'SEK', NO: 'NOK', DK: 'DKK', IS: 'ISK', PL: 'PLN',
+  CZ: 'CZK', HU: 'HUF', RO: 'RON', BG: 'BGN', RS: 'RSD', UA: 'UAH', TR: 'TRY', IL: 'ILS', AE: 'AED', SA: 'SAR',
+  ZA: 'ZAR', BR: 'BRL', MX: 'MXN', AR: 'ARS', CL: 'CLP', CO: 'COP', PE: 'PEN', MY: 'MYR', TH: 'THB', ID: 'IDR',
+  PH: 'PHP', VN: 'VND', RU: 'RUB', EG: 'EGP', NG: 'NGN', KE: 'KES', PR: 'USD', EC: 'USD', SV: 'USD', PA: 'USD',
+};
+for (const r of EURO.split(' ')) CURRENCY_OF[r] = 'EUR';
+
+/** regionOf: the region of a locale ("en-US" -> "US"; "zh" -> "CN" by likely subtags). */
+export function regionOf(locale: string): string | undefined {
+  try {
+    return new Intl.Locale(locale).maximize().region;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * defaultsFor: the preferences of a first start in locale. The United States
+ * reads miles, US gallons and mpg; the United Kingdom (and the few others
+ * still on miles) reads miles and mpg (UK gallons) but buys litres, as its
+ * pumps sell them; everyone else km, litres and L/100 km. The currency is
+ * the region's, USD when the region is unknown.
+ */
+export function defaultsFor(locale: string, timeZone: string): Preferences {
+  const region = regionOf(locale);
+  const base = {
+    currency: (region && CURRENCY_OF[region]) || 'USD',
+    locale,
+    time_zone: timeZone,
+    gas_consumption_unit: 'kg_per_100km' as const,
+  };
+  if (region === 'US' || region === 'PR' || region === 'LR' || region === 'MM') {
+    return { ...base, distance_unit: 'mi', volume_unit: 'gal_us', consumption_unit: 'mpg_us', electric_consumption_unit: 'mi_per_kwh' };
+  }
+  if (region === 'GB') {
+    return { ...base, distance_unit: 'mi', volume_unit: 'l', consumption_unit: 'mpg_uk', electric_consumption_unit: 'mi_per_kwh' };
+  }
+  return { ...base, distance_unit: 'km', volume_unit: 'l', consumption_unit: 'l_per_100km', electric_consumption_unit: 'kwh_per_100km' };
+}
+
+/** valid: whether a stored value is one this client knows (an unknown one falls back to the default). */
+function valid(field: PreferenceField, v: string): boolean {
+  switch (field) {
+    case 'distance_unit': return (DISTANCE_UNITS as string[]).includes(v);
+    case 'volume_unit': return (VOLUME_UNITS as string[]).includes(v);
+    case 'consumption_unit': return (CONSUMPTION_UNITS as string[]).includes(v);
+    case 'electric_consumption_unit': return (ELECTRIC_CONSUMPTION_UNITS as string[]).includes(v);
+    case 'gas_consumption_unit': return (GAS_CONSUMPTION_UNITS as string[]).includes(v);
+    default: return v !== '';
+  }
+}
+
+/** complete fills what is not chosen yet from defaults; missing lists those fields. */
+export function complete(stored: Partial<StoredPreferences>, defaults: Preferences): { prefs: Preferences; missing: PreferencesPatch } {
+  const prefs = { ...defaults };
+  const missing: PreferencesPatch = {};
+  for (const f of PREFERENCE_FIELDS) {
+    const v = stored[f];
+    if (typeof v === 'string' && valid(f, v)) (prefs as Record<string, string>)[f] = v;
+    else if (v === null || v === undefined) (missing as Record<string, string>)[f] = defaults[f];
+  }
+  return { prefs, missing };
+}
+
+export function unitsOf(p: Preferences): Units {
+  return {
+    distance: p.distance_unit, volume: p.volume_unit, consumption: p.consumption_unit,
+    electric: p.electric_consumption_unit, gas: p.gas_consumption_unit,
+  };
+}
+
+export function browserLocale(): string {
+  return (typeof navigator !== 'undefined' && navigator.language) || 'en-US';
+}
+
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+let current: Preferences = defaultsFor(browserLocale(), browserTimeZone());
+
+/** activate puts p in force: units, the catalogue, Intl's locale and currency, the page's lang. */
+export function activate(p: Preferences): void {
+  current = p;
+  setLanguage(languageOf(p.locale));
+  setFormat(p.locale, p.currency);
+  if (typeof document !== 'undefined') document.documentElement.lang = p.locale;
+}
+
+/** prefs: the preferences in force. */
+export function prefs(): Preferences {
+  return current;
+}
+
+/** units: the units in force. */
+export function units(): Units {
+  return unitsOf(current);
+}

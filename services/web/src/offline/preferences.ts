@@ -1,0 +1,103 @@
+// The owner's preferences, offline first: the last answer of
+// GET /api/preferences (a snapshot when there is no connection) with the
+// changes still queued in the outbox laid over it, so a change made offline
+// is in force at once, also after a reload. A change is a PUT (a patch)
+// queued like a refuel. On a first start the fields not chosen yet are
+// filled from the browser's locale and saved — only after the service said
+// they are not chosen (never from an offline guess, which could overwrite
+// what the owner chose on another device).
+import { load } from './snapshots';
+import { outbox, sync } from './sync';
+import type { OutboxItem } from './outbox';
+import { sessions } from '../api/session';
+import { uuid } from '../lib/uuid';
+import {
+  browserLocale, browserTimeZone, complete, defaultsFor,
+  type Preferences, type PreferencesPatch, type StoredPreferences,
+} from '../lib/preferences';
+
+export const PREFERENCES_PATH = '/api/preferences';
+
+function mine(item: OutboxItem, user: number | undefined): boolean {
+  return item.owner === undefined || user === undefined || item.owner === user;
+}
+
+/** queuedPreferences: this user's queued changes of preferences, oldest first. */
+export async function queuedPreferences(): Promise<OutboxItem[]> {
+  const user = (await sessions.current())?.user?.id;
+  return (await outbox.items()).filter((i) => i.kind === 'preferences' && mine(i, user));
+}
+
+/** overlay lays the pending patches over stored, in order. */
+export function overlay(stored: Partial<StoredPreferences>, items: OutboxItem[]): Partial<StoredPreferences> {
+  let out = { ...stored };
+  for (const i of items) {
+    if (i.state !== 'pending') continue;
+    try {
+      out = { ...out, ...(JSON.parse(i.body) as PreferencesPatch) };
+    } catch {
+      // A body this client wrote is JSON; nothing to lay over otherwise.
+    }
+  }
+  return out;
+}
+
+export type SaveOutcome = { kind: 'saved' } | { kind: 'queued' } | { kind: 'refused'; message: string };
+
+/** savePreferences queues the patch and sends it at once if it can. */
+export async function savePreferences(patch: PreferencesPatch): Promise<SaveOutcome> {
+  const key = uuid();
+  await outbox.add({
+    key,
+    kind: 'preferences',
+    method: 'PUT',
+    path: PREFERENCES_PATH,
+    body: JSON.stringify(patch),
+    owner: (await sessions.current())?.user?.id,
+  });
+  const r = await sync();
+  if (r.rejected.includes(key)) {
+    // Refused while the owner is on the page: said there, not kept.
+    const item = (await outbox.items()).find((i) => i.key === key);
+    await outbox.discard(key);
+    return { kind: 'refused', message: item?.message ?? '' };
+  }
+  if (r.sent.includes(key)) {
+    // Keep the snapshot current, for the next offline start.
+    await load<StoredPreferences>(PREFERENCES_PATH).catch(() => undefined);
+    return { kind: 'saved' };
+  }
+  return { kind: 'queued' };
+}
+
+export interface PreferencesDeps {
+  /** GET /api/preferences (or its snapshot); throws when there is neither. */
+  fetch: () => Promise<Partial<StoredPreferences>>;
+  queued: () => Promise<OutboxItem[]>;
+  save: (patch: PreferencesPatch) => Promise<unknown>;
+  locale: string;
+  timeZone: string;
+}
+
+const appDeps = (): PreferencesDeps => ({
+  fetch: async () => (await load<StoredPreferences>(PREFERENCES_PATH)).data ?? {},
+  queued: queuedPreferences,
+  save: savePreferences,
+  locale: browserLocale(),
+  timeZone: browserTimeZone(),
+});
+
+/** loadPreferences: the preferences in force for the signed-in user (or the only one). */
+export async function loadPreferences(deps: PreferencesDeps = appDeps()): Promise<Preferences> {
+  let stored: Partial<StoredPreferences> = {};
+  let answered = false;
+  try {
+    stored = await deps.fetch();
+    answered = true;
+  } catch {
+    // No answer and no snapshot (or no such route): the browser's defaults, in force but not saved.
+  }
+  const { prefs, missing } = complete(overlay(stored, await deps.queued()), defaultsFor(deps.locale, deps.timeZone));
+  if (answered && Object.keys(missing).length > 0) await deps.save(missing);
+  return prefs;
+}
