@@ -30,7 +30,10 @@ func authOptions(ctx context.Context, cfg Config, st *store.Store, log *slog.Log
 	if cfg.AuthLoginsPerMinute < 0 {
 		return httpapi.AuthOptions{}, fmt.Errorf("AUTH_LOGINS_PER_MINUTE must not be negative, got %d", cfg.AuthLoginsPerMinute)
 	}
-	opts := httpapi.AuthOptions{Mode: mode, Accounts: st, LoginsPerMinute: cfg.AuthLoginsPerMinute}
+	if cfg.AuthTokenCache < 0 || cfg.AuthTokenCache > time.Minute {
+		return httpapi.AuthOptions{}, fmt.Errorf("AUTH_TOKEN_CACHE must be from 0s to 1m (a revoked token must be refused within a minute), got %s", cfg.AuthTokenCache)
+	}
+	opts := httpapi.AuthOptions{Mode: mode, Accounts: st, LoginsPerMinute: cfg.AuthLoginsPerMinute, TokenCacheTTL: cfg.AuthTokenCache}
 	if mode != auth.ModeLocal {
 		return opts, nil
 	}

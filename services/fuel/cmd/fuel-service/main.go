@@ -50,6 +50,10 @@ type Config struct {
 	// AuthLoginsPerMinute bounds login attempts per username and per client
 	// address (0: no limit).
 	AuthLoginsPerMinute int `env:"AUTH_LOGINS_PER_MINUTE" default:"10"`
+	// AuthTokenCache is how long a verified token is trusted without a
+	// database lookup; a revocation on another instance takes effect within
+	// it (0s: look every token up).
+	AuthTokenCache time.Duration `env:"AUTH_TOKEN_CACHE" default:"10s"`
 	// OIDC sign-in (AUTH_OIDC_*), local mode only.
 	OIDC OIDCConfig
 }

@@ -52,6 +52,10 @@ type AuthOptions struct {
 	// OIDC, when set, offers sign-in with an OpenID provider (local mode
 	// only).
 	OIDC *OIDCOptions
+	// TokenCacheTTL is how long a verified token's identity is reused
+	// without a database lookup (0: every request looks it up). Another
+	// instance's revocation takes effect here within it.
+	TokenCacheTTL time.Duration
 }
 
 // accounts serves the account routes.
@@ -62,6 +66,8 @@ type accounts struct {
 	now        func() time.Time
 	// oidc is nil without OIDC sign-in.
 	oidc *oidcFlow
+	// tokens is nil without a TokenCacheTTL.
+	tokens *tokenCache
 }
 
 func newAccounts(opts AuthOptions, now func() time.Time, log *slog.Logger) *accounts {
@@ -73,6 +79,7 @@ func newAccounts(opts AuthOptions, now func() time.Time, log *slog.Logger) *acco
 		byUsername: auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
 		byAddress:  auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
 		now:        now,
+		tokens:     newTokenCache(opts.TokenCacheTTL, now),
 	}
 	if opts.Mode == auth.ModeLocal && opts.OIDC != nil {
 		a.oidc = newOIDCFlow(*opts.OIDC, now, log)
@@ -118,7 +125,7 @@ func (a *accounts) authenticate(c *gin.Context) {
 			return
 		}
 		var err error
-		id, err = a.opts.Accounts.VerifyToken(c.Request.Context(), auth.HashToken(token))
+		id, err = a.tokens.verify(c.Request.Context(), auth.HashToken(token), a.opts.Accounts.VerifyToken)
 		if errors.Is(err, store.ErrInvalidToken) {
 			ginx.Fail(c, auth.ErrUnauthorized())
 			return
@@ -219,7 +226,9 @@ func (a *accounts) login(c *gin.Context) {
 
 func (a *accounts) logout(c *gin.Context) {
 	id, _ := auth.FromContext(c.Request.Context())
-	if err := a.opts.Accounts.RevokeToken(c.Request.Context(), id.UserID, id.TokenID); err != nil && !errors.Is(err, store.ErrTokenNotFound) {
+	err := a.opts.Accounts.RevokeToken(c.Request.Context(), id.UserID, id.TokenID)
+	a.tokens.purge()
+	if err != nil && !errors.Is(err, store.ErrTokenNotFound) {
 		ginx.Fail(c, err)
 		return
 	}
@@ -320,6 +329,7 @@ func (a *accounts) revokeToken(c *gin.Context) {
 	}
 	id, _ := auth.FromContext(c.Request.Context())
 	err = a.opts.Accounts.RevokeToken(c.Request.Context(), id.UserID, tid)
+	a.tokens.purge()
 	if errors.Is(err, store.ErrTokenNotFound) {
 		ginx.Fail(c, apperr.New(apperr.NotFound, "token %d not found", tid))
 		return
@@ -372,7 +382,9 @@ func (a *accounts) changePassword(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	if err := a.opts.Accounts.SetPassword(ctx, u.ID, hash, id.TokenID); err != nil {
+	err = a.opts.Accounts.SetPassword(ctx, u.ID, hash, id.TokenID)
+	a.tokens.purge()
+	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
@@ -448,6 +460,7 @@ func (a *accounts) deleteUser(c *gin.Context) {
 		return
 	}
 	err = a.opts.Accounts.DeleteUser(c.Request.Context(), uid)
+	a.tokens.purge()
 	if errors.Is(err, store.ErrUserNotFound) {
 		ginx.Fail(c, apperr.New(apperr.NotFound, "user %d not found", uid))
 		return
