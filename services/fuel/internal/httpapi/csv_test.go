@@ -65,7 +65,7 @@ func TestExportCSV(t *testing.T) {
 		if err != nil {
 			t.Fatalf("export is not RFC 4180 CSV: %v\n%s", err, res.body)
 		}
-		if got := strings.Join(recs[0], ","); got != "id,vehicle_id,refuel_time,odometer,fuel_type,energy,unit,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at" {
+		if got := strings.Join(recs[0], ","); got != "id,vehicle_id,refuel_time,odometer_km,fuel_type,energy,unit,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at" {
 			t.Errorf("header %s", got)
 		}
 		// Every row equals the JSON record, field by field, oldest first.
@@ -76,8 +76,12 @@ func TestExportCSV(t *testing.T) {
 		for i, rec := range recs[1:] {
 			j := list[len(list)-1-i] // the list is newest first
 			for k, name := range recs[0] {
-				want := literal(j[name])
-				if s, ok := j[name].(string); ok {
+				field := name
+				if name == "odometer_km" { // the header names the JSON field's unit
+					field = "odometer"
+				}
+				want := literal(j[field])
+				if s, ok := j[field].(string); ok {
 					want = s
 				}
 				if rec[k] != want {

@@ -107,7 +107,8 @@ type layout struct {
 
 // The columns of each format, mapped explicitly; columns not listed are
 // ignored. Ours may lack energy and unit (files exported before they
-// existed). Fuelly's export header is car_name,model,mpg,odometer,miles,
+// existed), and names the odometer "odometer" in files exported before
+// the header carried its unit ("odometer_km"). Fuelly's export header is car_name,model,mpg,odometer,miles,
 // gallons,price,city_percentage,fuelup_date,date_added,tags,notes,
 // missed_fuelup,partial_fuelup,latitude,longitude,brand; a metric
 // account's has l/100km (or km/l), km and litres in place of mpg, miles and
@@ -116,7 +117,7 @@ type layout struct {
 // (newer versions add Tags, ExtraFields and more).
 var (
 	nativeLayout = layout{format: FormatNative, cols: map[string]role{
-		"refuel_time": colTime, "odometer": colOdometer, "fuel_type": colFuelType, "energy": colEnergy,
+		"refuel_time": colTime, "odometer": colOdometer, "odometer_km": colOdometer, "fuel_type": colFuelType, "energy": colEnergy,
 		"unit": colUnit, "liters": colVolume, "total_amount": colAmount, "station_name": colStation,
 		"is_full": colFull, "missed_previous": colMissed, "remark": colRemark,
 	}}
@@ -198,6 +199,11 @@ func detect(header []string) (layout, columns, error) {
 		if _, ok := c.at[r]; !ok {
 			return l, c, apperr.Invalid("file", "%s file lacks its %s column", l.format, roleNames[r])
 		}
+	}
+	// Our export names its odometer's unit; a file that says km is read
+	// in km whatever the caller's distance_unit.
+	if _, km := has["odometer_km"]; km && l.format == FormatNative {
+		c.distance = "km"
 	}
 	// Fuelly names the distance unit of a metric account in its trip
 	// distance column (km); miles leave it to the caller, as before.

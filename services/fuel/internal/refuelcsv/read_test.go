@@ -234,7 +234,7 @@ func TestReadNative(t *testing.T) {
 	}
 	file := export(t, in)
 	// The remark's LF is written as it is; only the records end with CRLF.
-	want := "id,vehicle_id,refuel_time,odometer,fuel_type,energy,unit,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at\r\n" +
+	want := "id,vehicle_id,refuel_time,odometer_km,fuel_type,energy,unit,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at\r\n" +
 		"3,1,2026-03-01T08:00:00.123456Z,12500.5,E10,gasoline,l,40.5,70.47,1.74,\"Aral \"\"Nord\"\", A2\",true,false,\"line\nbreak\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z\r\n" +
 		"4,1,2026-03-01T09:00:00.123456Z,13000,Type 2,electricity,kWh,10,0,0,,false,true,\"crlf\r\nremark\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z\r\n"
 	if file != want {
@@ -475,3 +475,19 @@ func FuzzRead(f *testing.F) {
 }
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+// Our export names its odometer's unit (odometer_km): such a file is read
+// in kilometres, and a distance_unit that says otherwise is refused; a file
+// exported before, with "odometer", is read in the caller's unit as it was.
+func TestReadOdometerUnitOfOurExport(t *testing.T) {
+	const row = "2024-09-02T08:00:00Z,12000,95,40.5,70.47,true\n"
+	km := "refuel_time,odometer_km,fuel_type,liters,total_amount,is_full\n" + row
+	checkRefuels(t, mustRead(t, km, Options{}), []string{"2024-09-02T08:00:00Z 12000 40.5 70.47 95 gasoline  full - "})
+	_, err := Read(strings.NewReader(km), Options{VehicleID: 7, FuelType: "gasoline", DistanceUnit: "mi"})
+	if e := apperr.From(err); err == nil || e.Code != apperr.InvalidArgument || e.Field != "distance_unit" {
+		t.Fatalf("odometer_km with distance_unit=mi: %v, want INVALID_ARGUMENT naming distance_unit", err)
+	}
+	old := strings.Replace(km, "odometer_km", "odometer", 1)
+	// 12000 mi = 19312.128 km.
+	checkRefuels(t, mustRead(t, old, Options{DistanceUnit: "mi"}), []string{"2024-09-02T08:00:00Z 19312.128 40.5 70.47 95 gasoline  full - "})
+}

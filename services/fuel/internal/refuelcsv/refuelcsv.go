@@ -21,7 +21,7 @@ import (
 // RefuelRecord, in the order of the JSON answers. unit is the unit of
 // liters and price_per_liter (l, kWh or kg), derived from energy.
 var Header = []string{
-	"id", "vehicle_id", "refuel_time", "odometer", "fuel_type", "energy", "unit", "liters", "total_amount",
+	"id", "vehicle_id", "refuel_time", "odometer_km", "fuel_type", "energy", "unit", "liters", "total_amount",
 	"price_per_liter", "station_name", "is_full", "missed_previous", "remark", "created_at", "updated_at",
 }
 
