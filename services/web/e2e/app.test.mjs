@@ -43,6 +43,9 @@ async function nav(name) {
 }
 
 const field = (label) => page.getByLabel(label, { exact: true });
+// Money as the page shows it: the browser's en-IE gives the owner euros, written "€74.66";
+// digits is a price's places (at least the currency's two), none for a total.
+const money = (v, digits) => new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR', ...(digits === undefined ? {} : { maximumFractionDigits: digits }) }).format(v);
 // settled waits (up to 5 s) for a field to show want, then asserts it: a
 // value that follows another field's change arrives a render later.
 async function settled(label, want) {
@@ -176,6 +179,8 @@ describe('the web client', () => {
     const second = items.nth(1);
     await second.getByText('600 km').waitFor();
     await second.getByText('6.75 L/100 km').waitFor(); // 40.5 L over 600 km
+    await second.getByText('€70.47', { exact: true }).waitFor();
+    await second.getByText('€1.74/L', { exact: true }).waitFor(); // 70.47 / 40.5
     await second.getByRole('button', { name: 'Edit' }).click();
     await page.getByRole('form', { name: 'Edit refuel' }).getByLabel('Station').fill('Shell');
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -196,6 +201,12 @@ describe('the web client', () => {
       await fig.getByRole('table').waitFor();
       await fig.getByRole('rowheader', { name: '2026-03' }).waitFor();
     }
+    // The money tables in the owner's currency: March is 74.66 + 70.47.
+    const monthly = (await api('/api/vehicles/1/statistics/monthly?energy=gasoline&tz=Europe%2FBerlin')).body;
+    assert.deepEqual(monthly.map((m) => [m.month, m.amount]), [['2026-03', 145.13]]);
+    assert.deepEqual(await page.getByRole('figure', { name: 'Monthly cost' }).getByRole('cell').allInnerTexts(), ['€145.13']);
+    assert.deepEqual(await page.getByRole('figure', { name: 'Price per unit (per L)' }).getByRole('cell').allInnerTexts(), monthly.map((m) => money(m.avg_price, 4)));
+    assert.match(await page.getByRole('figure', { name: 'Price per unit (per L)' }).getByRole('cell').first().innerText(), /^€1\.\d{2,4}$/);
     const href = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
     const csv = await fetch(s.base + href).then((r) => r.text());
     assert.match(csv, /^id,vehicle_id,refuel_time/);
@@ -561,17 +572,19 @@ describe('the web client', () => {
       const want = {
         Refuels: fmt(e.total_records, 0),
         Quantity: `${fmt(e.total_quantity, 3)} ${u}`,
-        Spent: fmt(e.total_amount),
-        'Average price': `${fmt(e.avg_price, 4)} per ${u}`,
+        Spent: { electricity: '€13.80', gasoline: '€122.00' }[e.energy],
+        'Average price': `${money(e.avg_price, 4)}/${u}`,
         'Average consumption': `${fmt(e.avg_consumption)} ${u}/100 km`,
-        'Cost per km': fmt(e.cost_per_km, 4),
+        'Cost per km': e.energy === 'gasoline' ? '€0.09' : money(e.cost_per_km, 4),
       };
+      assert.equal(want.Spent, money(e.total_amount));
       for (const [label, value] of Object.entries(want)) {
         await cards.getByRole('group', { name: label, exact: true }).getByText(value, { exact: true }).waitFor();
       }
     }
     // The vehicle's own cards count every record.
-    await page.getByRole('group', { name: 'Total spent', exact: true }).getByText(fmt(st.total_amount), { exact: true }).waitFor();
+    assert.equal(st.total_amount, 135.8);
+    await page.getByRole('group', { name: 'Total spent', exact: true }).getByText('€135.80', { exact: true }).waitFor();
 
     // The consumption chart is the main energy's; its table follows the energy chosen.
     const table = async (energy, unit) => {

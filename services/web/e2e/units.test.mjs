@@ -45,6 +45,8 @@ function watch(p) {
 const field = (p, label) => p.getByLabel(label, { exact: true });
 const round = (v, places) => Math.round(v * 10 ** places) / 10 ** places;
 const fmt = (v, places) => new Intl.NumberFormat('en-US', { maximumFractionDigits: places }).format(round(v, places));
+// Money in dollars as en-US writes it: a price at its places, at least the currency's two.
+const money = (v, places) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: places }).format(round(v, places));
 
 async function signIn(p) {
   await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
@@ -141,7 +143,8 @@ describe("the owner's own measures", () => {
     await newest.getByText('12,645 mi', { exact: true }).waitFor();
     await newest.getByText('300 mi', { exact: true }).waitFor();
     await newest.getByText('10 gal (full)', { exact: true }).waitFor();
-    await newest.getByText('3.5 per gal', { exact: true }).waitFor();
+    await newest.getByText('$35.00', { exact: true }).waitFor();
+    await newest.getByText('$3.50/gal', { exact: true }).waitFor();
     await newest.getByText('30 mpg', { exact: true }).waitFor();
 
     await nav(page, 'Statistics');
@@ -150,8 +153,11 @@ describe("the owner's own measures", () => {
     assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), `${fmt(mpg, 1)} mpg`);
     assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), '30 mpg');
     assert.equal(await card(page, 'Gasoline quantity', 'Gasoline').textContent(), `${fmt(gas.total_quantity / L_PER_GAL_US, 3)} gal`);
-    assert.equal(await card(page, 'Average price', 'Gasoline').textContent(), `${fmt(gas.avg_price * L_PER_GAL_US, 4)} per gal`);
-    assert.equal(await card(page, 'Cost per mi', 'Gasoline').textContent(), fmt(gas.cost_per_km * KM_PER_MI, 4));
+    assert.equal(await card(page, 'Total spent').textContent(), '$69.59');
+    assert.equal(await card(page, 'Average price', 'Gasoline').textContent(), `${money(gas.avg_price * L_PER_GAL_US, 4)}/gal`);
+    assert.match(await card(page, 'Average price', 'Gasoline').textContent(), /^\$3\.\d{2,4}\/gal$/);
+    assert.equal(await card(page, 'Cost per mi', 'Gasoline').textContent(), money(gas.cost_per_km * KM_PER_MI, 4));
+    assert.match(await card(page, 'Cost per mi', 'Gasoline').textContent(), /^\$0\.\d{2,4}$/);
 
     const months = (await api(`/api/vehicles/${v.body.id}/statistics/monthly?energy=gasoline&tz=America%2FChicago`)).body;
     const fig = page.getByRole('figure', { name: 'Consumption (mpg)', exact: true });
@@ -255,6 +261,7 @@ describe("the owner's own measures", () => {
     await page.goto(s.base + '/statistics');
     await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: '设置' }).waitFor();
     await eventually(async () => assert.equal(await card(page, '平均油耗', '汽油').textContent(), '36 英里/英制加仑'));
+    assert.equal(await card(page, '总花费').textContent(), 'US$69.59'); // dollars as zh-CN writes them
   });
 
   it('no CSP violation and no uncaught error in the whole run', () => {

@@ -221,6 +221,23 @@ func TestAccountsThroughCaddy(t *testing.T) {
 		t.Fatalf("ann lists %q, want hers only", got)
 	}
 
+	// Vehicles too: ann's car, its refuels and statistics are not root's.
+	st, body, _ = call(gw, ann, "POST", "/api/vehicles", `{"name":"Ann's car","fuel_type":"gasoline"}`)
+	want("ann's vehicle", 200, "", st, body)
+	var car struct{ ID json.Number }
+	if err := json.Unmarshal([]byte(body), &car); err != nil || car.ID == "" {
+		t.Fatalf("ann's vehicle answered %s", body)
+	}
+	for _, path := range []string{"/api/vehicles/" + car.ID.String(), "/api/vehicles/" + car.ID.String() + "/statistics",
+		"/api/vehicles/" + car.ID.String() + "/refuels.csv"} {
+		st, body, _ = call(gw, root, "GET", path, "")
+		want("root reads "+path, 404, "NOT_FOUND", st, body)
+	}
+	st, body, _ = call(gw, root, "GET", "/api/vehicles", "")
+	if st != 200 || strings.Contains(body, "Ann's car") {
+		t.Fatalf("root's vehicle list: %d %s", st, body)
+	}
+
 	// Logout on fuel: docqa refuses the token on the very next request.
 	st, body, _ = call(gw, root, "POST", "/api/auth/logout", "")
 	want("logout", 204, "", st, body)

@@ -73,6 +73,7 @@ export const en = {
   'unit.km_per_kg': 'km/kg',
   'unit.per': 'per {unit}',
   'unit.pricePer': '{currency} per {unit}',
+  'unit.priceEach': '{price}/{unit}',
 
   // Add refuel
   'add.dateTime': 'Date and time',

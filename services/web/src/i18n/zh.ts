@@ -69,6 +69,7 @@ export const zh: Record<MessageKey, string> = {
   'unit.km_per_kg': '公里/千克',
   'unit.per': '每{unit}',
   'unit.pricePer': '{currency}/{unit}',
+  'unit.priceEach': '{price}/{unit}',
 
   'add.dateTime': '日期和时间',
   'add.odometer': '里程表读数',

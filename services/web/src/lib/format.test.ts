@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { currencyLabel, fmtNumber, setFormat } from './format';
+import { setLanguage } from '../i18n';
+import { currencyLabel, fmtMoney, fmtNumber, fmtPrice, setFormat } from './format';
 
-afterEach(() => setFormat('en-US', 'USD'));
+afterEach(() => {
+  setFormat('en-US', 'USD');
+  setLanguage('en');
+});
 
 describe("numbers in the owner's locale, the currency's sign", () => {
   it('a decimal comma where the locale uses one', () => {
@@ -28,5 +32,66 @@ describe("numbers in the owner's locale, the currency's sign", () => {
   it('an unknown locale falls back instead of throwing', () => {
     setFormat('xx-not-a-locale', 'USD');
     expect(fmtNumber('1.5', 1)).toMatch(/^1[.,]5$/);
+  });
+});
+
+// Intl separates the number and a trailing sign with a no-break space.
+const NBSP = '\u00a0';
+
+describe("money in the owner's currency, as the locale writes it", () => {
+  it('en-US USD: the sign before, two places for a total, half-up on the decimal digits', () => {
+    setFormat('en-US', 'USD');
+    expect(fmtMoney('74.66')).toBe('$74.66');
+    expect(fmtMoney(122)).toBe('$122.00');
+    expect(fmtMoney('1234.5')).toBe('$1,234.50');
+    expect(fmtMoney('74.665')).toBe('$74.67');
+    expect(fmtMoney('74.6649')).toBe('$74.66');
+    expect(fmtMoney('0')).toBe('$0.00');
+  });
+  it('en-US USD: a price keeps its places, at least the currency\'s two, and its unit', () => {
+    setFormat('en-US', 'USD');
+    expect(fmtMoney('1.799', 4)).toBe('$1.799');
+    expect(fmtMoney('1.8', 4)).toBe('$1.80');
+    expect(fmtMoney('3.5', 4)).toBe('$3.50');
+    expect(fmtMoney('1.79955', 4)).toBe('$1.7996');
+    expect(fmtMoney('0.0227', 4)).toBe('$0.0227');
+    expect(fmtPrice('1.799', 'L', 4)).toBe('$1.799/L');
+    expect(fmtPrice('3.5', 'gal', 4)).toBe('$3.50/gal');
+  });
+  it('de-DE EUR: a decimal comma, a point between thousands, the sign after', () => {
+    setFormat('de-DE', 'EUR');
+    expect(fmtMoney('74.66')).toBe(`74,66${NBSP}€`);
+    expect(fmtMoney('1234.5')).toBe(`1.234,50${NBSP}€`);
+    expect(fmtPrice('1.799', 'L', 4)).toBe(`1,799${NBSP}€/L`);
+  });
+  it('ja-JP JPY: no fraction digits for a total (rounded half-up), a price keeps its own', () => {
+    setFormat('ja-JP', 'JPY');
+    expect(fmtMoney('74.66')).toBe('￥75');
+    expect(fmtMoney('74.5')).toBe('￥75');
+    expect(fmtMoney('74.49')).toBe('￥74');
+    expect(fmtMoney('12345')).toBe('￥12,345');
+    expect(fmtMoney('169.5', 4)).toBe('￥169.5');
+    expect(fmtMoney('170', 4)).toBe('￥170');
+    setFormat('en-US', 'JPY');
+    expect(fmtMoney('74.66')).toBe('¥75');
+  });
+  it('zh-CN CNY: the yuan sign, two places, the Chinese catalogue\'s price pattern', () => {
+    setFormat('zh-CN', 'CNY');
+    setLanguage('zh');
+    expect(fmtMoney('74.66')).toBe('¥74.66');
+    expect(fmtMoney('1234.5')).toBe('¥1,234.50');
+    expect(fmtPrice('7.85', '升', 4)).toBe('¥7.85/升');
+    setFormat('zh-CN', 'USD');
+    expect(fmtMoney('69.59')).toBe('US$69.59');
+  });
+  it('the decimal string is rounded exactly, not through a float', () => {
+    setFormat('en-US', 'USD');
+    // As a float 12345678901234.565 is 12345678901234.564453125, which would round down.
+    expect(fmtMoney('12345678901234.565')).toBe('$12,345,678,901,234.57');
+    expect(fmtMoney('0.125', 2)).toBe('$0.13');
+  });
+  it('a currency code Intl refuses shows the plain number and the code', () => {
+    setFormat('en-US', 'dollars');
+    expect(fmtMoney('74.66')).toBe('74.66 dollars');
   });
 });

@@ -1,7 +1,9 @@
-// Numbers and dates as the owner reads them: Intl in the owner's locale
-// (decimal comma where it uses one), and the sign of the owner's currency
-// beside the amount fields. Decimal strings are given to Intl as strings,
-// which it formats exactly (no float on the way).
+// Numbers, money and dates as the owner reads them: Intl in the owner's
+// locale (decimal comma where it uses one), amounts in the owner's currency
+// as that locale writes it ("$74.66", "74,66 €", "￥75"). Decimal strings are
+// given to Intl as strings, which it formats and rounds exactly (no float on
+// the way).
+import { t } from '../i18n';
 
 let locale = typeof navigator !== 'undefined' ? navigator.language : 'en';
 let currency = 'USD';
@@ -27,6 +29,32 @@ const exact = (v: number | string) => v as unknown as number;
 /** fmtNumber: v with at most maxDigits decimals (and at least minDigits). */
 export function fmtNumber(v: number | string, maxDigits = 2, minDigits = 0): string {
   return new Intl.NumberFormat(locale, { maximumFractionDigits: maxDigits, minimumFractionDigits: Math.min(minDigits, maxDigits) }).format(exact(v));
+}
+
+/**
+ * fmtMoney: an amount in the owner's currency, as the owner's locale writes
+ * it. A total (maxDigits omitted) has the currency's own fraction digits
+ * (2 for USD and EUR, 0 for JPY); a price (per unit, per distance) passes its
+ * display places as maxDigits and shows at least the currency's digits
+ * ("$1.80", "$1.799", "$1.7995"). Rounding is Intl's half-expand on the
+ * decimal digits of v (a number from the API is given as its own shortest
+ * decimal string). A currency code Intl refuses shows as the plain number and
+ * the code, instead of breaking the page.
+ */
+export function fmtMoney(v: number | string, maxDigits?: number): string {
+  const digits = typeof v === 'number' ? String(v) : v;
+  try {
+    const own = new Intl.NumberFormat(locale, { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    const max = maxDigits === undefined ? own : Math.max(maxDigits, own);
+    return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: own, maximumFractionDigits: max }).format(exact(digits));
+  } catch {
+    return `${fmtNumber(digits, maxDigits ?? 2)} ${currency}`;
+  }
+}
+
+/** fmtPrice: a price per unit with its unit ("$1.799/L"; the catalogue's pattern). */
+export function fmtPrice(v: number | string, unit: string, maxDigits: number): string {
+  return t('unit.priceEach', { price: fmtMoney(v, maxDigits), unit });
 }
 
 /** currencyLabel: how the currency is written beside a field ("US$", "€", "¥"). */

@@ -6,7 +6,7 @@ import { outbox, sync } from '../offline/sync';
 import { isRefuel, type OutboxItem, type RefuelSummary } from '../offline/outbox';
 import { spans, type Span } from '../lib/spans';
 import { Dec, parseDecimal } from '../lib/decimal';
-import { fmtDateTime, fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
+import { fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, localInputValue } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
@@ -114,8 +114,8 @@ function RecordItem({ r, span, online, onEdit, onDelete }: { r: RefuelRecord; sp
       <dl>
         <div><dt>{t('history.odometer')}</dt><dd>{km(r.odometer, u)}</dd></div>
         <div><dt>{t('history.quantity')}</dt><dd>{qty(r.liters, r.unit, u)}{r.is_full ? t('history.full') : t('history.partial')}</dd></div>
-        <div><dt>{t('history.total')}</dt><dd>{fmtNumber(r.total_amount)}</dd></div>
-        {price !== null && <div><dt>{t('history.price')}</dt><dd>{`${fmtNumber(price, PLACES.price)} ${t('unit.per', { unit: quantityLabel(r.unit, u) })}`}</dd></div>}
+        <div><dt>{t('history.total')}</dt><dd>{fmtMoney(r.total_amount)}</dd></div>
+        {price !== null && <div><dt>{t('history.price')}</dt><dd>{fmtPrice(price, quantityLabel(r.unit, u), PLACES.price)}</dd></div>}
         {span?.distance != null && <div><dt>{t('history.distance')}</dt><dd>{km(span.distance, u)}</dd></div>}
         {consumption !== null && <div><dt>{t('history.consumption')}</dt><dd>{`${fmtNumber(consumption, 2)} ${consumptionLabel(r.unit, u)}`}</dd></div>}
         {r.missed_previous && <div><dt>{t('history.note')}</dt><dd>{t('history.missedNote')}</dd></div>}
@@ -142,7 +142,7 @@ function QueuedItem({ item }: { item: OutboxItem & { summary: RefuelSummary } })
       <dl>
         <div><dt>{t('history.odometer')}</dt><dd>{km(s.odometer, u)}</dd></div>
         <div><dt>{t('history.quantity')}</dt><dd>{qty(s.liters, s.unit as EnergyUnit, u)}{s.is_full ? t('history.full') : t('history.partial')}</dd></div>
-        <div><dt>{t('history.total')}</dt><dd>{fmtNumber(s.total_amount)}</dd></div>
+        <div><dt>{t('history.total')}</dt><dd>{fmtMoney(s.total_amount)}</dd></div>
       </dl>
       {attention && (
         <div class="buttons">

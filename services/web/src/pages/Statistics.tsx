@@ -3,7 +3,7 @@ import type { VehicleContext } from '../App';
 import { fuel, paths, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
 import { ApiError, download } from '../api/http';
 import { useOnline, useResource } from '../hooks';
-import { fmtDateTime, fmtNumber } from '../lib/format';
+import { fmtDateTime, fmtMoney, fmtNumber, fmtPrice } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 import { t } from '../i18n';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
@@ -47,7 +47,7 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
           <h2 id="cards-h">{t('stats.summary')}</h2>
           <div class="cards">
             <Card label={t('stats.refuels')} value={fmtNumber(s.total_records, 0)} />
-            <Card label={t('stats.totalSpent')} value={fmtNumber(s.total_amount)} />
+            <Card label={t('stats.totalSpent')} value={fmtMoney(s.total_amount)} />
             <Card label={t('stats.distance')} value={`${fmtNumber(kmToDistance(s.total_distance, u), PLACES.distance)} ${distanceLabel(u)}`} />
             {s.last_refuel_time && <Card label={t('stats.lastRefuel')} value={fmtDateTime(s.last_refuel_time)} />}
           </div>
@@ -68,9 +68,9 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
           <p class="hint">{t('stats.monthsIn', { zone })}</p>
           {months.length > 0 && (
             <>
-              <ChartBlock id="consumption" title={t('stats.consumptionChart', { unit: consumptionLabel(energyUnit, u) })} name={t('stats.consumptionName')} {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={monthConsumption} digits={CONSUMPTION_PLACES[cu]} />
-              <ChartBlock id="price" title={t('stats.priceChart', { unit: t('unit.per', { unit }) })} name={t('stats.priceName')} {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={monthPrice} digits={PLACES.price} />
-              <ChartBlock id="cost" title={t('stats.costChart')} name={t('stats.costName')} {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => String(m.amount))} digits={PLACES.money} />
+              <ChartBlock id="consumption" title={t('stats.consumptionChart', { unit: consumptionLabel(energyUnit, u) })} name={t('stats.consumptionName')} {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={monthConsumption} format={(v) => fmtNumber(v, CONSUMPTION_PLACES[cu])} />
+              <ChartBlock id="price" title={t('stats.priceChart', { unit: t('unit.per', { unit }) })} name={t('stats.priceName')} {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={monthPrice} format={(v) => fmtMoney(v, PLACES.price)} />
+              <ChartBlock id="cost" title={t('stats.costChart')} name={t('stats.costName')} {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => String(m.amount))} format={(v) => fmtMoney(v)} />
             </>
           )}
         </section>
@@ -103,10 +103,10 @@ function EnergyCards({ e, u, several }: { e: EnergyStatistics; u: Units; several
       <div class="cards">
         {several && <Card label={t('stats.refuels')} value={fmtNumber(e.total_records, 0)} />}
         <Card label={several ? t('stats.quantity') : t('stats.energyQuantity', { energy: name })} value={`${fmtNumber(metricToQuantity(e.total_quantity, e.unit, u), PLACES.quantity)} ${q}`} />
-        {several && <Card label={t('stats.spent')} value={fmtNumber(e.total_amount)} />}
-        <Card label={t('stats.avgPrice')} value={`${fmtNumber(pricePerOwnerUnit(e.avg_price, e.unit, u), PLACES.price)} ${t('unit.per', { unit: q })}`} />
+        {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount)} />}
+        <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q, PLACES.price)} />
         <Card label={t('stats.avgConsumption')} value={consumption !== null ? `${fmtNumber(consumption, 2)} ${consumptionLabel(e.unit, u)}` : t('stats.notEnough')} />
-        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtNumber(costPerDistance(e.cost_per_km, u), PLACES.costPerDistance) : '–'} />
+        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtMoney(costPerDistance(e.cost_per_km, u), PLACES.costPerDistance) : '–'} />
       </div>
     </div>
   );
@@ -123,12 +123,13 @@ interface ChartProps {
   labels: string[];
   /** Decimal strings, already in the owner's units. */
   values: string[];
-  digits: number;
+  /** How a value reads in the table (a number, or money in the owner's currency). */
+  format: (v: string) => string;
   table: boolean;
   onToggle: () => void;
 }
 
-function ChartBlock({ id, title, name, labels, values, digits, table, onToggle }: ChartProps) {
+function ChartBlock({ id, title, name, labels, values, format, table, onToggle }: ChartProps) {
   const [failed, setFailed] = useState(false);
   const el = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -156,7 +157,7 @@ function ChartBlock({ id, title, name, labels, values, digits, table, onToggle }
         <table>
           <thead><tr><th scope="col">{t('stats.month')}</th><th scope="col">{name}</th></tr></thead>
           <tbody>
-            {labels.map((l, i) => <tr key={l}><th scope="row">{l}</th><td>{fmtNumber(values[i] ?? '0', digits)}</td></tr>)}
+            {labels.map((l, i) => <tr key={l}><th scope="row">{l}</th><td>{format(values[i] ?? '0')}</td></tr>)}
           </tbody>
         </table>
       ) : (
