@@ -4,13 +4,9 @@
 // something they need is missing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { startStack } from './harness.mjs';
+import { axeViolations, eventually as retry, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let s;
 let ctx;
@@ -505,12 +501,7 @@ describe('the web client', () => {
       for (const path of ['/', '/history', '/statistics', '/vehicles', '/manuals', '/ask']) {
         await goto(path);
         await page.waitForLoadState('networkidle');
-        await page.evaluate(axeSource); // through the DevTools protocol: the page's CSP stays on
-        const violations = await page.evaluate(async () => {
-          const r = await window.axe.run(document, { resultTypes: ['violations'] });
-          return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-        });
+        const violations = await axeViolations(page);
         for (const v of violations) found.push(`${path}: ${v}`);
       }
       assert.deepEqual(found, []);
@@ -527,18 +518,8 @@ describe('the web client', () => {
 
   const ENERGY_NAMES = { gasoline: 'Gasoline', electricity: 'Electricity' };
   const fmt = (v, digits = 2) => new Intl.NumberFormat('en-GB', { maximumFractionDigits: digits }).format(v);
-  // eventually retries check (which throws until the page shows what it wants) for up to ms.
-  async function eventually(check, ms = 10_000) {
-    const end = Date.now() + ms;
-    for (;;) {
-      try {
-        return await check();
-      } catch (err) {
-        if (Date.now() > end) throw err;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-  }
+  // The page's figures settle within 10 s, looked at every 50 ms.
+  const eventually = (check) => retry(check, 10_000, 50);
 
   it('Statistics with several energies: cards per energy with units and the API\'s figures; the consumption table per energy', async () => {
     const post = (path, body) => api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });

@@ -5,12 +5,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { startStack } from './harness.mjs';
+import { axeViolations, eventually, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
 
@@ -63,12 +60,7 @@ async function axe() {
   const found = [];
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
-    await page.evaluate(axeSource); // through the DevTools protocol: the page's CSP stays on
-    const violations = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-    });
+    const violations = await axeViolations(page);
     for (const v of violations) found.push(`${scheme}: ${v}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -78,18 +70,6 @@ async function axe() {
 /** overflow: how far the page scrolls sideways (0: not at all). */
 const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
-// eventually retries check (which throws until it holds) for up to ms.
-async function eventually(check, ms = 15_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 before(async () => {
   s = await startStack({ auth: ADMIN });

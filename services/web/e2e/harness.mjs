@@ -10,17 +10,43 @@
 // fuel-service, docqa-service and Caddy, and a first administrator.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as netServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 
 export const repo = resolve(import.meta.dirname, '../../..');
 const bin = process.env.BIN_DIR ?? join(repo, 'bin');
 export const dist = resolve(import.meta.dirname, '../dist');
 export const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axeViolations runs axe-core on the page as it is and returns its serious and critical violations. */
+export async function axeViolations(page) {
+  await page.evaluate(axeSource); // through the DevTools protocol: the page's CSP stays on
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  });
+}
+
+/** eventually retries check (which throws until it holds) every `every` ms for up to ms. */
+export async function eventually(check, ms = 15_000, every = 100) {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, every));
+    }
+  }
+}
 
 export function freePort() {
   return new Promise((ok, fail) => {

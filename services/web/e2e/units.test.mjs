@@ -8,12 +8,8 @@
 // behind the real Caddy, against the real services, in Debian's Chromium.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { startStack } from './harness.mjs';
+import { axeViolations, eventually, startStack } from './harness.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
 // The exact factors, for the expected values (the client computes in decimal; these are oracles).
@@ -60,17 +56,6 @@ async function nav(p, name) {
   await p.getByRole('heading', { level: 1, name }).waitFor();
 }
 
-async function eventually(check, ms = 15_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 /** overflow: how far the page scrolls sideways at its width (0: not at all). */
 const overflow = (p) => p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -244,12 +229,7 @@ describe("the owner's own measures", () => {
         await page.goto(s.base + path);
         await page.getByRole('heading', { level: 1, name: heading }).waitFor();
         await page.waitForLoadState('networkidle');
-        await page.evaluate(axeSource); // through the DevTools protocol: the page's CSP stays on
-        const violations = await page.evaluate(async () => {
-          const r = await window.axe.run(document, { resultTypes: ['violations'] });
-          return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-        });
+        const violations = await axeViolations(page);
         for (const v of violations) found.push(`${scheme} ${path}: ${v}`);
         const wide = await overflow(page);
         if (wide !== 0) found.push(`${scheme} ${path}: scrolls sideways by ${wide} px at 390 px`);

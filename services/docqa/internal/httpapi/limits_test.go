@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -16,20 +15,10 @@ var limitSecret = []byte(strings.Repeat("L", auth.MinSecretBytes))
 
 // as sends a request acting for user id (the identity the gateway hands
 // over, signed).
-func as(t *testing.T, base string, user uint64, method, path, body string) (int, string, http.Header) {
+func as(t *testing.T, s *service, user uint64, method, path, body string) (int, string, http.Header) {
 	t.Helper()
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(auth.HeaderIdentity, auth.Sign(limitSecret, auth.Identity{UserID: user, Username: fmt.Sprint("u", user), Scope: auth.ScopeWrite}, time.Now()))
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	identity := auth.Sign(limitSecret, auth.Identity{UserID: user, Username: fmt.Sprint("u", user), Scope: auth.ScopeWrite}, time.Now())
+	res, b := send(t, s, method, path, identity, "application/json", []byte(body))
 	return res.StatusCode, string(b), res.Header
 }
 
@@ -37,16 +26,16 @@ func TestChatLimitPerUser(t *testing.T) {
 	s := newService(t, options{local: true, identitySecret: limitSecret, chatPerMinute: 2})
 	ask := `{"question":"What is the tyre pressure?"}`
 	for i := range 2 {
-		if st, body, _ := as(t, s.URL, 7, "POST", "/api/chat/stream", ask); st != 200 {
+		if st, body, _ := as(t, s, 7, "POST", "/api/chat/stream", ask); st != 200 {
 			t.Fatalf("question %d: %d %s", i+1, st, body)
 		}
 	}
-	st, body, h := as(t, s.URL, 7, "POST", "/api/chat/stream", ask)
+	st, body, h := as(t, s, 7, "POST", "/api/chat/stream", ask)
 	if st != 429 || !strings.Contains(body, `"code":"RESOURCE_EXHAUSTED"`) || h.Get("Retry-After") == "" {
 		t.Fatalf("third question in a minute: %d %s Retry-After %q", st, body, h.Get("Retry-After"))
 	}
 	// Another user has a budget of its own.
-	if st, body, _ := as(t, s.URL, 8, "POST", "/api/chat/stream", ask); st != 200 {
+	if st, body, _ := as(t, s, 8, "POST", "/api/chat/stream", ask); st != 200 {
 		t.Fatalf("another user's question: %d %s", st, body)
 	}
 }
@@ -67,13 +56,13 @@ func TestUploadsPerUser(t *testing.T) {
 		auth.HeaderIdentity, identity, boundary, 4<<20, head)
 	waitFor(t, "the first upload to be received", func() bool { return countFiles(t, s.tempDir) == 1 })
 
-	st, body, h := as(t, s.URL, 7, "POST", "/api/documents/upload", "")
+	st, body, h := as(t, s, 7, "POST", "/api/documents/upload", "")
 	if st != 429 || !strings.Contains(body, `"code":"RESOURCE_EXHAUSTED"`) || h.Get("Retry-After") != "5" {
 		t.Fatalf("second upload of one user: %d %s Retry-After %q", st, body, h.Get("Retry-After"))
 	}
 	// Another user is not held back (its empty body is refused for what
 	// it is, not for the limit).
-	if st, body, _ := as(t, s.URL, 8, "POST", "/api/documents/upload", ""); st == 429 {
+	if st, body, _ := as(t, s, 8, "POST", "/api/documents/upload", ""); st == 429 {
 		t.Fatalf("another user's upload: %d %s", st, body)
 	}
 	// When the first upload ends, the slot is free again.
@@ -81,7 +70,7 @@ func TestUploadsPerUser(t *testing.T) {
 	waitFor(t, "the first upload to end", func() bool { return countFiles(t, s.tempDir) == 0 })
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		st, body, _ := as(t, s.URL, 7, "POST", "/api/documents/upload", "")
+		st, body, _ := as(t, s, 7, "POST", "/api/documents/upload", "")
 		if st != 429 {
 			break
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -34,21 +33,8 @@ var (
 // do sends a request acting for u, signed as the gateway signs it.
 func (u user) do(t *testing.T, s *service, method, path, contentType string, body []byte) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, s.URL+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
 	id := auth.Identity{UserID: u.id, Username: fmt.Sprint("u", u.id), Admin: u.admin, Scope: auth.ScopeWrite}
-	req.Header.Set(auth.HeaderIdentity, auth.Sign(limitSecret, id, time.Now()))
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := send(t, s, method, path, auth.Sign(limitSecret, id, time.Now()), contentType, body)
 	return res.StatusCode, b
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -39,27 +38,13 @@ func authServer(tb testing.TB, d store.Dialect, loginsPerMinute int) *server {
 	return &server{tb: tb, url: ts.URL, store: st}
 }
 
-// as sends a request with a bearer token.
+// as sends a request with a bearer token ("" for none) instead of the
+// server's own.
 func (s *server) as(token, method, path, body string) response {
 	s.tb.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, s.url+path, r)
-	if err != nil {
-		s.tb.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.tb.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return response{status: res.StatusCode, header: res.Header, body: b}
+	c := *s
+	c.token = token
+	return c.do(method, path, body)
 }
 
 func (s *server) login(username, password string) string {

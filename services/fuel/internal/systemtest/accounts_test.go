@@ -34,18 +34,7 @@ func TestAccountsThroughCaddy(t *testing.T) {
 		"AUTH_ADMIN_PASSWORD":  "root-password",
 		"SHUTDOWN_DRAIN":       "0s",
 	})
-	docqa := proctest.Start(t, docqaPackage, "DOCQA_ADDR", map[string]string{
-		"DOCQA_STORE_PATH": t.TempDir(),
-		"DOCQA_FILES_DIR":  t.TempDir(),
-		"DOCQA_TEMP_DIR":   t.TempDir(),
-		"DOCQA_DATA_DIR":   t.TempDir(),
-		// The PDF engine's compiled code, shared with docqa's own tests
-		// (pdftexttest.CacheDir) so a start does not compile it again.
-		"DOCQA_PDF_CACHE_DIR":  pdfCacheDir(t),
-		"AUTH_MODE":            "local",
-		"AUTH_IDENTITY_SECRET": secret,
-		"SHUTDOWN_DRAIN":       "0s",
-	})
+	docqa := startDocqaLocal(t, secret)
 	gw := caddytest.Start(t,
 		"FUEL_UPSTREAM="+strings.TrimPrefix(fuel.URL, "http://"),
 		"DOCQA_UPSTREAM="+strings.TrimPrefix(docqa.URL, "http://"),
@@ -245,6 +234,23 @@ func TestAccountsThroughCaddy(t *testing.T) {
 	want("docqa after logout", 401, "UNAUTHORIZED", st, body)
 	st, body, _ = call(gw, root, "GET", "/api/vehicles", "")
 	want("fuel after logout", 401, "UNAUTHORIZED", st, body)
+}
+
+// startDocqaLocal runs the real docqa-service with AUTH_MODE=local and the
+// identity secret, on embedded defaults in new directories.
+func startDocqaLocal(t *testing.T, secret string) *proctest.Process {
+	t.Helper()
+	return proctest.Start(t, docqaPackage, "DOCQA_ADDR", map[string]string{
+		"DOCQA_STORE_PATH": t.TempDir(),
+		"DOCQA_FILES_DIR":  t.TempDir(),
+		"DOCQA_TEMP_DIR":   t.TempDir(),
+		"DOCQA_DATA_DIR":   t.TempDir(),
+		// The PDF engine's compiled code, shared with docqa's own tests
+		// (pdftexttest.CacheDir) so a start does not compile it again.
+		"DOCQA_PDF_CACHE_DIR":  pdfCacheDir(t),
+		"AUTH_MODE":            "local",
+		"AUTH_IDENTITY_SECRET": secret,
+	})
 }
 
 // pdfCacheDir is where docqa's tests keep the PDF engine's compiled code.

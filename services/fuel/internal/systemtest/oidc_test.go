@@ -14,7 +14,6 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/carhub/backend/pkg/caddytest"
-	"github.com/carhub/backend/pkg/proctest"
 )
 
 // TestOIDCThroughCaddy signs in with an OpenID provider (mockoidc: real
@@ -48,15 +47,7 @@ func TestOIDCThroughCaddy(t *testing.T) {
 		"AUTH_OIDC_CLIENT_SECRET": provider.ClientSecret,
 		"AUTH_OIDC_REDIRECT_URL":  "http://" + gwAddr + "/api/auth/oidc/callback",
 	})
-	docqa := proctest.Start(t, docqaPackage, "DOCQA_ADDR", map[string]string{
-		"DOCQA_STORE_PATH":     t.TempDir(),
-		"DOCQA_FILES_DIR":      t.TempDir(),
-		"DOCQA_TEMP_DIR":       t.TempDir(),
-		"DOCQA_DATA_DIR":       t.TempDir(),
-		"DOCQA_PDF_CACHE_DIR":  pdfCacheDir(t),
-		"AUTH_MODE":            "local",
-		"AUTH_IDENTITY_SECRET": secret,
-	})
+	docqa := startDocqaLocal(t, secret)
 	gw := caddytest.Start(t,
 		"LISTEN_ADDRESS=http://"+gwAddr,
 		"FUEL_UPSTREAM="+strings.TrimPrefix(fuel.URL, "http://"),
