@@ -78,10 +78,6 @@ func MayDelete(ctx context.Context, owner uint64) bool {
 	return owner == id.UserID || owner == SharedOwner && id.Admin
 }
 
-// Readable reports whether reader may read a document of owner: their own
-// and the shared library's.
-func Readable(owner, reader uint64) bool { return owner == reader || owner == SharedOwner }
-
 // Visible returns, in their order, the documents of docs (of any owners)
 // that reader may read, without a shared copy of an MD5 of which the reader
 // holds their own copy: a file is listed, cited and searched once.
@@ -154,8 +150,9 @@ type Chunk struct {
 }
 
 // Query bounds one search of a store. A search covers only the documents
-// that Reader(ctx) may read (Readable, less the shared copies that the
-// reader's own copies shadow), inside the store's own query.
+// that Reader(ctx) may read (their own and the shared library's, less the
+// shared copies their own copies shadow: Visible), inside the store's own
+// query.
 type Query struct {
 	TopK int
 	// Documents limits the search to the documents with these MD5s, inside

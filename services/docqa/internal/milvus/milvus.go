@@ -680,8 +680,8 @@ func ownerExpr(reader uint64) string {
 }
 
 // readable returns the documents, of md5 only when it is not "", that
-// reader may read (docqa.Readable), from their chunk 0, without the
-// shadowing of docqa.Visible.
+// reader may read (their own and the shared library's), from their chunk
+// 0, without the shadowing of docqa.Visible.
 func (s *Store) readable(ctx context.Context, reader uint64, md5 string) ([]docqa.Document, error) {
 	expr, limit := firstChunkExpr+" && "+ownerExpr(reader), int64(documentsLimit)
 	if md5 != "" {
