@@ -3,8 +3,10 @@ package lexical
 import (
 	"container/heap"
 	"math"
+	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/english"
@@ -35,72 +37,85 @@ const (
 // the Snowball stemmer of their script (English for Latin letters, Russian
 // for Cyrillic; others are kept whole); stop words go. A term may repeat.
 func Analyze(text string) []string {
-	return analyze(Prepare(text), false)
+	var terms []string
+	eachTerm(Prepare(text), func(t string) { terms = append(terms, t) })
+	return terms
 }
 
 // QueryTerms are a question's distinct terms, analyzed as Analyze does, at
 // most MaxQueryTerms.
 func QueryTerms(question string) []string {
-	return analyze(Prepare(question), true)
-}
-
-func analyze(prepared string, distinct bool) []string {
 	var terms []string
-	var seen map[string]bool
-	if distinct {
-		seen = map[string]bool{}
-	}
-	for _, w := range words(prepared) {
-		if stopWords[w] {
-			continue
-		}
-		t := stem(w)
-		if t == "" {
-			continue
-		}
-		if distinct {
-			if seen[t] {
-				continue
-			}
+	seen := map[string]bool{}
+	eachTerm(Prepare(question), func(t string) {
+		if !seen[t] && len(terms) < MaxQueryTerms {
 			seen[t] = true
-			if len(terms) == MaxQueryTerms {
-				break
-			}
+			terms = append(terms, t)
 		}
-		terms = append(terms, t)
-	}
+	})
 	return terms
 }
 
-var unaccent = sync.Pool{New: func() any {
-	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-}}
+// eachTerm calls f with the terms of a prepared text in order, repeats
+// included. It allocates little beside the terms that differ from their
+// words: a chunk's words are analyzed at every upload and every start.
+func eachTerm(prepared string, f func(term string)) {
+	var st stemmer
+	eachWord(prepared, func(w string) {
+		if stopWords[w] {
+			return
+		}
+		if t := st.stem(w); t != "" {
+			f(t)
+		}
+	})
+}
 
-// stem folds a lower-cased word: no diacritics, and its Snowball stem.
-func stem(w string) string {
-	first := []rune(w)[0]
+// stemmer folds lower-cased words: no diacritics, and their Snowball stem.
+// Its Snowball environment is reused from word to word; it is not safe for
+// concurrent use.
+type stemmer struct {
+	env      snowballstem.Env
+	unaccent transform.Transformer
+}
+
+func (st *stemmer) stem(w string) string {
+	first, _ := utf8.DecodeRuneInString(w)
 	if IsCJK(first) {
 		return w
 	}
-	t := unaccent.Get().(transform.Transformer)
-	if folded, _, err := transform.String(t, w); err == nil {
-		w = folded
+	if !isASCII(w) { // an ASCII word has no diacritics to remove
+		if st.unaccent == nil {
+			st.unaccent = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+		}
+		if folded, _, err := transform.String(st.unaccent, w); err == nil {
+			w = folded
+		}
+		if w == "" {
+			return ""
+		}
+		first, _ = utf8.DecodeRuneInString(w)
 	}
-	unaccent.Put(t)
-	if w == "" {
-		return ""
-	}
-	switch r := []rune(w)[0]; {
-	case r < unicode.MaxLatin1 || unicode.Is(unicode.Latin, r):
-		env := snowballstem.NewEnv(w)
-		english.Stem(env)
-		return env.Current()
-	case unicode.Is(unicode.Cyrillic, r):
-		env := snowballstem.NewEnv(w)
-		russian.Stem(env)
-		return env.Current()
+	switch {
+	case first < unicode.MaxLatin1 || unicode.Is(unicode.Latin, first):
+		st.env.SetCurrent(w)
+		english.Stem(&st.env)
+		return st.env.Current()
+	case unicode.Is(unicode.Cyrillic, first):
+		st.env.SetCurrent(w)
+		russian.Stem(&st.env)
+		return st.env.Current()
 	}
 	return w
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Dict gives every term an id, so a document keeps small ids rather than
@@ -129,14 +144,16 @@ type Doc struct {
 // Doc analyzes a chunk: the terms of its document's title, its heading and
 // its text with their field weights.
 func (d *Dict) Doc(title, heading, body string) Doc {
-	counts := map[string]float32{}
+	counts := countsPool.Get().(map[string]float32)
+	defer func() {
+		clear(counts)
+		countsPool.Put(counts)
+	}()
 	for _, f := range []struct {
 		text   string
 		weight float32
 	}{{title, TitleWeight}, {heading, HeadingWeight}, {body, BodyWeight}} {
-		for _, t := range Analyze(f.text) {
-			counts[t] += f.weight
-		}
+		eachTerm(Prepare(f.text), func(t string) { counts[t] += f.weight })
 	}
 	doc := Doc{Terms: make([]TermFreq, 0, len(counts))}
 	d.mu.Lock()
@@ -144,13 +161,25 @@ func (d *Dict) Doc(title, heading, body string) Doc {
 		id, ok := d.ids[t]
 		if !ok {
 			id = uint32(len(d.ids))
-			d.ids[t] = id
+			// A term is often a slice of the chunk's whole prepared text;
+			// a copy keeps the dictionary from holding every such text.
+			d.ids[strings.Clone(t)] = id
 		}
 		doc.Terms = append(doc.Terms, TermFreq{id, c})
 		doc.Length += c
 	}
 	d.mu.Unlock()
 	return doc
+}
+
+// countsPool holds Doc's maps of term counts: a chunk's analysis is
+// repeated for every chunk of an upload and of a start.
+var countsPool = sync.Pool{New: func() any { return map[string]float32{} }}
+
+func (d *Dict) size() int {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return len(d.ids)
 }
 
 func (d *Dict) lookup(terms []string) []uint32 {
@@ -172,29 +201,59 @@ type posting struct {
 
 // Index is an inverted index over documents numbered 0..n-1, searched by
 // BM25. It is immutable: build a new one when the documents change.
+//
+// The postings of every term lie in one array, term after term: term t's
+// are postings[starts[t]:starts[t+1]]. Counting first and filling second
+// sizes every list exactly, so a rebuild (after each upload) leaves no
+// garbage of grown lists behind and keeps 8 bytes per posting.
 type Index struct {
 	dict     *Dict
-	postings map[uint32][]posting
+	starts   []int32 // by term id, one more than the terms indexed
+	postings []posting
 	lengths  []float32
 	avgLen   float32
 }
 
 // NewIndex indexes docs; the i-th document is docs(i).
 func NewIndex(dict *Dict, n int, docs func(i int) *Doc) *Index {
-	x := &Index{dict: dict, postings: map[uint32][]posting{}, lengths: make([]float32, n)}
+	x := &Index{dict: dict, lengths: make([]float32, n)}
+	// Every term of docs already has its id: the dictionary only grows.
+	counts := make([]int32, dict.size()) // by term id
 	var total float64
 	for i := range n {
 		d := docs(i)
 		x.lengths[i] = d.Length
 		total += float64(d.Length)
 		for _, tf := range d.Terms {
-			x.postings[tf.Term] = append(x.postings[tf.Term], posting{int32(i), tf.Freq})
+			counts[tf.Term]++
+		}
+	}
+	x.starts = make([]int32, len(counts)+1)
+	for t, c := range counts {
+		x.starts[t+1] = x.starts[t] + c
+	}
+	x.postings = make([]posting, x.starts[len(counts)])
+	next := counts // reused as each term's next free slot
+	copy(next, x.starts[:len(counts)])
+	for i := range n {
+		for _, tf := range docs(i).Terms {
+			x.postings[next[tf.Term]] = posting{int32(i), tf.Freq}
+			next[tf.Term]++
 		}
 	}
 	if n > 0 {
 		x.avgLen = float32(total / float64(n))
 	}
 	return x
+}
+
+// termPostings are the postings of a term id; none for a term added to the
+// dictionary after the index was built.
+func (x *Index) termPostings(id uint32) []posting {
+	if int(id)+1 >= len(x.starts) {
+		return nil
+	}
+	return x.postings[x.starts[id]:x.starts[id+1]]
 }
 
 // Hit is a found document and its BM25 score.
@@ -216,7 +275,7 @@ func (x *Index) Search(question string, k int, allowed []bool) []Hit {
 	scores := make([]float32, len(x.lengths))
 	n := float64(len(x.lengths))
 	for _, id := range ids {
-		ps := x.postings[id]
+		ps := x.termPostings(id)
 		if len(ps) == 0 {
 			continue
 		}

@@ -1,8 +1,11 @@
 package lexical
 
 import (
+	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +22,8 @@ func TestAnalyze(t *testing.T) {
 		{"Заменить масла маслом", []string{"замен", "масл", "масл"}},
 		// CJK pairs are kept whole.
 		{"更换机油", []string{"更换", "换机", "机油"}},
+		// One text of several scripts: each word is stemmed afresh.
+		{"Engines масла plotting ÉCHOS", []string{"engin", "масл", "plot", "echo"}},
 		{"", nil},
 	} {
 		if got := Analyze(tc.in); !slices.Equal(got, tc.want) {
@@ -79,6 +84,12 @@ func TestIndexScoresAndOrder(t *testing.T) {
 			t.Fatalf("%q found %v", q, got)
 		}
 	}
+	// A term the dictionary learned after the index was built finds nothing
+	// in it.
+	_ = dict.Doc("", "", "carburettor")
+	if got := x.Search("carburettor oil", 10, nil); len(got) != 1 || got[0].Doc != 0 {
+		t.Fatalf("a term newer than the index: %v", got)
+	}
 	if got := NewIndex(dict, 0, nil).Search("oil", 3, nil); len(got) != 0 {
 		t.Fatalf("empty index found %v", got)
 	}
@@ -93,4 +104,39 @@ func TestTopK(t *testing.T) {
 	if got := TopK(scores, 10, nil); len(got) != 6 || got[5] != (Hit{1, 0}) {
 		t.Fatalf("all: %v", got)
 	}
+}
+
+// TestDocAllocations: analysing a chunk of English text allocates less
+// than one object per word. Every chunk is analysed at each upload and at
+// each start; before the stemmer's state was reused and ASCII words skipped
+// the diacritics transform, it was more than two per word, and an upload
+// of eight 100 MB PDFs made 7 GB of garbage.
+func TestDocAllocations(t *testing.T) {
+	dict := NewDict()
+	body := strings.Repeat("The engine oil filter should be replaced every ten thousand kilometres; check the brake pads and the tyre pressure. ", 20)
+	words := len(strings.Fields(body))
+	dict.Doc("Owner manual", "Maintenance", body) // the terms get their ids
+	if n := testing.AllocsPerRun(20, func() { dict.Doc("Owner manual", "Maintenance", body) }); n >= float64(words) {
+		t.Fatalf("Doc of %d words: %.0f allocations, want fewer than one per word", words, n)
+	}
+}
+
+// TestDictKeepsNoText: the dictionary's terms do not hold on to the texts
+// they were read from (a term is often a slice of the prepared text).
+func TestDictKeepsNoText(t *testing.T) {
+	dict := NewDict()
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 400) // 10.8 KB
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const texts = 2000 // 21 MB of text, one new term in each
+	for i := range texts {
+		dict.Doc("", "", fmt.Sprintf("%s unique%d", filler, i))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 4<<20 {
+		t.Fatalf("the dictionary of %d terms holds %d KB, more than its terms need", dict.size(), grew>>10)
+	}
+	runtime.KeepAlive(dict)
 }

@@ -97,6 +97,12 @@ func Terms(prepared string) []string {
 // marks, lower-cased, in order, repeats included.
 func words(prepared string) []string {
 	var out []string
+	eachWord(prepared, func(w string) { out = append(out, w) })
+	return out
+}
+
+// eachWord calls f with each word of a prepared text as words lists them.
+func eachWord(prepared string, f func(word string)) {
 	start := -1
 	for i, r := range prepared {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
@@ -106,14 +112,13 @@ func words(prepared string) []string {
 			continue
 		}
 		if start >= 0 {
-			out = append(out, strings.ToLower(prepared[start:i]))
+			f(strings.ToLower(prepared[start:i]))
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, strings.ToLower(prepared[start:]))
+		f(strings.ToLower(prepared[start:]))
 	}
-	return out
 }
 
 // IsStopWord reports whether a lower-cased word is one of the English
