@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -365,5 +367,30 @@ func TestShutdownEndsRunningAnswers(t *testing.T) {
 	}
 	if err := <-stopped; err != nil {
 		t.Errorf("run = %v", err)
+	}
+}
+
+// TestSetGCPercent: the embedded store gets embeddedGCPercent unless the
+// operator set GOGC; Milvus keeps the runtime's target.
+func TestSetGCPercent(t *testing.T) {
+	const before = 77 // a target none of the cases sets
+	orig := debug.SetGCPercent(before)
+	t.Cleanup(func() { debug.SetGCPercent(orig) })
+	for _, tc := range []struct {
+		gogc, store string
+		want        int
+	}{
+		{"", "", embeddedGCPercent},
+		{"", "Embedded", embeddedGCPercent},
+		{"", "milvus", before},
+		{"200", "embedded", before},
+		{"off", "embedded", before},
+	} {
+		debug.SetGCPercent(before)
+		env := map[string]string{"GOGC": tc.gogc}
+		setGCPercent(func(k string) string { return env[k] }, tc.store, slog.New(slog.DiscardHandler))
+		if got := debug.SetGCPercent(before); got != tc.want {
+			t.Errorf("GOGC %q, VECTOR_STORE %q: target %d, want %d", tc.gogc, tc.store, got, tc.want)
+		}
 	}
 }
