@@ -413,14 +413,13 @@ func command(ctx context.Context, args []string, getenv func(string) string, std
 	return m.Reindex(ctx, log)
 }
 
-// openStore opens the configured vector store.
 // embeddedGCPercent is the garbage collector's target with the embedded
 // store when GOGC is not set. That store keeps every vector, chunk text and
 // posting in the heap, so the heap is mostly long-lived data; at Go's
 // default of 100 the garbage of one ingestion could grow as large as the
 // whole store before a collection. At 50, eight 100 MB uploads at once peak
-// near 890 MiB instead of 1.1 GiB, in the same time (make bench, "docqa
-// ingestion").
+// under 1 GiB (917 MiB in make bench, "docqa ingestion") instead of 1.1 GiB,
+// in the same time.
 const embeddedGCPercent = 50
 
 // setGCPercent applies embeddedGCPercent to the embedded store; an
@@ -435,6 +434,7 @@ func setGCPercent(getenv func(string) string, vectorStore string, log *slog.Logg
 	}
 }
 
+// openStore opens the configured vector store.
 func openStore(ctx context.Context, cfg serviceConfig, log *slog.Logger) (docqa.VectorStore, string, error) {
 	switch strings.ToLower(cfg.VectorStore) {
 	case "embedded", "":
