@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bytes"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -28,16 +27,7 @@ func send(t *testing.T, s *service, method, path, identity, contentType string, 
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return exchange(t, http.DefaultClient, req)
 }
 
 // TestAccountsGuardEveryAPIRoute: with AUTH_MODE=local every registered

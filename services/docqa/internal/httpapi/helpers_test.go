@@ -226,6 +226,21 @@ func multipartBody(t testing.TB, parts ...part) (contentType string, body []byte
 	return mw.FormDataContentType(), b.Bytes()
 }
 
+// exchange sends req with c and returns the answer with its whole body.
+func exchange(t testing.TB, c *http.Client, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
 func (s *service) post(t testing.TB, path, contentType string, body []byte) *http.Response {
 	t.Helper()
 	resp, err := s.client.Post(s.URL+path, contentType, bytes.NewReader(body))

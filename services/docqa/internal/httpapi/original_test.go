@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"os"
@@ -25,16 +24,7 @@ func fileRequest(t *testing.T, s *service, method, md5 string, header ...string)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, body
+	return exchange(t, s.client, req)
 }
 
 // kept lists the files of the originals directory.
