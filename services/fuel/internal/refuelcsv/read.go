@@ -249,7 +249,7 @@ func Read(r io.Reader, opts Options) (Result, error) {
 		opts.Location = time.UTC
 	}
 
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(&loneCRs{r: bufio.NewReader(r)}, 64<<10)
 	cr := csv.NewReader(br)
 	cr.Comma = delimiter(br)
 	opts.semicolons = cr.Comma == ';'
@@ -360,6 +360,40 @@ func units(l layout, c columns, opts Options) (volume, distance decimal.Decimal,
 
 // delimiter is ';' when the header line has semicolons and no commas (the
 // list separator of spreadsheets in locales with a decimal comma), else ','.
+// loneCRs reads r with every carriage return that ends a line on its own
+// turned into a line feed. Files saved as "CSV (Macintosh)" by Excel, and
+// other classic Mac OS exports, end their lines with a lone CR, which
+// encoding/csv keeps inside the field: the whole file would be one row,
+// refused for a header it does not have. CR LF stays as it is (the CSV
+// reader reads it as one line end), and so does a CR inside a quoted field
+// (a remark's line break, which our export writes unchanged). A quote
+// opens or closes a quoted field; "" inside one closes and reopens it, so
+// counting quotes is enough for every file the CSV reader accepts.
+type loneCRs struct {
+	r      *bufio.Reader
+	quoted bool
+}
+
+func (l *loneCRs) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i := 0; i < n; i++ {
+		switch {
+		case p[i] == '"':
+			l.quoted = !l.quoted
+		case p[i] != '\r' || l.quoted:
+		case i+1 < n:
+			if p[i+1] != '\n' {
+				p[i] = '\n'
+			}
+		default: // the last byte read: the next one decides
+			if next, perr := l.r.Peek(1); perr != nil || next[0] != '\n' {
+				p[i] = '\n'
+			}
+		}
+	}
+	return n, err
+}
+
 func delimiter(br *bufio.Reader) rune {
 	head, _ := br.Peek(br.Size())
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {

@@ -1,10 +1,13 @@
 package refuelcsv
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 	_ "time/tzdata" // the zones of the tests, whatever the machine has
 
@@ -163,6 +166,68 @@ func TestReadLubeLogger(t *testing.T) {
 		"2024-01-13T00:00:00Z 1500 35.5 56.8 diesel diesel  partial - a note",
 		"2024-01-20T00:00:00Z 2000 40 64 diesel diesel  full missed ",
 	})
+}
+
+// A file is read the same whichever line end it uses: LF, CR LF, or the
+// lone CR of classic Mac OS (Excel's "CSV (Macintosh)"), also when every
+// read returns one byte, so that a CR is the last byte of a read and the
+// LF that may follow it comes with the next. A bad row keeps its number,
+// and a CR inside a quoted remark stays in it.
+func TestReadLineEnds(t *testing.T) {
+	lines := []string{
+		"Date,Odometer,FuelConsumed,Cost,Notes",
+		"1/5/2024,1000,40,60,",
+		"1/13/2024,1500,abc,56.80,bad odometer row",
+		`1/20/2024,2000,40,64,"two` + "\r" + `lines"`,
+	}
+	want := []string{
+		"2024-01-05T00:00:00Z 1000 40 60 diesel diesel  full - ",
+		"2024-01-20T00:00:00Z 2000 40 64 diesel diesel  full - two\rlines",
+	}
+	for _, end := range []string{"\n", "\r\n", "\r"} {
+		file := strings.Join(lines, end) + end
+		for _, oneByte := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(file)
+			if oneByte {
+				r = iotest.OneByteReader(r)
+			}
+			res, err := Read(r, Options{VehicleID: 7, FuelType: "diesel"})
+			if err != nil {
+				t.Fatalf("end %q, one byte %v: %v", end, oneByte, err)
+			}
+			if res.Rows != 3 || res.BadRows != 1 || len(res.Errors) != 1 || res.Errors[0].Row != 3 {
+				t.Fatalf("end %q, one byte %v: rows %d, bad %d, errors %+v", end, oneByte, res.Rows, res.BadRows, res.Errors)
+			}
+			res.Errors, res.BadRows, res.Rows = nil, 0, len(res.Refuels)
+			checkRefuels(t, res, want)
+		}
+	}
+}
+
+// loneCRs changes a CR that no LF follows outside quotes, and nothing
+// else, wherever the reads of the underlying reader end.
+func TestLoneCRs(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                   "",
+		"a\rb\r\nc\r":        "a\nb\r\nc\n",
+		"\r\r\n\n\r":         "\n\r\n\n\n",
+		"no line end":        "no line end",
+		"x\r\r\r\ny\r\nz":    "x\n\n\r\ny\r\nz",
+		"\"a\rb\"\rc":        "\"a\rb\"\nc",
+		"\"a\"\"\rb\"\r":     "\"a\"\"\rb\"\n",
+		"a\"\"b\r\"c\rd\"\r": "a\"\"b\n\"c\rd\"\n",
+	} {
+		for _, oneByte := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(in)
+			if oneByte {
+				r = iotest.OneByteReader(r)
+			}
+			got, err := io.ReadAll(&loneCRs{r: bufio.NewReader(r)})
+			if err != nil || string(got) != want {
+				t.Errorf("%q (one byte %v) = %q, %v; want %q", in, oneByte, got, err, want)
+			}
+		}
+	}
 }
 
 func TestReadSemicolons(t *testing.T) {
