@@ -117,6 +117,38 @@ describe('the web client', () => {
     assert.deepEqual(vehicles.map((v) => [v.name, v.default_vehicle]), [['Family car', true]]);
   });
 
+  it('Vehicles: a change made on another device shows when the app is back in view, or back online', async (t) => {
+    await nav('Vehicles');
+    const json = (method, body) => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const van = (await api('/api/vehicles', json('POST', { name: 'Van', fuel_type: 'diesel' }))).body;
+    t.after(async () => {
+      await ctx.setOffline(false);
+      await api(`/api/vehicles/${van.id}`, { method: 'DELETE' });
+    });
+    const heading = (name) => page.getByRole('heading', { level: 2, name, exact: true });
+    // The page does not poll: nothing shows the new vehicle yet.
+    await page.waitForTimeout(500);
+    assert.equal(await heading('Van').count(), 0);
+    // Away and back. Headless Chromium keeps every page visible, so the
+    // browser's two events are dispatched here as a tab switch sends them.
+    const visibility = (state) => page.evaluate((state) => {
+      Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }, state);
+    await visibility('hidden');
+    await page.waitForTimeout(500);
+    assert.equal(await heading('Van').count(), 0, 'hidden: nothing is loaded');
+    await visibility('visible');
+    await page.evaluate(() => delete document.visibilityState); // the browser's own again
+    await heading('Van').waitFor();
+    // Offline, then online again (the browser's own events): the rename shows.
+    await ctx.setOffline(true);
+    assert.equal((await api(`/api/vehicles/${van.id}`, json('PUT', { name: 'Camper' }))).status, 200);
+    await ctx.setOffline(false);
+    await heading('Camper').waitFor();
+    assert.equal(await heading('Van').count(), 0);
+  });
+
   it('Add refuel: any two of three in decimal, decimal commas, the unit, saved', async () => {
     await nav('Add refuel');
     assert.equal(await field('Vehicle').locator('option:checked').textContent(), 'Family car (default)');
@@ -347,8 +379,12 @@ describe('the web client', () => {
     const before = posts;
     await ctx.setOffline(false);
     await nav('History');
+    // The vehicle list is read again on reconnecting: Spare is gone from it, and its refused
+    // refuel shows under the vehicle now chosen, saying why it can be stored nowhere.
     await page.getByText('Needs attention').waitFor({ timeout: 30_000 });
     await page.getByText(/The server refused it: .*vehicle/).waitFor();
+    await page.getByText('Its vehicle is no longer on the server.').waitFor();
+    assert.equal(await page.getByRole('combobox', { name: 'Vehicle' }).getByRole('option', { name: 'Spare' }).count(), 0);
     assert.equal(posts, before + 1);
     // Coming back, going online again and waiting past the retry pause send nothing more.
     await page.evaluate(() => { window.dispatchEvent(new Event('online')); document.dispatchEvent(new Event('visibilitychange')); });

@@ -9,7 +9,12 @@ export interface Resource<T> {
   reload: () => void;
 }
 
-/** useResource loads path (a snapshot when offline); null path loads nothing. */
+/**
+ * useResource loads path (a snapshot when offline); null path loads nothing.
+ * It loads it again, keeping what it shows meanwhile, whenever the app comes
+ * back into view or the browser back online: what another device changed in
+ * between shows without a reload of the page.
+ */
 export function useResource<T>(path: string | null): Resource<T> {
   const [state, setState] = useState<{ loaded?: Loaded<T>; error: Error | null; loading: boolean; path: string | null }>({ error: null, loading: path !== null, path });
   const [tick, setTick] = useState(0);
@@ -29,6 +34,18 @@ export function useResource<T>(path: string | null): Resource<T> {
     };
   }, [path, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
+  useEffect(() => {
+    if (path === null) return;
+    const visible = () => {
+      if (document.visibilityState === 'visible') reload();
+    };
+    window.addEventListener('online', reload);
+    document.addEventListener('visibilitychange', visible);
+    return () => {
+      window.removeEventListener('online', reload);
+      document.removeEventListener('visibilitychange', visible);
+    };
+  }, [path, reload]);
   const current = state.path === path;
   return {
     data: current ? state.loaded?.data : undefined,

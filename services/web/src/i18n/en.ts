@@ -124,6 +124,7 @@ export const en = {
   'history.needsAttention': 'Needs attention',
   'history.waiting': 'Waiting to sync',
   'history.refused': 'The server refused it: {message}',
+  'history.vehicleGone': 'Its vehicle is no longer on the server.',
   'history.sendAgain': 'Send again',
   'history.discard': 'Discard',
   'history.editForm': 'Edit refuel',

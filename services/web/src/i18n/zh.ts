@@ -118,6 +118,7 @@ export const zh: Record<MessageKey, string> = {
   'history.needsAttention': '需要处理',
   'history.waiting': '等待同步',
   'history.refused': '服务器拒绝了它：{message}',
+  'history.vehicleGone': '它所属的车辆已不在服务器上。',
   'history.sendAgain': '重新发送',
   'history.discard': '放弃',
   'history.editForm': '编辑加油记录',

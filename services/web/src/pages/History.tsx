@@ -28,7 +28,10 @@ function useOutbox(): OutboxItem[] {
 export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleContext) {
   const list = useResource<RefuelRecord[]>(chosen === null ? null : paths.refuels(chosen));
   // Another user's queued writes (made before a sign-out) wait for them and are not shown here.
-  const queued = useOutbox().filter(isRefuel).filter((i) => i.summary.vehicle_id === chosen && (i.owner === undefined || user === null || i.owner === user.id));
+  // Those of a vehicle no longer on the server (deleted on another device) show under every
+  // vehicle: they can be stored nowhere, and only here can they be seen and discarded.
+  const gone = (i: { summary: RefuelSummary }) => vehicles !== undefined && !vehicles.some((v) => v.id === i.summary.vehicle_id);
+  const queued = useOutbox().filter(isRefuel).filter((i) => (i.summary.vehicle_id === chosen || gone(i)) && (i.owner === undefined || user === null || i.owner === user.id));
   const [editing, setEditing] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -69,7 +72,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
         <section aria-labelledby="queued-h">
           <h2 id="queued-h">{t('history.notOnServer')}</h2>
           <ul class="records">
-            {queued.map((i) => <QueuedItem key={i.key} item={i} />)}
+            {queued.map((i) => <QueuedItem key={i.key} item={i} gone={gone(i)} />)}
           </ul>
         </section>
       )}
@@ -130,7 +133,7 @@ function RecordItem({ r, span, online, onEdit, onDelete }: { r: RefuelRecord; sp
   );
 }
 
-function QueuedItem({ item }: { item: OutboxItem & { summary: RefuelSummary } }) {
+function QueuedItem({ item, gone }: { item: OutboxItem & { summary: RefuelSummary }; gone: boolean }) {
   const s = item.summary;
   const u = activeUnits();
   const attention = item.state === 'attention';
@@ -139,6 +142,7 @@ function QueuedItem({ item }: { item: OutboxItem & { summary: RefuelSummary } })
       <h3>{fmtDateTime(s.refuel_time)}</h3>
       <p class="badge">{attention ? t('history.needsAttention') : t('history.waiting')}</p>
       {attention && <p class="error">{t('history.refused', { message: item.message ?? '' })}</p>}
+      {gone && <p>{t('history.vehicleGone')}</p>}
       <dl>
         <div><dt>{t('history.odometer')}</dt><dd>{km(s.odometer, u)}</dd></div>
         <div><dt>{t('history.quantity')}</dt><dd>{qty(s.liters, s.unit as EnergyUnit, u)}{s.is_full ? t('history.full') : t('history.partial')}</dd></div>
