@@ -522,6 +522,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("Date,Odometer,FuelConsumed,Cost\n\"1/1/2024\",\"1,0\",\"x\"\"\n"))
 	f.Add([]byte("refuel_time,odometer,fuel_type,energy,unit,liters,total_amount\n2024-03-31 02:30,1,CCS,electricity,kWh,1,1\n"))
 	f.Add([]byte("car_name, l/100km, odometer, km, litres, price, fuelup_date, partial_fuelup\nx, 6.5, 100, 10, 45.2, 1.789, 2024-10-27 02:30, 0\n"))
+	f.Add([]byte("Date,Odometer,FuelConsumed,Cost,Notes\r05/01/2024,1000,40,60,\"a\rb\"\r\n06/01/2024,1100,40,60,\r"))
 	berlin := mustLocation(f, "Europe/Berlin")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		res, err := Read(bytes.NewReader(b), Options{VehicleID: 3, FuelType: "diesel", DateFormat: "", Location: berlin})
