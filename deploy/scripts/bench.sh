@@ -119,18 +119,26 @@ bench_table() {
 	md '```' "</details>" ""
 }
 
-# free_port: a port nothing listens on, below the kernel's range of
-# ephemeral ports (ip_local_port_range), where the outgoing connections of
-# the load tool, Caddy and everything else on the machine take theirs: a
-# port only checked for a listener could be one of those and fail to bind.
+# free_port VAR sets VAR to a port nothing listens on, below the kernel's
+# range of ephemeral ports (ip_local_port_range), where the outgoing
+# connections of the load tool, Caddy and everything else on the machine
+# take theirs: a port only checked for a listener could be one of those and
+# fail to bind.
 ephemeral_low=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 ((ephemeral_low > 21000)) || ephemeral_low=60000
+# It never gives a port it gave before (ports_given): two processes given
+# the same one would race for it. It sets a variable rather than printing,
+# since $(...) would forget the port given in its subshell.
+ports_given=" "
 free_port() {
-	local port
+	# Not named port: printf -v would set this local instead of a caller's port.
+	local candidate
 	for _ in $(seq 1 100); do
-		port=$((20000 + RANDOM % (ephemeral_low - 20000)))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			echo "$port"
+		candidate=$((20000 + RANDOM % (ephemeral_low - 20000)))
+		[[ $ports_given == *" $candidate "* ]] && continue
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then
+			ports_given+="$candidate "
+			printf -v "$1" '%s' "$candidate"
 			return 0
 		fi
 	done
@@ -226,11 +234,11 @@ dsn_base=${TEST_DATABASE_URL%%\?*}
 dsn_query=""
 [[ $TEST_DATABASE_URL == *\?* ]] && dsn_query="?${TEST_DATABASE_URL#*\?}"
 DSN="${dsn_base%/*}/$db$dsn_query"
-fuel_port=$(free_port)
-floor_port=$(free_port)
-caddy_port=$(free_port)
-sqlite_port=$(free_port)
-docqa_port=$(free_port) # nothing listens there: only the fuel routes are measured
+free_port fuel_port
+free_port floor_port
+free_port caddy_port
+free_port sqlite_port
+free_port docqa_port # nothing listens there: only the fuel routes are measured
 
 load_ok=$fuel_sections
 [[ $load_ok == 1 ]] && step createdb.log "psql '$TEST_DATABASE_URL' -qc 'CREATE DATABASE $db'" && created_db=$db || load_ok=0
@@ -378,7 +386,7 @@ if want cost && [[ $load_ok == 1 ]]; then
 		"$(mask <<<"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:SINK DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:PORT bin/fuel-service &   # traced")" \
 		"$(mask <<<"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:SINK OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=0.1 DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:PORT bin/fuel-service &   # sampled")" \
 		'```' ""
-	sink_port=$(free_port)
+	free_port sink_port
 	cost_ok=1
 	bin/otlpsink -addr "127.0.0.1:$sink_port" >"$work/otlpsink.log" 2>&1 &
 	sink_pid=$!
@@ -395,7 +403,7 @@ if want cost && [[ $load_ok == 1 ]]; then
 			# A start that fails (its port taken in between by another
 			# process on this shared machine) is retried on another port.
 			for attempt in 1 2 3; do
-				port=$(free_port)
+				free_port port
 				# exec: $! is the service itself, which the kill below stops
 				case $variant in
 				on) exec env SHUTDOWN_DRAIN=0s DATABASE_URL="$DSN" FUEL_ADDR=127.0.0.1:$port bin/fuel-service ;;
@@ -499,9 +507,10 @@ if want auth && [[ $load_ok == 1 ]]; then
 	for round in $(seq 1 "$COST_ROUNDS"); do
 		[[ $auth_ok == 1 ]] || break
 		for mode in $(round_order "$round" off local); do
-			fport=$(free_port)
-			dport=$(free_port)
-			cport=$(free_port)
+			free_port fport
+			free_port dport
+			free_port cport
+			free_port mport
 			ddir=$(mktemp -d "$auth_dir/docqa.XXXXXX")
 			run_pids=()
 			auth_env=(AUTH_MODE=$mode SHUTDOWN_DRAIN=0s)
@@ -518,7 +527,7 @@ if want auth && [[ $load_ok == 1 ]]; then
 				bin/docqa-service >"$auth_dir/docqa-$mode-$round.log" 2>&1 &
 			run_pids+=($!)
 			env "${auth_env[@]}" LISTEN_ADDRESS=http://127.0.0.1:$cport FUEL_UPSTREAM=127.0.0.1:$fport DOCQA_UPSTREAM=127.0.0.1:$dport \
-				WEB_ROOT="$ddir" METRICS_LISTEN=127.0.0.1:$(free_port) bin/caddy run --config Caddyfile --adapter caddyfile >"$auth_dir/caddy-$mode-$round.log" 2>&1 &
+				WEB_ROOT="$ddir" METRICS_LISTEN=127.0.0.1:$mport bin/caddy run --config Caddyfile --adapter caddyfile >"$auth_dir/caddy-$mode-$round.log" 2>&1 &
 			run_pids+=($!)
 			pids+=("${run_pids[@]}")
 			header=()
@@ -677,7 +686,7 @@ fi
 docqa_ingest() {
 	local log=$1 port dir pid t0 t1
 	shift
-	port=$(free_port)
+	free_port port
 	dir=$(mktemp -d "$work/docqa.XXXXXX")
 	md '```sh' "DOCQA_ADDR=127.0.0.1:$port DOCQA_STORE_PATH=\$dir/vectors DOCQA_TEMP_DIR=\$dir/uploads DOCQA_PDF_CACHE_DIR=\$dir/pdfium bin/docqa-service &" '```'
 	t0=$(date +%s.%N)

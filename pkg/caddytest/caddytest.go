@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -50,16 +51,28 @@ func Binary(tb testing.TB) string {
 	return bin
 }
 
-// FreeAddr returns a loopback host:port no one listens on now.
+// FreeAddr returns a loopback host:port no one listens on now, and never
+// the same one twice in a process. The kernel picks a port at random for
+// each listener, so two calls in a row can name the same one: a Caddy
+// given it for its site and for its metrics listener binds both, and the
+// site's requests reach the metrics listener.
 func FreeAddr(tb testing.TB) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		if _, given := handedOut.LoadOrStore(addr, true); !given {
+			return addr
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
+
+// handedOut holds every address FreeAddr returned.
+var handedOut sync.Map
 
 // Start runs `caddy run` on the repository's Caddyfile on a free loopback
 // port (or on env's LISTEN_ADDRESS=http://host:port, for a test that must

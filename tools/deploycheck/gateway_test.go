@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/carhub/backend/tools/internal/loopback"
 )
 
 // mustCaddy returns the Caddy binary the Makefile builds (CADDY_BIN overrides).
@@ -26,17 +27,6 @@ func mustCaddy(tb testing.TB) string {
 		tb.Fatalf("Caddy binary %s missing (run `make bin/caddy` or set CADDY_BIN): %v", bin, err)
 	}
 	return bin
-}
-
-// freeAddr returns a 127.0.0.1 address that was free a moment ago.
-func freeAddr(tb testing.TB) string {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // The gateway's probes ask what Caddy serves: bin/caddy runs the rendered
@@ -64,7 +54,7 @@ func TestGatewayProbesAreServed(t *testing.T) {
 	env := envOf(t, c)
 	for name, format := range map[string]string{"LISTEN_ADDRESS": "http://%s", "METRICS_LISTEN": "%s"} {
 		port := listenPort(t, env[name])
-		local[port] = freeAddr(t)
+		local[port] = loopback.FreeAddr(t)
 		env[name] = fmt.Sprintf(format, local[port])
 	}
 	env["WEB_ROOT"] = webRoot

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/carhub/backend/tools/internal/loopback"
 )
 
 // repoRoot is the repository root, two levels above this package.
@@ -94,28 +96,16 @@ func TestCaddyfileFormatted(t *testing.T) {
 	}
 }
 
-// freeAddr returns a 127.0.0.1 address that was free a moment ago.
-func freeAddr(tb testing.TB) string {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // startCaddy runs `bin/caddy run` on the repository's Caddyfile with env and
 // returns its base URL once it answers; the process is stopped at cleanup.
 func startCaddy(tb testing.TB, env ...string) string {
 	tb.Helper()
-	addr := freeAddr(tb)
+	addr := loopback.FreeAddr(tb)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, mustCaddy(tb), "run", "--config", "Caddyfile", "--adapter", "caddyfile")
 	cmd.Dir = repoRoot(tb)
 	// Its own metrics listener too, so that it never meets a running gateway's.
-	cmd.Env = append(os.Environ(), append([]string{"LISTEN_ADDRESS=http://" + addr, "METRICS_LISTEN=" + freeAddr(tb)}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{"LISTEN_ADDRESS=http://" + addr, "METRICS_LISTEN=" + loopback.FreeAddr(tb)}, env...)...)
 	var logs bytes.Buffer
 	cmd.Stdout = &logs
 	cmd.Stderr = &logs

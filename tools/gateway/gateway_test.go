@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/carhub/backend/tools/internal/loopback"
 )
 
 // seen is what a stand-in service saw of one request.
@@ -527,7 +529,7 @@ func TestGatewayUpstreamDown(t *testing.T) {
 	fuel := newStandIn(t, "fuel")
 	url := startCaddy(t,
 		"FUEL_UPSTREAM="+hostPort(fuel.srv.URL),
-		"DOCQA_UPSTREAM="+freeAddr(t), // nothing listens there
+		"DOCQA_UPSTREAM="+loopback.FreeAddr(t), // nothing listens there
 	)
 	req, _ := http.NewRequest(http.MethodPost, url+"/api/chat/stream", strings.NewReader(`{}`))
 	req.Header.Set("X-Request-ID", "down-1")

@@ -48,15 +48,28 @@ export async function eventually(check, ms = 15_000, every = 100) {
   }
 }
 
-export function freePort() {
-  return new Promise((ok, fail) => {
-    const s = netServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
+const handedOut = new Set();
+
+/**
+ * freePort returns a port on 127.0.0.1 that was free a moment ago, and never
+ * one it returned before: the kernel picks each at random, so two calls in a
+ * row can name the same port, and two services would then race for it.
+ */
+export async function freePort() {
+  for (;;) {
+    const port = await new Promise((ok, fail) => {
+      const s = netServer();
+      s.once('error', fail);
+      s.listen(0, '127.0.0.1', () => {
+        const { port } = s.address();
+        s.close(() => ok(port));
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

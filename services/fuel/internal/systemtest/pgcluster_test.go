@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/carhub/backend/pkg/caddytest"
 )
 
 // cluster is a private PostgreSQL server that a test may stop and start:
@@ -191,13 +193,17 @@ func (c *cluster) createDatabase(t *testing.T, name string) string {
 	return c.url(name)
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago, and
+// never one it returned before (caddytest.FreeAddr).
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	_, port, err := net.SplitHostPort(caddytest.FreeAddr(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
