@@ -358,8 +358,6 @@ func units(l layout, c columns, opts Options) (volume, distance decimal.Decimal,
 	return volumeUnits[vu], distanceUnits[du], nil
 }
 
-// delimiter is ';' when the header line has semicolons and no commas (the
-// list separator of spreadsheets in locales with a decimal comma), else ','.
 // loneCRs reads r with every carriage return that ends a line on its own
 // turned into a line feed. Files saved as "CSV (Macintosh)" by Excel, and
 // other classic Mac OS exports, end their lines with a lone CR, which
@@ -381,6 +379,7 @@ func (l *loneCRs) Read(p []byte) (int, error) {
 		case p[i] == '"':
 			l.quoted = !l.quoted
 		case p[i] != '\r' || l.quoted:
+			// kept as it is
 		case i+1 < n:
 			if p[i+1] != '\n' {
 				p[i] = '\n'
@@ -394,6 +393,8 @@ func (l *loneCRs) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// delimiter is ';' when the header line has semicolons and no commas (the
+// list separator of spreadsheets in locales with a decimal comma), else ','.
 func delimiter(br *bufio.Reader) rune {
 	head, _ := br.Peek(br.Size())
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
