@@ -640,9 +640,30 @@ func documentsExpr(md5s []string) (expr string, ok bool) {
 // a search to the documents the reader may search: their own and the
 // shared library's, less the shared copies of MD5s the reader holds a copy
 // of (docqa.Visible). Those are found by one query of the readable
-// documents' chunk 0; usually there are none, and the filter is one term.
+// documents' chunk 0, once per question when its context carries a search
+// memo (docqa.WithSearchMemo: the lexical and the vector search of a
+// hybrid question share it); usually there are none, and the filter is one
+// term.
 func (s *Store) searchableExpr(ctx context.Context, expr string) (string, error) {
 	reader := docqa.Reader(ctx)
+	filter, err := docqa.Remember(ctx, searchableKey{s, reader}, func() (string, error) { return s.searchable(ctx, reader) })
+	if err != nil {
+		return "", err
+	}
+	if expr == "" {
+		return filter, nil
+	}
+	return expr + " && " + filter, nil
+}
+
+// searchableKey names searchableExpr's filter in a search memo.
+type searchableKey struct {
+	store  *Store
+	reader uint64
+}
+
+// searchable is the filter of the documents reader may search.
+func (s *Store) searchable(ctx context.Context, reader uint64) (string, error) {
 	docs, err := s.readable(ctx, reader, "")
 	if err != nil {
 		return "", err
@@ -660,15 +681,11 @@ func (s *Store) searchableExpr(ctx context.Context, expr string) (string, error)
 		}
 	}
 	slices.Sort(shadowed)
-	filter := ownerExpr(reader)
-	if len(shadowed) > 0 {
-		filter = fmt.Sprintf(`(%s == %d || (%s == %d && metadata["fileMd5"] not in [%s]))`,
-			ownerKey, reader, ownerKey, docqa.SharedOwner, strings.Join(shadowed, ", "))
+	if len(shadowed) == 0 {
+		return ownerExpr(reader), nil
 	}
-	if expr == "" {
-		return filter, nil
-	}
-	return expr + " && " + filter, nil
+	return fmt.Sprintf(`(%s == %d || (%s == %d && metadata["fileMd5"] not in [%s]))`,
+		ownerKey, reader, ownerKey, docqa.SharedOwner, strings.Join(shadowed, ", ")), nil
 }
 
 // ownerKey is the metadata key of a row's owner.

@@ -1315,6 +1315,72 @@ func TestDocumentsFilterIsPartOfTheSearch(t *testing.T) {
 	}
 }
 
+// The lexical and the vector search of one question, sharing a search
+// memo (the retriever gives each question one), read the readable
+// documents once between them, and filter as they do without it: the
+// reader's own copy of A still hides the shared one.
+func TestSearchMemoReadsTheReadableDocumentsOnce(t *testing.T) {
+	f := newFake()
+	s := newStore(t, f)
+	sharedA := docqa.Document{FileName: "a.pdf", FileMD5: md5A, Chunks: 1, CreatedAt: t0}.Owned(docqa.SharedOwner)
+	sharedChunk := docqa.Chunk{ID: docqa.OwnedChunkID(docqa.SharedOwner, md5A, 0), Page: 1, Text: "pump seal", Embedding: vec(1)}
+	mustUpsert(t, s, sharedA, []docqa.Chunk{sharedChunk}, "e")
+	mustUpsert(t, s, newDoc(md5A, "a.pdf", t0, 1), []docqa.Chunk{chunk(md5A, 0, 1, "pump seal", vec(1))}, "e")
+	mustUpsert(t, s, newDoc(md5B, "b.pdf", t0, 1), []docqa.Chunk{chunk(md5B, 0, 1, "pump gasket", vec(1, 1))}, "e")
+
+	readable := func() (n int) {
+		for _, q := range f.queries {
+			if strings.HasPrefix(q.Expr, firstChunkExpr+" && ") {
+				n++
+			}
+		}
+		return n
+	}
+	// question runs both searches and returns the filters they sent and
+	// the documents of their hits, and how often the readable documents
+	// were read.
+	question := func(ctx context.Context) (filters []string, hits []docqa.Document, reads int) {
+		before, searches := readable(), len(f.searches)
+		text, err := s.SearchText(ctx, "pump", docqa.Query{TopK: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vector, err := s.Search(ctx, vec(1), docqa.Query{TopK: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range f.searches[searches:] {
+			filters = append(filters, r.Dsl)
+		}
+		for _, h := range append(text, vector...) {
+			hits = append(hits, h.Document)
+		}
+		return filters, hits, readable() - before
+	}
+
+	ctx := context.Background()
+	plainFilters, plainHits, reads := question(ctx)
+	if reads != 2 {
+		t.Fatalf("without a memo: %d reads of the readable documents, want one per search", reads)
+	}
+	memoFilters, memoHits, reads := question(docqa.WithSearchMemo(ctx))
+	if reads != 1 {
+		t.Fatalf("with a memo: %d reads of the readable documents, want 1", reads)
+	}
+	want := `(metadata["owner"] == 1 || (metadata["owner"] == 0 && metadata["fileMd5"] not in ["` + md5A + `"]))`
+	if !slices.Equal(memoFilters, plainFilters) || len(memoFilters) != 2 || memoFilters[0] != want || memoFilters[1] != want {
+		t.Fatalf("filters with a memo %q, without %q; want %q twice", memoFilters, plainFilters, want)
+	}
+	if len(memoHits) != 4 || !slices.Equal(memoHits, plainHits) {
+		t.Fatalf("hits with a memo %v, without %v", memoHits, plainHits)
+	}
+	for _, d := range memoHits {
+		if d.Owner != 1 {
+			t.Fatalf("a hit of the shared copy: %+v", d)
+		}
+	}
+}
+
 func TestTitleAndHeadingRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	f := newFake()

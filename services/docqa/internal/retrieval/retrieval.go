@@ -134,6 +134,9 @@ func (r *Retriever) Reranker() string {
 // mode, the store's score in the others, and the reranker's when it
 // reordered them. Errors are the embedder's and the store's.
 func (r *Retriever) Retrieve(ctx context.Context, question string, q docqa.Query) ([]docqa.ScoredChunk, error) {
+	// The two searches of a hybrid question share what the store works out
+	// about the reader's documents.
+	ctx = docqa.WithSearchMemo(ctx)
 	mode := r.Effective()
 	wide := q
 	if mode == Hybrid || r.cfg.Reranker != nil {

@@ -194,6 +194,51 @@ func TestRetrieveWithoutLexicalIndexIsVectorOnly(t *testing.T) {
 	}
 }
 
+// memoStore counts what its searches work out through the question's
+// search memo, as the Milvus store does for the reader's documents.
+type memoStore struct {
+	*embedded.Store
+	computed int
+}
+
+func (m *memoStore) scope(ctx context.Context) error {
+	_, err := docqa.Remember(ctx, "scope", func() (bool, error) {
+		m.computed++
+		return true, nil
+	})
+	return err
+}
+
+func (m *memoStore) Search(ctx context.Context, v []float32, q docqa.Query) ([]docqa.ScoredChunk, error) {
+	if err := m.scope(ctx); err != nil {
+		return nil, err
+	}
+	return m.Store.Search(ctx, v, q)
+}
+
+func (m *memoStore) SearchText(ctx context.Context, text string, q docqa.Query) ([]docqa.ScoredChunk, error) {
+	if err := m.scope(ctx); err != nil {
+		return nil, err
+	}
+	return m.Store.SearchText(ctx, text, q)
+}
+
+// The lexical and the vector search of one hybrid question share one
+// search memo; the next question gets a new one.
+func TestRetrieveSharesOneSearchMemoPerQuestion(t *testing.T) {
+	s, emb := newStore(t)
+	m := &memoStore{Store: s}
+	r := mustNew(t, Config{Store: m, Embedder: emb})
+	for question := range 2 {
+		if _, err := r.Retrieve(context.Background(), "surface", docqa.Query{TopK: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if m.computed != question+1 {
+			t.Fatalf("after question %d: worked out %d times, want %d", question+1, m.computed, question+1)
+		}
+	}
+}
+
 // scoreReranker scores a passage by how often the word appears in it.
 type scoreReranker struct {
 	word  string
