@@ -239,11 +239,13 @@ func jsonString(raw json.RawMessage) string {
 func scores(body []byte, n int) ([]float64, error) {
 	var ans rerankResponse
 	if err := json.Unmarshal(body, &ans); err != nil {
+		// The place, never the text around it: a body may echo what was
+		// sent, the API key included, and a quoted piece of it could hold
+		// part of the key that no replacement would find.
 		var syntaxErr *json.SyntaxError
 		if errors.As(err, &syntaxErr) {
-			at := int(syntaxErr.Offset)
-			return nil, fmt.Errorf("rerank: provider answered malformed JSON (%v) near %q: %w",
-				err, body[max(at-30, 0):min(at+10, len(body))], docqa.ErrUnavailable)
+			return nil, fmt.Errorf("rerank: provider answered malformed JSON at byte %d of %d (%v): %w",
+				syntaxErr.Offset, len(body), err, docqa.ErrUnavailable)
 		}
 		return nil, fmt.Errorf("rerank: provider answered an unexpected body: %v: %w", err, docqa.ErrUnavailable)
 	}

@@ -297,7 +297,7 @@ func TestRerankerMalformedAnswers(t *testing.T) {
 		{"result without index", `{"results":[{"relevance_score":0.9},{"index":1,"relevance_score":0.1}]}`, "without an index"},
 		{"result without score", `{"results":[{"index":0},{"index":1,"relevance_score":0.1}]}`, "no relevance_score for index 0"},
 		{"null score", `{"results":[{"index":0,"relevance_score":null},{"index":1,"relevance_score":0.1}]}`, "no relevance_score for index 0"},
-		{"NaN score", `{"results":[{"index":0,"relevance_score":NaN},{"index":1,"relevance_score":0.1}]}`, `"relevance_score\":NaN`},
+		{"NaN score", `{"results":[{"index":0,"relevance_score":NaN},{"index":1,"relevance_score":0.1}]}`, `at byte 42 of 81 (invalid character 'N'`},
 		{"not JSON", `<html>upstream error</html>`, "malformed JSON"},
 		{"empty body", ``, "malformed JSON"},
 		{"wrong types", `{"results":[{"index":"0","relevance_score":0.1}]}`, "unexpected body"},
