@@ -124,18 +124,37 @@ func (s *Splitter) windows(pageText string) []string {
 }
 
 // tokenEnds returns, for each cl100k_base token of text, the byte offset at
-// which it ends. The tokens' bytes are the text's bytes in order; should a
-// token's bytes ever differ from the text's, the offsets are clamped so the
-// windows still tile the text.
+// which it ends. The tokens' bytes are the text's bytes in order, except
+// that the tokenizer reads each byte of invalid UTF-8 as U+FFFD (three
+// bytes): the offsets follow the text through those, so a window of text
+// that is not valid UTF-8 still holds 400 tokens, not 400 tokens' worth of
+// bytes. A token that ends inside a character ends as far into it as into
+// that character's bytes (inside a U+FFFD read for an invalid byte: before
+// that byte). The last token ends at the end of the text.
 func (s *Splitter) tokenEnds(text string) []int {
 	tokens := s.enc.EncodeOrdinary(text)
 	ends := make([]int, len(tokens))
-	off := 0
 	one := make([]int, 1)
-	for i, t := range tokens {
-		one[0] = t
-		off = min(off+len(s.enc.Decode(one)), len(text))
-		ends[i] = off
+	// decoded: the tokens' bytes so far; t: the text's offset of the first
+	// character not wholly among them; d: the tokens' bytes before it.
+	decoded, t, d := 0, 0, 0
+	for i, tok := range tokens {
+		one[0] = tok
+		decoded += len(s.enc.Decode(one))
+		size := 0 // of the character at t, when the token ends inside it
+		for t < len(text) {
+			r, n := utf8.DecodeRuneInString(text[t:])
+			w := n
+			if r == utf8.RuneError && n == 1 {
+				w = utf8.RuneLen(utf8.RuneError)
+			}
+			if d+w > decoded {
+				size = n
+				break
+			}
+			t, d = t+n, d+w
+		}
+		ends[i] = t + min(decoded-d, max(size-1, 0))
 	}
 	if len(ends) > 0 {
 		ends[len(ends)-1] = len(text)

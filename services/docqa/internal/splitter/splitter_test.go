@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -406,4 +407,44 @@ func BenchmarkSplit(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(chunks)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+// tokenEnds: on valid UTF-8 a token ends where its bytes end, counted from
+// the start (a token may end inside a character: cl100k_base splits rare
+// ones); on invalid UTF-8, where the tokenizer reads each invalid byte as
+// U+FFFD, the ends follow the text, so every window stays near 400 tokens.
+func TestTokenEnds(t *testing.T) {
+	s := mustNew(t)
+	zh, err := os.ReadFile("testdata/zh-maintenance.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"hello world", string(zh), "𠜎𠜱𠝹𠱓 é👩\u200d👩\u200d👧 ﷽", "\uFFFD literal replacement \uFFFD"} {
+		tokens := s.enc.EncodeOrdinary(text)
+		want, off := make([]int, len(tokens)), 0
+		for i, tok := range tokens {
+			off += len(s.enc.Decode([]int{tok}))
+			want[i] = off
+		}
+		if got := s.tokenEnds(text); !slices.Equal(got, want) {
+			t.Errorf("%.20q: ends %v, want the tokens' byte counts %v", text, got, want)
+		}
+	}
+
+	// 600 invalid bytes between words: the tokenizer sees 1 800 bytes of
+	// U+FFFD where the text has 600.
+	text := strings.Repeat("word \xff\xfe\xfd ", 200)
+	ends := s.tokenEnds(text)
+	if ends[len(ends)-1] != len(text) || !slices.IsSorted(ends) {
+		t.Fatalf("ends do not run through the text: last %d of %d", ends[len(ends)-1], len(text))
+	}
+	for i := range len(ends) - 1 {
+		if ends[i] > len(text) {
+			t.Fatalf("token %d ends at %d, past the text", i, ends[i])
+		}
+	}
+	checkSplit(t, s, text)
+	if w := s.windows(text); len(w) < 2 {
+		t.Fatalf("%d windows for %d tokens", len(w), len(ends))
+	}
 }
