@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -51,6 +52,11 @@ type Options struct {
 	Metrics *prometheus.Registry
 	// Probes, when set, serve GET /livez and GET /readyz.
 	Probes *probes.Probes
+	// TrustedProxies are the peers whose X-Forwarded-For gives a request's
+	// client address (ParseTrustedProxies of TRUSTED_PROXIES); from any
+	// other peer, and when it is empty, the connection's address is the
+	// client's.
+	TrustedProxies []netip.Prefix
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -61,6 +67,7 @@ func New(log *slog.Logger, opts Options) *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = false // a method a path does not take is a 404 too
 	e.ContextWithFallback = true     // c.Done()/c.Value reach the request's context
+	trustProxies(e, opts.TrustedProxies)
 	mapError := opts.MapError
 	if mapError == nil {
 		mapError = func(err error) error { return err }

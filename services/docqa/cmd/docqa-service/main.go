@@ -19,6 +19,7 @@ import (
 
 	"github.com/carhub/backend/pkg/config"
 	"github.com/carhub/backend/pkg/cors"
+	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
@@ -132,6 +133,7 @@ type serviceConfig struct {
 	RerankMaxRetries int           `env:"RERANK_MAX_RETRIES" default:"1"`
 
 	CORSOrigins     string        `env:"CORS_ORIGINS" default:"http://localhost:8081,http://localhost:5173"`
+	TrustedProxies  string        `env:"TRUSTED_PROXIES"` // whose X-Forwarded-For names the client; empty: ginx.DefaultTrustedProxies
 	SSEHeartbeat    time.Duration `env:"SSE_HEARTBEAT" default:"15s"`
 	UploadStall     time.Duration `env:"UPLOAD_STALL_TIMEOUT" default:"30s"` // an upload silent this long is ended
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"10s"`
@@ -163,6 +165,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("LOG_LEVEL: %w", err)
 	}
 	origins, err := cors.ParseOrigins(cfg.CORSOrigins)
+	if err != nil {
+		return err
+	}
+	proxies, err := ginx.ParseTrustedProxies(cfg.TrustedProxies)
 	if err != nil {
 		return err
 	}
@@ -296,6 +302,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Heartbeat:          cfg.SSEHeartbeat,
 		UploadStallTimeout: cfg.UploadStall,
 		CORSOrigins:        origins,
+		TrustedProxies:     proxies,
 		StoreKind:          storeKind,
 		EmbedderMode:       embedderMode,
 		ChatMode:           chatMode,

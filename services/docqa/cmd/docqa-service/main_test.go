@@ -302,6 +302,7 @@ func TestRunBadConfig(t *testing.T) {
 		{map[string]string{"SSE_HEARTBEAT": "often"}, "SSE_HEARTBEAT"},
 		{map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL"},
 		{map[string]string{"CORS_ORIGINS": "not an origin"}, "CORS_ORIGINS"},
+		{map[string]string{"TRUSTED_PROXIES": "caddy"}, "TRUSTED_PROXIES"},
 		{map[string]string{"EMBEDDING_API_KEY": "k"}, "EMBEDDING_BASE_URL"},
 		{map[string]string{"DOCQA_ADDR": "256.1.1.1:99999"}, "DOCQA_ADDR"},
 		{map[string]string{"RETRIEVAL": "bm25"}, "RETRIEVAL"},

@@ -6,6 +6,7 @@ package httpapi
 
 import (
 	"log/slog"
+	"net/netip"
 	"os"
 	"time"
 
@@ -64,6 +65,8 @@ type Config struct {
 	// client holds neither a handler nor a temporary file.
 	UploadStallTimeout time.Duration
 	CORSOrigins        []string
+	// TrustedProxies: see ginx.Options.
+	TrustedProxies []netip.Prefix
 	// StoreKind, EmbedderMode and ChatMode are reported by /health:
 	// "embedded"|"milvus", "remote"|"local".
 	StoreKind    string
@@ -142,7 +145,7 @@ func New(cfg Config) *gin.Engine {
 	}
 
 	r := ginx.New(cfg.Log, ginx.Options{
-		CORSOrigins: cfg.CORSOrigins, MapError: errorOf, QuietPaths: []string{"/health"},
+		CORSOrigins: cfg.CORSOrigins, TrustedProxies: cfg.TrustedProxies, MapError: errorOf, QuietPaths: []string{"/health"},
 		Metrics: cfg.Metrics, Probes: cfg.Probes,
 	})
 	r.GET("/health", h.health)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/carhub/backend/pkg/config"
 	"github.com/carhub/backend/pkg/cors"
+	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
@@ -30,6 +31,10 @@ type Config struct {
 	DatabaseURL string `env:"DATABASE_URL" secret:"true"` // PostgreSQL URL; empty: embedded SQLite
 	SQLitePath  string `env:"FUEL_SQLITE_PATH" default:"var/fuel.db"`
 	CORSOrigins string `env:"CORS_ORIGINS"`
+	// TrustedProxies are the peers (Caddy) whose X-Forwarded-For names the
+	// client, whose address login attempts are counted under; empty: loopback
+	// and the private ranges (ginx.DefaultTrustedProxies); "none": no one.
+	TrustedProxies string `env:"TRUSTED_PROXIES"`
 	// PurgeInterval is how often expired idempotency keys are deleted.
 	PurgeInterval time.Duration `env:"FUEL_IDEMPOTENCY_PURGE_INTERVAL" default:"10m"`
 	// ShutdownDrain is how long the service keeps serving after SIGTERM,
@@ -88,6 +93,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	proxies, err := ginx.ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
 	if cfg.ShutdownDrain < 0 {
 		return fmt.Errorf("SHUTDOWN_DRAIN must not be negative, got %s", cfg.ShutdownDrain)
 	}
@@ -138,7 +147,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if authOpts.OIDC, err = oidcOptions(ctx, cfg.OIDC, authOpts.Mode, log); err != nil {
 		return err
 	}
-	opts := httpapi.Options{CORSOrigins: origins, Probes: readiness(st), Auth: authOpts}
+	opts := httpapi.Options{CORSOrigins: origins, TrustedProxies: proxies, Probes: readiness(st), Auth: authOpts}
 	if metricsOn {
 		opts.Metrics = metrics.NewRegistry()
 		if err := registerPools(opts.Metrics, st); err != nil {

@@ -132,6 +132,12 @@ func TestRunConfigErrors(t *testing.T) {
 			t.Errorf("err = %v, want one naming CORS_ORIGINS", err)
 		}
 	})
+	t.Run("bad TRUSTED_PROXIES", func(t *testing.T) {
+		err := run(context.Background(), env(map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,caddy"}), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "TRUSTED_PROXIES") || !strings.Contains(err.Error(), `"caddy"`) {
+			t.Errorf("err = %v, want one naming TRUSTED_PROXIES and the item", err)
+		}
+	})
 	t.Run("unreachable database, password masked in the log", func(t *testing.T) {
 		logs := newLogSink()
 		err := run(context.Background(), env(map[string]string{

@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -30,6 +31,8 @@ const (
 // Options configure New.
 type Options struct {
 	CORSOrigins []string
+	// TrustedProxies: see ginx.Options.
+	TrustedProxies []netip.Prefix
 	// Now is the clock of /health; nil means time.Now.
 	Now func() time.Time
 	// Metrics, when set, gets the request metrics and the fuel counters
@@ -56,7 +59,7 @@ func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 	// No engine-wide limit: the routes set theirs (Register), so that the
 	// import may take more than the 1 MiB of every other body.
 	e := ginx.New(log, ginx.Options{
-		CORSOrigins: opts.CORSOrigins, QuietPaths: []string{"/health"},
+		CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies, QuietPaths: []string{"/health"},
 		Metrics: opts.Metrics, Probes: opts.Probes,
 	})
 	a := &API{store: store, now: opts.Now, log: log, metrics: newServiceMetrics(opts.Metrics)}

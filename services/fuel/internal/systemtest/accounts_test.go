@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -260,4 +261,118 @@ func pdfCacheDir(t *testing.T) string {
 		return t.TempDir()
 	}
 	return filepath.Join(dir, "carhub-test", "pdfium")
+}
+
+// TestLoginLimitCountsTheAddressCaddySees: Caddy replaces a client's own
+// X-Forwarded-For with the address it sees, and fuel believes the header
+// only from a trusted proxy (TRUSTED_PROXIES, by default loopback and the
+// private ranges). So a client cannot spread its login attempts over
+// addresses it makes up, through the gateway or straight to the service
+// when that is not trusted, and the access log names the real address.
+// Behind an ingress that Caddy trusts (GATEWAY_TRUSTED_PROXIES), the
+// address the ingress forwards is the client's.
+func TestLoginLimitCountsTheAddressCaddySees(t *testing.T) {
+	start := func(proxies string) *proctest.Process {
+		return startService(t, map[string]string{
+			"FUEL_SQLITE_PATH":       t.TempDir() + "/fuel.db",
+			"AUTH_MODE":              "local",
+			"AUTH_IDENTITY_SECRET":   strings.Repeat("k", 40),
+			"AUTH_ADMIN_USERNAME":    "root",
+			"AUTH_ADMIN_PASSWORD":    "root-password",
+			"AUTH_LOGINS_PER_MINUTE": "2",
+			"TRUSTED_PROXIES":        proxies,
+			"SHUTDOWN_DRAIN":         "0s",
+		})
+	}
+	login := func(base, username, forwardedFor string) int {
+		t.Helper()
+		req, err := http.NewRequest("POST", base+"/api/auth/login", strings.NewReader(`{"username":"`+username+`","password":"wrong-password"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", forwardedFor)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	// remotes are the client addresses of fuel's first n access log lines
+	// for path. A line is written after its answer has gone, so they are
+	// waited for (at most 10 s).
+	remotes := func(p *proctest.Process, path string, n int) []string {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			var out []string
+			for _, line := range strings.Split(p.Logs(), "\n") {
+				var l struct{ Msg, Path, Remote string }
+				if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "request" && l.Path == path {
+					out = append(out, l.Remote)
+				}
+			}
+			if len(out) >= n || time.Now().After(deadline) {
+				return out
+			}
+		}
+	}
+
+	t.Run("through Caddy", func(t *testing.T) {
+		fuel := start("") // the default: Caddy on loopback is trusted
+		gw := caddytest.Start(t,
+			"FUEL_UPSTREAM="+strings.TrimPrefix(fuel.URL, "http://"),
+			"DOCQA_UPSTREAM=127.0.0.1:9", // not asked
+			"WEB_ROOT="+t.TempDir(),
+			"AUTH_MODE=local",
+		)
+		// Each attempt names another user and claims another address:
+		// the per-address limit (2) still ends the third.
+		got := []int{login(gw, "ann", "198.51.100.1"), login(gw, "bob", "198.51.100.2"), login(gw, "cyd", "198.51.100.3")}
+		if want := []int{401, 401, 429}; !slices.Equal(got, want) {
+			t.Fatalf("login statuses %v, want %v", got, want)
+		}
+		if got := remotes(fuel, "/api/auth/login", 3); !slices.Equal(got, []string{"127.0.0.1", "127.0.0.1", "127.0.0.1"}) {
+			t.Fatalf("fuel logged the logins from %q, want the address Caddy saw (127.0.0.1) each time", got)
+		}
+	})
+	t.Run("through an ingress that Caddy trusts", func(t *testing.T) {
+		// The test client plays the ingress: Caddy keeps its header and
+		// adds the ingress's address, which fuel passes over.
+		fuel := start("")
+		gw := caddytest.Start(t,
+			"FUEL_UPSTREAM="+strings.TrimPrefix(fuel.URL, "http://"),
+			"DOCQA_UPSTREAM=127.0.0.1:9",
+			"WEB_ROOT="+t.TempDir(),
+			"AUTH_MODE=local",
+			"GATEWAY_TRUSTED_PROXIES=127.0.0.1/32",
+		)
+		got := []int{login(gw, "ann", "198.51.100.1"), login(gw, "bob", "198.51.100.2"), login(gw, "cyd", "198.51.100.3")}
+		if want := []int{401, 401, 401}; !slices.Equal(got, want) {
+			t.Fatalf("login statuses %v, want %v", got, want)
+		}
+		if got := remotes(fuel, "/api/auth/login", 3); !slices.Equal(got, []string{"198.51.100.1", "198.51.100.2", "198.51.100.3"}) {
+			t.Fatalf("fuel logged the logins from %q, want the addresses the ingress forwarded", got)
+		}
+	})
+	t.Run("straight to an untrusting service", func(t *testing.T) {
+		fuel := start("none")
+		got := []int{login(fuel.URL, "ann", "198.51.100.1"), login(fuel.URL, "bob", "198.51.100.2"), login(fuel.URL, "cyd", "198.51.100.3")}
+		if want := []int{401, 401, 429}; !slices.Equal(got, want) {
+			t.Fatalf("login statuses %v, want %v", got, want)
+		}
+	})
+	t.Run("straight to a service that trusts the client", func(t *testing.T) {
+		// The control: a peer in TRUSTED_PROXIES is believed, so the
+		// same three attempts count under three addresses.
+		fuel := start("127.0.0.1")
+		got := []int{login(fuel.URL, "ann", "198.51.100.1"), login(fuel.URL, "bob", "198.51.100.2"), login(fuel.URL, "cyd", "198.51.100.3")}
+		if want := []int{401, 401, 401}; !slices.Equal(got, want) {
+			t.Fatalf("login statuses %v, want %v", got, want)
+		}
+		if got := remotes(fuel, "/api/auth/login", 3); !slices.Equal(got, []string{"198.51.100.1", "198.51.100.2", "198.51.100.3"}) {
+			t.Fatalf("fuel logged the logins from %q", got)
+		}
+	})
 }
