@@ -103,7 +103,7 @@ func TestEnergiesThroughCaddy(t *testing.T) {
 		"Ioniq,Ioniq,5.1,1600,550,28.05,1.75,50,2024-03-10 07:30,2024-03-10,,,0,0,,,Shell\n")
 	mw.Close()
 	imp := call("POST", "/api/vehicles/"+vid+"/refuels/import?tz="+url.QueryEscape("Europe/Berlin"), mw.FormDataContentType(), &form, 200)
-	if string(imp) != `{"imported":1,"skipped":0,"rows":1,"dry_run":false}` {
+	if string(imp) != `{"imported":1,"skipped":0,"rows":1,"dry_run":false,"encoding":"utf-8"}` {
 		t.Errorf("import %s", imp)
 	}
 	list := string(call("GET", "/api/refuels?vehicle_id="+vid+"&limit=1", "", nil, 200))

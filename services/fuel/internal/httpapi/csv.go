@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/text/language"
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/ginx"
@@ -70,6 +71,8 @@ type importResponse struct {
 	Skipped  int  `json:"skipped"`
 	Rows     int  `json:"rows"`
 	DryRun   bool `json:"dry_run"`
+	// Encoding is the text encoding the file was read in (refuelcsv.Decode).
+	Encoding string `json:"encoding"`
 }
 
 // importErrorResponse is the 400 answer of an import with bad rows: the
@@ -108,6 +111,11 @@ func (a *API) importRefuels(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
+	enc, err := refuelcsv.ParseEncoding(q.Get("encoding"))
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
 	dryRun := false
 	if raw, ok := q["dry_run"]; ok {
 		switch raw[0] {
@@ -131,7 +139,12 @@ func (a *API) importRefuels(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	res, err := refuelcsv.Read(file, opts)
+	text, encoding, err := refuelcsv.Decode(file, enc, func() (language.Tag, error) { return a.ownerLanguage(ctx, c.Request) })
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	res, err := refuelcsv.Read(bytes.NewReader(text), opts)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
@@ -152,13 +165,13 @@ func (a *API) importRefuels(c *gin.Context) {
 	if !dryRun {
 		a.metrics.refuelsImported.Add(float64(out.Imported))
 	}
-	c.JSON(http.StatusOK, importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: dryRun})
+	c.JSON(http.StatusOK, importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: dryRun, Encoding: encoding})
 }
 
 // importFile returns the part named file of a multipart body: exactly one,
 // at most MaxImportBytes. The parts are read as a stream, not buffered to
 // disk.
-func importFile(r *http.Request) (io.Reader, error) {
+func importFile(r *http.Request) ([]byte, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, apperr.Invalid("file", "request must be multipart/form-data with a part named file")
@@ -194,7 +207,7 @@ func importFile(r *http.Request) (io.Reader, error) {
 	if !found {
 		return nil, apperr.Invalid("file", "is required (a multipart part named file)")
 	}
-	return bytes.NewReader(file), nil
+	return file, nil
 }
 
 func bodyError(err error) error {

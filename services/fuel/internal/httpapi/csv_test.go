@@ -8,11 +8,15 @@ import (
 	"mime/multipart"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/simplifiedchinese"
 )
 
 // upload posts file as the multipart part named file to the import of
-// vehicle vid with query (without "?").
-func (s *server) upload(vid, query string, file []byte) response {
+// vehicle vid with query (without "?"), with more request headers (name
+// and value in turn).
+func (s *server) upload(vid, query string, file []byte, header ...string) response {
 	s.tb.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -30,7 +34,7 @@ func (s *server) upload(vid, query string, file []byte) response {
 	if query != "" {
 		path += "?" + query
 	}
-	return s.postForm(path, mw.FormDataContentType(), &body)
+	return s.postForm(path, mw.FormDataContentType(), &body, header...)
 }
 
 // seedHistory gives vehicle vid records covering full, partial and missed
@@ -116,7 +120,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if res.status != 200 {
 			t.Fatalf("import: %d %s", res.status, res.body)
 		}
-		if got := string(res.body); got != `{"imported":1107,"skipped":0,"rows":1107,"dry_run":false}` {
+		if got := string(res.body); got != `{"imported":1107,"skipped":0,"rows":1107,"dry_run":false,"encoding":"utf-8"}` {
 			t.Errorf("import answer %s", got)
 		}
 		strip := func(b []byte) string {
@@ -147,7 +151,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			}
 		}
 		// Importing the same file again skips every row.
-		if got := string(s.upload(dst, "", file).body); got != `{"imported":0,"skipped":1107,"rows":1107,"dry_run":false}` {
+		if got := string(s.upload(dst, "", file).body); got != `{"imported":0,"skipped":1107,"rows":1107,"dry_run":false,"encoding":"utf-8"}` {
 			t.Errorf("second import answer %s", got)
 		}
 		if n := s.count("refuels"); n != 2*1107 {
@@ -167,13 +171,13 @@ func TestImportCSV(t *testing.T) {
 		path := "volume_unit=gal_us&distance_unit=mi"
 
 		// Dry run: the answer, and nothing stored.
-		if got := string(s.upload(vid, path+"&dry_run=true", fuelly).body); got != `{"imported":2,"skipped":1,"rows":3,"dry_run":true}` {
+		if got := string(s.upload(vid, path+"&dry_run=true", fuelly).body); got != `{"imported":2,"skipped":1,"rows":3,"dry_run":true,"encoding":"utf-8"}` {
 			t.Errorf("dry run answer %s", got)
 		}
 		if n := s.count("refuels"); n != 1 {
 			t.Fatalf("dry run stored: %d refuels", n)
 		}
-		if got := string(s.upload(vid, path, fuelly).body); got != `{"imported":2,"skipped":1,"rows":3,"dry_run":false}` {
+		if got := string(s.upload(vid, path, fuelly).body); got != `{"imported":2,"skipped":1,"rows":3,"dry_run":false,"encoding":"utf-8"}` {
 			t.Errorf("import answer %s", got)
 		}
 		list := array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+vid, "").body)
@@ -254,6 +258,80 @@ func TestImportCSV(t *testing.T) {
 		_ = mw.WriteField("other", "x")
 		_ = mw.Close()
 		errorBody(t, s.postForm("/api/vehicles/"+vid+"/refuels/import", mw.FormDataContentType(), &mb), 400, "INVALID_ARGUMENT", "file")
+	})
+}
+
+// TestImportEncodings: a file that is not UTF-8 is read in the code page
+// of the owner's language (the locale preference, else Accept-Language,
+// else Windows-1252), or in the one the encoding parameter names; its text
+// is stored as the characters the owner typed.
+func TestImportEncodings(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *server) {
+		vid := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+		row := func(date, odometer string, notes []byte) []byte {
+			return append([]byte("Date;Odometer;FuelConsumed;Cost;IsFillToFull;Notes\r\n"+date+";"+odometer+";40,5;60,75;True;"), append(notes, "\r\n"...)...)
+		}
+		newestRemark := func() string {
+			t.Helper()
+			list := array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+vid, "").body)
+			return literal(list[0]["remark"])
+		}
+		gbk := func(text string) []byte {
+			b, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+
+		// German Excel's plain CSV, nothing known of the owner.
+		excel := row("03.02.2024", "17500", []byte("M\xfcller Stra\xdfe \x80"))
+		if got := string(s.upload(vid, "date_format=dmy", excel).body); got != `{"imported":1,"skipped":0,"rows":1,"dry_run":false,"encoding":"windows-1252"}` {
+			t.Fatalf("Windows-1252 import answer %s", got)
+		}
+		if got := newestRemark(); got != `"Müller Straße €"` {
+			t.Fatalf("remark %s", got)
+		}
+		// The browser's language, then the preference, which wins.
+		if got := string(s.upload(vid, "date_format=dmy&dry_run=true", row("04.02.2024", "17900", gbk("中国石化")), "Accept-Language", "zh-CN,zh;q=0.9,en;q=0.5").body); got != `{"imported":1,"skipped":0,"rows":1,"dry_run":true,"encoding":"gb18030"}` {
+			t.Fatalf("GBK with Accept-Language zh-CN: %s", got)
+		}
+		s.must(200, "PUT", "/api/preferences", `{"locale":"zh-Hans-CN"}`)
+		if got := string(s.upload(vid, "date_format=dmy", row("04.02.2024", "17900", gbk("中国石化 加油站")), "Accept-Language", "de-DE").body); got != `{"imported":1,"skipped":0,"rows":1,"dry_run":false,"encoding":"gb18030"}` {
+			t.Fatalf("GBK with the zh-Hans-CN preference: %s", got)
+		}
+		if got := newestRemark(); got != `"中国石化 加油站"` {
+			t.Fatalf("remark %s", got)
+		}
+		// Named: it wins over both.
+		jis, err := japanese.ShiftJIS.NewEncoder().Bytes([]byte("出光"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(s.upload(vid, "date_format=dmy&encoding=shift_jis", row("05.02.2024", "18300", jis)).body); got != `{"imported":1,"skipped":0,"rows":1,"dry_run":false,"encoding":"shift_jis"}` {
+			t.Fatalf("named shift_jis: %s", got)
+		}
+		if got := newestRemark(); got != `"出光"` {
+			t.Fatalf("remark %s", got)
+		}
+
+		// Refused whole, naming the parameter or the line.
+		errorBody(t, s.upload(vid, "encoding=klingon", excel), 400, "INVALID_ARGUMENT", "encoding")
+		res := s.upload(vid, "date_format=dmy&encoding=utf-8", excel)
+		errorBody(t, res, 400, "INVALID_ARGUMENT", "file")
+		if !strings.Contains(string(res.body), "line 2 is not UTF-8") {
+			t.Errorf("named utf-8: %s", res.body)
+		}
+		s.must(200, "PUT", "/api/preferences", `{"locale":"de-DE"}`)
+		mixed := append(row("06.02.2024", "18700", []byte("Müller")), "07.02.2024;19100;40;60;True;M\xfcller\r\n"...)
+		res = s.upload(vid, "date_format=dmy", mixed)
+		errorBody(t, res, 400, "INVALID_ARGUMENT", "file")
+		if !strings.Contains(string(res.body), "line 2 is UTF-8 text but line 3 is not") {
+			t.Errorf("two encodings: %s", res.body)
+		}
+		if n := s.count("refuels"); n != 3 {
+			t.Fatalf("%d refuels, want the 3 imported", n)
+		}
 	})
 }
 

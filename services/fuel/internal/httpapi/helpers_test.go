@@ -113,14 +113,18 @@ func (s *server) authorize(req *http.Request) {
 	}
 }
 
-// postForm posts a multipart body (authorized) and returns the answer.
-func (s *server) postForm(path, contentType string, body io.Reader) response {
+// postForm posts a multipart body (authorized) and returns the answer;
+// header holds more request headers, name and value in turn.
+func (s *server) postForm(path, contentType string, body io.Reader, header ...string) response {
 	s.tb.Helper()
 	req, err := http.NewRequest(http.MethodPost, s.url+path, body)
 	if err != nil {
 		s.tb.Fatal(err)
 	}
 	req.Header.Set("Content-Type", contentType)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	s.authorize(req)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

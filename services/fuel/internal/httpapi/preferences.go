@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/text/language"
 
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
@@ -133,4 +134,24 @@ func (a *API) preferredZone(ctx context.Context) (*time.Location, error) {
 		return time.UTC, nil
 	}
 	return loc, nil
+}
+
+// ownerLanguage is the language of the caller: the locale preference when
+// chosen, else the first of the request's Accept-Language (a browser's
+// own), else undetermined. The CSV import reads a file that is not UTF-8
+// in the code page of this language.
+func (a *API) ownerLanguage(ctx context.Context, r *http.Request) (language.Tag, error) {
+	p, err := a.store.Preferences(ctx)
+	if err != nil {
+		return language.Und, err
+	}
+	if p.Locale != "" {
+		if tag, err := language.Parse(p.Locale); err == nil {
+			return tag, nil
+		}
+	}
+	if tags, _, err := language.ParseAcceptLanguage(r.Header.Get("Accept-Language")); err == nil && len(tags) > 0 {
+		return tags[0], nil
+	}
+	return language.Und, nil
 }
