@@ -243,10 +243,24 @@ describe('the web client', () => {
     await field('CSV file to import').setInputFiles({ name: 'refuels.csv', mimeType: 'text/csv', buffer: Buffer.from(csvFile) });
     await page.getByRole('button', { name: 'Preview import' }).click();
     await page.getByText('2 rows read: 1 would be imported, 1 are already stored').waitFor();
+    assert.equal(await page.getByText('The file is not UTF-8').count(), 0, 'a UTF-8 file gets no encoding note');
     assert.equal((await api('/api/refuels?vehicle_id=1')).body.length, 2, 'the preview stores nothing');
     await page.getByRole('button', { name: 'Import 1 refuels' }).click();
     await page.getByRole('status').filter({ hasText: 'Imported 1 refuels' }).waitFor();
     assert.equal((await api('/api/refuels?vehicle_id=1')).body.length, 3);
+    // A spreadsheet's plain CSV in Windows-1252 (the browser's language is English): the preview says
+    // so, and the remark keeps its ü.
+    const latin = Buffer.from('refuel_time,odometer,fuel_type,liters,total_amount,is_full,remark\n2026-04-20T08:00:00Z,14300,gasoline,39,68.1,true,M\xfcller\n', 'latin1');
+    await field('CSV file to import').setInputFiles({ name: 'excel.csv', mimeType: 'text/csv', buffer: latin });
+    await page.getByRole('button', { name: 'Preview import' }).click();
+    await page.getByText('1 rows read: 1 would be imported').waitFor();
+    await page.getByText('The file is not UTF-8: it was read as windows-1252').waitFor();
+    await page.getByRole('button', { name: 'Import 1 refuels' }).click();
+    await page.getByRole('status').filter({ hasText: 'Imported 1 refuels' }).waitFor();
+    const imported = (await api('/api/refuels?vehicle_id=1')).body.find((r) => r.odometer === 14300);
+    assert.equal(imported?.remark, 'Müller');
+    // The tests after this one count the vehicle's three refuels.
+    assert.equal((await api(`/api/refuels/${imported.id}`, { method: 'DELETE' })).status, 204);
   });
 
   it('/api/ navigations answer JSON, never the app shell, online', async () => {

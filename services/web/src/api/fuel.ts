@@ -115,6 +115,8 @@ export interface ImportResult {
   skipped: number;
   rows: number;
   dry_run: boolean;
+  /** The text encoding the file was read in (WHATWG name: utf-8, windows-1252, gb18030, ...). */
+  encoding: string;
 }
 
 export interface ImportErrorBody {

@@ -224,6 +224,7 @@ function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToke
       {preview && (
         <div class="preview" role="status">
           <p>{t('csv.previewText', { rows: fmtNumber(preview.rows, 0), imported: fmtNumber(preview.imported, 0), skipped: fmtNumber(preview.skipped, 0) })}</p>
+          {preview.encoding !== 'utf-8' && <p>{t('csv.encoding', { encoding: preview.encoding })}</p>}
           <button type="button" disabled={busy || preview.imported === 0} onClick={() => void run(false)}>{t('csv.import', { n: fmtNumber(preview.imported, 0) })}</button>
         </div>
       )}
