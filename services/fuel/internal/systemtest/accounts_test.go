@@ -319,60 +319,49 @@ func TestLoginLimitCountsTheAddressCaddySees(t *testing.T) {
 		}
 	}
 
-	t.Run("through Caddy", func(t *testing.T) {
-		fuel := start("") // the default: Caddy on loopback is trusted
-		gw := caddytest.Start(t,
-			"FUEL_UPSTREAM="+strings.TrimPrefix(fuel.URL, "http://"),
-			"DOCQA_UPSTREAM=127.0.0.1:9", // not asked
-			"WEB_ROOT="+t.TempDir(),
-			"AUTH_MODE=local",
-		)
-		// Each attempt names another user and claims another address:
-		// the per-address limit (2) still ends the third.
-		got := []int{login(gw, "ann", "198.51.100.1"), login(gw, "bob", "198.51.100.2"), login(gw, "cyd", "198.51.100.3")}
-		if want := []int{401, 401, 429}; !slices.Equal(got, want) {
-			t.Fatalf("login statuses %v, want %v", got, want)
-		}
-		if got := remotes(fuel, "/api/auth/login", 3); !slices.Equal(got, []string{"127.0.0.1", "127.0.0.1", "127.0.0.1"}) {
-			t.Fatalf("fuel logged the logins from %q, want the address Caddy saw (127.0.0.1) each time", got)
-		}
-	})
-	t.Run("through an ingress that Caddy trusts", func(t *testing.T) {
+	forged := []string{"198.51.100.1", "198.51.100.2", "198.51.100.3"}
+	caddy := []string{"127.0.0.1", "127.0.0.1", "127.0.0.1"}
+	for _, tc := range []struct {
+		name string
+		// fuel's TRUSTED_PROXIES; the gateway's GATEWAY_TRUSTED_PROXIES,
+		// or no gateway (the client goes straight to fuel)
+		proxies, gatewayProxies string
+		gateway                 bool
+		statuses                []int
+		remotes                 []string // nil: not looked at
+	}{
+		// Caddy on loopback is trusted by default, and replaces the
+		// forged header: the per-address limit (2) ends the third.
+		{name: "through Caddy", gateway: true, statuses: []int{401, 401, 429}, remotes: caddy},
 		// The test client plays the ingress: Caddy keeps its header and
 		// adds the ingress's address, which fuel passes over.
-		fuel := start("")
-		gw := caddytest.Start(t,
-			"FUEL_UPSTREAM="+strings.TrimPrefix(fuel.URL, "http://"),
-			"DOCQA_UPSTREAM=127.0.0.1:9",
-			"WEB_ROOT="+t.TempDir(),
-			"AUTH_MODE=local",
-			"GATEWAY_TRUSTED_PROXIES=127.0.0.1/32",
-		)
-		got := []int{login(gw, "ann", "198.51.100.1"), login(gw, "bob", "198.51.100.2"), login(gw, "cyd", "198.51.100.3")}
-		if want := []int{401, 401, 401}; !slices.Equal(got, want) {
-			t.Fatalf("login statuses %v, want %v", got, want)
-		}
-		if got := remotes(fuel, "/api/auth/login", 3); !slices.Equal(got, []string{"198.51.100.1", "198.51.100.2", "198.51.100.3"}) {
-			t.Fatalf("fuel logged the logins from %q, want the addresses the ingress forwarded", got)
-		}
-	})
-	t.Run("straight to an untrusting service", func(t *testing.T) {
-		fuel := start("none")
-		got := []int{login(fuel.URL, "ann", "198.51.100.1"), login(fuel.URL, "bob", "198.51.100.2"), login(fuel.URL, "cyd", "198.51.100.3")}
-		if want := []int{401, 401, 429}; !slices.Equal(got, want) {
-			t.Fatalf("login statuses %v, want %v", got, want)
-		}
-	})
-	t.Run("straight to a service that trusts the client", func(t *testing.T) {
-		// The control: a peer in TRUSTED_PROXIES is believed, so the
-		// same three attempts count under three addresses.
-		fuel := start("127.0.0.1")
-		got := []int{login(fuel.URL, "ann", "198.51.100.1"), login(fuel.URL, "bob", "198.51.100.2"), login(fuel.URL, "cyd", "198.51.100.3")}
-		if want := []int{401, 401, 401}; !slices.Equal(got, want) {
-			t.Fatalf("login statuses %v, want %v", got, want)
-		}
-		if got := remotes(fuel, "/api/auth/login", 3); !slices.Equal(got, []string{"198.51.100.1", "198.51.100.2", "198.51.100.3"}) {
-			t.Fatalf("fuel logged the logins from %q", got)
-		}
-	})
+		{name: "through an ingress that Caddy trusts", gateway: true, gatewayProxies: "127.0.0.1/32", statuses: []int{401, 401, 401}, remotes: forged},
+		{name: "straight to an untrusting service", proxies: "none", statuses: []int{401, 401, 429}},
+		// The control: a peer in TRUSTED_PROXIES is believed.
+		{name: "straight to a service that trusts the client", proxies: "127.0.0.1", statuses: []int{401, 401, 401}, remotes: forged},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fuel := start(tc.proxies)
+			base := fuel.URL
+			if tc.gateway {
+				base = caddytest.Start(t,
+					"FUEL_UPSTREAM="+strings.TrimPrefix(fuel.URL, "http://"),
+					"DOCQA_UPSTREAM=127.0.0.1:9", // not asked
+					"WEB_ROOT="+t.TempDir(),
+					"AUTH_MODE=local",
+					"GATEWAY_TRUSTED_PROXIES="+tc.gatewayProxies,
+				)
+			}
+			// Each attempt names another user and claims another address.
+			got := []int{login(base, "ann", forged[0]), login(base, "bob", forged[1]), login(base, "cyd", forged[2])}
+			if !slices.Equal(got, tc.statuses) {
+				t.Fatalf("login statuses %v, want %v", got, tc.statuses)
+			}
+			if tc.remotes != nil {
+				if got := remotes(fuel, "/api/auth/login", 3); !slices.Equal(got, tc.remotes) {
+					t.Fatalf("fuel logged the logins from %q, want %q", got, tc.remotes)
+				}
+			}
+		})
+	}
 }
