@@ -39,14 +39,16 @@ func ParseEncoding(label string) (encoding.Encoding, error) {
 // any other file is read in the code page that Excel's plain "CSV" writes
 // for the owner's language (LegacyEncoding of lang()): the semicolon files
 // of a decimal-comma locale come in Windows-1252 on Western European
-// Windows, in GB18030 on Chinese.
+// Windows, in GB18030 on Chinese; where that is Windows-1252, a file whose
+// lines end with a lone CR is Mac OS Roman, as Excel's "CSV (Macintosh)"
+// writes it.
 //
 // Nothing is guessed or altered silently; refused, on "file" and naming
 // the line: a file that is not UTF-8 although enc says so; a byte the
 // encoding does not define (its decoder would write U+FFFD in its place),
 // which also catches most files in another code page than the guessed
-// one; a guessed Windows-1252 for a file that also holds UTF-8
-// characters (edited in two encodings); and UTF-16 (a UTF-16 byte order
+// one; a guessed Windows-1252 or Mac OS Roman for a file that also holds
+// UTF-8 characters (edited in two encodings); and UTF-16 (a UTF-16 byte order
 // mark), which a spreadsheet writes only as its tab-separated "Unicode
 // text".
 func Decode(b []byte, enc encoding.Encoding, lang func() (language.Tag, error)) ([]byte, string, error) {
@@ -63,11 +65,16 @@ func Decode(b []byte, enc encoding.Encoding, lang func() (language.Tag, error)) 
 			return nil, "", err
 		}
 		enc = LegacyEncoding(tag)
-		// Only Windows-1252's text is ASCII but for a few letters, so only
-		// there a valid UTF-8 sequence is no accident; Cyrillic, Greek or
-		// Thai letters (the high half) and double-byte characters form
-		// them by chance.
-		if enc == charmap.Windows1252 {
+		if enc == charmap.Windows1252 && macLineEnds(b) {
+			// Excel's "CSV (Macintosh)": lines ended by a lone CR, and
+			// the text in Mac OS Roman, where ü is 0x9F (Ÿ in 1252).
+			enc = charmap.Macintosh
+		}
+		// Only these two code pages' text is ASCII but for a few letters,
+		// so only there a valid UTF-8 sequence is no accident; Cyrillic,
+		// Greek or Thai letters (the high half) and double-byte characters
+		// form them by chance.
+		if enc == charmap.Windows1252 || enc == charmap.Macintosh {
 			if utf8At, badAt := mixed(b); utf8At >= 0 {
 				return nil, "", apperr.Invalid("file", "line %d is UTF-8 text but line %d is not: save the whole file in one encoding (CSV UTF-8)",
 					lineAt(b, utf8At), lineAt(b, badAt))
@@ -92,6 +99,13 @@ func Decode(b []byte, enc encoding.Encoding, lang func() (language.Tag, error)) 
 		return nil, "", apperr.Invalid("file", "line %d is not %s text; name the file's encoding with encoding, or save it as CSV UTF-8", lineAt(text, i), name)
 	}
 	return text, name, nil
+}
+
+// macLineEnds reports whether b's first line ends with a lone CR, as the
+// files of classic Mac OS (and Excel's "CSV (Macintosh)") do.
+func macLineEnds(b []byte) bool {
+	i := bytes.IndexAny(b, "\r\n")
+	return i >= 0 && b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n')
 }
 
 // mixed returns where b holds its first UTF-8 character (a valid sequence

@@ -70,6 +70,32 @@ func TestDecodeWindows1252(t *testing.T) {
 	}
 }
 
+// TestDecodeMacintosh: Excel's "CSV (Macintosh)" ends lines with a lone CR
+// and writes Mac OS Roman, where ü is 0x9F and € 0xDB; the same bytes with
+// LF line ends are Windows-1252, where 0x9F is Ÿ.
+func TestDecodeMacintosh(t *testing.T) {
+	for _, tc := range []struct{ lang, eol, want, text string }{
+		{"de", "\r", "macintosh", "Date;Notes\r2024-01-05;Müller €\r"},
+		{"en-GB", "\r", "macintosh", "Date;Notes\r2024-01-05;Müller €\r"},
+		{"de", "\n", "windows-1252", "Date;Notes\n2024-01-05;MŸller Û\n"},
+		{"de", "\r\n", "windows-1252", "Date;Notes\r\n2024-01-05;MŸller Û\r\n"},
+	} {
+		file := []byte("Date;Notes" + tc.eol + "2024-01-05;M\x9fller \xdb" + tc.eol)
+		text, enc, err := Decode(file, nil, speaks(tc.lang))
+		if err != nil || enc != tc.want || string(text) != tc.text {
+			t.Errorf("%s, %q line ends: %q, %q, %v; want %q in %s", tc.lang, tc.eol, text, enc, err, tc.text, tc.want)
+		}
+	}
+	// Not for a language whose code page is another: a Polish file with
+	// CR line ends stays Windows-1250.
+	if _, enc, err := Decode([]byte("Date;Notes\r2024-01-05;\xb3\r"), nil, speaks("pl")); err != nil || enc != "windows-1250" {
+		t.Errorf("Polish, CR line ends: %q, %v", enc, err)
+	}
+	// A Mac file that also holds UTF-8 is refused as one in two encodings.
+	_, _, err := Decode([]byte("Date;Notes\r2024-01-05;Müller\r2024-01-06;M\x9fller\r"), nil, speaks("de"))
+	wantFileError(t, err, "line 2 is UTF-8 text but line 3 is not")
+}
+
 // TestDecodeByLanguage: a file that is not UTF-8 is read in the code page
 // of the owner's language, whichever it is.
 func TestDecodeByLanguage(t *testing.T) {
@@ -169,7 +195,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"two encodings", "de", "Date;Notes\n2024-01-05;Müller\n2024-01-06;ok\n2024-01-07;M\xfcller\n", []string{"line 2 is UTF-8", "line 4 is not"}},
 		{"two encodings, the other way round", "fr", "Date;Notes\r\n2024-01-05;M\xfcller\r\n2024-01-07;Müller\r\n", []string{"line 3 is UTF-8", "line 2 is not"}},
 		{"a byte Windows-1252 leaves undefined", "de", "Date;Notes\n2024-01-05;M\xfcller\n2024-01-07;x\x81y\n", []string{"line 3 is not windows-1252 text"}},
-		{"lines ended by a lone CR", "en", "Date;Notes\r2024-01-05;ok\r2024-01-07;\x9d\r", []string{"line 3 is not windows-1252 text"}},
+		{"a byte Windows-1250 leaves undefined, lines ended by a lone CR", "pl", "Date;Notes\r2024-01-05;ok\r2024-01-07;\x98\r", []string{"line 3 is not windows-1250 text"}},
 		// A GBK lead byte with no second byte: not GB18030 text.
 		{"a broken GB18030 character", "zh", "Date;Notes\n2024-01-05;\xd6\xd0\n2024-01-06;\xd6\n", []string{"line 3 is not gb18030 text"}},
 		{"a Windows-1252 file for a Japanese owner", "ja", "Date;Notes\n2024-01-05;Caf\xe9\n", []string{"line 2 is not shift_jis text"}},
