@@ -166,7 +166,7 @@ export const en = {
   'csv.preview': 'Preview import',
   'csv.chooseFirst': 'CSV file: choose a file first.',
   'csv.previewText': '{rows} rows read: {imported} would be imported, {skipped} are already stored and would be skipped.',
-  'csv.encoding': 'The file is not UTF-8: it was read as {encoding}, the encoding spreadsheets use for your language. If it was saved in another one, save it as “CSV UTF-8” and preview again.',
+  'csv.encoding': 'The file is not UTF-8: it was read as {encoding}, as spreadsheets save it for your language. If it was saved otherwise, save it as “CSV UTF-8” and preview again.',
   'csv.import': 'Import {n} refuels',
   'csv.imported': 'Imported {imported} refuels; {skipped} already stored were skipped.',
   'csv.row': 'Row {row}: {reason}',

@@ -159,7 +159,7 @@ export const zh: Record<MessageKey, string> = {
   'csv.preview': '预览导入',
   'csv.chooseFirst': 'CSV 文件：请先选择一个文件。',
   'csv.previewText': '读取了 {rows} 行：将导入 {imported} 条，{skipped} 条已存在，将跳过。',
-  'csv.encoding': '该文件不是 UTF-8 编码，已按 {encoding} 读取（你所用语言的电子表格默认编码）。如果它是用其他编码保存的，请另存为“CSV UTF-8”后重新预览。',
+  'csv.encoding': '该文件不是 UTF-8 编码，已按 {encoding} 读取（电子表格为你的语言保存文件时所用的编码）。如果它是用其他编码保存的，请另存为“CSV UTF-8”后重新预览。',
   'csv.import': '导入 {n} 条加油记录',
   'csv.imported': '已导入 {imported} 条加油记录；跳过了 {skipped} 条已存在的记录。',
   'csv.row': '第 {row} 行：{reason}',
