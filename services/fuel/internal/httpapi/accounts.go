@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strings"
 	"time"
@@ -85,6 +86,23 @@ func newAccounts(opts AuthOptions, now func() time.Time, log *slog.Logger) *acco
 		a.oidc = newOIDCFlow(*opts.OIDC, now, log)
 	}
 	return a
+}
+
+// addressKey is what login attempts from ip are counted under: an IPv4
+// address itself (also when written as IPv4-mapped IPv6), and an IPv6
+// address's /64. One IPv6 subscriber or host is handed a whole /64 and may
+// take any address in it, so counting single addresses would give each
+// client 2^64 login budgets.
+func addressKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip // not an address (gin found none): counted as it is
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return a.String()
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
 }
 
 // register adds the account routes. api is the authenticated /api group.
@@ -194,7 +212,7 @@ func (a *accounts) login(c *gin.Context) {
 		return
 	}
 	name := strings.ToLower(strings.TrimSpace(*req.Username))
-	if ok, wait := a.byAddress.Allow(c.ClientIP()); !ok {
+	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
 		ginx.Fail(c, auth.Exhausted("login", wait))
 		return
 	}

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
@@ -224,6 +227,59 @@ func TestLoginRateLimit(t *testing.T) {
 	wantStatus(t, "fourth attempt", res, 429, "RESOURCE_EXHAUSTED")
 	if ra := res.header.Get("Retry-After"); ra == "" || ra == "0" {
 		t.Fatalf("Retry-After %q", ra)
+	}
+}
+
+// TestLoginLimitPerAddress: behind a trusted proxy, login attempts count
+// per IPv4 address and per IPv6 /64 (one subscriber's block, any address of
+// which it may use), an IPv4-mapped IPv6 address as its IPv4 address.
+func TestLoginLimitPerAddress(t *testing.T) {
+	st := mustStore(t, store.SQLite)
+	loopback, err := ginx.ParseTrustedProxies("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := httpapi.New(slog.New(slog.NewTextHandler(io.Discard, nil)), st, httpapi.Options{
+		TrustedProxies: loopback,
+		Auth:           httpapi.AuthOptions{Mode: auth.ModeLocal, Accounts: st, IdentitySecret: testSecret, LoginsPerMinute: 2},
+	})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	n := 0
+	login := func(from string) int {
+		t.Helper()
+		n++ // another user each time: only the address limit can refuse
+		req, err := http.NewRequest("POST", ts.URL+"/api/auth/login", strings.NewReader(`{"username":"user`+strconv.Itoa(n)+`","password":"wrong-password"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", from)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for _, step := range []struct {
+		from string
+		want int
+	}{
+		{"2001:db8:1:2::1", 401},
+		{"2001:db8:1:2:ffff:ffff:ffff:fffe", 401},
+		{"2001:db8:1:2:abcd::9", 429}, // the same /64, a third address
+		{"2001:db8:1:3::1", 401},      // the next /64
+		{"198.51.100.1", 401},
+		{"198.51.100.1", 401},
+		{"198.51.100.1", 429},
+		{"198.51.100.2", 401}, // the next address: IPv4 is counted alone
+		{"::ffff:198.51.100.2", 401},
+		{"198.51.100.2", 429}, // the mapped form was the same address
+	} {
+		if got := login(step.from); got != step.want {
+			t.Fatalf("login from %s: %d, want %d", step.from, got, step.want)
+		}
 	}
 }
 

@@ -140,7 +140,7 @@ func (a *accounts) signIn(c *gin.Context, cookie string) (token, expires string,
 	f := a.oidc
 	// Every callback counts against the login limit of its address, like
 	// every password login.
-	if ok, wait := a.byAddress.Allow(c.ClientIP()); !ok {
+	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
 		return "", "", refuse("oidc_rate_limited", auth.Exhausted("login", wait))
 	}
 	parts := strings.Split(cookie, ".")
