@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -26,6 +27,11 @@ func (a *API) exportRefuels(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
+	spreadsheet, err := queryBool(c.Request.URL.Query(), "spreadsheet")
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
 	ctx := c.Request.Context()
 	// The vehicle is looked up before the first byte, so that an unknown
 	// one is a JSON 404 rather than an empty file.
@@ -33,10 +39,18 @@ func (a *API) exportRefuels(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
+	w := refuelcsv.NewWriter(c.Writer)
+	if spreadsheet {
+		lang, err := a.ownerLanguage(ctx, c.Request)
+		if err != nil {
+			ginx.Fail(c, err)
+			return
+		}
+		w = refuelcsv.NewSpreadsheetWriter(c.Writer, refuelcsv.DecimalComma(lang))
+	}
 	c.Header("Content-Type", "text/csv; charset=utf-8")
 	c.Header("Content-Disposition", fmt.Sprintf(`attachment; filename="vehicle-%d-refuels.csv"`, id))
 	c.Status(http.StatusOK)
-	w := refuelcsv.NewWriter(c.Writer)
 	err = w.WriteHeader()
 	n := 0
 	if err == nil {
@@ -116,16 +130,10 @@ func (a *API) importRefuels(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	dryRun := false
-	if raw, ok := q["dry_run"]; ok {
-		switch raw[0] {
-		case "true", "1":
-			dryRun = true
-		case "false", "0":
-		default:
-			ginx.Fail(c, apperr.Invalid("dry_run", "must be true or false"))
-			return
-		}
+	dryRun, err := queryBool(q, "dry_run")
+	if err != nil {
+		ginx.Fail(c, err)
+		return
 	}
 	v, err := a.store.Vehicle(ctx, id)
 	if err != nil {
@@ -166,6 +174,22 @@ func (a *API) importRefuels(c *gin.Context) {
 		a.metrics.refuelsImported.Add(float64(out.Imported))
 	}
 	c.JSON(http.StatusOK, importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: dryRun, Encoding: encoding})
+}
+
+// queryBool reads a boolean query parameter: true or 1, false or 0;
+// absent is false.
+func queryBool(q url.Values, name string) (bool, error) {
+	raw, ok := q[name]
+	if !ok {
+		return false, nil
+	}
+	switch raw[0] {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, apperr.Invalid(name, "must be true or false")
 }
 
 // importFile returns the part named file of a multipart body: exactly one,

@@ -157,6 +157,40 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if n := s.count("refuels"); n != 2*1107 {
 			t.Errorf("%d refuels, want %d", n, 2*1107)
 		}
+
+		// For a spreadsheet in German: a byte order mark, semicolons and
+		// decimal commas; imported, the same records again.
+		sheet := s.mustSend("GET", "/api/vehicles/"+src+"/refuels.csv?spreadsheet=true", "", map[string]string{"Accept-Language": "de-DE,de;q=0.9"})
+		if sheet.status != 200 || !bytes.HasPrefix(sheet.body, []byte("\ufeffid;vehicle_id;refuel_time;odometer_km;")) {
+			t.Fatalf("spreadsheet export: %d %.80q", sheet.status, sheet.body)
+		}
+		if !bytes.Contains(sheet.body, []byte(";20,5;")) || bytes.Contains(sheet.body, []byte(";20.5;")) {
+			t.Errorf("spreadsheet export: the quantities are not written with a decimal comma: %.400q", sheet.body)
+		}
+		third := s.mustVehicle(`{"name":"From the spreadsheet","fuel_type":"diesel"}`)
+		if got := string(s.upload(third, "", sheet.body).body); got != `{"imported":1107,"skipped":0,"rows":1107,"dry_run":false,"encoding":"utf-8"}` {
+			t.Fatalf("spreadsheet import answer %s", got)
+		}
+		// A text that a spreadsheet would run as a formula came with an
+		// apostrophe first (the seed has one), and is stored so.
+		formulas := 0
+		lc := array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+third, "").body)
+		for i := range la {
+			for _, k := range []string{"refuel_time", "odometer", "fuel_type", "liters", "total_amount", "price_per_liter", "station_name", "is_full", "missed_previous", "remark"} {
+				want := literal(la[i][k])
+				if text, ok := la[i][k].(string); ok && text != "" && strings.ContainsRune("=+-@\t\r", rune(text[0])) {
+					want = literal("'" + text)
+					formulas++
+				}
+				if want != literal(lc[i][k]) {
+					t.Fatalf("spreadsheet record %d %s: %s vs %s", i, k, want, literal(lc[i][k]))
+				}
+			}
+		}
+		if formulas == 0 {
+			t.Error("the seed has no text a spreadsheet would take for a formula")
+		}
+		errorBody(t, s.do("GET", "/api/vehicles/"+src+"/refuels.csv?spreadsheet=maybe", ""), 400, "INVALID_ARGUMENT", "spreadsheet")
 	})
 }
 

@@ -11,8 +11,12 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/shopspring/decimal"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"golang.org/x/text/number"
 
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
@@ -46,6 +50,8 @@ type Writer struct {
 	buf bytes.Buffer // one encoded record, reused
 	cw  *csv.Writer  // writes into buf
 	rec []string
+	// spreadsheet and decimalComma: see NewSpreadsheetWriter.
+	spreadsheet, decimalComma bool
 }
 
 // NewWriter returns a Writer on w.
@@ -55,8 +61,62 @@ func NewWriter(w io.Writer) *Writer {
 	return wr
 }
 
-// WriteHeader writes the header row.
-func (w *Writer) WriteHeader() error { return w.writeRecord(Header) }
+// NewSpreadsheetWriter returns a Writer for a spreadsheet program, which
+// opens a CSV file in the conventions of the system's language: the file
+// starts with a UTF-8 byte order mark (without it Excel reads the system's
+// legacy code page, and ü becomes Ã¼), and with decimalComma (a language
+// that writes 1,5: DecimalComma) fields are separated by semicolons and
+// the quantities written with a decimal comma, as Excel there expects.
+// A text field that starts like a formula (=, +, -, @, a tab or a CR) gets
+// a leading apostrophe, so that opening the file runs nothing that
+// another member of a shared vehicle typed. Read reads the file back
+// either way (those texts with their apostrophe).
+func NewSpreadsheetWriter(w io.Writer, decimalComma bool) *Writer {
+	wr := NewWriter(w)
+	wr.spreadsheet, wr.decimalComma = true, decimalComma
+	if decimalComma {
+		wr.cw.Comma = ';'
+	}
+	return wr
+}
+
+// DecimalComma reports whether lang writes numbers with a decimal comma,
+// by CLDR's number formats (golang.org/x/text/message): German, French,
+// Spanish, Russian, Brazilian Portuguese do; English, Chinese, Japanese and
+// Swiss German do not.
+func DecimalComma(lang language.Tag) bool {
+	return strings.Contains(message.NewPrinter(lang).Sprint(number.Decimal(1.5)), ",")
+}
+
+// WriteHeader writes the header row (after the byte order mark of a
+// spreadsheet's file).
+func (w *Writer) WriteHeader() error {
+	if w.spreadsheet {
+		if _, err := w.out.WriteString("\ufeff"); err != nil {
+			return err
+		}
+	}
+	return w.writeRecord(Header)
+}
+
+// text is a text field as the file writes it: for a spreadsheet, one that
+// a spreadsheet would take for a formula is kept text by an apostrophe
+// (OWASP's advice on CSV injection).
+func (w *Writer) text(s string) string {
+	if w.spreadsheet && s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// quantity is a decimal as the file writes it.
+func (w *Writer) quantity(d decimal.Decimal) string {
+	s := d.String()
+	if w.decimalComma {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s
+}
 
 // Write writes one refuel.
 func (w *Writer) Write(r fuel.Refuel) error {
@@ -64,17 +124,17 @@ func (w *Writer) Write(r fuel.Refuel) error {
 	rec[0] = strconv.FormatUint(r.ID, 10)
 	rec[1] = strconv.FormatUint(r.VehicleID, 10)
 	rec[2] = r.RefuelTime.UTC().Format(timeLayout)
-	rec[3] = r.Odometer.String()
-	rec[4] = r.FuelType
+	rec[3] = w.quantity(r.Odometer)
+	rec[4] = w.text(r.FuelType)
 	rec[5] = string(r.Energy)
 	rec[6] = r.Energy.Unit()
-	rec[7] = r.Liters.String()
-	rec[8] = r.TotalAmount.String()
-	rec[9] = r.PricePerLiter.String()
-	rec[10] = r.StationName
+	rec[7] = w.quantity(r.Liters)
+	rec[8] = w.quantity(r.TotalAmount)
+	rec[9] = w.quantity(r.PricePerLiter)
+	rec[10] = w.text(r.StationName)
 	rec[11] = strconv.FormatBool(r.IsFull)
 	rec[12] = strconv.FormatBool(r.MissedPrevious)
-	rec[13] = r.Remark
+	rec[13] = w.text(r.Remark)
 	rec[14] = r.CreatedAt.UTC().Format(timeLayout)
 	rec[15] = r.UpdatedAt.UTC().Format(timeLayout)
 	return w.writeRecord(rec)

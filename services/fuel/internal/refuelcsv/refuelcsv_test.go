@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/text/language"
 
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
@@ -168,4 +171,79 @@ func FuzzWrite(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSpreadsheetExport: for a spreadsheet, the file starts with a UTF-8
+// byte order mark and, in a decimal-comma language, separates with
+// semicolons and writes decimal commas; Read takes both back unchanged.
+func TestSpreadsheetExport(t *testing.T) {
+	at := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+	in := []fuel.Refuel{
+		{ID: 9, VehicleID: 7, RefuelTime: at, Odometer: dec("17059.046"), FuelType: "diesel", Energy: fuel.Diesel,
+			Liters: dec("40.25"), TotalAmount: dec("60"), PricePerLiter: dec("1.491"), StationName: "Müller; Straße",
+			IsFull: true, Remark: "a, b; c", CreatedAt: at, UpdatedAt: at},
+		{ID: 10, VehicleID: 7, RefuelTime: at.Add(time.Hour), Odometer: dec("17500"), FuelType: "diesel", Energy: fuel.Diesel,
+			Liters: dec("35"), TotalAmount: dec("52.5"), PricePerLiter: dec("1.5"), IsFull: false, CreatedAt: at, UpdatedAt: at},
+	}
+	// Texts a spreadsheet would run as formulas keep an apostrophe first;
+	// the same characters later in a text, and the plain export, do not.
+	formulas := map[string]string{
+		"=HYPERLINK(\"http://x\")": "'=HYPERLINK(\"http://x\")", "+1": "'+1", "-2": "'-2", "@SUM(A1)": "'@SUM(A1)",
+		"\tx": "'\tx", "\rx": "'\rx", "a=b": "a=b", "": "", "'=already": "'=already",
+	}
+	for text, want := range formulas {
+		if got := NewSpreadsheetWriter(io.Discard, false).text(text); got != want {
+			t.Errorf("spreadsheet text(%q) = %q, want %q", text, got, want)
+		}
+		if got := NewWriter(io.Discard).text(text); got != text {
+			t.Errorf("plain text(%q) = %q, want it unchanged", text, got)
+		}
+	}
+	for _, tc := range []struct {
+		decimalComma bool
+		head, row    string
+	}{
+		{true, "\ufeffid;vehicle_id;refuel_time;odometer_km;", "9;7;2026-03-01T08:00:00Z;17059,046;diesel;diesel;l;40,25;60;1,491;\"Müller; Straße\";true;false;\"a, b; c\";"},
+		{false, "\ufeffid,vehicle_id,refuel_time,odometer_km,", "9,7,2026-03-01T08:00:00Z,17059.046,diesel,diesel,l,40.25,60,1.491,Müller; Straße,true,false,\"a, b; c\","},
+	} {
+		var buf bytes.Buffer
+		w := NewSpreadsheetWriter(&buf, tc.decimalComma)
+		if err := w.WriteHeader(); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range in {
+			if err := w.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(buf.String(), "\r\n")
+		if !strings.HasPrefix(lines[0], tc.head) || !strings.HasPrefix(lines[1], tc.row) {
+			t.Errorf("decimal comma %t:\n%s\n%s\nwant prefixes\n%s\n%s", tc.decimalComma, lines[0], lines[1], tc.head, tc.row)
+		}
+		res, err := Read(&buf, Options{VehicleID: 7, FuelType: "diesel"})
+		if err != nil || res.BadRows != 0 || len(res.Refuels) != len(in) {
+			t.Fatalf("decimal comma %t: read back %+v, %v", tc.decimalComma, res, err)
+		}
+		for i, r := range res.Refuels {
+			want := in[i]
+			if !r.RefuelTime.Equal(want.RefuelTime) || !r.Odometer.Equal(want.Odometer) || !r.Liters.Equal(want.Liters) ||
+				!r.TotalAmount.Equal(want.TotalAmount) || r.StationName != want.StationName || r.Remark != want.Remark || r.IsFull != want.IsFull {
+				t.Errorf("decimal comma %t, row %d: read back %+v, want %+v", tc.decimalComma, i+2, r, want)
+			}
+		}
+	}
+}
+
+func TestDecimalComma(t *testing.T) {
+	for tag, want := range map[string]bool{
+		"de-DE": true, "fr": true, "es": true, "ru": true, "pt-BR": true, "pl": true, "it": true,
+		"en-US": false, "en-IE": false, "zh-CN": false, "ja": false, "de-CH": false, "und": false,
+	} {
+		if got := DecimalComma(language.MustParse(tag)); got != want {
+			t.Errorf("DecimalComma(%s) = %t, want %t", tag, got, want)
+		}
+	}
 }
