@@ -238,6 +238,12 @@ describe('the web client', () => {
     const href = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
     const csv = await fetch(s.base + href).then((r) => r.text());
     assert.match(csv, /^id,vehicle_id,refuel_time/);
+    // The spreadsheet's file, fetched as the browser (en-IE) would: a byte order mark, then commas.
+    const sheetHref = await page.getByRole('link', { name: 'Export for a spreadsheet (Excel, LibreOffice)' }).getAttribute('href');
+    assert.equal(sheetHref, href + '?spreadsheet=true');
+    const sheet = await page.evaluate(async (u) => Array.from(new Uint8Array(await (await fetch(u)).arrayBuffer())), sheetHref);
+    assert.deepEqual(sheet.slice(0, 3), [0xef, 0xbb, 0xbf]);
+    assert.match(Buffer.from(sheet.slice(3)).toString('utf8'), /^id,vehicle_id,refuel_time/);
     const csvFile = 'refuel_time,odometer,fuel_type,liters,total_amount,is_full\n2026-04-01T08:00:00Z,13700,gasoline,38.2,66.5,true\n2026-03-10T07:00:00Z,13100,gasoline,40.5,70.47,true\n';
     // 2026-03-10 08:00 in Europe/Berlin, as typed on Add refuel, is 07:00 UTC: already stored.
     await field('CSV file to import').setInputFiles({ name: 'refuels.csv', mimeType: 'text/csv', buffer: Buffer.from(csvFile) });

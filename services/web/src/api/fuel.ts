@@ -156,6 +156,8 @@ export const paths = {
   monthly: (v: number, energy: Energy, tz: string) =>
     `/api/vehicles/${id(v)}/statistics/monthly?energy=${encodeURIComponent(energy)}&tz=${encodeURIComponent(tz)}`,
   csv: (v: number) => `/api/vehicles/${id(v)}/refuels.csv`,
+  /** The same file for a spreadsheet program (byte order mark; semicolons and decimal commas where the owner's language writes them). */
+  csvSpreadsheet: (v: number) => `/api/vehicles/${id(v)}/refuels.csv?spreadsheet=true`,
   import: (v: number, dryRun: boolean) => `/api/vehicles/${id(v)}/refuels/import?dry_run=${dryRun ? 'true' : 'false'}`,
 };
 

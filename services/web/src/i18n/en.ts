@@ -159,6 +159,7 @@ export const en = {
   'stats.showChart': 'Show as chart',
   'csv.heading': 'CSV',
   'csv.export': 'Export CSV',
+  'csv.exportSpreadsheet': 'Export for a spreadsheet (Excel, LibreOffice)',
   'csv.exportError': 'Export: {message}',
   'csv.file': 'CSV file to import',
   'csv.hint': "This app's export, Fuelly and LubeLogger files are read. Nothing is stored before you confirm the preview.",

@@ -152,6 +152,7 @@ export const zh: Record<MessageKey, string> = {
   'stats.showChart': '以图表显示',
   'csv.heading': 'CSV',
   'csv.export': '导出 CSV',
+  'csv.exportSpreadsheet': '导出给电子表格（Excel、LibreOffice）',
   'csv.exportError': '导出：{message}',
   'csv.file': '要导入的 CSV 文件',
   'csv.hint': '可以读取本应用的导出文件、Fuelly 和 LubeLogger 的文件。确认预览之前不会保存任何内容。',

@@ -203,15 +203,22 @@ function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToke
   return (
     <section aria-labelledby="csv-h">
       <h2 id="csv-h">{t('csv.heading')}</h2>
-      <p>
-        <a href={paths.csv(vehicleId)} download onClick={(e) => {
-          // With accounts the file needs the bearer token, which a plain link cannot send.
-          if (!withToken) return;
-          e.preventDefault();
-          setError(null);
-          download(paths.csv(vehicleId), `refuels-${vehicleId}.csv`).catch((err: Error) => setError({ code: 'EXPORT', message: t('csv.exportError', { message: err.message }) }));
-        }}>{t('csv.export')}</a>
-      </p>
+      <ul class="links">
+        {[
+          { path: paths.csv(vehicleId), label: t('csv.export') },
+          { path: paths.csvSpreadsheet(vehicleId), label: t('csv.exportSpreadsheet') },
+        ].map(({ path, label }) => (
+          <li key={path}>
+            <a href={path} download onClick={(e) => {
+              // With accounts the file needs the bearer token, which a plain link cannot send.
+              if (!withToken) return;
+              e.preventDefault();
+              setError(null);
+              download(path, `refuels-${vehicleId}.csv`).catch((err: Error) => setError({ code: 'EXPORT', message: t('csv.exportError', { message: err.message }) }));
+            }}>{label}</a>
+          </li>
+        ))}
+      </ul>
       <div class="field">
         <label for="csv-file">{t('csv.file')}</label>
         <input id="csv-file" type="file" accept=".csv,text/csv" onChange={(e) => { setFile(e.currentTarget.files?.[0] ?? null); setPreview(null); setDone(null); setError(null); }} />
