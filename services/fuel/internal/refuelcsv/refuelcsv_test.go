@@ -19,7 +19,13 @@ import (
 func export(tb testing.TB, rs []fuel.Refuel) string {
 	tb.Helper()
 	var buf bytes.Buffer
-	w := NewWriter(&buf)
+	writeAll(tb, NewWriter(&buf), rs)
+	return buf.String()
+}
+
+// writeAll writes the header and rs with w, and flushes it.
+func writeAll(tb testing.TB, w *Writer, rs []fuel.Refuel) {
+	tb.Helper()
 	if err := w.WriteHeader(); err != nil {
 		tb.Fatal(err)
 	}
@@ -31,7 +37,6 @@ func export(tb testing.TB, rs []fuel.Refuel) string {
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
 	}
-	return buf.String()
 }
 
 // awkward are texts that need quoting, or whose bytes a writer or reader
@@ -207,18 +212,7 @@ func TestSpreadsheetExport(t *testing.T) {
 		{false, "\ufeffid,vehicle_id,refuel_time,odometer_km,", "9,7,2026-03-01T08:00:00Z,17059.046,diesel,diesel,l,40.25,60,1.491,Müller; Straße,true,false,\"a, b; c\","},
 	} {
 		var buf bytes.Buffer
-		w := NewSpreadsheetWriter(&buf, tc.decimalComma)
-		if err := w.WriteHeader(); err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range in {
-			if err := w.Write(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		writeAll(t, NewSpreadsheetWriter(&buf, tc.decimalComma), in)
 		lines := strings.Split(buf.String(), "\r\n")
 		if !strings.HasPrefix(lines[0], tc.head) || !strings.HasPrefix(lines[1], tc.row) {
 			t.Errorf("decimal comma %t:\n%s\n%s\nwant prefixes\n%s\n%s", tc.decimalComma, lines[0], lines[1], tc.head, tc.row)
