@@ -75,7 +75,7 @@ func Decode(b []byte, enc encoding.Encoding, lang func() (language.Tag, error)) 
 		// Greek or Thai letters (the high half) and double-byte characters
 		// form them by chance.
 		if enc == charmap.Windows1252 || enc == charmap.Macintosh {
-			if utf8At, badAt := mixed(b); utf8At >= 0 {
+			if utf8At, badAt := scanUTF8(b); utf8At >= 0 && badAt >= 0 {
 				return nil, "", apperr.Invalid("file", "line %d is UTF-8 text but line %d is not: save the whole file in one encoding (CSV UTF-8)",
 					lineAt(b, utf8At), lineAt(b, badAt))
 			}
@@ -87,7 +87,8 @@ func Decode(b []byte, enc encoding.Encoding, lang func() (language.Tag, error)) 
 	}
 	if name == EncodingUTF8 {
 		if !valid {
-			return nil, "", apperr.Invalid("file", "line %d is not UTF-8 text; name the file's encoding with encoding (such as windows-1252)", lineAt(b, invalidUTF8At(b)))
+			_, badAt := scanUTF8(b)
+			return nil, "", apperr.Invalid("file", "line %d is not UTF-8 text; name the file's encoding with encoding (such as windows-1252)", lineAt(b, badAt))
 		}
 		return b, name, nil
 	}
@@ -108,12 +109,11 @@ func macLineEnds(b []byte) bool {
 	return i >= 0 && b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n')
 }
 
-// mixed returns where b holds its first UTF-8 character (a valid sequence
-// of two to four bytes) and its first byte that is not UTF-8, or -1 and -1
-// when it lacks either.
-func mixed(b []byte) (utf8At, badAt int) {
+// scanUTF8 returns where b holds its first UTF-8 character of two to four
+// bytes and its first byte that is not UTF-8, each -1 when there is none.
+func scanUTF8(b []byte) (utf8At, badAt int) {
 	utf8At, badAt = -1, -1
-	for i := 0; i < len(b); {
+	for i := 0; i < len(b) && (utf8At < 0 || badAt < 0); {
 		if b[i] < utf8.RuneSelf {
 			i++
 			continue
@@ -129,21 +129,7 @@ func mixed(b []byte) (utf8At, badAt int) {
 		}
 		i += size
 	}
-	if utf8At < 0 || badAt < 0 {
-		return -1, -1
-	}
 	return utf8At, badAt
-}
-
-func invalidUTF8At(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return len(b)
 }
 
 // lineAt is the line (from 1) of b that holds offset i; a lone CR (classic
