@@ -41,7 +41,7 @@ func (a *API) exportRefuels(c *gin.Context) {
 	}
 	w := refuelcsv.NewWriter(c.Writer)
 	if spreadsheet {
-		lang, err := a.ownerLanguage(ctx, c.Request)
+		lang, err := ownerLanguage(a.preferencesOnce(ctx), c.Request)
 		if err != nil {
 			ginx.Fail(c, err)
 			return
@@ -121,7 +121,8 @@ func (a *API) importRefuels(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	if opts.Location, err = queryZone(q, func() (*time.Location, error) { return a.preferredZone(ctx) }); err != nil {
+	prefs := a.preferencesOnce(ctx) // the zone's and the encoding's default
+	if opts.Location, err = queryZone(q, func() (*time.Location, error) { return a.preferredZone(ctx, prefs) }); err != nil {
 		ginx.Fail(c, err)
 		return
 	}
@@ -147,7 +148,7 @@ func (a *API) importRefuels(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	text, encoding, err := refuelcsv.Decode(file, enc, func() (language.Tag, error) { return a.ownerLanguage(ctx, c.Request) })
+	text, encoding, err := refuelcsv.Decode(file, enc, func() (language.Tag, error) { return ownerLanguage(prefs, c.Request) })
 	if err != nil {
 		ginx.Fail(c, err)
 		return

@@ -2,15 +2,24 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"mime/multipart"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/simplifiedchinese"
+
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+	"github.com/carhub/backend/services/fuel/internal/httpapi"
+	"github.com/carhub/backend/services/fuel/internal/store"
 )
 
 // upload posts file as the multipart part named file to the import of
@@ -367,6 +376,51 @@ func TestImportEncodings(t *testing.T) {
 			t.Fatalf("%d refuels, want the 3 imported", n)
 		}
 	})
+}
+
+// preferenceReads is a store that counts its reads of the preferences.
+type preferenceReads struct {
+	*store.Store
+	n atomic.Int32
+}
+
+func (s *preferenceReads) Preferences(ctx context.Context) (fuel.Preferences, error) {
+	s.n.Add(1)
+	return s.Store.Preferences(ctx)
+}
+
+// TestImportReadsThePreferencesOnce: an import that takes both its zone
+// and its encoding from the owner's preferences reads them once; one that
+// names both does not read them.
+func TestImportReadsThePreferencesOnce(t *testing.T) {
+	st := &preferenceReads{Store: mustStore(t, store.SQLite)}
+	ts := httptest.NewServer(httpapi.New(slog.New(slog.NewTextHandler(io.Discard, nil)), st, httpapi.Options{}))
+	t.Cleanup(ts.Close)
+	s := &server{tb: t, url: ts.URL, store: st.Store}
+	vid := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+	s.must(200, "PUT", "/api/preferences", `{"locale":"zh-CN","time_zone":"Asia/Shanghai"}`)
+	gbk, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte("Date;Odometer;FuelConsumed;Cost;IsFillToFull;Notes\n04.02.2024;17900;40,5;60,75;True;中国石化\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.n.Store(0)
+	if got := string(s.upload(vid, "date_format=dmy", gbk).body); got != `{"imported":1,"skipped":0,"rows":1,"dry_run":false,"encoding":"gb18030"}` {
+		t.Fatalf("import answer %s", got)
+	}
+	if n := st.n.Load(); n != 1 {
+		t.Errorf("the import read the preferences %d times, want once", n)
+	}
+	list := array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+vid, "").body)
+	if got := literal(list[0]["refuel_time"]) + " " + literal(list[0]["remark"]); got != `"2024-02-03T16:00:00Z" "中国石化"` {
+		t.Errorf("stored %s; want midnight in Shanghai and the GBK remark", got)
+	}
+	st.n.Store(0)
+	if res := s.upload(vid, "date_format=dmy&dry_run=true&tz=UTC&encoding=gbk", gbk); res.status != 200 {
+		t.Fatalf("named zone and encoding: %d %s", res.status, res.body)
+	}
+	if n := st.n.Load(); n != 0 {
+		t.Errorf("an import naming its zone and encoding read the preferences %d times", n)
+	}
 }
 
 // TestImportSizeLimits: the import takes files up to 10 MiB while every

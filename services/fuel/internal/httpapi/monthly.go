@@ -19,7 +19,7 @@ func (a *API) monthlyStatistics(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	q, err := monthlyQuery(c.Request.URL.Query(), func() (*time.Location, error) { return a.preferredZone(ctx) })
+	q, err := monthlyQuery(c.Request.URL.Query(), func() (*time.Location, error) { return a.preferredZone(ctx, a.preferencesOnce(ctx)) })
 	if err != nil {
 		ginx.Fail(c, err)
 		return

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -115,13 +116,21 @@ func (a *API) updatePreferences(c *gin.Context) {
 	c.JSON(http.StatusOK, toPreferencesResponse(p))
 }
 
+// preferencesOnce returns the caller's preferences, read from the store
+// the first time they are asked for and not again: a request that needs
+// both the zone and the language reads them once, one that needs neither
+// not at all.
+func (a *API) preferencesOnce(ctx context.Context) func() (fuel.Preferences, error) {
+	return sync.OnceValues(func() (fuel.Preferences, error) { return a.store.Preferences(ctx) })
+}
+
 // preferredZone is the zone of a monthly series or an import that names
 // none: the caller's time_zone preference, else UTC. A stored zone this
 // binary no longer knows (zones are renamed, never removed, so it should
 // not happen) falls back to UTC with a warning rather than failing the
 // request.
-func (a *API) preferredZone(ctx context.Context) (*time.Location, error) {
-	p, err := a.store.Preferences(ctx)
+func (a *API) preferredZone(ctx context.Context, prefs func() (fuel.Preferences, error)) (*time.Location, error) {
+	p, err := prefs()
 	if err != nil {
 		return nil, err
 	}
@@ -140,8 +149,8 @@ func (a *API) preferredZone(ctx context.Context) (*time.Location, error) {
 // chosen, else the first of the request's Accept-Language (a browser's
 // own), else undetermined. The CSV import reads a file that is not UTF-8
 // in the code page of this language.
-func (a *API) ownerLanguage(ctx context.Context, r *http.Request) (language.Tag, error) {
-	p, err := a.store.Preferences(ctx)
+func ownerLanguage(prefs func() (fuel.Preferences, error), r *http.Request) (language.Tag, error) {
+	p, err := prefs()
 	if err != nil {
 		return language.Und, err
 	}
