@@ -38,6 +38,9 @@ type Statistics struct {
 	// WeightedConsumption is the sampled quantity over the sampled
 	// distance, times 100: long spans weigh more than short ones.
 	WeightedConsumption decimal.Decimal
+	// WeightedCostPerKm is the sampled money over the sampled distance: the
+	// cost per km that goes with WeightedConsumption.
+	WeightedCostPerKm decimal.Decimal
 	// Samples is the number of consumption samples taken.
 	Samples         int64
 	FirstRefuelTime *time.Time
@@ -61,6 +64,7 @@ type EnergyStats struct {
 	AvgConsumption      decimal.Decimal
 	WeightedConsumption decimal.Decimal
 	CostPerKm           decimal.Decimal
+	WeightedCostPerKm   decimal.Decimal
 	Samples             int64
 }
 
@@ -109,6 +113,7 @@ type energyAcc struct {
 
 	consSum, costSum big.Int // samples in units of 10^-samplePrecision
 	sampledLiters    big.Int
+	sampledAmount    big.Int
 	distance         big.Int
 	samples          int64
 }
@@ -161,6 +166,7 @@ func (b *StatsBuilder) Add(r StatsRecord) {
 	a.consSum.Add(&a.consSum, b.div.round(&a.spans.liters, sampleScale2))
 	a.costSum.Add(&a.costSum, b.div.round(&a.spans.amount, sampleScale))
 	a.sampledLiters.Add(&a.sampledLiters, &a.spans.liters)
+	a.sampledAmount.Add(&a.sampledAmount, &a.spans.amount)
 	a.distance.Add(&a.distance, b.div.tmp.SetInt64(a.spans.dist))
 	a.samples++
 }
@@ -285,6 +291,7 @@ func (b *StatsBuilder) Statistics() Statistics {
 			s.AvgConsumption = e.AvgConsumption
 			s.CostPerKm = e.CostPerKm
 			s.WeightedConsumption = e.WeightedConsumption
+			s.WeightedCostPerKm = e.WeightedCostPerKm
 			s.Samples = e.Samples
 		}
 	}
@@ -304,17 +311,30 @@ func (a *energyAcc) stats() EnergyStats {
 		Samples:        a.samples,
 	}
 	e.WeightedConsumption = per100(&a.sampledLiters, &a.distance)
+	e.WeightedCostPerKm = perKm(&a.sampledAmount, &a.distance)
 	return e
 }
 
 // per100 is quantity over distance times 100 (both in thousandths), at
 // PriceScale places; 0 without distance.
 func per100(quantity, distance *big.Int) decimal.Decimal {
+	return ratio(quantity, 100, distance)
+}
+
+// perKm is money over distance (both in thousandths), at PriceScale
+// places; 0 without distance.
+func perKm(amount, distance *big.Int) decimal.Decimal {
+	return ratio(amount, 1, distance)
+}
+
+// ratio is x times factor over distance, rounded half-up to PriceScale
+// places; 0 without distance.
+func ratio(x *big.Int, factor int64, distance *big.Int) decimal.Decimal {
 	if distance.Sign() <= 0 {
 		return decimal.Zero
 	}
-	q := decimal.NewFromBigInt(new(big.Int).Set(quantity), 0)
-	return q.Mul(decimal.NewFromInt(100)).DivRound(decimal.NewFromBigInt(new(big.Int).Set(distance), 0), PriceScale)
+	q := decimal.NewFromBigInt(new(big.Int).Set(x), 0)
+	return q.Mul(decimal.NewFromInt(factor)).DivRound(decimal.NewFromBigInt(new(big.Int).Set(distance), 0), PriceScale)
 }
 
 // sortByEnergy orders the entries by record count, most first, then by

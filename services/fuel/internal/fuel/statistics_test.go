@@ -44,13 +44,13 @@ func statsRecord(t *testing.T, id uint64, at time.Time, r erec) StatsRecord {
 // compares every field and the order of ByEnergy at once.
 func render(s Statistics) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "records=%d amount=%s distance=%s main=%s | liters=%s price=%s cons=%s weighted=%s cost=%s samples=%d\n",
+	fmt.Fprintf(&b, "records=%d amount=%s distance=%s main=%s | liters=%s price=%s cons=%s weighted=%s cost=%s wcost=%s samples=%d\n",
 		s.TotalRecords, s.TotalAmount, s.TotalDistance, s.MainEnergy,
-		s.TotalLiters, s.AvgPrice, s.AvgConsumption, s.WeightedConsumption, s.CostPerKm, s.Samples)
+		s.TotalLiters, s.AvgPrice, s.AvgConsumption, s.WeightedConsumption, s.CostPerKm, s.WeightedCostPerKm, s.Samples)
 	for _, e := range s.ByEnergy {
-		fmt.Fprintf(&b, "%s: records=%d qty=%s amount=%s price=%s cons=%s weighted=%s cost=%s samples=%d\n",
+		fmt.Fprintf(&b, "%s: records=%d qty=%s amount=%s price=%s cons=%s weighted=%s cost=%s wcost=%s samples=%d\n",
 			e.Energy, e.TotalRecords, e.TotalQuantity, e.TotalAmount, e.AvgPrice, e.AvgConsumption,
-			e.WeightedConsumption, e.CostPerKm, e.Samples)
+			e.WeightedConsumption, e.CostPerKm, e.WeightedCostPerKm, e.Samples)
 	}
 	return b.String()
 }
@@ -71,7 +71,8 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 			// close their own spans: 8 kWh / 70 km = 80/7, 12 kWh / 180 km =
 			// 20/3, (5 + 9) kWh / 400 km = 3.5; mean 907/126 = 7.19841;
 			// weighted 34 / 650 * 100 = 5.23077; cost 2.4/70, 4.2/180,
-			// 4.2/400, mean 0.02271. Prices 0.3, 0.3, 0.35, 0.3, 0.3: 0.31.
+			// 4.2/400, mean 0.02271, weighted 10.8/650 = 0.01662. Prices
+			// 0.3, 0.3, 0.35, 0.3, 0.3: 0.31.
 			name: "plug-in hybrid",
 			def:  Gasoline,
 			recs: []erec{
@@ -83,15 +84,16 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 				{Electricity, "10650", "5", "1.5", false, false},
 				{Electricity, "10700", "9", "2.7", true, false},
 			},
-			want: "records=7 amount=135.8 distance=700 main=gasoline | liters=70 price=1.75 cons=5 weighted=5 cost=0.09 samples=1\n" +
-				"electricity: records=5 qty=44 amount=13.8 price=0.31 cons=7.1984 weighted=5.2308 cost=0.0227 samples=3\n" +
-				"gasoline: records=2 qty=70 amount=122 price=1.75 cons=5 weighted=5 cost=0.09 samples=1\n",
+			want: "records=7 amount=135.8 distance=700 main=gasoline | liters=70 price=1.75 cons=5 weighted=5 cost=0.09 wcost=0.09 samples=1\n" +
+				"electricity: records=5 qty=44 amount=13.8 price=0.31 cons=7.1984 weighted=5.2308 cost=0.0227 wcost=0.0166 samples=3\n" +
+				"gasoline: records=2 qty=70 amount=122 price=1.75 cons=5 weighted=5 cost=0.09 wcost=0.09 samples=1\n",
 		},
 		{
 			// An LPG conversion: the LPG record that missed a fill-up ends
 			// only the LPG span (no sample at 2000), gasoline is untouched.
 			// LPG samples 42/500 = 8.4 and 36/400 = 9: mean 8.7, weighted
-			// 78/900 = 8.6667, cost 0.0672 and 0.072: 0.0696. Gasoline: one
+			// 78/900 = 8.6667, cost 0.0672 and 0.072: 0.0696, weighted
+			// 62.4/900 = 0.06933. Gasoline: one
 			// span 1000 -> 1600 with 3 L: 0.5 L/100km, 5.4/600 = 0.009.
 			name: "LPG conversion with a missed fill-up",
 			def:  Gasoline,
@@ -103,9 +105,9 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 				{LPG, "2000", "30", "24", true, true},
 				{LPG, "2400", "36", "28.8", true, false},
 			},
-			want: "records=6 amount=132.8 distance=1400 main=gasoline | liters=8 price=1.8 cons=0.5 weighted=0.5 cost=0.009 samples=1\n" +
-				"lpg: records=4 qty=148 amount=118.4 price=0.8 cons=8.7 weighted=8.6667 cost=0.0696 samples=2\n" +
-				"gasoline: records=2 qty=8 amount=14.4 price=1.8 cons=0.5 weighted=0.5 cost=0.009 samples=1\n",
+			want: "records=6 amount=132.8 distance=1400 main=gasoline | liters=8 price=1.8 cons=0.5 weighted=0.5 cost=0.009 wcost=0.009 samples=1\n" +
+				"lpg: records=4 qty=148 amount=118.4 price=0.8 cons=8.7 weighted=8.6667 cost=0.0696 wcost=0.0693 samples=2\n" +
+				"gasoline: records=2 qty=8 amount=14.4 price=1.8 cons=0.5 weighted=0.5 cost=0.009 wcost=0.009 samples=1\n",
 		},
 		{
 			// All records of one energy that is not the vehicle's default:
@@ -117,8 +119,8 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 				{Diesel, "500", "40", "60", true, false},
 				{Diesel, "1100", "45", "67.5", true, false},
 			},
-			want: "records=2 amount=127.5 distance=600 main=diesel | liters=85 price=1.5 cons=7.5 weighted=7.5 cost=0.1125 samples=1\n" +
-				"diesel: records=2 qty=85 amount=127.5 price=1.5 cons=7.5 weighted=7.5 cost=0.1125 samples=1\n",
+			want: "records=2 amount=127.5 distance=600 main=diesel | liters=85 price=1.5 cons=7.5 weighted=7.5 cost=0.1125 wcost=0.1125 samples=1\n" +
+				"diesel: records=2 qty=85 amount=127.5 price=1.5 cons=7.5 weighted=7.5 cost=0.1125 wcost=0.1125 samples=1\n",
 		},
 		{
 			// Equal counts order by name; without default-energy records the
@@ -129,9 +131,9 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 				{Hydrogen, "100", "5", "60", true, false},
 				{CNG, "200", "10", "15", true, false},
 			},
-			want: "records=2 amount=75 distance=100 main=cng | liters=10 price=1.5 cons=0 weighted=0 cost=0 samples=0\n" +
-				"cng: records=1 qty=10 amount=15 price=1.5 cons=0 weighted=0 cost=0 samples=0\n" +
-				"hydrogen: records=1 qty=5 amount=60 price=12 cons=0 weighted=0 cost=0 samples=0\n",
+			want: "records=2 amount=75 distance=100 main=cng | liters=10 price=1.5 cons=0 weighted=0 cost=0 wcost=0 samples=0\n" +
+				"cng: records=1 qty=10 amount=15 price=1.5 cons=0 weighted=0 cost=0 wcost=0 samples=0\n" +
+				"hydrogen: records=1 qty=5 amount=60 price=12 cons=0 weighted=0 cost=0 wcost=0 samples=0\n",
 		},
 	}
 	for _, tt := range tests {

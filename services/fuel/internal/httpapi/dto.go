@@ -91,6 +91,7 @@ type statisticsResponse struct {
 	LastRefuel          *refuelResponse `json:"last_refuel"`
 	TotalDistance       json.Number     `json:"total_distance"`
 	WeightedConsumption json.Number     `json:"weighted_consumption"`
+	WeightedCostPerKm   json.Number     `json:"weighted_cost_per_km"`
 	ConsumptionSamples  int64           `json:"consumption_samples"`
 	FirstRefuelTime     *string         `json:"first_refuel_time"`
 	LastRefuelTime      *string         `json:"last_refuel_time"`
@@ -111,6 +112,7 @@ type energyStatsResponse struct {
 	AvgConsumption      json.Number `json:"avg_consumption"`
 	WeightedConsumption json.Number `json:"weighted_consumption"`
 	CostPerKm           json.Number `json:"cost_per_km"`
+	WeightedCostPerKm   json.Number `json:"weighted_cost_per_km"`
 	ConsumptionSamples  int64       `json:"consumption_samples"`
 }
 
@@ -176,6 +178,7 @@ func toStatisticsResponse(s fuel.Statistics) statisticsResponse {
 		CostPerKm:           number(s.CostPerKm),
 		TotalDistance:       number(s.TotalDistance),
 		WeightedConsumption: number(s.WeightedConsumption),
+		WeightedCostPerKm:   number(s.WeightedCostPerKm),
 		ConsumptionSamples:  s.Samples,
 		ByEnergy:            make([]energyStatsResponse, len(s.ByEnergy)),
 	}
@@ -194,6 +197,7 @@ func toStatisticsResponse(s fuel.Statistics) statisticsResponse {
 			AvgConsumption:      number(e.AvgConsumption),
 			WeightedConsumption: number(e.WeightedConsumption),
 			CostPerKm:           number(e.CostPerKm),
+			WeightedCostPerKm:   number(e.WeightedCostPerKm),
 			ConsumptionSamples:  e.Samples,
 		}
 	}

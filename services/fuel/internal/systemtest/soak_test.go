@@ -909,6 +909,7 @@ func recompute(rs []map[string]any, vehicleFuelType string) (map[string]any, err
 		n, samples                   int
 		liters, amount, prices       *big.Rat
 		cons, cost, sampled, sampleD *big.Rat
+		sampledAmount                *big.Rat
 		ref                          *rec // the previous full record P; nil when there is none
 		spanLiters, spanAmount       *big.Rat
 	}
@@ -920,7 +921,7 @@ func recompute(rs []map[string]any, vehicleFuelType string) (map[string]any, err
 		tk := tanks[r.energy]
 		if tk == nil {
 			tk = &tank{energy: r.energy, liters: zero(), amount: zero(), prices: zero(), cons: zero(), cost: zero(),
-				sampled: zero(), sampleD: zero(), spanLiters: zero(), spanAmount: zero()}
+				sampled: zero(), sampleD: zero(), sampledAmount: zero(), spanLiters: zero(), spanAmount: zero()}
 			tanks[r.energy] = tk
 		}
 		tk.n++
@@ -951,6 +952,7 @@ func recompute(rs []map[string]any, vehicleFuelType string) (map[string]any, err
 				tk.cons.Add(tk.cons, c.Mul(c, big.NewRat(100, 1)))
 				tk.cost.Add(tk.cost, new(big.Rat).Quo(tk.spanAmount, dist))
 				tk.sampled.Add(tk.sampled, tk.spanLiters)
+				tk.sampledAmount.Add(tk.sampledAmount, tk.spanAmount)
 				tk.sampleD.Add(tk.sampleD, dist)
 				tk.samples++
 			}
@@ -987,17 +989,18 @@ func recompute(rs []map[string]any, vehicleFuelType string) (map[string]any, err
 	units := map[string]string{"gasoline": "l", "diesel": "l", "lpg": "l", "cng": "kg", "electricity": "kWh", "hydrogen": "kg"}
 	var byEnergy []string
 	for _, tk := range order {
-		weighted := json.Number("0")
+		weighted, weightedCost := json.Number("0"), json.Number("0")
 		if tk.sampleD.Sign() > 0 {
 			weighted = json.Number(roundHalfUp(new(big.Rat).Mul(tk.sampled, big.NewRat(100, 1)), tk.sampleD, 4).FloatString(4))
+			weightedCost = json.Number(roundHalfUp(tk.sampledAmount, tk.sampleD, 4).FloatString(4))
 		}
 		f4 := func(n json.Number) string {
 			r, _ := new(big.Rat).SetString(n.String())
 			return r.FloatString(4)
 		}
-		byEnergy = append(byEnergy, fmt.Sprintf("%s %s %d %s %s %s %s %s %s %d", tk.energy, units[tk.energy], tk.n,
+		byEnergy = append(byEnergy, fmt.Sprintf("%s %s %d %s %s %s %s %s %s %s %d", tk.energy, units[tk.energy], tk.n,
 			tk.liters.FloatString(3), tk.amount.FloatString(3), f4(mean(tk.prices, tk.n)), f4(mean(tk.cons, tk.samples)),
-			f4(weighted), f4(mean(tk.cost, tk.samples)), tk.samples))
+			f4(weighted), f4(mean(tk.cost, tk.samples)), f4(weightedCost), tk.samples))
 	}
 	want := map[string]any{
 		"total_records":       json.Number(strconv.Itoa(len(recs))),
@@ -1043,9 +1046,9 @@ func renderByEnergy(v any) string {
 			}
 			return r.FloatString(4)
 		}
-		out = append(out, fmt.Sprintf("%v %v %v %s %s %s %s %s %s %v", e["energy"], e["unit"], e["total_records"],
+		out = append(out, fmt.Sprintf("%v %v %v %s %s %s %s %s %s %s %v", e["energy"], e["unit"], e["total_records"],
 			n("total_quantity"), n("total_amount"), p("avg_price"), p("avg_consumption"),
-			p("weighted_consumption"), p("cost_per_km"), e["consumption_samples"]))
+			p("weighted_consumption"), p("cost_per_km"), p("weighted_cost_per_km"), e["consumption_samples"]))
 	}
 	return strings.Join(out, "; ")
 }
