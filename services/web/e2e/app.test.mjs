@@ -600,6 +600,10 @@ describe('the web client', () => {
     const [el, gas] = st.by_energy;
     assert.ok(Math.abs(el.avg_consumption - 907 / 126) < 1e-3 && Math.abs(el.cost_per_km - 0.0227) < 1e-4, JSON.stringify(el));
     assert.ok(gas.avg_consumption === 5 && gas.cost_per_km === 0.09, JSON.stringify(gas));
+    // The cards show the distance-weighted figures, which differ from the means here: 34 kWh and
+    // 10.80 over the 650 km of the three charging spans.
+    assert.ok(el.weighted_consumption === 5.2308 && el.weighted_cost_per_km === 0.0166, JSON.stringify(el));
+    assert.ok(gas.weighted_consumption === 5 && gas.weighted_cost_per_km === 0.09, JSON.stringify(gas));
 
     await goto('/statistics'); // the vehicle was made elsewhere: the app reads the vehicles as it starts
     await field('Vehicle').selectOption({ label: 'Plug-in' });
@@ -611,10 +615,12 @@ describe('the web client', () => {
         Quantity: `${fmt(e.total_quantity, 3)} ${u}`,
         Spent: { electricity: '€13.80', gasoline: '€122.00' }[e.energy],
         'Average price': `${money(e.avg_price, 4)}/${u}`,
-        'Average consumption': `${fmt(e.avg_consumption)} ${u}/100 km`,
-        'Cost per km': e.energy === 'gasoline' ? '€0.09' : money(e.cost_per_km, 4),
+        'Average consumption': { electricity: '5.23 kWh/100 km', gasoline: '5 L/100 km' }[e.energy],
+        'Cost per km': { electricity: '€0.0166', gasoline: '€0.09' }[e.energy],
       };
       assert.equal(want.Spent, money(e.total_amount));
+      assert.equal(want['Average consumption'], `${fmt(e.weighted_consumption)} ${u}/100 km`);
+      assert.equal(want['Cost per km'], money(e.weighted_cost_per_km, e.energy === 'gasoline' ? 2 : 4));
       for (const [label, value] of Object.entries(want)) {
         await cards.getByRole('group', { name: label, exact: true }).getByText(value, { exact: true }).waitFor();
       }

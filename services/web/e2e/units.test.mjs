@@ -120,7 +120,7 @@ describe("the owner's own measures", () => {
     ]);
     const st = (await api(`/api/vehicles/${v.body.id}/statistics`)).body;
     const [gas] = st.by_energy;
-    const mpg = (100 * L_PER_GAL_US) / KM_PER_MI / gas.avg_consumption;
+    const mpg = (100 * L_PER_GAL_US) / KM_PER_MI / gas.weighted_consumption;
     assert.ok(Math.abs(mpg - 30) < 0.05, `the service's average is 30 mpg (${mpg})`);
 
     await nav(page, 'History');
@@ -141,7 +141,7 @@ describe("the owner's own measures", () => {
     assert.equal(await card(page, 'Total spent').textContent(), '$69.59');
     assert.equal(await card(page, 'Average price', 'Gasoline').textContent(), `${money(gas.avg_price * L_PER_GAL_US, 4)}/gal`);
     assert.match(await card(page, 'Average price', 'Gasoline').textContent(), /^\$3\.\d{2,4}\/gal$/);
-    assert.equal(await card(page, 'Cost per mi', 'Gasoline').textContent(), money(gas.cost_per_km * KM_PER_MI, 4));
+    assert.equal(await card(page, 'Cost per mi', 'Gasoline').textContent(), money(gas.weighted_cost_per_km * KM_PER_MI, 4));
     assert.match(await card(page, 'Cost per mi', 'Gasoline').textContent(), /^\$0\.\d{2,4}$/);
 
     const months = (await api(`/api/vehicles/${v.body.id}/statistics/monthly?energy=gasoline&tz=America%2FChicago`)).body;
@@ -180,7 +180,7 @@ describe("the owner's own measures", () => {
       await signIn(p2);
       await p2.getByRole('heading', { level: 1, name: 'Statistics' }).waitFor();
       const st = (await api(`/api/vehicles/${vehicleId}/statistics`)).body;
-      const mpgUk = (100 * L_PER_GAL_UK) / KM_PER_MI / st.by_energy[0].avg_consumption;
+      const mpgUk = (100 * L_PER_GAL_UK) / KM_PER_MI / st.by_energy[0].weighted_consumption;
       await eventually(async () => assert.equal(await card(p2, 'Average consumption', 'Gasoline').textContent(), `${fmt(mpgUk, 1)} mpg (UK)`));
       assert.equal(await card(p2, 'Average consumption', 'Gasoline').textContent(), '36 mpg (UK)');
       await nav(p2, 'Settings');

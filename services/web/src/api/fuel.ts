@@ -77,6 +77,8 @@ export interface EnergyStatistics {
   avg_consumption: number;
   weighted_consumption: number;
   cost_per_km: number;
+  /** Absent in statistics cached from a service older than the field. */
+  weighted_cost_per_km?: number;
   consumption_samples: number;
 }
 
@@ -91,6 +93,7 @@ export interface Statistics {
   last_refuel: RefuelRecord | null;
   total_distance: number;
   weighted_consumption: number;
+  weighted_cost_per_km?: number;
   consumption_samples: number;
   first_refuel_time: string | null;
   last_refuel_time: string | null;

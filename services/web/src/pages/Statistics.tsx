@@ -96,7 +96,12 @@ function EnergyCards({ e, u, several }: { e: EnergyStatistics; u: Units; several
   const q = quantityLabel(e.unit, u);
   const id = useId();
   const name = energyName(e.energy);
-  const consumption = e.consumption_samples > 0 ? convertConsumption(e.avg_consumption, consumptionUnitOf(e.unit, u)) : null;
+  // The distance-weighted figures (all sampled fuel over all sampled
+  // distance), as the monthly chart and other fuel trackers compute them;
+  // statistics cached offline from a service without weighted_cost_per_km
+  // show the mean cost of the samples until the next fetch.
+  const consumption = e.consumption_samples > 0 ? convertConsumption(e.weighted_consumption, consumptionUnitOf(e.unit, u)) : null;
+  const costPerKm = e.weighted_cost_per_km ?? e.cost_per_km;
   return (
     <div class="energy-cards" role="group" {...(several ? { 'aria-labelledby': id } : { 'aria-label': name })}>
       {several && <h3 id={id}>{name}</h3>}
@@ -106,7 +111,7 @@ function EnergyCards({ e, u, several }: { e: EnergyStatistics; u: Units; several
         {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount)} />}
         <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q, PLACES.price)} />
         <Card label={t('stats.avgConsumption')} value={consumption !== null ? `${fmtNumber(consumption, 2)} ${consumptionLabel(e.unit, u)}` : t('stats.notEnough')} />
-        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtMoney(costPerDistance(e.cost_per_km, u), PLACES.costPerDistance) : '–'} />
+        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtMoney(costPerDistance(costPerKm, u), PLACES.costPerDistance) : '–'} />
       </div>
     </div>
   );
