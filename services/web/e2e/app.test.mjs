@@ -554,7 +554,7 @@ describe('the web client', () => {
     it(`axe-core finds no serious or critical violation on any page (${scheme})`, async () => {
       await page.emulateMedia({ colorScheme: scheme });
       const found = [];
-      for (const path of ['/', '/history', '/statistics', '/vehicles', '/manuals', '/ask']) {
+      for (const path of ['/', '/history', '/statistics', '/vehicles', '/manuals', '/ask', '/settings']) {
         await goto(path);
         await page.waitForLoadState('networkidle');
         const violations = await axeViolations(page);
@@ -563,6 +563,13 @@ describe('the web client', () => {
       assert.deepEqual(found, []);
     });
   }
+
+  it('Settings has no account section with accounts off (there is no password to change)', async () => {
+    await goto('/settings');
+    await page.getByRole('button', { name: 'Save settings' }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Account' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Change password' }).count(), 0);
+  });
 
   it('Manuals: delete a document (with confirmation)', async () => {
     await goto('/manuals');

@@ -311,6 +311,68 @@ describe('the web client with accounts', () => {
     assert.equal(page.url(), s.base + '/');
   });
 
+  it('Settings: the password is changed (other sessions end, this one goes on); an administrator adds and deletes a user', async () => {
+    const other = await s.login(); // another device of the same user
+    await nav('Settings');
+    await page.getByRole('heading', { level: 2, name: 'Account' }).waitFor();
+    const users = page.getByRole('list', { name: 'Users' });
+    await users.getByRole('heading', { level: 3, name: /^admin/ }).waitFor();
+    assert.deepEqual(await users.getByRole('heading', { level: 3 }).allInnerTexts(), ['admin administrator you']);
+    assert.equal(await users.getByRole('button').count(), 0, 'no Delete for oneself');
+    assert.deepEqual(await axe(), [], 'Settings with the account and the users');
+    assert.equal(await overflow(), 0, 'Settings with the account at 390 px');
+
+    // A new user, who can sign in and is not an administrator.
+    await field('Username').fill('sam');
+    await field('Password').fill('sam-password-1');
+    await page.getByRole('button', { name: 'Add user', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'sam can sign in now.' }).waitFor();
+    await users.getByRole('heading', { level: 3, name: 'sam', exact: true }).waitFor();
+    assert.equal(await field('Username').inputValue(), '', 'the form is emptied');
+    const sam = await api('/api/auth/login', null, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'sam', password: 'sam-password-1' }) });
+    assert.equal(sam.status, 200, JSON.stringify(sam.body));
+    assert.equal(sam.body.user.is_admin, false);
+    assert.equal((await api('/api/users', sam.body.token)).status, 403);
+    // The same name again: the service's answer, naming the field.
+    await field('Username').fill('SAM');
+    await field('Password').fill('sam-password-2');
+    await page.getByRole('button', { name: 'Add user', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'username: "SAM" is taken' }).waitFor();
+
+    // The password: the repetition is checked here, the current one by the service.
+    await field('Current password').fill(ADMIN.password);
+    await field('New password').fill('e2e-admin-password-2');
+    await field('New password again').fill('e2e-admin-password-3');
+    await page.getByRole('button', { name: 'Change password', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'The new password and its repetition differ.' }).waitFor();
+    await field('Current password').fill('not-the-password');
+    await field('New password again').fill('e2e-admin-password-2');
+    await page.getByRole('button', { name: 'Change password', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'current_password: does not match' }).waitFor();
+    assert.equal((await api('/api/auth/me', other)).status, 200, 'nothing changed yet');
+    await field('Current password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Change password', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
+    assert.equal(await field('New password').inputValue(), '', 'the passwords are not kept on the form');
+    assert.equal((await api('/api/auth/me', other)).status, 401, 'the other session ended');
+    const mine = (await pageSession()).token;
+    assert.equal((await api('/api/auth/me', mine)).status, 200, 'this one goes on');
+    const login = (password) => api('/api/auth/login', null, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password }) });
+    assert.equal((await login('e2e-admin-password-2')).status, 200);
+    // Back to the password the other tests sign in with.
+    const back = await api('/api/users/me/password', mine, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ current_password: 'e2e-admin-password-2', new_password: ADMIN.password }) });
+    assert.equal(back.status, 204, JSON.stringify(back.body));
+
+    // Deleting a user asks first, and ends their sessions.
+    const asked = dialogs.length;
+    await users.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'sam', exact: true }) }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('status').filter({ hasText: 'The account sam is deleted.' }).waitFor();
+    assert.deepEqual(dialogs.slice(asked), ['Delete the account sam, with its vehicles and their refuels?']);
+    await eventually(async () => assert.deepEqual(await users.getByRole('heading', { level: 3 }).allInnerTexts(), ['admin administrator you']));
+    assert.deepEqual((await api('/api/users', mine)).body.map((u) => u.username), ['admin']);
+    assert.equal((await api('/api/auth/me', sam.body.token)).status, 401);
+  });
+
   it('Sign out with a refuel not sent yet warns, keeps it, and it is sent once after the next sign-in', async (t) => {
     t.after(() => ctx.setOffline(false));
     const mine = await s.login();

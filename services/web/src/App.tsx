@@ -134,7 +134,7 @@ export function App({ user, accounts, onSignOut }: AppProps) {
     case '/vehicles': content = <Vehicles {...ctx} />; break;
     case '/manuals': content = <Manuals accounts={accounts} />; break;
     case '/ask': content = <Ask accounts={accounts} />; break;
-    case '/settings': content = <Settings preferences={preferences} onChange={setPreferences} />; break;
+    case '/settings': content = <Settings preferences={preferences} onChange={setPreferences} user={user} />; break;
     default: content = (<><h1 tabIndex={-1}>{t('app.notFoundHeading')}</h1><p>{t('app.notFoundText')}</p></>);
   }
 

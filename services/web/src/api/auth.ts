@@ -21,6 +21,14 @@ export const authApi = {
   },
   logout: () => request<void>('POST', '/api/auth/logout'),
   me: () => request<User>('GET', '/api/auth/me'),
+  /** changePassword: the service ends the user's other sessions; this one goes on. */
+  changePassword: (current: string, next: string) =>
+    request<void>('PUT', '/api/users/me/password', { body: JSON.stringify({ current_password: current, new_password: next }) }),
+  // Administrators only.
+  users: () => request<User[]>('GET', '/api/users'),
+  createUser: (username: string, password: string, isAdmin: boolean) =>
+    request<User>('POST', '/api/users', { body: JSON.stringify({ username, password, is_admin: isAdmin }) }),
+  deleteUser: (id: number) => request<void>('DELETE', `/api/users/${id}`),
 };
 
 /** The outcome of a single sign-on, read from the fragment of /login. */

@@ -8,6 +8,8 @@ import { queuedPreferences, savePreferences } from '../offline/preferences';
 import { outbox, sync } from '../offline/sync';
 import type { OutboxItem } from '../offline/outbox';
 import { ErrorText, Status } from '../components/common';
+import type { User } from '../api/session';
+import { Account } from './Account';
 
 /** Locales offered; the current one and the browser's are added when missing. */
 const LOCALES = [
@@ -45,9 +47,11 @@ const withCurrent = (list: string[], ...more: string[]) => [...new Set([...list,
 interface Props {
   preferences: Preferences;
   onChange: (p: Preferences) => void;
+  /** The signed-in user with accounts on (their password, and the users for an administrator); else null. */
+  user: User | null;
 }
 
-export function Settings({ preferences, onChange }: Props) {
+export function Settings({ preferences, onChange, user }: Props) {
   // Only what the owner changed is kept here: preferences that arrive meanwhile (loaded late, or
   // another device's change sent) show in the other fields without undoing a choice being made.
   const [edits, setEdits] = useState<PreferencesPatch>({});
@@ -140,6 +144,7 @@ export function Settings({ preferences, onChange }: Props) {
           <button type="submit" disabled={busy}>{t('settings.save')}</button>
         </div>
       </form>
+      {user && <Account user={user} />}
     </>
   );
 }
