@@ -124,6 +124,7 @@ func (a *accounts) register(r gin.IRouter, api gin.IRouter, limit gin.HandlerFun
 	api.DELETE("/auth/tokens/:id", a.revokeToken)
 	api.PUT("/users/me/password", a.changePassword)
 	api.GET("/vehicles/:id/members", a.listMembers)
+	api.POST("/vehicles/:id/members", a.addMember)
 	api.PUT("/vehicles/:id/members/:user_id", a.setMember)
 	api.DELETE("/vehicles/:id/members/:user_id", a.removeMember)
 	admin := api.Group("/users", auth.RequireAdmin())

@@ -344,7 +344,7 @@ func TestSharedVehicle(t *testing.T) {
 	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
 		root := s.login("root", "root-password")
 		ids := map[string]string{}
-		for _, name := range []string{"viv", "ed", "out"} {
+		for _, name := range []string{"viv", "ed", "out", "zed"} {
 			res := s.as(root, "POST", "/api/users", `{"username":"`+name+`","password":"`+name+`-password"}`)
 			wantStatus(t, "create "+name, res, 201, "")
 			ids[name] = literal(object(t, res.body)["id"])
@@ -377,6 +377,57 @@ func TestSharedVehicle(t *testing.T) {
 		if len(list) != 2 || list[0]["username"] != "viv" || list[1]["username"] != "ed" {
 			t.Fatalf("members %v", list)
 		}
+
+		// Every answer with the vehicle says what its reader may do.
+		for who, tok := range map[string]string{"owner": root, "viewer": viv, "editor": ed} {
+			if got := object(t, s.as(tok, "GET", "/api/vehicles/"+vid, "").body)["role"]; got != who {
+				t.Errorf("%s reads role %v", who, got)
+			}
+			if l := array(t, s.as(tok, "GET", "/api/vehicles", "").body); len(l) != 1 || l[0]["role"] != who {
+				t.Errorf("%s lists %v", who, l)
+			}
+		}
+		if got := object(t, s.as(root, "PUT", "/api/vehicles/"+vid, `{"name":"Family car"}`).body)["role"]; got != "owner" {
+			t.Errorf("owner's PUT answers role %v", got)
+		}
+		if got := object(t, s.as(root, "POST", "/api/vehicles/"+vid+"/default", "").body)["role"]; got != "owner" {
+			t.Errorf("owner's default answers role %v", got)
+		}
+
+		// Sharing by name: what an owner knows of the people they share with.
+		byName := "/api/vehicles/" + vid + "/members"
+		res = s.as(root, "POST", byName, `{"username":" OUT ","role":"viewer"}`)
+		wantStatus(t, "share with out by name", res, 200, "")
+		if m := object(t, res.body); m["username"] != "out" || m["role"] != "viewer" || literal(m["user_id"]) != ids["out"] {
+			t.Fatalf("member by name %v", m)
+		}
+		wantStatus(t, "out reads it now", s.as(out, "GET", "/api/vehicles/"+vid, ""), 200, "")
+		wantStatus(t, "out made an editor by name", s.as(root, "POST", byName, `{"username":"out","role":"editor"}`), 200, "")
+		if l := array(t, s.as(root, "GET", byName, "").body); len(l) != 3 || l[2]["username"] != "out" || l[2]["role"] != "editor" {
+			t.Fatalf("members after the change %v", l)
+		}
+		wantMessage := func(what string, res response, status int, code, message string) {
+			t.Helper()
+			wantStatus(t, what, res, status, code)
+			if got := object(t, res.body)["message"]; got != message {
+				t.Errorf("%s: message %q, want %q", what, got, message)
+			}
+		}
+		wantMessage("no such name", s.as(root, "POST", byName, `{"username":"nobody","role":"viewer"}`), 404, "NOT_FOUND", `username: no user is named "nobody"`)
+		wantMessage("no name", s.as(root, "POST", byName, `{"username":"  ","role":"viewer"}`), 400, "INVALID_ARGUMENT", "username: is required")
+		wantMessage("no role", s.as(root, "POST", byName, `{"username":"out"}`), 400, "INVALID_ARGUMENT", "role: is required: viewer or editor")
+		wantMessage("the owner's own name", s.as(root, "POST", byName, `{"username":"root","role":"viewer"}`), 400, "INVALID_ARGUMENT", "username: is the vehicle's owner")
+		wantStatus(t, "an editor shares by name", s.as(ed, "POST", byName, `{"username":"viv","role":"editor"}`), 403, "FORBIDDEN")
+		// Someone who does not own the vehicle learns nothing of names: the vehicle is not found first.
+		zed := s.login("zed", "zed-password")
+		known := s.as(zed, "POST", byName, `{"username":"viv","role":"viewer"}`)
+		wantStatus(t, "a stranger, a known name", known, 404, "NOT_FOUND")
+		msg, _ := object(t, known.body)["message"].(string)
+		if strings.Contains(msg, "username") {
+			t.Errorf("a stranger is told about the name: %q", msg)
+		}
+		wantMessage("a stranger, an unknown name", s.as(zed, "POST", byName, `{"username":"nobody","role":"viewer"}`), 404, "NOT_FOUND", msg)
+		wantStatus(t, "unshare out", s.as(root, "DELETE", members+ids["out"], ""), 204, "")
 		wantStatus(t, "unshare viv", s.as(root, "DELETE", members+ids["viv"], ""), 204, "")
 		wantStatus(t, "unshare viv again", s.as(root, "DELETE", members+ids["viv"], ""), 404, "NOT_FOUND")
 		wantStatus(t, "viv after unsharing", s.as(viv, "GET", "/api/vehicles/"+vid, ""), 404, "NOT_FOUND")

@@ -55,6 +55,9 @@ type vehicleResponse struct {
 	DefaultVehicle  bool        `json:"default_vehicle"`
 	CreatedAt       string      `json:"created_at"`
 	UpdatedAt       string      `json:"updated_at"`
+	// Role is what the caller may do with the vehicle: owner, editor or
+	// viewer (always owner with accounts off).
+	Role string `json:"role"`
 }
 
 // refuelResponse carries every field of the RefuelRecord table plus id, the
@@ -143,6 +146,7 @@ func toVehicleResponse(v fuel.Vehicle) vehicleResponse {
 		DefaultVehicle:  v.DefaultVehicle,
 		CreatedAt:       formatTime(v.CreatedAt),
 		UpdatedAt:       formatTime(v.UpdatedAt),
+		Role:            string(v.Role),
 	}
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -78,6 +79,63 @@ func (a *accounts) setMember(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, toMemberResponse(m))
+}
+
+type memberByNameRequest struct {
+	Username *string `json:"username"`
+	Role     *string `json:"role"`
+}
+
+// addMember shares the vehicle with the user of that name (the owner only):
+// an owner knows the people they share with by name, not by id. The name is
+// looked up after the ownership check (SetMember's), so only the vehicle's
+// owner learns whether a name exists.
+func (a *accounts) addMember(c *gin.Context) {
+	vid, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	var req memberByNameRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if req.Username == nil || strings.TrimSpace(*req.Username) == "" {
+		ginx.Fail(c, apperr.Invalid("username", "is required"))
+		return
+	}
+	if req.Role == nil {
+		ginx.Fail(c, apperr.Invalid("role", "is required: viewer or editor"))
+		return
+	}
+	role, err := fuel.ParseMemberRole("role", *req.Role)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	name := strings.TrimSpace(*req.Username)
+	var uid uint64 // 0, no user: SetMember answers ErrUserNotFound once the caller is known to own the vehicle
+	u, err := a.opts.Accounts.UserByUsername(ctx, name)
+	if err == nil {
+		uid = u.ID
+	} else if !errors.Is(err, store.ErrUserNotFound) {
+		ginx.Fail(c, err)
+		return
+	}
+	m, err := a.opts.Accounts.SetMember(ctx, vid, uid, role)
+	var invalid *apperr.Error
+	switch {
+	case errors.Is(err, store.ErrUserNotFound):
+		ginx.Fail(c, apperr.New(apperr.NotFound, "username: no user is named %q", name))
+	case errors.As(err, &invalid) && invalid.Field == "user_id":
+		ginx.Fail(c, apperr.Invalid("username", "is the vehicle's owner"))
+	case err != nil:
+		ginx.Fail(c, err)
+	default:
+		c.JSON(http.StatusOK, toMemberResponse(m))
+	}
 }
 
 // removeMember ends a share (the owner only).
