@@ -373,6 +373,71 @@ describe('the web client with accounts', () => {
     assert.equal((await api('/api/auth/me', sam.body.token)).status, 401);
   });
 
+  it('Vehicles: the owner shares a vehicle by name; the other user sees it with what the role allows, and no more', async () => {
+    const mine = await s.login();
+    const json = { 'Content-Type': 'application/json' };
+    assert.equal((await api('/api/users', mine, { method: 'POST', headers: json, body: JSON.stringify({ username: 'kim', password: 'kim-password-1' }) })).status, 201);
+    const family = (await api('/api/vehicles', mine)).body.find((v) => v.name === 'Family car');
+    assert.equal(family.role, 'owner');
+
+    await nav('Vehicles');
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 2, name: 'Family car' }) });
+    await card.getByRole('button', { name: 'Sharing' }).click();
+    const panel = card.getByRole('region', { name: 'Sharing Family car' });
+    await panel.getByText('Not shared with anyone.').waitFor();
+    assert.deepEqual(await axe(), [], 'Vehicles with the sharing panel');
+    assert.equal(await overflow(), 0, 'the sharing panel at 390 px');
+    await panel.getByLabel('Username', { exact: true }).fill('nobody');
+    await panel.getByRole('button', { name: 'Share', exact: true }).click();
+    await panel.getByRole('alert').filter({ hasText: 'username: no user is named "nobody"' }).waitFor();
+    await panel.getByLabel('Username', { exact: true }).fill(' Kim ');
+    await panel.getByRole('button', { name: 'Share', exact: true }).click();
+    await panel.getByRole('status').filter({ hasText: 'Family car is shared with kim (view).' }).waitFor();
+    const members = panel.getByRole('list', { name: 'People Family car is shared with' });
+    await eventually(async () => assert.deepEqual(await members.getByRole('listitem').allInnerTexts(), ['kim · view\nStop sharing']));
+
+    // Kim, in a browser of her own: the car with its badge, History without Edit, not on Add refuel.
+    const kimApi = (await api('/api/auth/login', null, { method: 'POST', headers: json, body: JSON.stringify({ username: 'kim', password: 'kim-password-1' }) })).body.token;
+    assert.deepEqual((await api('/api/vehicles', kimApi)).body.map((v) => [v.name, v.role]), [['Family car', 'viewer']]);
+    const other = await s.newProfile();
+    try {
+      const p2 = other.pages()[0] ?? (await other.newPage());
+      await p2.goto(s.base + '/vehicles');
+      await p2.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      await p2.getByLabel('Username', { exact: true }).fill('kim');
+      await p2.getByLabel('Password', { exact: true }).fill('kim-password-1');
+      await p2.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const kimCard = p2.getByRole('listitem').filter({ has: p2.getByRole('heading', { level: 2, name: /^Family car/ }) });
+      await kimCard.getByText('shared with you: view only', { exact: true }).waitFor();
+      assert.equal(await kimCard.getByRole('button').count(), 0, 'no Edit, Make default, Delete or Sharing for a viewer');
+      await p2.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'History', exact: true }).click();
+      const records = p2.getByRole('list', { name: 'Refuels' });
+      await records.getByRole('listitem').first().waitFor();
+      assert.equal(await records.getByRole('button').count(), 0, 'a viewer changes no record');
+      await p2.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Add refuel', exact: true }).click();
+      await p2.getByText('No vehicle yet: add one on the', { exact: false }).waitFor();
+      assert.equal(await p2.getByLabel('Vehicle', { exact: true }).count(), 0, 'the view-only car is not offered');
+
+      // An editor: the owner changes the role with the same form.
+      await panel.getByLabel('Username', { exact: true }).fill('kim');
+      await panel.getByLabel('Can', { exact: true }).selectOption({ label: 'log refuels' });
+      await panel.getByRole('button', { name: 'Share', exact: true }).click();
+      await panel.getByRole('status').filter({ hasText: 'Family car is shared with kim (log refuels).' }).waitFor();
+      await eventually(async () => assert.deepEqual(await members.getByRole('listitem').allInnerTexts(), ['kim · log refuels\nStop sharing']));
+      await p2.reload();
+      await p2.getByLabel('Vehicle', { exact: true }).waitFor();
+      assert.deepEqual(await p2.getByLabel('Vehicle', { exact: true }).locator('option').allInnerTexts(), ['Family car']);
+
+      // The owner stops sharing: Kim's list is empty again.
+      await members.getByRole('button', { name: 'Stop sharing with kim' }).click();
+      await panel.getByRole('status').filter({ hasText: 'Family car is no longer shared with kim.' }).waitFor();
+      await panel.getByText('Not shared with anyone.').waitFor();
+      assert.deepEqual((await api('/api/vehicles', kimApi)).body, []);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('Sign out with a refuel not sent yet warns, keeps it, and it is sent once after the next sign-in', async (t) => {
     t.after(() => ctx.setOffline(false));
     const mine = await s.login();

@@ -20,6 +20,24 @@ export interface Vehicle {
   default_vehicle: boolean;
   created_at: string;
   updated_at: string;
+  /** What the signed-in user may do with it; absent in snapshots from a service before roles (then the owner's). */
+  role?: Role;
+}
+
+/** Role: the vehicle's owner, or a member it is shared with (AUTH_MODE=local). */
+export type Role = 'owner' | 'editor' | 'viewer';
+export type MemberRole = Exclude<Role, 'owner'>;
+
+/** owns: the user may change, share and delete the vehicle. */
+export const owns = (v: Vehicle) => (v.role ?? 'owner') === 'owner';
+/** canWriteRefuels: the user may add, change and delete the vehicle's refuels (not a viewer). */
+export const canWriteRefuels = (v: Vehicle) => v.role !== 'viewer';
+
+export interface Member {
+  user_id: number;
+  username: string;
+  role: MemberRole;
+  created_at: string;
 }
 
 export interface VehicleFields {
@@ -169,6 +187,11 @@ export const fuel = {
   updateVehicle: (vid: number, v: VehicleFields) => request<Vehicle>('PUT', paths.vehicle(vid), { body: jsonWithDecimals(v) }),
   deleteVehicle: (vid: number) => request<void>('DELETE', paths.vehicle(vid)),
   makeDefault: (vid: number) => request<Vehicle>('POST', `${paths.vehicle(vid)}/default`),
+  members: (vid: number) => request<Member[]>('GET', `${paths.vehicle(vid)}/members`),
+  /** share: with the user of that name, or a new role for that member (the owner only). */
+  share: (vid: number, username: string, role: MemberRole) =>
+    request<Member>('POST', `${paths.vehicle(vid)}/members`, { body: JSON.stringify({ username, role }) }),
+  unshare: (vid: number, userId: number) => request<void>('DELETE', `${paths.vehicle(vid)}/members/${id(userId)}`),
   updateRefuel: (rid: number, r: Partial<RefuelInput>) => request<RefuelRecord>('PUT', paths.refuel(rid), { body: jsonWithDecimals(r) }),
   deleteRefuel: (rid: number) => request<void>('DELETE', paths.refuel(rid)),
   importCsv: (vid: number, file: File, dryRun: boolean) => {

@@ -262,6 +262,21 @@ export const en = {
   'login.offline': 'No connection to the server: signing in needs a connection.',
 
   // Settings
+  'vehicles.sharedViewer': 'shared with you: view only',
+  'vehicles.sharedEditor': 'shared with you: can log refuels',
+  'vehicles.share': 'Sharing',
+  'vehicles.sharingHeading': 'Sharing {name}',
+  'vehicles.sharingHint': 'Someone it is shared with sees it, its refuels and statistics; as an editor they also log, change and delete refuels. Only you change, share or delete the vehicle.',
+  'vehicles.notShared': 'Not shared with anyone.',
+  'vehicles.members': 'People {name} is shared with',
+  'vehicles.role': 'Can',
+  'vehicles.roleViewer': 'view',
+  'vehicles.roleEditor': 'log refuels',
+  'vehicles.shareButton': 'Share',
+  'vehicles.shared': '{vehicle} is shared with {name} ({role}).',
+  'vehicles.unshare': 'Stop sharing',
+  'vehicles.unshareLabel': 'Stop sharing with {name}',
+  'vehicles.unshared': '{vehicle} is no longer shared with {name}.',
   'settings.units': 'Units',
   // Settings: the account (accounts on)
   'account.heading': 'Account',

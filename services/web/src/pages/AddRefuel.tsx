@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
-import { ENERGIES, defaultEnergy, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
+import { ENERGIES, canWriteRefuels, defaultEnergy, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
 import { currencyLabel, fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
 import { t } from '../i18n';
@@ -12,7 +12,7 @@ import { uuid } from '../lib/uuid';
 import { outbox, sync } from '../offline/sync';
 import { sessions } from '../api/session';
 import { useResource } from '../hooks';
-import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
+import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker, chooseVehicle } from '../components/common';
 
 type FieldName = 'vehicle' | 'when' | 'odometer' | 'quantity' | 'total' | 'price';
 
@@ -21,7 +21,10 @@ function show(value: string, comma: boolean): string {
   return comma ? value.replace('.', ',') : value;
 }
 
-export function AddRefuel({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: VehicleContext) {
+export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: picked, choose }: VehicleContext) {
+  // A vehicle shared with the user to view only takes no refuels: it is not offered.
+  const vehicles = all?.filter(canWriteRefuels);
+  const chosen = chooseVehicle(vehicles, picked);
   const vehicle = vehicles?.find((v) => v.id === chosen);
   const [when, setWhen] = useState(() => localInputValue(new Date()));
   const [odometer, setOdometer] = useState('');

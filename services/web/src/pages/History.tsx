@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
-import { fuel, paths, type EnergyUnit, type RefuelRecord } from '../api/fuel';
+import { canWriteRefuels, fuel, paths, type EnergyUnit, type RefuelRecord } from '../api/fuel';
 import { useOnline, useResource } from '../hooks';
 import { outbox, sync } from '../offline/sync';
 import { isRefuel, type OutboxItem, type RefuelSummary } from '../offline/outbox';
@@ -34,6 +34,9 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
   const queued = useOutbox().filter(isRefuel).filter((i) => (i.summary.vehicle_id === chosen || gone(i)) && (i.owner === undefined || user === null || i.owner === user.id));
   const [editing, setEditing] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  // A vehicle shared with the user to view only: its records show without Edit and Delete.
+  const chosenVehicle = vehicles?.find((v) => v.id === chosen);
+  const writable = chosenVehicle === undefined || canWriteRefuels(chosenVehicle);
   const [error, setError] = useState<string | null>(null);
   const online = useOnline();
 
@@ -86,7 +89,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
                 <EditRefuel record={r} onDone={(saved) => { setEditing(null); if (saved) { setMessage(t('history.updated')); list.reload(); } }} />
               </li>
             ) : (
-              <RecordItem key={r.id} r={r} span={sp.get(r.id)} online={online}
+              <RecordItem key={r.id} r={r} span={sp.get(r.id)} online={online} writable={writable}
                 onEdit={() => { setMessage(null); setEditing(r.id); }} onDelete={() => void remove(r)} />
             ),
           )}
@@ -106,7 +109,7 @@ function km(v: number | string, u: Units): string {
   return `${fmtNumber(kmToDistance(v, u), PLACES.distance)} ${distanceLabel(u)}`;
 }
 
-function RecordItem({ r, span, online, onEdit, onDelete }: { r: RefuelRecord; span: Span | undefined; online: boolean; onEdit: () => void; onDelete: () => void }) {
+function RecordItem({ r, span, online, writable, onEdit, onDelete }: { r: RefuelRecord; span: Span | undefined; online: boolean; writable: boolean; onEdit: () => void; onDelete: () => void }) {
   const hid = `rec-${r.id}`;
   const u = activeUnits();
   const price = recordPrice(r.total_amount, r.liters, r.unit, u);
@@ -125,10 +128,12 @@ function RecordItem({ r, span, online, onEdit, onDelete }: { r: RefuelRecord; sp
         {r.station_name && <div><dt>{t('history.station')}</dt><dd>{r.station_name}</dd></div>}
         {r.remark && <div><dt>{t('history.notes')}</dt><dd>{r.remark}</dd></div>}
       </dl>
-      <div class="buttons">
-        <button type="button" class="secondary" onClick={onEdit} disabled={!online}>{t('common.edit')}</button>
-        <button type="button" class="danger" onClick={onDelete} disabled={!online}>{t('common.delete')}</button>
-      </div>
+      {writable && (
+        <div class="buttons">
+          <button type="button" class="secondary" onClick={onEdit} disabled={!online}>{t('common.edit')}</button>
+          <button type="button" class="danger" onClick={onDelete} disabled={!online}>{t('common.delete')}</button>
+        </div>
+      )}
     </li>
   );
 }

@@ -1,6 +1,6 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
-import { FUEL_TYPES, fuel, type FuelType, type Vehicle, type VehicleFields } from '../api/fuel';
+import { FUEL_TYPES, fuel, owns, type FuelType, type Member, type MemberRole, type Vehicle, type VehicleFields } from '../api/fuel';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtNumber } from '../lib/format';
 import { useOnline } from '../hooks';
@@ -10,8 +10,9 @@ import { units as activeUnits } from '../lib/preferences';
 import { metricToQuantity, quantityToMetric } from '../lib/units';
 import { fuelTypeName, quantityLabel } from '../lib/labels';
 
-export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles }: VehicleContext) {
+export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles, user }: VehicleContext) {
   const [editing, setEditing] = useState<number | 'new' | null>(null);
+  const [sharing, setSharing] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const online = useOnline();
@@ -50,14 +51,18 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                 onSave={async (f) => { await fuel.updateVehicle(v.id, f); setEditing(null); setMessage(t('vehicles.updated')); reloadVehicles(); }} />
             ) : (
               <>
-                <h2 id={`veh-${v.id}`}>{v.name}{v.default_vehicle && <span class="badge">{t('vehicles.default')}</span>}</h2>
+                <h2 id={`veh-${v.id}`}>
+                  {v.name}
+                  {v.default_vehicle && <>{' '}<span class="badge">{t('vehicles.default')}</span></>}
+                  {!owns(v) && <>{' '}<span class="badge">{v.role === 'editor' ? t('vehicles.sharedEditor') : t('vehicles.sharedViewer')}</span></>}
+                </h2>
                 <dl>
                   {(v.brand || v.model) && <div><dt>{t('vehicles.model')}</dt><dd>{[v.brand, v.model].filter(Boolean).join(' ')}</dd></div>}
                   {v.plate_number && <div><dt>{t('vehicles.plate')}</dt><dd>{v.plate_number}</dd></div>}
                   <div><dt>{t('vehicles.fuelType')}</dt><dd>{FUEL_TYPES.includes(v.fuel_type) ? fuelTypeName(v.fuel_type) : v.fuel_type}</dd></div>
                   {v.tank_capacity > 0 && <div><dt>{t('vehicles.tank')}</dt><dd>{`${fmtNumber(metricToQuantity(v.tank_capacity, 'l', activeUnits()), 2)} ${quantityLabel('l', activeUnits())}`}</dd></div>}
                 </dl>
-                <div class="buttons">
+                {owns(v) && <div class="buttons">
                   <button type="button" class="secondary" disabled={!online} onClick={() => { setMessage(null); setEditing(v.id); }}>{t('common.edit')}</button>
                   {!v.default_vehicle && (
                     <button type="button" class="secondary" disabled={!online}
@@ -67,7 +72,12 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                     onClick={() => {
                       if (window.confirm(t('vehicles.deleteConfirm', { name: v.name }))) void act(() => fuel.deleteVehicle(v.id), t('vehicles.deleted'));
                     }}>{t('common.delete')}</button>
-                </div>
+                  {user && (
+                    <button type="button" class="secondary" aria-expanded={sharing === v.id} disabled={!online}
+                      onClick={() => setSharing(sharing === v.id ? null : v.id)}>{t('vehicles.share')}</button>
+                  )}
+                </div>}
+                {user && sharing === v.id && owns(v) && <Sharing vehicle={v} online={online} />}
               </>
             )}
           </li>
@@ -137,5 +147,94 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
         <button type="button" class="secondary" onClick={onCancel}>{t('common.cancel')}</button>
       </div>
     </form>
+  );
+}
+
+/** Sharing: whom the owner's vehicle is shared with, and sharing it with someone by name. */
+function Sharing({ vehicle, online }: { vehicle: Vehicle; online: boolean }) {
+  const [members, setMembers] = useState<Member[] | null>(null);
+  const [username, setUsername] = useState('');
+  const [role, setRole] = useState<MemberRole>('viewer');
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [tick, setTick] = useState(0);
+  const p = `share-${vehicle.id}`;
+
+  useEffect(() => {
+    if (!online) return;
+    let live = true;
+    fuel.members(vehicle.id).then(
+      (ms) => live && setMembers(ms),
+      (err: Error) => live && setError(err.message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [vehicle.id, tick, online]);
+
+  async function act<T>(f: () => Promise<T>, done: (r: T) => string): Promise<boolean> {
+    setError(null);
+    setStatus(null);
+    setBusy(true);
+    try {
+      setStatus(done(await f()));
+      return true;
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+      return false;
+    } finally {
+      setBusy(false);
+      setTick((n) => n + 1);
+    }
+  }
+
+  async function share(e: Event) {
+    e.preventDefault();
+    const name = username.trim();
+    const roleName = role === 'editor' ? t('vehicles.roleEditor') : t('vehicles.roleViewer');
+    // The answer's name is the account's own spelling of it.
+    if (await act(() => fuel.share(vehicle.id, name, role), (m) => t('vehicles.shared', { name: m.username, vehicle: vehicle.name, role: roleName }))) setUsername('');
+  }
+
+  return (
+    <section class="sharing" aria-labelledby={`${p}-heading`}>
+      <h3 id={`${p}-heading`}>{t('vehicles.sharingHeading', { name: vehicle.name })}</h3>
+      <p class="hint">{t('vehicles.sharingHint')}</p>
+      <ErrorText error={error} />
+      {status && <Status>{status}</Status>}
+      {members && members.length === 0 && <p>{t('vehicles.notShared')}</p>}
+      {members && members.length > 0 && (
+        <ul class="members" aria-label={t('vehicles.members', { name: vehicle.name })}>
+          {members.map((m) => (
+            <li key={m.user_id}>
+              <span>{`${m.username} · ${m.role === 'editor' ? t('vehicles.roleEditor') : t('vehicles.roleViewer')}`}</span>
+              <button type="button" class="secondary" disabled={busy || !online}
+                aria-label={t('vehicles.unshareLabel', { name: m.username })}
+                onClick={() => void act(() => fuel.unshare(vehicle.id, m.user_id), () => t('vehicles.unshared', { name: m.username, vehicle: vehicle.name }))}>
+                {t('vehicles.unshare')}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form class="form" aria-labelledby={`${p}-heading`} onSubmit={(e) => void share(e)}>
+        <div class="field">
+          <label for={`${p}-user`}>{t('login.username')}</label>
+          <input id={`${p}-user`} autocomplete="off" autocapitalize="none" spellcheck={false} required
+            value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for={`${p}-role`}>{t('vehicles.role')}</label>
+          <select id={`${p}-role`} value={role} onChange={(e) => setRole(e.currentTarget.value as MemberRole)}>
+            <option value="viewer">{t('vehicles.roleViewer')}</option>
+            <option value="editor">{t('vehicles.roleEditor')}</option>
+          </select>
+        </div>
+        <div class="buttons">
+          <button type="submit" disabled={busy || !online}>{t('vehicles.shareButton')}</button>
+        </div>
+      </form>
+    </section>
   );
 }
