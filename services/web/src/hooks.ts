@@ -71,3 +71,39 @@ export function useOnline(): boolean {
   }, []);
   return online;
 }
+
+export interface Action {
+  busy: boolean;
+  /** What went wrong with the last run (the service's message), or a check of the page's own. */
+  error: string | null;
+  /** What the last successful run did. */
+  status: string | null;
+  setError: (message: string | null) => void;
+  /**
+   * run clears the messages, runs f with busy set, and reports done(its
+   * answer) or its error; true when it succeeded.
+   */
+  run: <T>(f: () => Promise<T>, done: (answer: T) => string) => Promise<boolean>;
+}
+
+/** useAction: an online-only action of a form or a button, with its busy flag and its one message. */
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const run = useCallback(async <T,>(f: () => Promise<T>, done: (answer: T) => string) => {
+    setError(null);
+    setStatus(null);
+    setBusy(true);
+    try {
+      setStatus(done(await f()));
+      return true;
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, status, setError, run };
+}

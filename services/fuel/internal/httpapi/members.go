@@ -60,11 +60,7 @@ func (a *accounts) setMember(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	if req.Role == nil {
-		ginx.Fail(c, apperr.Invalid("role", "is required: viewer or editor"))
-		return
-	}
-	role, err := fuel.ParseMemberRole("role", *req.Role)
+	role, err := memberRole(req.Role)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
@@ -87,9 +83,9 @@ type memberByNameRequest struct {
 }
 
 // addMember shares the vehicle with the user of that name (the owner only):
-// an owner knows the people they share with by name, not by id. The name is
-// looked up after the ownership check (SetMember's), so only the vehicle's
-// owner learns whether a name exists.
+// an owner knows the people they share with by name, not by id. An unknown
+// name is reported only after SetMember's ownership check, so only the
+// vehicle's owner learns whether a name exists.
 func (a *accounts) addMember(c *gin.Context) {
 	vid, err := pathID(c)
 	if err != nil {
@@ -105,11 +101,7 @@ func (a *accounts) addMember(c *gin.Context) {
 		ginx.Fail(c, apperr.Invalid("username", "is required"))
 		return
 	}
-	if req.Role == nil {
-		ginx.Fail(c, apperr.Invalid("role", "is required: viewer or editor"))
-		return
-	}
-	role, err := fuel.ParseMemberRole("role", *req.Role)
+	role, err := memberRole(req.Role)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
@@ -136,6 +128,14 @@ func (a *accounts) addMember(c *gin.Context) {
 	default:
 		c.JSON(http.StatusOK, toMemberResponse(m))
 	}
+}
+
+// memberRole reads a member request's role, which is required.
+func memberRole(role *string) (fuel.Role, error) {
+	if role == nil {
+		return "", apperr.Invalid("role", "is required: viewer or editor")
+	}
+	return fuel.ParseMemberRole("role", *role)
 }
 
 // removeMember ends a share (the owner only).

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { authApi } from '../api/auth';
 import type { User } from '../api/session';
 import { ErrorText, Status } from '../components/common';
-import { useOnline } from '../hooks';
+import { useAction, useOnline } from '../hooks';
 import { t } from '../i18n';
 
 export function Account({ user }: { user: User }) {
@@ -24,26 +24,15 @@ function PasswordForm({ online }: { online: boolean }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, status, setError, run } = useAction();
 
   async function submit(e: Event) {
     e.preventDefault();
-    setError(null);
-    setStatus(null);
     if (next !== repeat) return setError(t('account.differ'));
-    setBusy(true);
-    try {
-      await authApi.changePassword(current, next);
+    if (await run(() => authApi.changePassword(current, next), () => t('account.changed'))) {
       setCurrent('');
       setNext('');
       setRepeat('');
-      setStatus(t('account.changed'));
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
     }
   }
 
@@ -75,12 +64,10 @@ function PasswordForm({ online }: { online: boolean }) {
 
 function Users({ self, online }: { self: User; online: boolean }) {
   const [users, setUsers] = useState<User[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [admin, setAdmin] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, status, setError, run } = useAction();
   const [tick, setTick] = useState(0);
 
   useEffect(() => {
@@ -95,27 +82,17 @@ function Users({ self, online }: { self: User; online: boolean }) {
     };
   }, [tick, online]);
 
-  async function act(f: () => Promise<unknown>, done: string): Promise<boolean> {
-    setError(null);
-    setStatus(null);
-    setBusy(true);
-    try {
-      await f();
-      setStatus(done);
-      return true;
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      return false;
-    } finally {
-      setBusy(false);
-      setTick((n) => n + 1);
-    }
+  // Each change is followed by the list as the service has it.
+  async function act(f: () => Promise<unknown>, done: () => string): Promise<boolean> {
+    const ok = await run(f, done);
+    setTick((n) => n + 1);
+    return ok;
   }
 
   async function add(e: Event) {
     e.preventDefault();
     const name = username.trim();
-    if (await act(() => authApi.createUser(name, password, admin), t('users.added', { name }))) {
+    if (await act(() => authApi.createUser(name, password, admin), () => t('users.added', { name }))) {
       setUsername('');
       setPassword('');
       setAdmin(false);
@@ -140,7 +117,7 @@ function Users({ self, online }: { self: User; online: boolean }) {
               <div class="buttons">
                 <button type="button" class="danger" disabled={busy || !online}
                   onClick={() => {
-                    if (window.confirm(t('users.deleteConfirm', { name: u.username }))) void act(() => authApi.deleteUser(u.id), t('users.deleted', { name: u.username }));
+                    if (window.confirm(t('users.deleteConfirm', { name: u.username }))) void act(() => authApi.deleteUser(u.id), () => t('users.deleted', { name: u.username }));
                   }}>{t('common.delete')}</button>
               </div>
             )}

@@ -3,7 +3,7 @@ import type { VehicleContext } from '../App';
 import { FUEL_TYPES, fuel, owns, type FuelType, type Member, type MemberRole, type Vehicle, type VehicleFields } from '../api/fuel';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtNumber } from '../lib/format';
-import { useOnline } from '../hooks';
+import { useAction, useOnline } from '../hooks';
 import { AsOf, ErrorText, Status } from '../components/common';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
@@ -155,9 +155,7 @@ function Sharing({ vehicle, online }: { vehicle: Vehicle; online: boolean }) {
   const [members, setMembers] = useState<Member[] | null>(null);
   const [username, setUsername] = useState('');
   const [role, setRole] = useState<MemberRole>('viewer');
-  const [error, setError] = useState<string | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, status, setError, run } = useAction();
   const [tick, setTick] = useState(0);
   const p = `share-${vehicle.id}`;
 
@@ -173,20 +171,11 @@ function Sharing({ vehicle, online }: { vehicle: Vehicle; online: boolean }) {
     };
   }, [vehicle.id, tick, online]);
 
-  async function act<T>(f: () => Promise<T>, done: (r: T) => string): Promise<boolean> {
-    setError(null);
-    setStatus(null);
-    setBusy(true);
-    try {
-      setStatus(done(await f()));
-      return true;
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      return false;
-    } finally {
-      setBusy(false);
-      setTick((n) => n + 1);
-    }
+  // Each change is followed by the members as the service has them.
+  async function act<T>(f: () => Promise<T>, done: (answer: T) => string): Promise<boolean> {
+    const ok = await run(f, done);
+    setTick((n) => n + 1);
+    return ok;
   }
 
   async function share(e: Event) {
