@@ -373,6 +373,35 @@ describe('the web client with accounts', () => {
     assert.equal((await api('/api/auth/me', sam.body.token)).status, 401);
   });
 
+  it('Settings: an access token for a script is shown once, works with its scope, and is revoked; this device\'s sign-in stays', async () => {
+    const list = page.getByRole('list', { name: 'Sign-ins and access tokens' });
+    await eventually(async () => assert.deepEqual(await list.getByRole('heading', { level: 3 }).allInnerTexts(), ['Sign-in this device']));
+    assert.equal(await list.getByRole('button').count(), 0, 'this device\'s sign-in is ended by Sign out, not here');
+    await field('Name (what uses it)').fill('home-assistant');
+    await field('Valid for').selectOption({ label: '30 days' });
+    await page.getByRole('button', { name: 'Create token', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Access token home-assistant created.' }).waitFor();
+    const secret = await field('The token home-assistant: copy it now, it is not shown again').inputValue();
+    assert.match(secret, /^\S{30,}$/);
+    const json = { 'Content-Type': 'application/json' };
+    assert.equal((await api('/api/vehicles', secret)).status, 200, 'the token reads');
+    assert.equal((await api('/api/vehicles', secret, { method: 'POST', headers: json, body: '{"name":"x","fuel_type":"diesel"}' })).status, 403, 'read only by default');
+    const mine = (await pageSession()).token;
+    const listed = (await api('/api/auth/tokens', mine)).body.find((x) => x.name === 'home-assistant');
+    assert.equal(listed.scope, 'read');
+    const days = (Date.parse(listed.expires_at) - Date.parse(listed.created_at)) / 86_400_000;
+    assert.ok(Math.abs(days - 30) < 0.01, `valid for ${days} days`);
+    await eventually(async () => assert.deepEqual(await list.getByRole('heading', { level: 3 }).allInnerTexts(), ['home-assistant', 'Sign-in this device'] /* newest first, as the service lists them */));
+    await list.getByRole('listitem').filter({ hasText: 'home-assistant' }).getByText('read only', { exact: true }).waitFor();
+    assert.deepEqual(await axe(), [], 'Settings with a token listed and its secret shown');
+
+    await list.getByRole('button', { name: /^Revoke home-assistant created / }).click();
+    await page.getByRole('status').filter({ hasText: 'home-assistant is revoked.' }).waitFor();
+    assert.equal((await api('/api/vehicles', secret)).status, 401, 'revoked at once');
+    await eventually(async () => assert.deepEqual(await list.getByRole('heading', { level: 3 }).allInnerTexts(), ['Sign-in this device']));
+    assert.equal((await api('/api/auth/me', mine)).status, 200);
+  });
+
   it('Vehicles: the owner shares a vehicle by name; the other user sees it with what the role allows, and no more', async () => {
     const mine = await s.login();
     const json = { 'Content-Type': 'application/json' };

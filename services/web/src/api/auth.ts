@@ -9,6 +9,20 @@ interface LoginAnswer {
   user: User;
 }
 
+/** A session (a sign-in) or a personal access token, as GET /api/auth/tokens lists it. */
+export interface TokenInfo {
+  id: number;
+  kind: 'session' | 'token';
+  /** A token's name; "login" or "oidc" for a session. */
+  name: string;
+  scope: 'read' | 'write';
+  created_at: string;
+  last_used_at: string;
+  expires_at: string | null;
+  /** The token of the request that listed them: this device's session. */
+  current: boolean;
+}
+
 /** Where single sign-on starts (a full-page navigation; it ends at /login#token=…). */
 export const OIDC_LOGIN_PATH = '/api/auth/oidc/login';
 
@@ -24,6 +38,14 @@ export const authApi = {
   /** changePassword: the service ends the user's other sessions; this one goes on. */
   changePassword: (current: string, next: string) =>
     request<void>('PUT', '/api/users/me/password', { body: JSON.stringify({ current_password: current, new_password: next }) }),
+  /** tokens: the user's sessions and personal access tokens (never their secrets). */
+  tokens: () => request<TokenInfo[]>('GET', '/api/auth/tokens'),
+  /** createToken answers the secret once, in `token`. */
+  createToken: (name: string, scope: 'read' | 'write', expiresInDays: number | null) =>
+    request<TokenInfo & { token: string }>('POST', '/api/auth/tokens', {
+      body: JSON.stringify(expiresInDays === null ? { name, scope } : { name, scope, expires_in_days: expiresInDays }),
+    }),
+  revokeToken: (id: number) => request<void>('DELETE', `/api/auth/tokens/${id}`),
   // Administrators only.
   users: () => request<User[]>('GET', '/api/users'),
   createUser: (username: string, password: string, isAdmin: boolean) =>

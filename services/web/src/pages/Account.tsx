@@ -1,26 +1,31 @@
 // The signed-in user's account on Settings (accounts on only): a change of
-// password for everyone, and the household's accounts for administrators.
+// password, the sign-ins and access tokens for everyone, and the household's
+// accounts for administrators.
 // These need the server: nothing here is queued offline.
 import { useEffect, useState } from 'preact/hooks';
-import { authApi } from '../api/auth';
+import { authApi, type TokenInfo } from '../api/auth';
 import type { User } from '../api/session';
 import { ErrorText, Status } from '../components/common';
 import { useAction, useOnline } from '../hooks';
 import { t } from '../i18n';
+import { fmtDateTime } from '../lib/format';
 
 export function Account({ user }: { user: User }) {
   const online = useOnline();
+  // A new password ends the other sign-ins: the list is read again.
+  const [passwordChanges, setPasswordChanges] = useState(0);
   return (
     <>
       <h2>{t('account.heading')}</h2>
       {!online && <p class="hint">{t('account.needsConnection')}</p>}
-      <PasswordForm online={online} />
+      <PasswordForm online={online} onChanged={() => setPasswordChanges((n) => n + 1)} />
+      <Tokens online={online} reload={passwordChanges} />
       {user.is_admin && <Users self={user} online={online} />}
     </>
   );
 }
 
-function PasswordForm({ online }: { online: boolean }) {
+function PasswordForm({ online, onChanged }: { online: boolean; onChanged: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -33,6 +38,7 @@ function PasswordForm({ online }: { online: boolean }) {
       setCurrent('');
       setNext('');
       setRepeat('');
+      onChanged();
     }
   }
 
@@ -143,6 +149,118 @@ function Users({ self, online }: { self: User; online: boolean }) {
         </fieldset>
         <div class="buttons">
           <button type="submit" disabled={busy || !online}>{t('users.addButton')}</button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** Lifetimes offered for a new access token, in days (null: until revoked). */
+const TOKEN_DAYS = [30, 90, 365, null] as const;
+
+/**
+ * Tokens: where the user is signed in and the access tokens their scripts
+ * hold; a new token's secret is shown once, and any but this device's
+ * session can be revoked.
+ */
+function Tokens({ online, reload }: { online: boolean; reload: number }) {
+  const [tokens, setTokens] = useState<TokenInfo[] | null>(null);
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<'read' | 'write'>('read');
+  const [days, setDays] = useState<string>('90');
+  const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
+  const { busy, error, status, setError, run } = useAction();
+  const [tick, setTick] = useState(0);
+
+  useEffect(() => {
+    if (!online) return;
+    let live = true;
+    authApi.tokens().then(
+      (ts) => live && setTokens(ts),
+      (err: Error) => live && setError(err.message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [tick, online, reload]);
+
+  async function act<T>(f: () => Promise<T>, done: (answer: T) => string): Promise<boolean> {
+    const ok = await run(f, done);
+    setTick((n) => n + 1);
+    return ok;
+  }
+
+  async function create(e: Event) {
+    e.preventDefault();
+    setSecret(null);
+    const ok = await act(() => authApi.createToken(name.trim(), scope, days === 'never' ? null : Number(days)), (made) => {
+      setSecret({ name: made.name, token: made.token });
+      return t('tokens.created', { name: made.name });
+    });
+    if (ok) setName('');
+  }
+
+  const label = (tk: TokenInfo) => (tk.kind === 'session' ? (tk.name === 'oidc' ? t('tokens.sessionSso') : t('tokens.session')) : tk.name);
+  return (
+    <section aria-labelledby="tokens-heading">
+      <h2 id="tokens-heading">{t('tokens.heading')}</h2>
+      <p class="hint">{t('tokens.hint')}</p>
+      <ErrorText error={error} />
+      {status && <Status>{status}</Status>}
+      {secret && (
+        <div class="field">
+          <label for="token-secret">{t('tokens.secret', { name: secret.name })}</label>
+          <input id="token-secret" readOnly value={secret.token} spellcheck={false} onFocus={(e) => e.currentTarget.select()} />
+        </div>
+      )}
+      <ul class="records" aria-label={t('tokens.list')}>
+        {tokens?.map((tk) => (
+          <li key={tk.id} class="record" aria-labelledby={`token-${tk.id}`}>
+            <h3 id={`token-${tk.id}`}>
+              {label(tk)}
+              {tk.current && <>{' '}<span class="badge">{t('tokens.thisDevice')}</span></>}
+            </h3>
+            <dl>
+              {tk.kind === 'token' && <div><dt>{t('tokens.scope')}</dt><dd>{tk.scope === 'read' ? t('tokens.read') : t('tokens.write')}</dd></div>}
+              <div><dt>{t('tokens.createdAt')}</dt><dd>{fmtDateTime(tk.created_at)}</dd></div>
+              <div><dt>{t('tokens.lastUsed')}</dt><dd>{fmtDateTime(tk.last_used_at)}</dd></div>
+              <div><dt>{t('tokens.expires')}</dt><dd>{tk.expires_at ? fmtDateTime(tk.expires_at) : t('tokens.never')}</dd></div>
+            </dl>
+            {!tk.current && (
+              <div class="buttons">
+                <button type="button" class="danger" disabled={busy || !online}
+                  aria-label={t('tokens.revokeLabel', { name: label(tk), when: fmtDateTime(tk.created_at) })}
+                  onClick={() => void act(() => authApi.revokeToken(tk.id), () => t('tokens.revoked', { name: label(tk) }))}>{t('tokens.revoke')}</button>
+              </div>
+            )}
+          </li>
+        ))}
+      </ul>
+      <form class="form" aria-labelledby="token-add-legend" onSubmit={(e) => void create(e)}>
+        <fieldset>
+          <legend id="token-add-legend">{t('tokens.add')}</legend>
+          <div class="field">
+            <label for="token-name">{t('tokens.name')}</label>
+            <input id="token-name" autocomplete="off" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for="token-scope">{t('tokens.scope')}</label>
+            <select id="token-scope" value={scope} onChange={(e) => setScope(e.currentTarget.value as 'read' | 'write')}>
+              <option value="read">{t('tokens.read')}</option>
+              <option value="write">{t('tokens.write')}</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="token-days">{t('tokens.lifetime')}</label>
+            <select id="token-days" value={days} onChange={(e) => setDays(e.currentTarget.value)}>
+              {TOKEN_DAYS.map((d) => (
+                <option key={String(d)} value={d === null ? 'never' : String(d)}>{d === null ? t('tokens.untilRevoked') : t('tokens.days', { n: d })}</option>
+              ))}
+            </select>
+          </div>
+        </fieldset>
+        <div class="buttons">
+          <button type="submit" disabled={busy || !online}>{t('tokens.create')}</button>
         </div>
       </form>
     </section>
