@@ -177,11 +177,27 @@ type userResponse struct {
 	ID       uint64 `json:"id"`
 	Username string `json:"username"`
 	IsAdmin  bool   `json:"is_admin"`
+	// HasPassword is false for an account made by single sign-on (and for
+	// the built-in user with accounts off): it has no password to change.
+	HasPassword bool `json:"has_password"`
+}
+
+func toUserResponse(u store.User) userResponse {
+	return userResponse{ID: u.ID, Username: u.Username, IsAdmin: u.Admin, HasPassword: u.PasswordHash != ""}
 }
 
 func (a *accounts) me(c *gin.Context) {
 	id, _ := auth.FromContext(c.Request.Context())
-	c.JSON(http.StatusOK, userResponse{ID: id.UserID, Username: id.Username, IsAdmin: id.Admin})
+	if a.opts.Mode != auth.ModeLocal {
+		c.JSON(http.StatusOK, userResponse{ID: id.UserID, Username: id.Username, IsAdmin: id.Admin})
+		return
+	}
+	u, err := a.opts.Accounts.UserByUsername(c.Request.Context(), id.Username)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toUserResponse(u))
 }
 
 type loginRequest struct {
@@ -239,7 +255,7 @@ func (a *accounts) login(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, loginResponse{
 		Token: token, ExpiresAt: formatTime(t.End()),
-		User: userResponse{ID: u.ID, Username: u.Username, IsAdmin: u.Admin},
+		User: toUserResponse(u),
 	})
 }
 
@@ -451,7 +467,7 @@ func (a *accounts) createUser(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, userResponse{ID: u.ID, Username: u.Username, IsAdmin: u.Admin})
+	c.JSON(http.StatusCreated, toUserResponse(u))
 }
 
 func (a *accounts) listUsers(c *gin.Context) {
@@ -462,7 +478,7 @@ func (a *accounts) listUsers(c *gin.Context) {
 	}
 	out := make([]userResponse, len(us))
 	for i, u := range us {
-		out[i] = userResponse{ID: u.ID, Username: u.Username, IsAdmin: u.Admin}
+		out[i] = toUserResponse(u)
 	}
 	c.JSON(http.StatusOK, out)
 }

@@ -118,8 +118,11 @@ func TestLoginAndBearerTokens(t *testing.T) {
 		if err != nil || exp.Before(time.Now().Add(29*24*time.Hour)) || exp.After(time.Now().Add(31*24*time.Hour)) {
 			t.Fatalf("expires_at %v (%v): want 30 idle days from now", login["expires_at"], err)
 		}
-		if u := login["user"].(map[string]any); u["username"] != "root" || u["is_admin"] != true {
+		if u := login["user"].(map[string]any); u["username"] != "root" || u["is_admin"] != true || u["has_password"] != true {
 			t.Fatalf("user %v", u)
+		}
+		if me := object(t, s.as(session, "GET", "/api/auth/me", "").body); me["username"] != "root" || me["has_password"] != true {
+			t.Fatalf("me %v", me)
 		}
 		wantStatus(t, "session GET", s.as(session, "GET", "/api/vehicles", ""), 200, "")
 		wantStatus(t, "session POST", s.as(session, "POST", "/api/vehicles", `{"name":"Car","fuel_type":"diesel"}`), 200, "")

@@ -195,8 +195,8 @@ func TestOIDCSignInEndToEnd(t *testing.T) {
 			}
 			jane := env.mustSignIn(t) // mockoidc's default user: jane.doe, subject 1234567890
 			me := env.me(t, jane)
-			if me["username"] != "jane.doe" || me["is_admin"] != false || literal(me["id"]) != "2" {
-				t.Fatalf("me %v, want the new user 2 jane.doe, no admin", me)
+			if me["username"] != "jane.doe" || me["is_admin"] != false || literal(me["id"]) != "2" || me["has_password"] != false {
+				t.Fatalf("me %v, want the new user 2 jane.doe, no admin, no password", me)
 			}
 			created := env.as(jane, "POST", "/api/vehicles", `{"name":"Jane's car","fuel_type":"gasoline"}`)
 			if created.status != 200 {
