@@ -373,6 +373,31 @@ describe('the web client with accounts', () => {
     assert.equal((await api('/api/auth/me', sam.body.token)).status, 401);
   });
 
+  it('Settings: an account made by single sign-on (the service says has_password: false) is offered no password form', async () => {
+    const token = await s.login();
+    assert.equal((await api('/api/auth/me', token)).body.has_password, true, 'the administrator has a password');
+    // No identity provider runs in this stack (the Go tests sign in through one): the service's
+    // answer for this session is changed to what it says of an account made by single sign-on.
+    const other = await s.newProfile();
+    try {
+      await other.route('**/api/auth/me', async (route) => {
+        const res = await route.fetch();
+        await route.fulfill({ response: res, json: { ...(await res.json()), has_password: false } });
+      });
+      const p2 = other.pages()[0] ?? (await other.newPage());
+      const expires = new Date(Date.now() + 3_600_000).toISOString();
+      await p2.goto(`${s.base}/login#token=${encodeURIComponent(token)}&expires_at=${encodeURIComponent(expires)}`);
+      await p2.getByRole('heading', { level: 1, name: 'Add refuel' }).waitFor();
+      await p2.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
+      await p2.getByText('You sign in by single sign-on: your password is kept, and changed, by your identity provider.').waitFor();
+      assert.equal(await p2.getByRole('button', { name: 'Change password' }).count(), 0);
+      await p2.getByRole('heading', { level: 2, name: 'Sign-ins and access tokens' }).waitFor();
+    } finally {
+      await other.close();
+      await api('/api/auth/logout', token, { method: 'POST' }); // not among this device's sign-ins later
+    }
+  });
+
   it('Settings: an access token for a script is shown once, works with its scope, and is revoked; this device\'s sign-in stays', async () => {
     const list = page.getByRole('list', { name: 'Sign-ins and access tokens' });
     await eventually(async () => assert.deepEqual(await list.getByRole('heading', { level: 3 }).allInnerTexts(), ['Sign-in this device']));

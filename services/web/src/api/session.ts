@@ -10,6 +10,8 @@ export interface User {
   id: number;
   username: string;
   is_admin: boolean;
+  /** false for an account made by single sign-on; absent in a session stored before the field. */
+  has_password?: boolean;
 }
 
 export interface Session {

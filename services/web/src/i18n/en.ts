@@ -282,6 +282,7 @@ export const en = {
   'account.heading': 'Account',
   'account.needsConnection': 'Changing the password or the users needs a connection.',
   'account.password': 'Change password',
+  'account.noPassword': 'You sign in by single sign-on: your password is kept, and changed, by your identity provider.',
   'account.current': 'Current password',
   'account.new': 'New password',
   'account.repeat': 'New password again',

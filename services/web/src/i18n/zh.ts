@@ -270,6 +270,7 @@ export const zh: Record<MessageKey, string> = {
   'account.heading': '账户',
   'account.needsConnection': '修改密码或用户需要联网。',
   'account.password': '修改密码',
+  'account.noPassword': '你通过单点登录登录：密码由你的身份提供方保管和修改。',
   'account.current': '当前密码',
   'account.new': '新密码',
   'account.repeat': '再次输入新密码',

@@ -18,7 +18,9 @@ export function Account({ user }: { user: User }) {
     <>
       <h2>{t('account.heading')}</h2>
       {!online && <p class="hint">{t('account.needsConnection')}</p>}
-      <PasswordForm online={online} onChanged={() => setPasswordChanges((n) => n + 1)} />
+      {user.has_password === false
+        ? <p class="hint">{t('account.noPassword')}</p>
+        : <PasswordForm online={online} onChanged={() => setPasswordChanges((n) => n + 1)} />}
       <Tokens online={online} reload={passwordChanges} />
       {user.is_admin && <Users self={user} online={online} />}
     </>
