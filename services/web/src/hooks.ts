@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { load, type Loaded } from './offline/snapshots';
 
 export interface Resource<T> {
@@ -86,8 +86,12 @@ export interface Action {
   run: <T>(f: () => Promise<T>, done: (answer: T) => string) => Promise<boolean>;
 }
 
-/** useAction: an online-only action of a form or a button, with its busy flag and its one message. */
-export function useAction(): Action {
+/**
+ * useAction: an online-only action of a form or a button, with its busy flag
+ * and its one message; after(), when given, runs after every run (to read
+ * again what the action changed).
+ */
+export function useAction(after?: () => void): Action {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
@@ -103,7 +107,32 @@ export function useAction(): Action {
       return false;
     } finally {
       setBusy(false);
+      after?.();
     }
-  }, []);
+  }, [after]);
   return { busy, error, status, setError, run };
+}
+
+/**
+ * useServerData reads load() while online (nothing is kept for offline use),
+ * again when key changes and on reload(); error is why the last read failed.
+ */
+export function useServerData<T>(load: () => Promise<T>, online: boolean, key: unknown = null): { data: T | null; error: string | null; reload: () => void } {
+  const [state, setState] = useState<{ data: T | null; error: string | null }>({ data: null, error: null });
+  const [tick, setTick] = useState(0);
+  const current = useRef(load);
+  current.current = load;
+  useEffect(() => {
+    if (!online) return;
+    let live = true;
+    current.current().then(
+      (data) => live && setState({ data, error: null }),
+      (err: Error) => live && setState((s) => ({ ...s, error: err.message })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [tick, online, key]);
+  const reload = useCallback(() => setTick((n) => n + 1), []);
+  return { ...state, reload };
 }

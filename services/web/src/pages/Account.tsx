@@ -2,11 +2,11 @@
 // password, the sign-ins and access tokens for everyone, and the household's
 // accounts for administrators.
 // These need the server: nothing here is queued offline.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { authApi, type TokenInfo } from '../api/auth';
 import type { User } from '../api/session';
 import { ErrorText, Status } from '../components/common';
-import { useAction, useOnline } from '../hooks';
+import { useAction, useOnline, useServerData } from '../hooks';
 import { t } from '../i18n';
 import { fmtDateTime } from '../lib/format';
 
@@ -71,31 +71,13 @@ function PasswordForm({ online, onChanged }: { online: boolean; onChanged: () =>
 }
 
 function Users({ self, online }: { self: User; online: boolean }) {
-  const [users, setUsers] = useState<User[] | null>(null);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [admin, setAdmin] = useState(false);
-  const { busy, error, status, setError, run } = useAction();
-  const [tick, setTick] = useState(0);
-
-  useEffect(() => {
-    if (!online) return;
-    let live = true;
-    authApi.users().then(
-      (us) => live && setUsers(us),
-      (err: Error) => live && setError(err.message),
-    );
-    return () => {
-      live = false;
-    };
-  }, [tick, online]);
-
+  const list = useServerData(authApi.users, online);
+  const users = list.data;
   // Each change is followed by the list as the service has it.
-  async function act(f: () => Promise<unknown>, done: () => string): Promise<boolean> {
-    const ok = await run(f, done);
-    setTick((n) => n + 1);
-    return ok;
-  }
+  const { busy, error, status, run: act } = useAction(list.reload);
 
   async function add(e: Event) {
     e.preventDefault();
@@ -111,7 +93,7 @@ function Users({ self, online }: { self: User; online: boolean }) {
     <section aria-labelledby="users-heading">
       <h2 id="users-heading">{t('users.heading')}</h2>
       <p class="hint">{t('users.hint')}</p>
-      <ErrorText error={error} />
+      <ErrorText error={error ?? list.error} />
       {status && <Status>{status}</Status>}
       <ul class="records" aria-label={t('users.list')}>
         {users?.map((u) => (
@@ -166,31 +148,13 @@ const TOKEN_DAYS = [30, 90, 365, null] as const;
  * session can be revoked.
  */
 function Tokens({ online, reload }: { online: boolean; reload: number }) {
-  const [tokens, setTokens] = useState<TokenInfo[] | null>(null);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<'read' | 'write'>('read');
   const [days, setDays] = useState<string>('90');
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
-  const { busy, error, status, setError, run } = useAction();
-  const [tick, setTick] = useState(0);
-
-  useEffect(() => {
-    if (!online) return;
-    let live = true;
-    authApi.tokens().then(
-      (ts) => live && setTokens(ts),
-      (err: Error) => live && setError(err.message),
-    );
-    return () => {
-      live = false;
-    };
-  }, [tick, online, reload]);
-
-  async function act<T>(f: () => Promise<T>, done: (answer: T) => string): Promise<boolean> {
-    const ok = await run(f, done);
-    setTick((n) => n + 1);
-    return ok;
-  }
+  const list = useServerData(authApi.tokens, online, reload);
+  const tokens = list.data;
+  const { busy, error, status, run: act } = useAction(list.reload);
 
   async function create(e: Event) {
     e.preventDefault();
@@ -207,7 +171,7 @@ function Tokens({ online, reload }: { online: boolean; reload: number }) {
     <section aria-labelledby="tokens-heading">
       <h2 id="tokens-heading">{t('tokens.heading')}</h2>
       <p class="hint">{t('tokens.hint')}</p>
-      <ErrorText error={error} />
+      <ErrorText error={error ?? list.error} />
       {status && <Status>{status}</Status>}
       {secret && (
         <div class="field">

@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
-import { FUEL_TYPES, fuel, owns, type FuelType, type Member, type MemberRole, type Vehicle, type VehicleFields } from '../api/fuel';
+import { FUEL_TYPES, fuel, owns, type FuelType, type MemberRole, type Vehicle, type VehicleFields } from '../api/fuel';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtNumber } from '../lib/format';
-import { useAction, useOnline } from '../hooks';
+import { useAction, useOnline, useServerData } from '../hooks';
 import { AsOf, ErrorText, Status } from '../components/common';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
@@ -152,31 +152,13 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
 
 /** Sharing: whom the owner's vehicle is shared with, and sharing it with someone by name. */
 function Sharing({ vehicle, online }: { vehicle: Vehicle; online: boolean }) {
-  const [members, setMembers] = useState<Member[] | null>(null);
   const [username, setUsername] = useState('');
   const [role, setRole] = useState<MemberRole>('viewer');
-  const { busy, error, status, setError, run } = useAction();
-  const [tick, setTick] = useState(0);
-  const p = `share-${vehicle.id}`;
-
-  useEffect(() => {
-    if (!online) return;
-    let live = true;
-    fuel.members(vehicle.id).then(
-      (ms) => live && setMembers(ms),
-      (err: Error) => live && setError(err.message),
-    );
-    return () => {
-      live = false;
-    };
-  }, [vehicle.id, tick, online]);
-
+  const list = useServerData(() => fuel.members(vehicle.id), online, vehicle.id);
+  const members = list.data;
   // Each change is followed by the members as the service has them.
-  async function act<T>(f: () => Promise<T>, done: (answer: T) => string): Promise<boolean> {
-    const ok = await run(f, done);
-    setTick((n) => n + 1);
-    return ok;
-  }
+  const { busy, error, status, run: act } = useAction(list.reload);
+  const p = `share-${vehicle.id}`;
 
   async function share(e: Event) {
     e.preventDefault();
@@ -190,7 +172,7 @@ function Sharing({ vehicle, online }: { vehicle: Vehicle; online: boolean }) {
     <section class="sharing" aria-labelledby={`${p}-heading`}>
       <h3 id={`${p}-heading`}>{t('vehicles.sharingHeading', { name: vehicle.name })}</h3>
       <p class="hint">{t('vehicles.sharingHint')}</p>
-      <ErrorText error={error} />
+      <ErrorText error={error ?? list.error} />
       {status && <Status>{status}</Status>}
       {members && members.length === 0 && <p>{t('vehicles.notShared')}</p>}
       {members && members.length > 0 && (
