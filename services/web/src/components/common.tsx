@@ -23,6 +23,11 @@ export function ErrorText({ error }: { error: Error | string | null | undefined 
   );
 }
 
+/** Badge: a short mark after a heading's name ("default", "you"), set off by a space for screen readers too. */
+export function Badge({ children }: { children: ComponentChildren }) {
+  return <>{' '}<span class="badge">{children}</span></>;
+}
+
 export function Status({ children }: { children: ComponentChildren }) {
   return (
     <p class="status" role="status">

@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { authApi, type TokenInfo } from '../api/auth';
 import type { User } from '../api/session';
-import { ErrorText, Status } from '../components/common';
+import { Badge, ErrorText, Status } from '../components/common';
 import { useAction, useOnline, useServerData } from '../hooks';
 import { t } from '../i18n';
 import { fmtDateTime } from '../lib/format';
@@ -100,8 +100,8 @@ function Users({ self, online }: { self: User; online: boolean }) {
           <li key={u.id} class="record" aria-labelledby={`user-${u.id}`}>
             <h3 id={`user-${u.id}`}>
               {u.username}
-              {u.is_admin && <>{' '}<span class="badge">{t('users.admin')}</span></>}
-              {u.id === self.id && <>{' '}<span class="badge">{t('users.you')}</span></>}
+              {u.is_admin && <Badge>{t('users.admin')}</Badge>}
+              {u.id === self.id && <Badge>{t('users.you')}</Badge>}
             </h3>
             {u.id !== self.id && (
               <div class="buttons">
@@ -184,7 +184,7 @@ function Tokens({ online, reload }: { online: boolean; reload: number }) {
           <li key={tk.id} class="record" aria-labelledby={`token-${tk.id}`}>
             <h3 id={`token-${tk.id}`}>
               {label(tk)}
-              {tk.current && <>{' '}<span class="badge">{t('tokens.thisDevice')}</span></>}
+              {tk.current && <Badge>{t('tokens.thisDevice')}</Badge>}
             </h3>
             <dl>
               {tk.kind === 'token' && <div><dt>{t('tokens.scope')}</dt><dd>{tk.scope === 'read' ? t('tokens.read') : t('tokens.write')}</dd></div>}

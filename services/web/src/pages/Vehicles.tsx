@@ -4,7 +4,7 @@ import { FUEL_TYPES, fuel, owns, type FuelType, type MemberRole, type Vehicle, t
 import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtNumber } from '../lib/format';
 import { useAction, useOnline, useServerData } from '../hooks';
-import { AsOf, ErrorText, Status } from '../components/common';
+import { AsOf, Badge, ErrorText, Status } from '../components/common';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
 import { metricToQuantity, quantityToMetric } from '../lib/units';
@@ -53,8 +53,8 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
               <>
                 <h2 id={`veh-${v.id}`}>
                   {v.name}
-                  {v.default_vehicle && <>{' '}<span class="badge">{t('vehicles.default')}</span></>}
-                  {!owns(v) && <>{' '}<span class="badge">{v.role === 'editor' ? t('vehicles.sharedEditor') : t('vehicles.sharedViewer')}</span></>}
+                  {v.default_vehicle && <Badge>{t('vehicles.default')}</Badge>}
+                  {!owns(v) && <Badge>{v.role === 'editor' ? t('vehicles.sharedEditor') : t('vehicles.sharedViewer')}</Badge>}
                 </h2>
                 <dl>
                   {(v.brand || v.model) && <div><dt>{t('vehicles.model')}</dt><dd>{[v.brand, v.model].filter(Boolean).join(' ')}</dd></div>}
