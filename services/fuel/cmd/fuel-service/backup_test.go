@@ -96,7 +96,8 @@ func refuelsByID(t *testing.T, base string) []map[string]any {
 // starts a service on it and compares every vehicle and refuel through
 // the API: the restored refuels are the first k ever created (a state the
 // source was in), k lies between the counts before and after the backup,
-// and each is equal to the source's.
+// and each is equal to the source's; so is each vehicle, but for the
+// odometer that the later refuels moved on.
 func TestBackupWhileServing(t *testing.T) {
 	srcPath := filepath.Join(t.TempDir(), "src", "fuel.db")
 	srcVars := map[string]string{"FUEL_SQLITE_PATH": srcPath}
@@ -181,13 +182,30 @@ func TestBackupWhileServing(t *testing.T) {
 	restoredBase := MustRun(t, newVars)
 	var gotVehicles []map[string]any
 	call(t, http.MethodGet, restoredBase+"/api/vehicles", "", nil, &gotVehicles)
-	if !reflect.DeepEqual(gotVehicles, wantVehicles) {
-		t.Errorf("vehicles: restored %v, source %v", gotVehicles, wantVehicles)
-	}
 	restored := refuelsByID(t, restoredBase)
 	k := int64(len(restored))
 	if k < before || k > after || k != line.Refuels {
 		t.Fatalf("%d refuels restored (the backup reported %d), want between %d and %d", k, line.Refuels, before, after)
+	}
+	// A vehicle's current_odometer is its highest refuel reading (the Golf
+	// has every refuel, the Zoe none): the restored one's is that of the
+	// restored refuels, the source's moved on with the later posts.
+	top := 0.0
+	for _, r := range restored {
+		top = max(top, r["odometer"].(float64))
+	}
+	for _, vs := range [][]map[string]any{gotVehicles, wantVehicles} {
+		if len(vs) != 2 || vs[0]["name"] != "Golf" || vs[1]["current_odometer"] != 0.0 {
+			t.Fatalf("vehicles %v: want the Golf first and the Zoe at 0 km", vs)
+		}
+	}
+	if got := gotVehicles[0]["current_odometer"]; got != top {
+		t.Errorf("restored Golf's current_odometer %v, want its last restored refuel's %v", got, top)
+	}
+	delete(gotVehicles[0], "current_odometer")
+	delete(wantVehicles[0], "current_odometer")
+	if !reflect.DeepEqual(gotVehicles, wantVehicles) {
+		t.Errorf("vehicles: restored %v, source %v", gotVehicles, wantVehicles)
 	}
 	if !reflect.DeepEqual(restored, source[:k]) {
 		for i := range restored {

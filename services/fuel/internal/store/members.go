@@ -51,7 +51,7 @@ func (q *queries) SetMember(ctx context.Context, vehicleID, userID uint64, role 
 	}
 	m := fuel.Member{UserID: userID, Role: role, CreatedAt: q.now()}
 	err := q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		v, err := q.ownedVehicle(ctx, tx, vehicleID, true)
+		v, err := q.ownedVehicle(ctx, tx, vehicleID, true, false)
 		if err != nil {
 			return err
 		}
@@ -91,7 +91,7 @@ func (q *queries) SetMember(ctx context.Context, vehicleID, userID uint64, role 
 // may; ErrMemberNotFound when the user is not a member.
 func (q *queries) RemoveMember(ctx context.Context, vehicleID, userID uint64) error {
 	return q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if _, err := q.ownedVehicle(ctx, tx, vehicleID, true); err != nil {
+		if _, err := q.ownedVehicle(ctx, tx, vehicleID, true, false); err != nil {
 			return err
 		}
 		if !storable(userID) {

@@ -25,6 +25,23 @@ type vehicleRow struct {
 	OwnerID         uint64
 	// Role is what the reading user may do; not a column.
 	Role fuel.Role `gorm:"-"`
+	// TopReading is the highest odometer reading of the vehicle's refuels
+	// (not valid without any); not a column. CurrentOdometer is the
+	// column, the owner's value, which a Save writes back unchanged.
+	TopReading decimal.NullDecimal `gorm:"-"`
+}
+
+// topReading is the subquery of the highest odometer reading among the
+// refuels of the vehicle of alias v, NULL without any: an index range
+// read (refuels_vehicle_odometer). SQLite keeps decimals as text, whose
+// order is not the numbers' ("9999.5" > "10000"): its index and ORDER BY
+// are on the REAL, which orders every value the column admits (at most
+// 14 significant digits).
+func topReading(d Dialect) string {
+	if d == Postgres {
+		return "(SELECT max(r.odometer) FROM refuels r WHERE r.vehicle_id = v.id)"
+	}
+	return "(SELECT r.odometer FROM refuels r WHERE r.vehicle_id = v.id ORDER BY CAST(r.odometer AS REAL) DESC LIMIT 1)"
 }
 
 func (vehicleRow) TableName() string { return "vehicles" }
@@ -35,7 +52,7 @@ func (vehicleRow) TableName() string { return "vehicles" }
 // the role column says what uid may do. Callers add "AND ..." conditions
 // (and lock with "FOR UPDATE OF v": m is the nullable side of a join).
 func vehicleSelect(d Dialect, uid uint64) (string, []any) {
-	return "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " +
+	return "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " + topReading(d) + ", " +
 			"(v.default_vehicle AND v.owner_id = ?), " + timeColumn(d, "v.created_at") + ", " + timeColumn(d, "v.updated_at") +
 			", v.owner_id, CASE WHEN v.owner_id = ? THEN 'owner' ELSE m.role END " +
 			"FROM vehicles v LEFT JOIN vehicle_members m ON m.vehicle_id = v.id AND m.user_id = ? " +
@@ -60,7 +77,7 @@ func writableBy(v string) string {
 // cannot read SQLite's timestamps as text (see timeColumn).
 func (r *vehicleRow) scan(row interface{ Scan(...any) error }) error {
 	return row.Scan(&r.ID, &r.Name, &r.Brand, &r.Model, &r.PlateNumber, &r.FuelType, &r.TankCapacity,
-		&r.CurrentOdometer, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt), &r.OwnerID, &r.Role)
+		&r.CurrentOdometer, &r.TopReading, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt), &r.OwnerID, &r.Role)
 }
 
 func toVehicleRow(v fuel.Vehicle) vehicleRow {
@@ -81,6 +98,16 @@ func toVehicleRow(v fuel.Vehicle) vehicleRow {
 	}
 }
 
+// currentOdometer is what a vehicle answers as its current_odometer: the
+// owner's value, or the highest refuel reading when that is higher
+// (proto-docs/fuel-decisions.md, "Current odometer").
+func (r vehicleRow) currentOdometer() decimal.Decimal {
+	if r.TopReading.Valid && r.TopReading.Decimal.GreaterThan(r.CurrentOdometer) {
+		return r.TopReading.Decimal
+	}
+	return r.CurrentOdometer
+}
+
 func (r vehicleRow) toVehicle() fuel.Vehicle {
 	return fuel.Vehicle{
 		ID:              r.ID,
@@ -90,7 +117,7 @@ func (r vehicleRow) toVehicle() fuel.Vehicle {
 		PlateNumber:     r.PlateNumber,
 		FuelType:        r.FuelType,
 		TankCapacity:    r.TankCapacity,
-		CurrentOdometer: r.CurrentOdometer,
+		CurrentOdometer: r.currentOdometer(),
 		DefaultVehicle:  r.DefaultVehicle,
 		CreatedAt:       r.CreatedAt.UTC(),
 		UpdatedAt:       r.UpdatedAt.UTC(),

@@ -134,13 +134,15 @@ func (k *statements) summary(query, table string) statement {
 
 // summary names a statement's operation (its first keyword, after any
 // comments) and table: GORM's when it knows it, else the first one the SQL
-// names after FROM, INTO, UPDATE or TABLE (hand-written statements). It
+// names after FROM, INTO, UPDATE or TABLE outside parentheses (hand-written
+// statements; a subquery's table is not the statement's). It
 // scans words rather than running a regular expression, and stops at the
 // table: it runs for every statement.
 func summary(query, table string) (operation, tbl string) {
 	pending := false // the word before was FROM, INTO, UPDATE or TABLE
+	depth := 0       // parentheses open: a subquery's FROM is not the statement's
 	for i := 0; ; {
-		w, next := nextWord(query, i)
+		w, next := nextWord(query, i, &depth)
 		if w == "" {
 			break
 		}
@@ -153,19 +155,20 @@ func summary(query, table string) (operation, tbl string) {
 		}
 		switch {
 		case pending && (strings.EqualFold(w, "IF") || strings.EqualFold(w, "NOT") || strings.EqualFold(w, "EXISTS")):
-		case pending:
+		case pending && depth == 0:
 			return operation, w
 		default:
-			pending = strings.EqualFold(w, "FROM") || strings.EqualFold(w, "INTO") ||
-				strings.EqualFold(w, "UPDATE") || strings.EqualFold(w, "TABLE")
+			pending = depth == 0 && (strings.EqualFold(w, "FROM") || strings.EqualFold(w, "INTO") ||
+				strings.EqualFold(w, "UPDATE") || strings.EqualFold(w, "TABLE"))
 		}
 	}
 	return operation, table
 }
 
 // nextWord returns the identifier or keyword at or after q[i:], skipping
-// comments, quotes and punctuation, and where to go on; "" at the end.
-func nextWord(q string, i int) (string, int) {
+// comments, quotes and punctuation, and where to go on; "" at the end. It
+// counts the parentheses it passes in depth.
+func nextWord(q string, i int, depth *int) (string, int) {
 	for i < len(q) {
 		switch c := q[i]; {
 		case c == '-' && strings.HasPrefix(q[i:], "--"):
@@ -190,6 +193,12 @@ func nextWord(q string, i int) (string, int) {
 			for i < len(q) && isWordByte(q[i]) {
 				i++
 			}
+		case c == '(':
+			*depth++
+			i++
+		case c == ')':
+			*depth--
+			i++
 		default:
 			i++
 		}

@@ -133,6 +133,8 @@ func TestSummary(t *testing.T) {
 		{`SELECT 1`, "", "SELECT", ""},
 		{`SELECT id, name, brand, model, plate_number, fuel_type, tank_capacity, current_odometer, default_vehicle, created_at, updated_at, energy_x1, energy_x2 FROM vehicles WHERE id = $1 FOR UPDATE`, "", "SELECT", "vehicles"},
 		{`SELECT COALESCE(SUM(x), 0) FROM "refuels" WHERE vehicle_id = ?`, "", "SELECT", "refuels"},
+		{`SELECT v.id, (SELECT max(r.odometer) FROM refuels r WHERE r.vehicle_id = v.id), v.name FROM vehicles v WHERE v.id = ?`, "", "SELECT", "vehicles"},
+		{`SELECT id FROM (SELECT id FROM refuels) r`, "", "SELECT", ""},
 	} {
 		op, table := summary(tt.query, tt.table)
 		if op != tt.op || table != tt.want {
