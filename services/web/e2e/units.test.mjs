@@ -156,6 +156,19 @@ describe("the owner's own measures", () => {
     assert.deepEqual(await fig.getByRole('cell').allInnerTexts(), ['30']);
     await page.getByRole('figure', { name: 'Price per unit (per gal)', exact: true }).waitFor();
     await page.getByText('Calendar months in America/Chicago.').waitFor();
+
+    // The vehicle's odometer followed the refuels (it was made without one), in miles; the owner may set it.
+    assert.equal(v.body.current_odometer, 0);
+    await nav(page, 'Vehicles');
+    const pickup = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Pickup' }) });
+    await pickup.getByText('12,645 mi', { exact: true }).waitFor();
+    await pickup.getByRole('button', { name: 'Edit' }).click();
+    const odometer = page.getByRole('form', { name: 'Edit Pickup' }).getByLabel('Current odometer');
+    assert.equal(await odometer.inputValue(), '12645');
+    await odometer.fill('12700,5');
+    await page.getByRole('button', { name: 'Save vehicle' }).click();
+    await pickup.getByText('12,700.5 mi', { exact: true }).waitFor();
+    assert.equal((await api(`/api/vehicles/${v.body.id}`)).body.current_odometer, 20439.473); // 12700.5 x 1.609344 = 20439.4734...
   });
 
   it('Settings: a change is saved, survives a reload and reaches another browser profile of the same user', async () => {

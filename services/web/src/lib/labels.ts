@@ -1,10 +1,16 @@
 // Names of units, energies and fuel types in the interface's language.
 import { t, type MessageKey } from '../i18n';
 import type { Energy, EnergyUnit, FuelType } from '../api/fuel';
-import { consumptionUnitOf, type Units } from './units';
+import { fmtNumber } from './format';
+import { consumptionUnitOf, kmToDistance, PLACES, type Units } from './units';
 
 export function distanceLabel(u: Units): string {
   return t(`unit.${u.distance}`);
+}
+
+/** fmtDistance: kilometers in the owner's distance unit, with its label. */
+export function fmtDistance(km: number | string, u: Units): string {
+  return `${fmtNumber(kmToDistance(km, u), PLACES.distance)} ${distanceLabel(u)}`;
 }
 
 /** quantityLabel: the unit of an energy's quantity as the owner reads it (liters follow the volume unit). */

@@ -13,7 +13,7 @@ import { units as activeUnits } from '../lib/preferences';
 import {
   PLACES, consumptionUnitOf, convertConsumption, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric, recordPrice, type Units,
 } from '../lib/units';
-import { consumptionLabel, distanceLabel, quantityLabel } from '../lib/labels';
+import { consumptionLabel, distanceLabel, fmtDistance, quantityLabel } from '../lib/labels';
 
 function useOutbox(): OutboxItem[] {
   const [items, setItems] = useState<OutboxItem[]>([]);
@@ -105,10 +105,6 @@ function qty(v: number | string, unit: EnergyUnit, u: Units): string {
 }
 
 /** km: a distance from the service in the owner's unit, with its label. */
-function km(v: number | string, u: Units): string {
-  return `${fmtNumber(kmToDistance(v, u), PLACES.distance)} ${distanceLabel(u)}`;
-}
-
 function RecordItem({ r, span, online, writable, onEdit, onDelete }: { r: RefuelRecord; span: Span | undefined; online: boolean; writable: boolean; onEdit: () => void; onDelete: () => void }) {
   const hid = `rec-${r.id}`;
   const u = activeUnits();
@@ -118,11 +114,11 @@ function RecordItem({ r, span, online, writable, onEdit, onDelete }: { r: Refuel
     <li class="record" aria-labelledby={hid}>
       <h3 id={hid}>{fmtDateTime(r.refuel_time)}</h3>
       <dl>
-        <div><dt>{t('history.odometer')}</dt><dd>{km(r.odometer, u)}</dd></div>
+        <div><dt>{t('history.odometer')}</dt><dd>{fmtDistance(r.odometer, u)}</dd></div>
         <div><dt>{t('history.quantity')}</dt><dd>{qty(r.liters, r.unit, u)}{r.is_full ? t('history.full') : t('history.partial')}</dd></div>
         <div><dt>{t('history.total')}</dt><dd>{fmtMoney(r.total_amount)}</dd></div>
         {price !== null && <div><dt>{t('history.price')}</dt><dd>{fmtPrice(price, quantityLabel(r.unit, u), PLACES.price)}</dd></div>}
-        {span?.distance != null && <div><dt>{t('history.distance')}</dt><dd>{km(span.distance, u)}</dd></div>}
+        {span?.distance != null && <div><dt>{t('history.distance')}</dt><dd>{fmtDistance(span.distance, u)}</dd></div>}
         {consumption !== null && <div><dt>{t('history.consumption')}</dt><dd>{`${fmtNumber(consumption, 2)} ${consumptionLabel(r.unit, u)}`}</dd></div>}
         {r.missed_previous && <div><dt>{t('history.note')}</dt><dd>{t('history.missedNote')}</dd></div>}
         {r.station_name && <div><dt>{t('history.station')}</dt><dd>{r.station_name}</dd></div>}
@@ -149,7 +145,7 @@ function QueuedItem({ item, gone }: { item: OutboxItem & { summary: RefuelSummar
       {attention && <p class="error">{t('history.refused', { message: item.message ?? '' })}</p>}
       {gone && <p>{t('history.vehicleGone')}</p>}
       <dl>
-        <div><dt>{t('history.odometer')}</dt><dd>{km(s.odometer, u)}</dd></div>
+        <div><dt>{t('history.odometer')}</dt><dd>{fmtDistance(s.odometer, u)}</dd></div>
         <div><dt>{t('history.quantity')}</dt><dd>{qty(s.liters, s.unit as EnergyUnit, u)}{s.is_full ? t('history.full') : t('history.partial')}</dd></div>
         <div><dt>{t('history.total')}</dt><dd>{fmtMoney(s.total_amount)}</dd></div>
       </dl>

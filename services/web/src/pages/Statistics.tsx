@@ -8,9 +8,9 @@ import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components
 import { t } from '../i18n';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import {
-  CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, costPerDistance, kmToDistance, metricToQuantity, pricePerOwnerUnit, type Units,
+  CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, costPerDistance, metricToQuantity, pricePerOwnerUnit, type Units,
 } from '../lib/units';
-import { consumptionLabel, distanceLabel, energyName, quantityLabel } from '../lib/labels';
+import { consumptionLabel, distanceLabel, energyName, fmtDistance, quantityLabel } from '../lib/labels';
 import type { Series } from '../components/chart';
 
 export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleContext) {
@@ -48,7 +48,7 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
           <div class="cards">
             <Card label={t('stats.refuels')} value={fmtNumber(s.total_records, 0)} />
             <Card label={t('stats.totalSpent')} value={fmtMoney(s.total_amount)} />
-            <Card label={t('stats.distance')} value={`${fmtNumber(kmToDistance(s.total_distance, u), PLACES.distance)} ${distanceLabel(u)}`} />
+            <Card label={t('stats.distance')} value={fmtDistance(s.total_distance, u)} />
             {s.last_refuel_time && <Card label={t('stats.lastRefuel')} value={fmtDateTime(s.last_refuel_time)} />}
           </div>
           {s.by_energy.map((e) => <EnergyCards key={e.energy} e={e} u={u} several={s.by_energy.length > 1} />)}

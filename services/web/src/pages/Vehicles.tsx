@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
 import { FUEL_TYPES, fuel, owns, type FuelType, type MemberRole, type Vehicle, type VehicleFields } from '../api/fuel';
 import { Dec, parseDecimal } from '../lib/decimal';
@@ -7,8 +7,8 @@ import { useAction, useOnline, useServerData } from '../hooks';
 import { AsOf, Badge, ErrorText, Status } from '../components/common';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
-import { metricToQuantity, quantityToMetric } from '../lib/units';
-import { fuelTypeName, quantityLabel } from '../lib/labels';
+import { distanceToKm, kmToDistance, metricToQuantity, quantityToMetric } from '../lib/units';
+import { distanceLabel, fmtDistance, fuelTypeName, quantityLabel } from '../lib/labels';
 
 export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles, user }: VehicleContext) {
   const [editing, setEditing] = useState<number | 'new' | null>(null);
@@ -16,6 +16,8 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const online = useOnline();
+  // Refuels move a vehicle's odometer: read the vehicles afresh on each visit.
+  useEffect(reloadVehicles, [reloadVehicles]);
 
   async function act(what: () => Promise<unknown>, done: string) {
     setError(null);
@@ -60,6 +62,7 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                   {(v.brand || v.model) && <div><dt>{t('vehicles.model')}</dt><dd>{[v.brand, v.model].filter(Boolean).join(' ')}</dd></div>}
                   {v.plate_number && <div><dt>{t('vehicles.plate')}</dt><dd>{v.plate_number}</dd></div>}
                   <div><dt>{t('vehicles.fuelType')}</dt><dd>{FUEL_TYPES.includes(v.fuel_type) ? fuelTypeName(v.fuel_type) : v.fuel_type}</dd></div>
+                  {v.current_odometer > 0 && <div><dt>{t('vehicles.odometer')}</dt><dd>{fmtDistance(v.current_odometer, activeUnits())}</dd></div>}
                   {v.tank_capacity > 0 && <div><dt>{t('vehicles.tank')}</dt><dd>{`${fmtNumber(metricToQuantity(v.tank_capacity, 'l', activeUnits()), 2)} ${quantityLabel('l', activeUnits())}`}</dd></div>}
                 </dl>
                 {owns(v) && <div class="buttons">
@@ -96,6 +99,8 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
   const u = activeUnits();
   const initialTank = vehicle && vehicle.tank_capacity > 0 ? metricToQuantity(vehicle.tank_capacity, 'l', u, 3) : '';
   const [tank, setTank] = useState(initialTank);
+  const initialOdometer = vehicle && vehicle.current_odometer > 0 ? kmToDistance(vehicle.current_odometer, u, 3) : '';
+  const [odometer, setOdometer] = useState(initialOdometer);
   const [isDefault, setIsDefault] = useState(vehicle?.default_vehicle ?? false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -112,9 +117,20 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
       // Unchanged: the stored liters, not a round trip through the owner's unit.
       tankDec = new Dec(tank === initialTank && vehicle ? String(vehicle.tank_capacity) : quantityToMetric(typed, 'l', u));
     }
+    // Sent only when the owner changed it: refuels move it meanwhile, and a
+    // form opened before the last one must not take it back.
+    let odometerDec: Dec | undefined;
+    if (odometer.trim() !== initialOdometer.trim()) {
+      const typed = odometer.trim() ? parseDecimal(odometer) : '0';
+      if (typed === null) return setError(t('vehicles.errOdometer', { unit: distanceLabel(u) }));
+      odometerDec = new Dec(distanceToKm(typed, u));
+    }
     setBusy(true);
     try {
-      await onSave({ name: name.trim(), brand: brand.trim(), model: model.trim(), plate_number: plate.trim(), fuel_type: fuelType, tank_capacity: tankDec ?? new Dec('0'), default_vehicle: isDefault });
+      await onSave({
+        name: name.trim(), brand: brand.trim(), model: model.trim(), plate_number: plate.trim(), fuel_type: fuelType,
+        tank_capacity: tankDec ?? new Dec('0'), default_vehicle: isDefault, ...(odometerDec ? { current_odometer: odometerDec } : {}),
+      });
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -139,6 +155,11 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
       <div class="field"><label for={`${p}-tank`}>{t('vehicles.tankField')}</label>
         <div class="with-unit"><input id={`${p}-tank`} inputMode="decimal" value={tank} onInput={(e) => setTank(e.currentTarget.value)} />
           <span class="unit">{quantityLabel('l', u)}</span></div></div>
+      <div class="field"><label for={`${p}-odo`}>{t('vehicles.odometerField')}</label>
+        <div class="with-unit"><input id={`${p}-odo`} inputMode="decimal" value={odometer} aria-describedby={`${p}-odo-hint`}
+          onInput={(e) => setOdometer(e.currentTarget.value)} />
+          <span class="unit">{distanceLabel(u)}</span></div>
+        <p id={`${p}-odo-hint`} class="hint">{t('vehicles.odometerHint')}</p></div>
       <div class="check"><input id={`${p}-default`} type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.currentTarget.checked)} />
         <label for={`${p}-default`}>{t('vehicles.defaultField')}</label></div>
       <ErrorText error={error} />
