@@ -194,6 +194,27 @@ describe('the web client', () => {
     await page.getByRole('alert').filter({ hasText: 'lower than the last reading' }).waitFor();
     page.on('dialog', (d) => void d.accept());
     assert.equal((await api('/api/refuels?vehicle_id=1')).body.length, 2);
+
+    // A vehicle without refuels: the odometer its owner set is the reading to expect more than.
+    const roadster = (await api('/api/vehicles', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Roadster', fuel_type: 'gasoline', current_odometer: 20000 }) })).body;
+    await nav('Vehicles'); // reads the vehicles again
+    await page.getByRole('heading', { level: 2, name: 'Roadster' }).waitFor();
+    await nav('Add refuel');
+    await field('Vehicle').selectOption({ label: 'Roadster' });
+    await page.waitForFunction(() => document.querySelector('#odometer')?.getAttribute('placeholder') === '20000');
+    page.removeAllListeners('dialog');
+    const asked = new Promise((ok) => page.once('dialog', (d) => { ok(d.message()); void d.dismiss(); }));
+    await field('Odometer').fill('2000');
+    await field('Quantity').fill('10');
+    await field('Total amount').fill('17');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    assert.match(await asked, /\(2,000 km\) is lower than the last reading \(20,000 km\)/);
+    page.on('dialog', (d) => void d.accept());
+    assert.equal((await api(`/api/refuels?vehicle_id=${roadster.id}`)).body.length, 0);
+    assert.equal((await api(`/api/vehicles/${roadster.id}`, { method: 'DELETE' })).status, 204);
+    await nav('Vehicles');
+    await page.getByRole('heading', { level: 2, name: 'Roadster' }).waitFor({ state: 'detached' });
   });
 
   it('History: newest first, distance and consumption, edit and delete', async () => {
@@ -467,9 +488,20 @@ describe('the web client', () => {
     const link = page.getByRole('list', { name: 'Sources' }).getByRole('link', { name: 'e2e-manual.pdf, p. 2' });
     assert.equal(await link.getAttribute('href'), `/api/documents/${md5}/file#page=2`);
 
+    // The keyboard: Shift+Enter is a new line, an Enter that ends an input method's composition
+    // asks nothing, and Enter asks.
+    const asked = s.chat.requests.length;
     await field('Question').fill('And the tyres?');
-    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await field('Question').press('Shift+Enter');
+    assert.equal(await field('Question').inputValue(), 'And the tyres?\n');
+    await field('Question').press('Backspace');
+    await field('Question').evaluate((el) => el.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', isComposing: true, bubbles: true, cancelable: true })));
+    await page.waitForTimeout(300);
+    assert.equal(s.chat.requests.length, asked);
+    assert.equal(await field('Question').inputValue(), 'And the tyres?');
+    await field('Question').press('Enter');
     await page.getByRole('heading', { name: 'Earlier in this conversation' }).waitFor();
+    assert.equal(await field('Question').inputValue(), '');
     await page.waitForFunction(() => document.querySelector('.answer')?.getAttribute('aria-busy') === 'false');
     const last = s.chat.requests.at(-1);
     const text = JSON.stringify(last.messages);

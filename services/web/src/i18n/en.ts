@@ -243,6 +243,7 @@ export const en = {
   'ask.looking': 'Looking in the manuals…',
   'ask.question': 'Question',
   'ask.placeholder': 'How often should the oil be changed?',
+  'ask.enterHint': 'Enter asks; Shift+Enter starts a new line.',
   'ask.ask': 'Ask',
   'ask.stop': 'Stop',
   'ask.newConversation': 'New conversation',

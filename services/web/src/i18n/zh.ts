@@ -233,6 +233,7 @@ export const zh: Record<MessageKey, string> = {
   'ask.looking': '正在查阅手册…',
   'ask.question': '问题',
   'ask.placeholder': '机油多久换一次？',
+  'ask.enterHint': '按 Enter 提问；按 Shift+Enter 换行。',
   'ask.ask': '提问',
   'ask.stop': '停止',
   'ask.newConversation': '新对话',

@@ -47,7 +47,9 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   const units = activeUnits();
   const unit = quantityLabel(unitOf(en), units);
   const dist = distanceLabel(units);
-  const lastReading = last.data?.[0]?.odometer;
+  // The reading to expect more than: the last refuel's, or for a vehicle
+  // without refuels the odometer its owner set.
+  const lastReading = last.data?.[0]?.odometer ?? (last.data && vehicle && vehicle.current_odometer > 0 ? vehicle.current_odometer : undefined);
   // The last reading in the owner's unit, to the stored precision (a placeholder to type over).
   const lastShown = lastReading !== undefined ? kmToDistance(lastReading, units, 3) : undefined;
 

@@ -79,6 +79,15 @@ export function Ask({ accounts }: { accounts: boolean }) {
     }
   }
 
+  // Enter asks, as in a chat; Shift+Enter starts a new line. An Enter that
+  // ends an input method's composition (pinyin, kana) only confirms the
+  // characters (keyCode 229 is how Safari says so).
+  function askOnEnter(e: KeyboardEvent) {
+    if (e.key !== 'Enter' || e.shiftKey || e.isComposing || e.keyCode === 229) return;
+    e.preventDefault();
+    if (!streaming) (e.currentTarget as HTMLTextAreaElement).form?.requestSubmit();
+  }
+
   return (
     <>
       <h1 tabIndex={-1}>{t('nav.ask')}</h1>
@@ -113,7 +122,8 @@ export function Ask({ accounts }: { accounts: boolean }) {
         <div class="field">
           <label for="question">{t('ask.question')}</label>
           <textarea id="question" rows={3} maxLength={8000} value={question} onInput={(e) => setQuestion(e.currentTarget.value)}
-            placeholder={t('ask.placeholder')} />
+            placeholder={t('ask.placeholder')} aria-describedby="question-hint" onKeyDown={askOnEnter} />
+          <p id="question-hint" class="hint">{t('ask.enterHint')}</p>
         </div>
         <ErrorText error={error} />
         <div class="buttons">
