@@ -79,6 +79,9 @@ func (p spans) end(tx *gorm.DB) {
 	tx.Statement.Context = sc.parent
 	span := trace.SpanFromContext(sc.Context)
 	defer span.End()
+	if !span.IsRecording() { // not sampled: nothing below would be kept
+		return
+	}
 	query := tx.Statement.SQL.String()
 	st := p.known.summary(query, tx.Statement.Table)
 	span.SetName(st.name)

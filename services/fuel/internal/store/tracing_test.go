@@ -115,6 +115,43 @@ func TestNoStatementSpansWhenTracingIsOff(t *testing.T) {
 	}
 }
 
+// TestUnsampledStatementsCostNoSummary: a statement whose span is not
+// sampled (its request's is not) skips naming and describing the span, so
+// its text is neither copied nor remembered; a sampled one is.
+func TestUnsampledStatementsCostNoSummary(t *testing.T) {
+	for _, tt := range []struct {
+		sampler    string
+		remembered bool
+	}{{"always_off", false}, {"always_on", true}} {
+		t.Run(tt.sampler, func(t *testing.T) {
+			rcv := otlptest.Start(t)
+			t.Setenv("OTEL_TRACES_SAMPLER", tt.sampler)
+			shutdown, err := tracing.Setup(context.Background(), func(k string) string {
+				return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}[k]
+			}, "fuel-store-test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer shutdown(context.Background())
+			s := MustOpen(t, SQLite)
+			v := fuel.Vehicle{Name: "car", FuelType: "gasoline"}
+			if err := s.CreateVehicle(context.Background(), &v); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Vehicle(context.Background(), v.ID); err != nil {
+				t.Fatal(err)
+			}
+			p, ok := s.read.Plugins[spans{}.Name()].(spans)
+			if !ok {
+				t.Fatalf("read handle plugins %v: no statement spans", pluginNames(s.read.Plugins))
+			}
+			if got := p.known.n.Load() > 0; got != tt.remembered {
+				t.Errorf("%d statements remembered with %s, want some: %v", p.known.n.Load(), tt.sampler, tt.remembered)
+			}
+		})
+	}
+}
+
 func pluginNames[P any](m map[string]P) map[string]any {
 	out := map[string]any{}
 	for k := range m {
