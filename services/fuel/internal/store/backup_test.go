@@ -28,9 +28,15 @@ var backedUpTables = []string{"vehicles", "refuels", "idempotency_keys", "schema
 // equal.
 func DumpTable(tb testing.TB, db *sql.DB, table string) [][]any {
 	tb.Helper()
-	rows, err := db.Query("SELECT * FROM " + table + " ORDER BY rowid")
+	return dumpRows(tb, db, "SELECT * FROM "+table+" ORDER BY rowid")
+}
+
+// dumpRows returns every row query reads, each as its columns' values.
+func dumpRows(tb testing.TB, db *sql.DB, query string) [][]any {
+	tb.Helper()
+	rows, err := db.Query(query)
 	if err != nil {
-		tb.Fatalf("dump %s: %v", table, err)
+		tb.Fatalf("%s: %v", query, err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()

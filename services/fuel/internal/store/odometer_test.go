@@ -158,29 +158,13 @@ func TestTopReadingUsesItsIndex(t *testing.T) {
 		} else if err := s.write.Exec("ANALYZE refuels").Error; err != nil {
 			t.Fatal(err)
 		}
-		rows, err := s.write.Raw(explain+"SELECT v.id, "+topReading(s.dialect)+" FROM vehicles v WHERE v.id = ?", v.ID).Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		cols, err := rows.Columns()
+		db, err := s.write.DB()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var plan []string
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, fmt.Sprint(vals...))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
+		for _, row := range dumpRows(t, db, fmt.Sprintf("%sSELECT v.id, %s FROM vehicles v WHERE v.id = %d", explain, topReading(s.dialect), v.ID)) {
+			plan = append(plan, fmt.Sprint(row...))
 		}
 		text := strings.Join(plan, "\n")
 		if !strings.Contains(text, "refuels_vehicle_odometer") || strings.Contains(text, "TEMP B-TREE") {

@@ -18,14 +18,7 @@ import (
 // under the caller's span, named by operation and table, carrying the SQL
 // with placeholders and never the values.
 func TestStatementSpans(t *testing.T) {
-	rcv := otlptest.Start(t)
-	shutdown, err := tracing.Setup(context.Background(), func(k string) string {
-		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}[k]
-	}, "fuel-store-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer shutdown(context.Background())
+	rcv := traced(t)
 
 	for _, tt := range []struct {
 		dialect Dialect
@@ -124,15 +117,8 @@ func TestUnsampledStatementsCostNoSummary(t *testing.T) {
 		remembered bool
 	}{{"always_off", false}, {"always_on", true}} {
 		t.Run(tt.sampler, func(t *testing.T) {
-			rcv := otlptest.Start(t)
 			t.Setenv("OTEL_TRACES_SAMPLER", tt.sampler)
-			shutdown, err := tracing.Setup(context.Background(), func(k string) string {
-				return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}[k]
-			}, "fuel-store-test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer shutdown(context.Background())
+			traced(t)
 			s := MustOpen(t, SQLite)
 			v := fuel.Vehicle{Name: "car", FuelType: "gasoline"}
 			if err := s.CreateVehicle(context.Background(), &v); err != nil {
@@ -150,6 +136,22 @@ func TestUnsampledStatementsCostNoSummary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// traced turns tracing on until the test ends, exporting to a new
+// in-process receiver, which it returns. Stores opened after it trace
+// their statements.
+func traced(t *testing.T) *otlptest.Receiver {
+	t.Helper()
+	rcv := otlptest.Start(t)
+	shutdown, err := tracing.Setup(context.Background(), func(k string) string {
+		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}[k]
+	}, "fuel-store-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	return rcv
 }
 
 func pluginNames[P any](m map[string]P) map[string]any {
