@@ -104,7 +104,6 @@ function qty(v: number | string, unit: EnergyUnit, u: Units): string {
   return `${fmtNumber(metricToQuantity(v, unit, u), PLACES.quantity)} ${quantityLabel(unit, u)}`;
 }
 
-/** km: a distance from the service in the owner's unit, with its label. */
 function RecordItem({ r, span, online, writable, onEdit, onDelete }: { r: RefuelRecord; span: Span | undefined; online: boolean; writable: boolean; onEdit: () => void; onDelete: () => void }) {
   const hid = `rec-${r.id}`;
   const u = activeUnits();

@@ -117,8 +117,9 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
       // Unchanged: the stored liters, not a round trip through the owner's unit.
       tankDec = new Dec(tank === initialTank && vehicle ? String(vehicle.tank_capacity) : quantityToMetric(typed, 'l', u));
     }
-    // Sent only when the owner changed it: refuels move it meanwhile, and a
-    // form opened before the last one must not take it back.
+    // Sent only when the owner changed it: the value shown may be a refuel's
+    // reading, which must not become the owner's own (it would outlive a
+    // correction of that refuel).
     let odometerDec: Dec | undefined;
     if (odometer.trim() !== initialOdometer.trim()) {
       const typed = odometer.trim() ? parseDecimal(odometer) : '0';
