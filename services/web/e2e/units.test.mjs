@@ -169,6 +169,14 @@ describe("the owner's own measures", () => {
     await page.getByRole('button', { name: 'Save vehicle' }).click();
     await pickup.getByText('12,700.5 mi', { exact: true }).waitFor();
     assert.equal((await api(`/api/vehicles/${v.body.id}`)).body.current_odometer, 20439.473); // 12700.5 x 1.609344 = 20439.4734...
+    await page.getByRole('status').filter({ hasText: /^Vehicle updated\.$/ }).waitFor();
+    // Below the last refuel's reading: kept, but the vehicle shows the reading, and says why.
+    await pickup.getByRole('button', { name: 'Edit' }).click();
+    await odometer.fill('12000');
+    await page.getByRole('button', { name: 'Save vehicle' }).click();
+    await page.getByRole('status').filter({ hasText: 'Vehicle updated. Its odometer shows 12,645 mi: a refuel has read that much.' }).waitFor();
+    await pickup.getByText('12,645 mi', { exact: true }).waitFor();
+    assert.equal((await api(`/api/vehicles/${v.body.id}`)).body.current_odometer, 20350.155);
   });
 
   it('Settings: a change is saved, survives a reload and reaches another browser profile of the same user', async () => {

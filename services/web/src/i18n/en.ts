@@ -197,6 +197,7 @@ export const en = {
   'vehicles.modelField': 'Model',
   'vehicles.plateField': 'Plate number',
   'vehicles.odometer': 'Odometer',
+  'vehicles.odometerAbove': 'Vehicle updated. Its odometer shows {value}: a refuel has read that much.',
   'vehicles.odometerField': 'Current odometer',
   'vehicles.odometerHint': 'A refuel with a higher reading moves it on.',
   'vehicles.errOdometer': 'Current odometer: enter a reading in {unit}.',

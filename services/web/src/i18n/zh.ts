@@ -189,6 +189,7 @@ export const zh: Record<MessageKey, string> = {
   'vehicles.modelField': '型号',
   'vehicles.plateField': '车牌号',
   'vehicles.odometer': '里程',
+  'vehicles.odometerAbove': '车辆已更新。里程显示为 {value}：已有加油记录读到这个数。',
   'vehicles.odometerField': '当前里程',
   'vehicles.odometerHint': '加油记录的读数更高时会自动更新。',
   'vehicles.errOdometer': '当前里程：请输入以{unit}为单位的读数。',

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
 import { FUEL_TYPES, fuel, owns, type FuelType, type MemberRole, type Vehicle, type VehicleFields } from '../api/fuel';
+import Big from 'big.js';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtNumber } from '../lib/format';
 import { useAction, useOnline, useServerData } from '../hooks';
@@ -50,7 +51,12 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
           <li key={v.id} class="record" aria-labelledby={`veh-${v.id}`}>
             {editing === v.id ? (
               <VehicleForm vehicle={v} onCancel={() => setEditing(null)}
-                onSave={async (f) => { await fuel.updateVehicle(v.id, f); setEditing(null); setMessage(t('vehicles.updated')); reloadVehicles(); }} />
+                onSave={async (f) => {
+                  const saved = await fuel.updateVehicle(v.id, f);
+                  setEditing(null);
+                  setMessage(odometerAbove(f, saved) ?? t('vehicles.updated'));
+                  reloadVehicles();
+                }} />
             ) : (
               <>
                 <h2 id={`veh-${v.id}`}>
@@ -88,6 +94,15 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
       </ul>
     </>
   );
+}
+
+/**
+ * odometerAbove: the message for an odometer set below a refuel's reading,
+ * which the service keeps but answers the reading for; null otherwise.
+ */
+function odometerAbove(sent: VehicleFields, saved: Vehicle): string | null {
+  if (!sent.current_odometer || !new Big(saved.current_odometer).gt(sent.current_odometer.value)) return null;
+  return t('vehicles.odometerAbove', { value: fmtDistance(saved.current_odometer, activeUnits()) });
 }
 
 function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave: (f: VehicleFields) => Promise<void>; onCancel: () => void }) {
