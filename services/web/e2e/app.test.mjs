@@ -386,7 +386,10 @@ describe('the web client', () => {
     await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
     assert.equal((await api('/api/refuels?vehicle_id=1')).body.filter((r) => r.odometer === 15000).length, 1, 'the first attempt was stored');
     await nav('History');
-    // The outbox tries again by itself (5 s later) with the same Idempotency-Key.
+    // The outbox tries again by itself (5 s later) with the same Idempotency-Key. The page lists it
+    // as waiting first (read from IndexedDB after the page shows: waiting for it to go before it
+    // came passed at once on a slow machine, before the second attempt).
+    await page.getByText('Waiting to sync').waitFor();
     await page.getByText('Waiting to sync').waitFor({ state: 'detached', timeout: 30_000 });
     assert.ok(attempts >= 2, `the outbox sent it again (${attempts} attempts)`);
     const records = (await api('/api/refuels?vehicle_id=1')).body;
