@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -110,6 +111,44 @@ func InvalidCause(err error, field, format string, args ...any) *Error {
 	e := Invalid(field, format, args...)
 	e.Err = err
 	return e
+}
+
+// Join combines the results of several checks of one input, so that one
+// answer names every field that is wrong. Nil errors are dropped; none
+// left is nil and one is itself. Several INVALID_ARGUMENT errors become one
+// whose message lists theirs in order ("name: is required; fuel_type: is
+// required"), whose Field is the first's and whose cause joins theirs. Any
+// other error wins over them and is returned alone: a failure is not one
+// more thing wrong with the input.
+func Join(errs ...error) error {
+	var (
+		invalid []*Error
+		causes  []error
+	)
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Code != InvalidArgument {
+			return err
+		}
+		invalid = append(invalid, e)
+		if e.Err != nil {
+			causes = append(causes, e.Err)
+		}
+	}
+	switch len(invalid) {
+	case 0:
+		return nil
+	case 1:
+		return invalid[0]
+	}
+	msgs := make([]string, len(invalid))
+	for i, e := range invalid {
+		msgs[i] = e.Message
+	}
+	return &Error{Code: InvalidArgument, Field: invalid[0].Field, Message: strings.Join(msgs, "; "), Err: errors.Join(causes...)}
 }
 
 // Wrap returns an error with code and message that keeps err as its cause.

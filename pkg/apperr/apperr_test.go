@@ -103,3 +103,35 @@ func TestInvalidCauseNamesFieldAndKeepsCause(t *testing.T) {
 		t.Fatalf("the cause reached the client: %q", body.Message)
 	}
 }
+
+// TestJoin: every invalid field in one message, in order; nothing wrong is
+// nil; a failure that is not about the input is answered alone.
+func TestJoin(t *testing.T) {
+	if err := Join(nil, nil); err != nil {
+		t.Errorf("Join of nils = %v, want nil", err)
+	}
+	one := Invalid("name", "is required")
+	if err := Join(nil, one, nil); err != one {
+		t.Errorf("Join of one = %v, want it unchanged", err)
+	}
+	cause := errors.New("strconv: bad digit")
+	err := Join(Invalid("name", "is required"), nil, InvalidCause(cause, "liters", "must be a number"), Invalid("remark", "is too long"))
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("Join = %T %v, want *Error", err, err)
+	}
+	if e.Code != InvalidArgument || e.Field != "name" || e.Message != "name: is required; liters: must be a number; remark: is too long" {
+		t.Errorf("Join = %+v, want INVALID_ARGUMENT on name listing the three in order", e)
+	}
+	if !errors.Is(err, cause) {
+		t.Errorf("Join lost the cause %v", cause)
+	}
+	internal := errors.New("disk full")
+	if err := Join(Invalid("name", "is required"), internal); err != internal {
+		t.Errorf("Join with a failure = %v, want the failure alone", err)
+	}
+	notFound := New(NotFound, "vehicle 3 not found")
+	if err := Join(notFound, Invalid("name", "is required")); err != notFound {
+		t.Errorf("Join with NOT_FOUND = %v, want it alone", err)
+	}
+}

@@ -120,31 +120,29 @@ func (v *Vehicle) Normalize() {
 	v.CurrentOdometer = RoundQuantity(v.CurrentOdometer)
 }
 
-// Validate reports the first field that breaks a rule of the field table,
-// as an INVALID_ARGUMENT error naming the field.
+// Validate reports every field that breaks a rule of the field table, in
+// the table's order, as one INVALID_ARGUMENT error naming each
+// (apperr.Join).
 func (v *Vehicle) Validate() error {
-	if err := requiredString("name", v.Name, MaxNameLen); err != nil {
-		return err
+	return apperr.Join(
+		requiredString("name", v.Name, MaxNameLen),
+		optionalString("brand", v.Brand, MaxBrandLen),
+		optionalString("model", v.Model, MaxModelLen),
+		optionalString("plate_number", v.PlateNumber, MaxPlateLen),
+		vehicleFuelType(v.FuelType),
+		quantity("tank_capacity", v.TankCapacity, false),
+		quantity("current_odometer", v.CurrentOdometer, false),
+	)
+}
+
+func vehicleFuelType(f string) error {
+	switch {
+	case isVehicleFuelType(f):
+		return nil
+	case strings.TrimSpace(f) == "":
+		return apperr.Invalid("fuel_type", "is required")
 	}
-	if err := optionalString("brand", v.Brand, MaxBrandLen); err != nil {
-		return err
-	}
-	if err := optionalString("model", v.Model, MaxModelLen); err != nil {
-		return err
-	}
-	if err := optionalString("plate_number", v.PlateNumber, MaxPlateLen); err != nil {
-		return err
-	}
-	if !isVehicleFuelType(v.FuelType) {
-		if strings.TrimSpace(v.FuelType) == "" {
-			return apperr.Invalid("fuel_type", "is required")
-		}
-		return apperr.Invalid("fuel_type", "must be one of %s", strings.Join(VehicleFuelTypes, ", "))
-	}
-	if err := quantity("tank_capacity", v.TankCapacity, false); err != nil {
-		return err
-	}
-	return quantity("current_odometer", v.CurrentOdometer, false)
+	return apperr.Invalid("fuel_type", "must be one of %s", strings.Join(VehicleFuelTypes, ", "))
 }
 
 // VehicleUpdate is a patch: nil fields are left unchanged.
@@ -211,36 +209,38 @@ func (r *Refuel) Normalize() {
 	}
 }
 
-// Validate reports the first field that breaks a rule of the field table.
+// Validate reports every field that breaks a rule of the field table, as
+// Vehicle.Validate does.
 func (r *Refuel) Validate() error {
-	if r.VehicleID == 0 {
+	_, energyErr := ParseEnergy("energy", string(r.Energy))
+	return apperr.Join(
+		refuelVehicleID(r.VehicleID),
+		refuelTime(r.RefuelTime),
+		quantity("odometer", r.Odometer, false),
+		requiredString("fuel_type", r.FuelType, MaxRefuelFuelLen),
+		energyErr,
+		quantity("liters", r.Liters, true),
+		quantity("total_amount", r.TotalAmount, false),
+		optionalString("station_name", r.StationName, MaxStationNameLen),
+		optionalString("remark", r.Remark, MaxRemarkLen),
+	)
+}
+
+func refuelVehicleID(id uint64) error {
+	if id == 0 {
 		return apperr.Invalid("vehicle_id", "is required and must be at least 1")
 	}
-	if r.RefuelTime.IsZero() {
+	return nil
+}
+
+func refuelTime(t time.Time) error {
+	switch {
+	case t.IsZero():
 		return apperr.Invalid("refuel_time", "is required")
-	}
-	if r.RefuelTime.Before(MinTime) || r.RefuelTime.After(MaxTime) {
+	case t.Before(MinTime) || t.After(MaxTime):
 		return apperr.Invalid("refuel_time", "must lie between 1900-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z")
 	}
-	if err := quantity("odometer", r.Odometer, false); err != nil {
-		return err
-	}
-	if err := requiredString("fuel_type", r.FuelType, MaxRefuelFuelLen); err != nil {
-		return err
-	}
-	if _, err := ParseEnergy("energy", string(r.Energy)); err != nil {
-		return err
-	}
-	if err := quantity("liters", r.Liters, true); err != nil {
-		return err
-	}
-	if err := quantity("total_amount", r.TotalAmount, false); err != nil {
-		return err
-	}
-	if err := optionalString("station_name", r.StationName, MaxStationNameLen); err != nil {
-		return err
-	}
-	return optionalString("remark", r.Remark, MaxRemarkLen)
+	return nil
 }
 
 // RefuelUpdate is a patch: nil fields are left unchanged.

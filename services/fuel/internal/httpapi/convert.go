@@ -19,75 +19,61 @@ const maxNumberLiteral = 64
 // toVehicleUpdate turns a vehicle body into a patch. On create every
 // required field must be present and not null; on update a present null
 // is refused for a required field and resets an optional one to its
-// default ("", 0, false). Bounds are Validate's job.
+// default ("", 0, false). Every field is read, so that the error names
+// each one that is wrong (apperr.Join). Bounds are Validate's job.
 func (req vehicleRequest) toVehicleUpdate(create bool) (fuel.VehicleUpdate, error) {
 	var (
-		u   fuel.VehicleUpdate
-		err error
+		u    fuel.VehicleUpdate
+		err  error
+		errs []error
 	)
-	if u.Name, err = stringField("name", req.Name, true, create); err != nil {
-		return u, err
-	}
-	if u.Brand, err = stringField("brand", req.Brand, false, create); err != nil {
-		return u, err
-	}
-	if u.Model, err = stringField("model", req.Model, false, create); err != nil {
-		return u, err
-	}
-	if u.PlateNumber, err = stringField("plate_number", req.PlateNumber, false, create); err != nil {
-		return u, err
-	}
-	if u.FuelType, err = stringField("fuel_type", req.FuelType, true, create); err != nil {
-		return u, err
-	}
-	if u.TankCapacity, err = decimalField("tank_capacity", req.TankCapacity, false, create); err != nil {
-		return u, err
-	}
-	if u.CurrentOdometer, err = decimalField("current_odometer", req.CurrentOdometer, false, create); err != nil {
-		return u, err
-	}
+	u.Name, err = stringField("name", req.Name, true, create)
+	errs = append(errs, err)
+	u.Brand, err = stringField("brand", req.Brand, false, create)
+	errs = append(errs, err)
+	u.Model, err = stringField("model", req.Model, false, create)
+	errs = append(errs, err)
+	u.PlateNumber, err = stringField("plate_number", req.PlateNumber, false, create)
+	errs = append(errs, err)
+	u.FuelType, err = stringField("fuel_type", req.FuelType, true, create)
+	errs = append(errs, err)
+	u.TankCapacity, err = decimalField("tank_capacity", req.TankCapacity, false, create)
+	errs = append(errs, err)
+	u.CurrentOdometer, err = decimalField("current_odometer", req.CurrentOdometer, false, create)
+	errs = append(errs, err)
 	u.DefaultVehicle, err = boolField("default_vehicle", req.DefaultVehicle, false, create)
-	return u, err
+	return u, apperr.Join(append(errs, err)...)
 }
 
 // toRefuelUpdate is toVehicleUpdate for refuel bodies.
 func (req refuelRequest) toRefuelUpdate(create bool) (fuel.RefuelUpdate, error) {
 	var (
-		u   fuel.RefuelUpdate
-		err error
+		u    fuel.RefuelUpdate
+		err  error
+		errs []error
 	)
-	if u.VehicleID, err = idField("vehicle_id", req.VehicleID, create); err != nil {
-		return u, err
-	}
-	if u.RefuelTime, err = timeField("refuel_time", req.RefuelTime, create); err != nil {
-		return u, err
-	}
-	if u.Odometer, err = decimalField("odometer", req.Odometer, true, create); err != nil {
-		return u, err
-	}
-	if u.FuelType, err = stringField("fuel_type", req.FuelType, true, create); err != nil {
-		return u, err
-	}
-	if u.Energy, err = energyField("energy", req.Energy); err != nil {
-		return u, err
-	}
-	if u.Liters, err = decimalField("liters", req.Liters, true, create); err != nil {
-		return u, err
-	}
-	if u.TotalAmount, err = decimalField("total_amount", req.TotalAmount, true, create); err != nil {
-		return u, err
-	}
-	if u.StationName, err = stringField("station_name", req.StationName, false, create); err != nil {
-		return u, err
-	}
-	if u.IsFull, err = boolField("is_full", req.IsFull, false, create); err != nil {
-		return u, err
-	}
-	if u.MissedPrevious, err = boolField("missed_previous", req.MissedPrevious, false, create); err != nil {
-		return u, err
-	}
+	u.VehicleID, err = idField("vehicle_id", req.VehicleID, create)
+	errs = append(errs, err)
+	u.RefuelTime, err = timeField("refuel_time", req.RefuelTime, create)
+	errs = append(errs, err)
+	u.Odometer, err = decimalField("odometer", req.Odometer, true, create)
+	errs = append(errs, err)
+	u.FuelType, err = stringField("fuel_type", req.FuelType, true, create)
+	errs = append(errs, err)
+	u.Energy, err = energyField("energy", req.Energy)
+	errs = append(errs, err)
+	u.Liters, err = decimalField("liters", req.Liters, true, create)
+	errs = append(errs, err)
+	u.TotalAmount, err = decimalField("total_amount", req.TotalAmount, true, create)
+	errs = append(errs, err)
+	u.StationName, err = stringField("station_name", req.StationName, false, create)
+	errs = append(errs, err)
+	u.IsFull, err = boolField("is_full", req.IsFull, false, create)
+	errs = append(errs, err)
+	u.MissedPrevious, err = boolField("missed_previous", req.MissedPrevious, false, create)
+	errs = append(errs, err)
 	u.Remark, err = stringField("remark", req.Remark, false, create)
-	return u, err
+	return u, apperr.Join(append(errs, err)...)
 }
 
 // presence applies the rules shared by every member: it reports whether
