@@ -87,20 +87,22 @@ func (u *PreferencesUpdate) Fields() []PreferenceField {
 }
 
 // Normalize checks every field that sets a value and rewrites it in its
-// canonical form (ParsePreference); the error names the first bad field
-// in table order. Nothing is changed when it fails.
+// canonical form (ParsePreference); the error names every bad field, in
+// table order. Nothing is changed when it fails.
 func (u *PreferencesUpdate) Normalize() error {
 	fields := u.Fields()
 	canon := make([]string, len(fields))
+	var errs []error
 	for i, f := range fields {
 		if f.Value == nil || *f.Value == "" {
 			continue
 		}
 		v, err := ParsePreference(f.Name, *f.Value)
-		if err != nil {
-			return err
-		}
+		errs = append(errs, err)
 		canon[i] = v
+	}
+	if err := apperr.Join(errs...); err != nil {
+		return err
 	}
 	for i, f := range fields {
 		if canon[i] != "" {

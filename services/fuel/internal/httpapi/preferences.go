@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/text/language"
 
+	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
@@ -63,10 +64,13 @@ func nullIfEmpty(s string) *string {
 }
 
 // toPreferencesUpdate turns the body into a patch, checking each value
-// that is set (the first bad member in table order is the error). A
+// that is set (the error names every bad member, in table order). A
 // string, even "", is a value to check: only null clears.
 func (req preferencesRequest) toPreferencesUpdate() (fuel.PreferencesUpdate, error) {
-	var u fuel.PreferencesUpdate
+	var (
+		u    fuel.PreferencesUpdate
+		errs []error
+	)
 	members := []optString{req.DistanceUnit, req.VolumeUnit, req.ConsumptionUnit, req.ElectricConsumptionUnit,
 		req.GasConsumptionUnit, req.Currency, req.Locale, req.TimeZone}
 	dst := []**string{&u.DistanceUnit, &u.VolumeUnit, &u.ConsumptionUnit, &u.ElectricConsumptionUnit,
@@ -80,10 +84,14 @@ func (req preferencesRequest) toPreferencesUpdate() (fuel.PreferencesUpdate, err
 		if !o.Null {
 			var err error
 			if v, err = fuel.ParsePreference(f.Name, o.V); err != nil {
-				return fuel.PreferencesUpdate{}, err
+				errs = append(errs, err)
+				continue
 			}
 		}
 		*dst[i] = &v
+	}
+	if err := apperr.Join(errs...); err != nil {
+		return fuel.PreferencesUpdate{}, err
 	}
 	return u, nil
 }

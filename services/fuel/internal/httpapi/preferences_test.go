@@ -126,8 +126,9 @@ func TestPreferencesRejectBadValues(t *testing.T) {
 			{`{"locale":true}`, "locale", "locale: must be a string"},
 			{`{"time_zone":{}}`, "time_zone", "time_zone: must be a string"},
 			{`{"currency":["EUR"]}`, "currency", "currency: must be a string"},
-			// The first bad member in table order; the good one before it is not written.
-			{`{"distance_unit":"mi","time_zone":"Mars/Olympus","volume_unit":"pint"}`, "volume_unit", ""},
+			// Every bad member in table order; the good one before them is not written.
+			{`{"distance_unit":"mi","time_zone":"Mars/Olympus","volume_unit":"pint"}`, "volume_unit",
+				`volume_unit: must be one of l, gal_us, gal_uk; time_zone: \"Mars/Olympus\" is not an IANA time zone name (like Europe/Berlin or UTC)`},
 			// Not an object.
 			{`[]`, "", ""},
 			{`"mi"`, "", ""},
