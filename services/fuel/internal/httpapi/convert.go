@@ -22,58 +22,84 @@ const maxNumberLiteral = 64
 // default ("", 0, false). Every field is read, so that the error names
 // each one that is wrong (apperr.Join). Bounds are Validate's job.
 func (req vehicleRequest) toVehicleUpdate(create bool) (fuel.VehicleUpdate, error) {
-	var (
-		u    fuel.VehicleUpdate
-		err  error
-		errs []error
-	)
-	u.Name, err = stringField("name", req.Name, true, create)
-	errs = append(errs, err)
-	u.Brand, err = stringField("brand", req.Brand, false, create)
-	errs = append(errs, err)
-	u.Model, err = stringField("model", req.Model, false, create)
-	errs = append(errs, err)
-	u.PlateNumber, err = stringField("plate_number", req.PlateNumber, false, create)
-	errs = append(errs, err)
-	u.FuelType, err = stringField("fuel_type", req.FuelType, true, create)
-	errs = append(errs, err)
-	u.TankCapacity, err = decimalField("tank_capacity", req.TankCapacity, false, create)
-	errs = append(errs, err)
-	u.CurrentOdometer, err = decimalField("current_odometer", req.CurrentOdometer, false, create)
-	errs = append(errs, err)
-	u.DefaultVehicle, err = boolField("default_vehicle", req.DefaultVehicle, false, create)
-	return u, apperr.Join(append(errs, err)...)
+	b := members{create: create}
+	u := fuel.VehicleUpdate{
+		Name:            b.str("name", req.Name, true),
+		Brand:           b.str("brand", req.Brand, false),
+		Model:           b.str("model", req.Model, false),
+		PlateNumber:     b.str("plate_number", req.PlateNumber, false),
+		FuelType:        b.str("fuel_type", req.FuelType, true),
+		TankCapacity:    b.decimal("tank_capacity", req.TankCapacity, false),
+		CurrentOdometer: b.decimal("current_odometer", req.CurrentOdometer, false),
+		DefaultVehicle:  b.boolean("default_vehicle", req.DefaultVehicle, false),
+	}
+	return u, b.err()
 }
 
 // toRefuelUpdate is toVehicleUpdate for refuel bodies.
 func (req refuelRequest) toRefuelUpdate(create bool) (fuel.RefuelUpdate, error) {
-	var (
-		u    fuel.RefuelUpdate
-		err  error
-		errs []error
-	)
-	u.VehicleID, err = idField("vehicle_id", req.VehicleID, create)
-	errs = append(errs, err)
-	u.RefuelTime, err = timeField("refuel_time", req.RefuelTime, create)
-	errs = append(errs, err)
-	u.Odometer, err = decimalField("odometer", req.Odometer, true, create)
-	errs = append(errs, err)
-	u.FuelType, err = stringField("fuel_type", req.FuelType, true, create)
-	errs = append(errs, err)
-	u.Energy, err = energyField("energy", req.Energy)
-	errs = append(errs, err)
-	u.Liters, err = decimalField("liters", req.Liters, true, create)
-	errs = append(errs, err)
-	u.TotalAmount, err = decimalField("total_amount", req.TotalAmount, true, create)
-	errs = append(errs, err)
-	u.StationName, err = stringField("station_name", req.StationName, false, create)
-	errs = append(errs, err)
-	u.IsFull, err = boolField("is_full", req.IsFull, false, create)
-	errs = append(errs, err)
-	u.MissedPrevious, err = boolField("missed_previous", req.MissedPrevious, false, create)
-	errs = append(errs, err)
-	u.Remark, err = stringField("remark", req.Remark, false, create)
-	return u, apperr.Join(append(errs, err)...)
+	b := members{create: create}
+	u := fuel.RefuelUpdate{
+		VehicleID:      b.id("vehicle_id", req.VehicleID),
+		RefuelTime:     b.time("refuel_time", req.RefuelTime),
+		Odometer:       b.decimal("odometer", req.Odometer, true),
+		FuelType:       b.str("fuel_type", req.FuelType, true),
+		Energy:         b.energy("energy", req.Energy),
+		Liters:         b.decimal("liters", req.Liters, true),
+		TotalAmount:    b.decimal("total_amount", req.TotalAmount, true),
+		StationName:    b.str("station_name", req.StationName, false),
+		IsFull:         b.boolean("is_full", req.IsFull, false),
+		MissedPrevious: b.boolean("missed_previous", req.MissedPrevious, false),
+		Remark:         b.str("remark", req.Remark, false),
+	}
+	return u, b.err()
+}
+
+// members reads the members of a body for a create or a patch, keeping
+// the error of each bad one: its methods are the ...Field functions
+// below, and err joins what they found. A composite literal calls them
+// in its lexical order, which is the field table's.
+type members struct {
+	create bool
+	errs   []error
+}
+
+func (m *members) err() error { return apperr.Join(m.errs...) }
+
+func (m *members) str(field string, o optString, required bool) *string {
+	v, err := stringField(field, o, required, m.create)
+	m.errs = append(m.errs, err)
+	return v
+}
+
+func (m *members) energy(field string, o optString) *fuel.Energy {
+	v, err := energyField(field, o)
+	m.errs = append(m.errs, err)
+	return v
+}
+
+func (m *members) boolean(field string, o optBool, required bool) *bool {
+	v, err := boolField(field, o, required, m.create)
+	m.errs = append(m.errs, err)
+	return v
+}
+
+func (m *members) decimal(field string, o optNumber, required bool) *decimal.Decimal {
+	v, err := decimalField(field, o, required, m.create)
+	m.errs = append(m.errs, err)
+	return v
+}
+
+func (m *members) id(field string, o optNumber) *uint64 {
+	v, err := idField(field, o, m.create)
+	m.errs = append(m.errs, err)
+	return v
+}
+
+func (m *members) time(field string, o optString) *time.Time {
+	v, err := timeField(field, o, m.create)
+	m.errs = append(m.errs, err)
+	return v
 }
 
 // presence applies the rules shared by every member: it reports whether
