@@ -195,6 +195,32 @@ describe('the web client', () => {
     page.on('dialog', (d) => void d.accept());
     assert.equal((await api('/api/refuels?vehicle_id=1')).body.length, 2);
 
+    // A refuel entered later for an earlier day is held against the refuel before it in time
+    // (12,500 km on 1 March), not the newest (13,100 km on 10 March).
+    page.removeAllListeners('dialog');
+    const dialogs = [];
+    page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+    await field('Date and time').fill('2026-03-05T08:00');
+    await field('Odometer').fill('12800');
+    await field('Quantity').fill('10');
+    await field('Total amount').fill('17');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    assert.deepEqual(dialogs, [], 'between its neighbours: nothing to ask');
+    const between = (await api('/api/refuels?vehicle_id=1')).body.find((r) => r.odometer === 12800);
+    assert.equal((await api(`/api/refuels/${between.id}`, { method: 'DELETE' })).status, 204);
+    await field('Date and time').fill('2026-03-05T08:00');
+    await field('Odometer').fill('12000');
+    await field('Quantity').fill('10');
+    await field('Total amount').fill('17');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'lower than that of the refuel before it; not saved' }).waitFor();
+    assert.equal(dialogs.length, 1);
+    assert.match(dialogs[0], /\(12,000 km\) is lower than that of the refuel before it, on 1 Mar 2026, 08:00 \(12,500 km\)/);
+    page.removeAllListeners('dialog');
+    page.on('dialog', (d) => void d.accept());
+    assert.equal((await api('/api/refuels?vehicle_id=1')).body.length, 2);
+
     // A vehicle without refuels: the odometer its owner set is the reading to expect more than.
     const roadster = (await api('/api/vehicles', { method: 'POST', headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'Roadster', fuel_type: 'gasoline', current_odometer: 20000 }) })).body;

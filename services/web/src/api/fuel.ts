@@ -194,6 +194,9 @@ export const fuel = {
   unshare: (vid: number, userId: number) => request<void>('DELETE', `${paths.vehicle(vid)}/members/${id(userId)}`),
   updateRefuel: (rid: number, r: Partial<RefuelInput>) => request<RefuelRecord>('PUT', paths.refuel(rid), { body: jsonWithDecimals(r) }),
   deleteRefuel: (rid: number) => request<void>('DELETE', paths.refuel(rid)),
+  /** refuelBefore: the vehicle's refuel at or just before the time, in a list of at most one. */
+  refuelBefore: (vid: number, at: string) =>
+    request<RefuelRecord[]>('GET', `${paths.refuels(vid)}&end_date=${encodeURIComponent(at)}&limit=1`),
   importCsv: (vid: number, file: File, dryRun: boolean) => {
     const form = new FormData();
     form.append('file', file);

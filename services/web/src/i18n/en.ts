@@ -96,6 +96,8 @@ export const en = {
   'add.errTotal': 'Total amount: enter what was paid, or the price per unit.',
   'add.lowerConfirm': 'The odometer ({value}) is lower than the last reading ({last}). Save anyway?',
   'add.errLower': 'Odometer: lower than the last reading; not saved.',
+  'add.lowerThanBefore': 'The odometer ({value}) is lower than that of the refuel before it, on {date} ({last}). Save anyway?',
+  'add.errLowerBefore': 'Odometer: lower than that of the refuel before it; not saved.',
   'add.notSaved': 'Not saved: {message}',
   'add.refusedDefault': 'the server refused the refuel',
   'add.saved': 'Saved.',

@@ -91,6 +91,8 @@ export const zh: Record<MessageKey, string> = {
   'add.errTotal': '总金额：请输入支付的金额，或输入单价。',
   'add.lowerConfirm': '里程表读数（{value}）低于上一次的读数（{last}）。仍要保存吗？',
   'add.errLower': '里程表读数：低于上一次的读数；未保存。',
+  'add.lowerThanBefore': '里程表读数（{value}）低于此前一次加油（{date}）的读数（{last}）。仍要保存吗？',
+  'add.errLowerBefore': '里程表读数：低于此前一次加油的读数；未保存。',
   'add.notSaved': '未保存：{message}',
   'add.refusedDefault': '服务器拒绝了这条加油记录',
   'add.saved': '已保存。',

@@ -1,8 +1,8 @@
 import { useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from '../App';
-import { ENERGIES, canWriteRefuels, defaultEnergy, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
+import { ENERGIES, canWriteRefuels, defaultEnergy, fuel, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
-import { currencyLabel, fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
+import { currencyLabel, fmtDateTime, fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
 import { distanceToKm, kmToDistance, quantityToMetric, PLACES } from '../lib/units';
@@ -71,7 +71,20 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     return false;
   }
 
+  // One save at a time: a second click while the first asks the service
+  // for the refuel before it would queue the refuel twice.
+  const inFlight = useRef(false);
   async function save(another: boolean) {
+    if (inFlight.current) return false;
+    inFlight.current = true;
+    try {
+      return await saveOnce(another);
+    } finally {
+      inFlight.current = false;
+    }
+  }
+
+  async function saveOnce(another: boolean) {
     setError(null);
     setStatus(null);
     if (!vehicle) return fail('vehicle', t('add.errVehicle'));
@@ -89,12 +102,27 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     const liters = quantity === null ? null : quantityToMetric(quantity, unitOf(en), units);
     if (liters === null || new Big(liters).lte(0)) return fail('quantity', t('add.errQuantity', { unit }));
     if (total === null) return fail('total', t('add.errTotal'));
-    if (lastReading !== undefined && new Big(odo).lt(lastReading) &&
-        !window.confirm(t('add.lowerConfirm', {
-          value: `${fmtNumber(typedOdo, PLACES.odometer)} ${dist}`,
-          last: `${fmtNumber(kmToDistance(lastReading, units), PLACES.odometer)} ${dist}`,
-        }))) {
-      return fail('odometer', t('add.errLower'));
+    // A refuel entered later for an earlier day is held against the one
+    // before it in time, not the newest (asked for; offline the newest
+    // stands in). Older than every refuel, it has none to be held against.
+    const newest = last.data?.[0];
+    let before: { odometer: number | string; when: string } | undefined =
+      lastReading === undefined ? undefined : { odometer: lastReading, when: '' };
+    if (newest && Date.parse(at) < Date.parse(newest.refuel_time)) {
+      try {
+        const [prev] = await fuel.refuelBefore(vehicle.id, at);
+        before = prev && { odometer: prev.odometer, when: prev.refuel_time };
+      } catch {
+        // No answer: the newest reading is the check.
+      }
+    }
+    if (before && new Big(odo).lt(before.odometer)) {
+      const value = `${fmtNumber(typedOdo, PLACES.odometer)} ${dist}`;
+      const earlier = `${fmtNumber(kmToDistance(before.odometer, units), PLACES.odometer)} ${dist}`;
+      const asked = before.when
+        ? window.confirm(t('add.lowerThanBefore', { value, last: earlier, date: fmtDateTime(before.when) }))
+        : window.confirm(t('add.lowerConfirm', { value, last: earlier }));
+      if (!asked) return fail('odometer', before.when ? t('add.errLowerBefore') : t('add.errLower'));
     }
     const key = uuid();
     const input = {
