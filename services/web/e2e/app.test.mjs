@@ -39,6 +39,14 @@ async function nav(name) {
 }
 
 const field = (label) => page.getByLabel(label, { exact: true });
+// saveRefuel fills Add refuel's reading, quantity and total (and its time, when given) and presses Save.
+async function saveRefuel({ when, odometer, quantity, total }) {
+  if (when) await field('Date and time').fill(when);
+  await field('Odometer').fill(odometer);
+  await field('Quantity').fill(quantity);
+  await field('Total amount').fill(total);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+}
 // Money as the page shows it: the browser's en-IE gives the owner euros, written "€74.66";
 // digits is a price's places (at least the currency's two), none for a total.
 const money = (v, digits) => new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR', ...(digits === undefined ? {} : { maximumFractionDigits: digits }) }).format(v);
@@ -187,10 +195,7 @@ describe('the web client', () => {
     // A reading below the last one asks first; declining saves nothing.
     page.removeAllListeners('dialog');
     page.once('dialog', (d) => void d.dismiss());
-    await field('Odometer').fill('100');
-    await field('Quantity').fill('10');
-    await field('Total amount').fill('17');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await saveRefuel({ odometer: '100', quantity: '10', total: '17' });
     await page.getByRole('alert').filter({ hasText: 'lower than the last reading' }).waitFor();
     page.on('dialog', (d) => void d.accept());
     assert.equal((await api('/api/refuels?vehicle_id=1')).body.length, 2);
@@ -200,20 +205,12 @@ describe('the web client', () => {
     page.removeAllListeners('dialog');
     const dialogs = [];
     page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
-    await field('Date and time').fill('2026-03-05T08:00');
-    await field('Odometer').fill('12800');
-    await field('Quantity').fill('10');
-    await field('Total amount').fill('17');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await saveRefuel({ when: '2026-03-05T08:00', odometer: '12800', quantity: '10', total: '17' });
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     assert.deepEqual(dialogs, [], 'between its neighbours: nothing to ask');
     const between = (await api('/api/refuels?vehicle_id=1')).body.find((r) => r.odometer === 12800);
     assert.equal((await api(`/api/refuels/${between.id}`, { method: 'DELETE' })).status, 204);
-    await field('Date and time').fill('2026-03-05T08:00');
-    await field('Odometer').fill('12000');
-    await field('Quantity').fill('10');
-    await field('Total amount').fill('17');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await saveRefuel({ when: '2026-03-05T08:00', odometer: '12000', quantity: '10', total: '17' });
     await page.getByRole('alert').filter({ hasText: 'lower than that of the refuel before it; not saved' }).waitFor();
     assert.equal(dialogs.length, 1);
     assert.match(dialogs[0], /\(12,000 km\) is lower than that of the refuel before it, on 1 Mar 2026, 08:00 \(12,500 km\)/);
@@ -231,10 +228,7 @@ describe('the web client', () => {
     await page.waitForFunction(() => document.querySelector('#odometer')?.getAttribute('placeholder') === '20000');
     page.removeAllListeners('dialog');
     const asked = new Promise((ok) => page.once('dialog', (d) => { ok(d.message()); void d.dismiss(); }));
-    await field('Odometer').fill('2000');
-    await field('Quantity').fill('10');
-    await field('Total amount').fill('17');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await saveRefuel({ odometer: '2000', quantity: '10', total: '17' });
     assert.match(await asked, /\(2,000 km\) is lower than the last reading \(20,000 km\)/);
     page.on('dialog', (d) => void d.accept());
     assert.equal((await api(`/api/refuels?vehicle_id=${roadster.id}`)).body.length, 0);
@@ -372,11 +366,7 @@ describe('the web client', () => {
     assert.ok(await field('Upload a PDF').isDisabled());
 
     await nav('Add refuel');
-    await field('Date and time').fill('2026-04-20T08:00');
-    await field('Odometer').fill('14300');
-    await field('Quantity').fill('39,9');
-    await field('Total amount').fill('69,3');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await saveRefuel({ when: '2026-04-20T08:00', odometer: '14300', quantity: '39,9', total: '69,3' });
     await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
     await nav('History');
     await page.getByText('Waiting to sync').waitFor();
@@ -404,11 +394,7 @@ describe('the web client', () => {
       return route.continue();
     });
     await nav('Add refuel');
-    await field('Date and time').fill('2026-05-01T08:00');
-    await field('Odometer').fill('15000');
-    await field('Quantity').fill('40');
-    await field('Total amount').fill('70');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await saveRefuel({ when: '2026-05-01T08:00', odometer: '15000', quantity: '40', total: '70' });
     await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
     assert.equal((await api('/api/refuels?vehicle_id=1')).body.filter((r) => r.odometer === 15000).length, 1, 'the first attempt was stored');
     await nav('History');
@@ -439,10 +425,7 @@ describe('the web client', () => {
     await field('Vehicle').selectOption({ label: 'Spare' });
     await settled('Energy', 'diesel');
     await ctx.setOffline(true);
-    await field('Odometer').fill('500');
-    await field('Quantity').fill('30');
-    await field('Total amount').fill('51');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await saveRefuel({ odometer: '500', quantity: '30', total: '51' });
     await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
     // Meanwhile the vehicle is deleted elsewhere: the queued refuel can no longer be stored.
     assert.equal((await api(`/api/vehicles/${spare.id}`, { method: 'DELETE' })).status, 204);
