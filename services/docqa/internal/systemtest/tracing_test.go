@@ -62,8 +62,15 @@ func TestTraceThroughCaddy(t *testing.T) {
 		req.Header.Set("traceparent", "00-"+trace+"-"+parent+"-01")
 		send(t, req)
 
+		// Every span read below: a batch can leave between one span's end
+		// and its parent's.
 		spans := rcv.WaitTrace(t, trace, 30*time.Second, func(s []otlptest.Span) bool {
-			return find(s, "caddy", "POST") != nil && find(s, "docqa-service", "embedded.Upsert") != nil
+			for _, name := range []string{"POST /api/documents/upload", "ingest.extract", "ingest.split", "ingest.embed", "ingest.store", "embedded.Upsert"} {
+				if find(s, "docqa-service", name) == nil {
+					return false
+				}
+			}
+			return find(s, "caddy", "POST") != nil
 		})
 		gateway := find(spans, "caddy", "POST")
 		server := find(spans, "docqa-service", "POST /api/documents/upload")
