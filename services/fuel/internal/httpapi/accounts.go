@@ -211,6 +211,15 @@ type loginResponse struct {
 	User      userResponse `json:"user"`
 }
 
+// requiredUsername is the username member of a body that names an
+// account, without surrounding spaces: present and not blank.
+func requiredUsername(s *string) (string, error) {
+	if s == nil || strings.TrimSpace(*s) == "" {
+		return "", apperr.Invalid("username", "is required")
+	}
+	return strings.TrimSpace(*s), nil
+}
+
 // login checks a username and password. A wrong password and an unknown
 // user get the same 401 after the same work (auth.VerifyPassword);
 // attempts are limited per username and per client address.
@@ -220,15 +229,16 @@ func (a *accounts) login(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	if req.Username == nil || strings.TrimSpace(*req.Username) == "" {
-		ginx.Fail(c, apperr.Invalid("username", "is required"))
+	name, err := requiredUsername(req.Username)
+	if err != nil {
+		ginx.Fail(c, err)
 		return
 	}
 	if req.Password == nil || *req.Password == "" {
 		ginx.Fail(c, apperr.Invalid("password", "is required"))
 		return
 	}
-	name := strings.ToLower(strings.TrimSpace(*req.Username))
+	name = strings.ToLower(name)
 	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
 		ginx.Fail(c, auth.Exhausted("login", wait))
 		return

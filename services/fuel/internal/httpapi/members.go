@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -97,8 +96,9 @@ func (a *accounts) addMember(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	if req.Username == nil || strings.TrimSpace(*req.Username) == "" {
-		ginx.Fail(c, apperr.Invalid("username", "is required"))
+	name, err := requiredUsername(req.Username)
+	if err != nil {
+		ginx.Fail(c, err)
 		return
 	}
 	role, err := memberRole(req.Role)
@@ -107,7 +107,6 @@ func (a *accounts) addMember(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	name := strings.TrimSpace(*req.Username)
 	var uid uint64 // 0, no user: SetMember answers ErrUserNotFound once the caller is known to own the vehicle
 	u, err := a.opts.Accounts.UserByUsername(ctx, name)
 	if err == nil {
