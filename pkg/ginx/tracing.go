@@ -26,6 +26,7 @@ import (
 // module stopped at v0.65 while the rest of contrib moved on.
 func serverSpans(untraced []string) gin.HandlerFunc {
 	tracer := tracing.Tracer()
+	server := trace.WithSpanKind(trace.SpanKindServer) // an option value is an allocation: made once
 	return func(c *gin.Context) {
 		route := c.FullPath()
 		if slices.Contains(untraced, route) {
@@ -34,18 +35,28 @@ func serverSpans(untraced []string) gin.HandlerFunc {
 		}
 		r := c.Request
 		method := methodLabel(r.Method)
-		name, attrs := method, make([]attribute.KeyValue, 0, 4)
-		attrs = append(attrs, attribute.String("http.request.method", method), attribute.String("url.path", r.URL.Path))
-		if route != "" {
-			name += " " + route
-			attrs = append(attrs, attribute.String("http.route", route))
-		}
 		ctx := tracing.Extract(r.Context(), r.Header)
-		ctx, span := tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+		// The span starts with the method as its name and no attributes: the
+		// samplers OTEL_TRACES_SAMPLER can name decide by the trace id and
+		// the parent alone, and a span not sampled (most of them, once an
+		// operator samples) should not cost its name and attributes.
+		ctx, span := tracer.Start(ctx, method, server)
 		defer span.End()
+		recording := span.IsRecording()
+		if recording {
+			attrs := append(make([]attribute.KeyValue, 0, 3), attribute.String("http.request.method", method), attribute.String("url.path", r.URL.Path))
+			if route != "" {
+				span.SetName(method + " " + route)
+				attrs = append(attrs, attribute.String("http.route", route))
+			}
+			span.SetAttributes(attrs...) // one call: each grows the span's list
+		}
 		c.Request = r.WithContext(ctx)
 		c.Next()
 
+		if !recording {
+			return
+		}
 		status := c.Writer.Status()
 		span.SetAttributes(attribute.Int("http.response.status_code", status))
 		if status >= 500 {

@@ -20,6 +20,8 @@ const (
 	clientTrace  = "4bf92f3577b34da6a3ce929d0e0e4736"
 	clientSpan   = "00f067aa0ba902b7"
 	clientParent = "00-" + clientTrace + "-" + clientSpan + "-01"
+	// unsampledTrace is a caller's trace that it did not sample.
+	unsampledTrace = "5bf92f3577b34da6a3ce929d0e0e4737"
 )
 
 // requestLines decodes the JSON log lines whose msg is msg.
@@ -61,6 +63,9 @@ func TestServerSpansContinueTraceparent(t *testing.T) {
 	do(e, "GET", "/api/nothing/here", "", "traceparent", "00-"+clientTrace+"-1111111111111111-01")
 	do(e, "GET", "/livez", "", "traceparent", "00-"+clientTrace+"-2222222222222222-01")
 	do(e, "GET", "/api/internal", "", "traceparent", "00-"+clientTrace+"-3333333333333333-01")
+	// The caller did not sample this one: no span of it is exported, but
+	// its log line still carries its trace.
+	do(e, "GET", "/api/items/7", "", "traceparent", "00-"+unsampledTrace+"-4444444444444444-00", HeaderRequestID, "req-unsampled")
 	if err := shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +80,12 @@ func TestServerSpansContinueTraceparent(t *testing.T) {
 	}
 	server := byParent[clientSpan]
 	if server.Name != "GET /api/items/:id" || server.Kind != "server" || server.Attrs["http.route"] != "/api/items/:id" ||
+		server.Attrs["http.request.method"] != "GET" || server.Attrs["url.path"] != "/api/items/secret-42" ||
 		server.Attrs["http.response.status_code"] != "200" || server.Service != "ginx-test" {
 		t.Errorf("server span %v %v", server, server.Attrs)
+	}
+	if got := rcv.Trace(unsampledTrace); len(got) != 0 {
+		t.Errorf("an unsampled request's trace was exported: %v", got)
 	}
 	if child := byParent[server.SpanID]; child.Name != "store.Item" {
 		t.Errorf("no child span under the server span: %v", spans)
@@ -98,10 +107,13 @@ func TestServerSpansContinueTraceparent(t *testing.T) {
 	// The access log line of each traced request carries its trace id
 	// (/livez is logged at DEBUG only).
 	lines := requestLines(t, logs, "request")
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		t.Fatalf("%d request lines: %s", len(lines), logs)
 	}
-	for _, l := range append(lines, requestLines(t, logs, "request failed")...) {
+	if l := lines[3]; l["request_id"] != "req-unsampled" || l["trace_id"] != unsampledTrace || l["span_id"] == nil || l["span_id"] == "" {
+		t.Errorf("unsampled request line: %v, want its trace id %s and a span id", l, unsampledTrace)
+	}
+	for _, l := range append(lines[:3], requestLines(t, logs, "request failed")...) {
 		if l["trace_id"] != clientTrace || l["span_id"] == nil || l["span_id"] == "" {
 			t.Errorf("request line without the trace: %v", l)
 		}

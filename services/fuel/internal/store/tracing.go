@@ -65,9 +65,23 @@ func (p spans) Initialize(db *gorm.DB) error {
 	return nil
 }
 
+// clientKind is the statement span's one option, made once: an option
+// value is an allocation.
+var clientKind = trace.WithSpanKind(trace.SpanKindClient)
+
+// start opens the statement's span, unless the request's span, started in
+// this process, was not sampled: no sampler OTEL_TRACES_SAMPLER can name
+// would sample the statement either (a parent-based one follows the
+// parent, the ratio one decides by the same trace id, always_on samples
+// every parent), so the span would cost its start and end for nothing. A
+// statement outside a request (start-up, a backup) or right under a
+// caller's span context gets its own, and the sampler decides.
 func (p spans) start(tx *gorm.DB) {
 	parent := tx.Statement.Context
-	ctx, _ := p.tracer.Start(parent, "db", trace.WithSpanKind(trace.SpanKindClient))
+	if psc := trace.SpanContextFromContext(parent); psc.IsValid() && !psc.IsRemote() && !psc.IsSampled() {
+		return
+	}
+	ctx, _ := p.tracer.Start(parent, "db", clientKind)
 	tx.Statement.Context = spanContext{Context: ctx, parent: parent}
 }
 

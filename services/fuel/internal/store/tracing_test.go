@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+	"gorm.io/gorm"
+
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/pkg/tracing/otlptest"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
@@ -133,6 +136,84 @@ func TestUnsampledStatementsCostNoSummary(t *testing.T) {
 			}
 			if got := p.known.n.Load() > 0; got != tt.remembered {
 				t.Errorf("%d statements remembered with %s, want some: %v", p.known.n.Load(), tt.sampler, tt.remembered)
+			}
+		})
+	}
+}
+
+// TestStatementUnderUnsampledRequestStartsNoSpan: a statement of a
+// request whose span (started here) is not sampled runs in the request's
+// span, as no sampler would sample its own. Under a sampled span, right
+// under a caller's span context, or with no span at all, it gets a span of
+// its own and the sampler (the default, parent-based) decides.
+func TestStatementUnderUnsampledRequestStartsNoSpan(t *testing.T) {
+	traced(t)
+	s := MustOpen(t, SQLite)
+	v := fuel.Vehicle{Name: "car", FuelType: "gasoline"}
+	if err := s.CreateVehicle(context.Background(), &v); err != nil {
+		t.Fatal(err)
+	}
+	// The span each statement runs in, as the next callback sees it.
+	type seenSpan struct {
+		sc        trace.SpanContext
+		recording bool
+	}
+	var seen []seenSpan
+	capture := func(tx *gorm.DB) {
+		sp := trace.SpanFromContext(tx.Statement.Context)
+		seen = append(seen, seenSpan{sp.SpanContext(), sp.IsRecording()})
+	}
+	cb := s.read.Callback()
+	for _, r := range []interface {
+		Register(string, func(*gorm.DB)) error
+	}{
+		cb.Query().After("carhub:span_start").Before("gorm:query"),
+		cb.Row().After("carhub:span_start").Before("gorm:row"),
+		cb.Raw().After("carhub:span_start").Before("gorm:raw"),
+	} {
+		if err := r.Register("test:capture", capture); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	remote := func(flags trace.TraceFlags) context.Context {
+		return trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: flags, Remote: true,
+		}))
+	}
+	request := func(parent context.Context) context.Context {
+		ctx, span := tracing.Tracer().Start(parent, "GET /api/vehicles/:id", trace.WithSpanKind(trace.SpanKindServer))
+		t.Cleanup(func() { span.End() })
+		return ctx
+	}
+	for _, tt := range []struct {
+		name      string
+		ctx       context.Context
+		ownSpan   bool // the statement's span is not its parent's
+		recording bool
+	}{
+		{"unsampled request", request(remote(0)), false, false},
+		{"sampled request", request(remote(trace.FlagsSampled)), true, true},
+		{"sampled request, local root", request(context.Background()), true, true},
+		{"right under an unsampled caller", remote(0), true, false},
+		{"right under a sampled caller", remote(trace.FlagsSampled), true, true},
+		{"no request", context.Background(), true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			seen = nil
+			if _, err := s.Vehicle(tt.ctx, v.ID); err != nil {
+				t.Fatal(err)
+			}
+			if len(seen) != 1 {
+				t.Fatalf("%d statements seen, want 1", len(seen))
+			}
+			parent, got := trace.SpanContextFromContext(tt.ctx), seen[0].sc
+			if own := got.SpanID() != parent.SpanID(); own != tt.ownSpan || seen[0].recording != tt.recording || !got.IsValid() {
+				t.Errorf("statement span %s (recording %v), parent %s: want its own %v, recording %v",
+					got.SpanID(), seen[0].recording, parent.SpanID(), tt.ownSpan, tt.recording)
+			}
+			if parent.IsValid() && got.TraceID() != parent.TraceID() {
+				t.Errorf("statement in trace %s, want the request's %s", got.TraceID(), parent.TraceID())
 			}
 		})
 	}
