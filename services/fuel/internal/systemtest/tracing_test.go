@@ -141,6 +141,45 @@ func TestTraceThroughCaddy(t *testing.T) {
 	}
 }
 
+// TestServiceFollowsCaddysSampling: with Caddy sampling as the Kubernetes
+// base has it (parent-based, a ratio: here 0, so that the outcome is
+// known), a request Caddy does not sample is traced by nobody, the
+// service included (it follows Caddy's traceparent, unsampled), yet the
+// service's log line carries Caddy's trace id; a client's sampled
+// traceparent is followed by both.
+func TestServiceFollowsCaddysSampling(t *testing.T) {
+	rcv := otlptest.Start(t)
+	env := otelEnv(rcv, "fuel-service")
+	env["FUEL_SQLITE_PATH"] = filepath.Join(t.TempDir(), "fuel.db")
+	svc := startService(t, env)
+	gwEnv := otelEnv(rcv, "caddy")
+	gwEnv["OTEL_TRACES_SAMPLER"] = "parentbased_traceidratio"
+	gwEnv["OTEL_TRACES_SAMPLER_ARG"] = "0"
+	c := gateway(t, svc, gwEnv)
+	id := createVehicle(t, c)
+
+	if a, err := c.do("GET", "/api/vehicles/"+id, "", "X-Request-ID", "unsampled-1"); err != nil || a.status != http.StatusOK {
+		t.Fatalf("GET vehicle: %v %d %s", err, a.status, a.body)
+	}
+	line := logLine(t, svc, "unsampled-1")
+	unsampled, _ := line["trace_id"].(string)
+	if len(unsampled) != 32 || unsampled == clientTrace {
+		t.Fatalf("log line %v: want the trace id Caddy passed on", line)
+	}
+	if a, err := c.do("GET", "/api/vehicles/"+id, "", "traceparent", "00-"+clientTrace+"-"+clientSpan+"-01"); err != nil || a.status != http.StatusOK {
+		t.Fatalf("GET vehicle: %v %d %s", err, a.status, a.body)
+	}
+	// Each process exports its spans in the order they end: once the
+	// second request's are in, the first's would be.
+	rcv.WaitTrace(t, clientTrace, 20*time.Second, func(s []otlptest.Span) bool {
+		return findSpan(s, "fuel-service", "SELECT vehicles") != nil && findSpan(s, "fuel-service", "GET /api/vehicles/:id") != nil &&
+			findSpan(s, "caddy", "GET") != nil
+	})
+	if got := rcv.Trace(unsampled); len(got) != 0 {
+		t.Errorf("spans of the request Caddy did not sample: %v", got)
+	}
+}
+
 // TestNoTracesWhenUnset: with no OTLP endpoint Caddy makes no span and
 // passes the client's traceparent on unchanged (a traced service then
 // hangs its span right under the client's), and a service without one
