@@ -50,8 +50,11 @@ type chatQuery struct {
 }
 
 // validate checks the request against decisions.md and returns the query.
+// Every member is checked, so that one answer names each one that is
+// wrong (apperr.Join).
 func (r chatRequest) validate() (chatQuery, error) {
 	q := chatQuery{TopK: defaultTopK}
+	var errs []error
 	switch {
 	case r.Question != nil:
 		q.Question = *r.Question
@@ -59,34 +62,34 @@ func (r chatRequest) validate() (chatQuery, error) {
 		q.Question = *r.Message
 	}
 	if strings.TrimSpace(q.Question) == "" {
-		return q, apperr.Invalid("question", "is required and must not be blank")
-	}
-	if n := utf8.RuneCountInString(q.Question); n > maxQuestionChars {
-		return q, apperr.Invalid("question", "must be at most %d characters (got %d)", maxQuestionChars, n)
+		errs = append(errs, apperr.Invalid("question", "is required and must not be blank"))
+	} else if n := utf8.RuneCountInString(q.Question); n > maxQuestionChars {
+		errs = append(errs, apperr.Invalid("question", "must be at most %d characters (got %d)", maxQuestionChars, n))
 	}
 	if r.TopK != nil {
 		if *r.TopK < 1 || *r.TopK > maxTopK {
-			return q, apperr.Invalid("topK", "must be an integer from 1 to %d", maxTopK)
+			errs = append(errs, apperr.Invalid("topK", "must be an integer from 1 to %d", maxTopK))
 		}
 		q.TopK = *r.TopK
 	}
 	for i, m := range r.History {
 		role := docqa.Role(m.Role)
 		if role != docqa.RoleUser && role != docqa.RoleAssistant {
-			return q, apperr.Invalid(fmt.Sprintf("history[%d].role", i), "must be %q or %q", docqa.RoleUser, docqa.RoleAssistant)
+			errs = append(errs, apperr.Invalid(fmt.Sprintf("history[%d].role", i), "must be %q or %q", docqa.RoleUser, docqa.RoleAssistant))
 		}
 		q.History = append(q.History, docqa.Message{Role: role, Content: m.Content})
 	}
 	if len(r.Documents) > maxDocuments {
-		return q, apperr.Invalid("documents", "must name at most %d documents (got %d)", maxDocuments, len(r.Documents))
-	}
-	for i, md5 := range r.Documents {
-		if !docqa.ValidMD5(md5) {
-			return q, apperr.Invalid(fmt.Sprintf("documents[%d]", i), "must be a document's fileMd5 (32 lowercase hex digits)")
+		errs = append(errs, apperr.Invalid("documents", "must name at most %d documents (got %d)", maxDocuments, len(r.Documents)))
+	} else {
+		for i, md5 := range r.Documents {
+			if !docqa.ValidMD5(md5) {
+				errs = append(errs, apperr.Invalid(fmt.Sprintf("documents[%d]", i), "must be a document's fileMd5 (32 lowercase hex digits)"))
+			}
 		}
 	}
 	q.Documents = r.Documents
-	return q, nil
+	return q, apperr.Join(errs...)
 }
 
 // sourceView is one item of the sources event.

@@ -151,6 +151,11 @@ func TestChatBadRequests(t *testing.T) {
 			{`{"question":"q","documents":[` + strings.Repeat(`"0cc175b9c0f1b6a831c399e269772661",`, 100) + `"0cc175b9c0f1b6a831c399e269772661"]}`,
 				"documents: must name at most 100"},
 			{`{"question":"q","documents":["0cc175b9c0f1b6a831c399e269772661"]}`, "documents[0]: no stored document has fileMd5 0cc175b9c0f1b6a831c399e269772661"},
+			// Every bad member in one answer, in order.
+			{`{"question":" ","topK":0,"history":[{"role":"user","content":"a"},{"role":"tool","content":"x"},{"role":"system","content":"y"}],` +
+				`"documents":["0cc175b9c0f1b6a831c399e269772661","x"]}`,
+				`question: is required and must not be blank; topK: must be an integer from 1 to 100; history[1].role: must be "user" or "assistant"; ` +
+					`history[2].role: must be "user" or "assistant"; documents[1]: must be a document's fileMd5 (32 lowercase hex digits)`},
 		}
 		for _, tt := range tests {
 			t.Run(tt.body[:min(len(tt.body), 40)], func(t *testing.T) {

@@ -229,13 +229,13 @@ func (a *accounts) login(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	name, err := requiredUsername(req.Username)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
+	name, nameErr := requiredUsername(req.Username)
+	var passwordErr error
 	if req.Password == nil || *req.Password == "" {
-		ginx.Fail(c, apperr.Invalid("password", "is required"))
+		passwordErr = apperr.Invalid("password", "is required")
+	}
+	if err := apperr.Join(nameErr, passwordErr); err != nil {
+		ginx.Fail(c, err)
 		return
 	}
 	name = strings.ToLower(name)
@@ -321,25 +321,27 @@ func (a *accounts) createToken(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
+	var errs []error
 	if req.Name == nil || strings.TrimSpace(*req.Name) == "" || len([]rune(strings.TrimSpace(*req.Name))) > 64 {
-		ginx.Fail(c, apperr.Invalid("name", "is required, at most 64 characters"))
-		return
+		errs = append(errs, apperr.Invalid("name", "is required, at most 64 characters"))
 	}
 	scope, ok := auth.Scope(""), false
 	if req.Scope != nil {
 		scope, ok = auth.ParseScope(*req.Scope)
 	}
 	if !ok {
-		ginx.Fail(c, apperr.Invalid("scope", "must be read or write"))
+		errs = append(errs, apperr.Invalid("scope", "must be read or write"))
+	}
+	if d := req.ExpiresInDays; d != nil && (*d < 1 || *d > maxTokenDays) {
+		errs = append(errs, apperr.Invalid("expires_in_days", "must be between 1 and %d", maxTokenDays))
+	}
+	if err := apperr.Join(errs...); err != nil {
+		ginx.Fail(c, err)
 		return
 	}
 	id, _ := auth.FromContext(c.Request.Context())
 	t := store.Token{UserID: id.UserID, Kind: auth.KindToken, Name: strings.TrimSpace(*req.Name), Scope: scope}
 	if req.ExpiresInDays != nil {
-		if *req.ExpiresInDays < 1 || *req.ExpiresInDays > maxTokenDays {
-			ginx.Fail(c, apperr.Invalid("expires_in_days", "must be between 1 and %d", maxTokenDays))
-			return
-		}
 		t.ExpiresAt = a.now().Add(time.Duration(*req.ExpiresInDays) * 24 * time.Hour)
 	}
 	token, hash := auth.NewToken(auth.KindToken)
@@ -399,16 +401,17 @@ func (a *accounts) changePassword(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
+	var currentErr, newErr error
 	if req.CurrentPassword == nil {
-		ginx.Fail(c, apperr.Invalid("current_password", "is required"))
-		return
+		currentErr = apperr.Invalid("current_password", "is required")
 	}
 	if req.NewPassword == nil {
-		ginx.Fail(c, apperr.Invalid("new_password", "is required"))
-		return
+		newErr = apperr.Invalid("new_password", "is required")
+	} else if err := auth.CheckPassword(*req.NewPassword); err != nil {
+		newErr = apperr.Invalid("new_password", "%s", err.Error())
 	}
-	if err := auth.CheckPassword(*req.NewPassword); err != nil {
-		ginx.Fail(c, apperr.Invalid("new_password", "%s", err.Error()))
+	if err := apperr.Join(currentErr, newErr); err != nil {
+		ginx.Fail(c, err)
 		return
 	}
 	id, _ := auth.FromContext(c.Request.Context())
@@ -451,16 +454,17 @@ func (a *accounts) createUser(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
+	var nameErr, passwordErr error
 	if req.Username == nil || !usernamePattern.MatchString(strings.TrimSpace(*req.Username)) {
-		ginx.Fail(c, apperr.Invalid("username", "must be 1 to 64 letters, digits or . _ @ -"))
-		return
+		nameErr = apperr.Invalid("username", "must be 1 to 64 letters, digits or . _ @ -")
 	}
 	if req.Password == nil {
-		ginx.Fail(c, apperr.Invalid("password", "is required"))
-		return
+		passwordErr = apperr.Invalid("password", "is required")
+	} else if err := auth.CheckPassword(*req.Password); err != nil {
+		passwordErr = apperr.Invalid("password", "%s", err.Error())
 	}
-	if err := auth.CheckPassword(*req.Password); err != nil {
-		ginx.Fail(c, apperr.Invalid("password", "%s", err.Error()))
+	if err := apperr.Join(nameErr, passwordErr); err != nil {
+		ginx.Fail(c, err)
 		return
 	}
 	hash, err := auth.HashPassword(*req.Password)

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -217,6 +218,47 @@ func TestUsersAndPasswords(t *testing.T) {
 		wantStatus(t, "delete ann", s.as(root, "DELETE", "/api/users/"+literal(ann["id"]), ""), 204, "")
 		wantStatus(t, "deleted user's session", s.as(annTok, "GET", "/api/auth/me", ""), 401, "UNAUTHORIZED")
 		wantStatus(t, "delete again", s.as(root, "DELETE", "/api/users/"+literal(ann["id"]), ""), 404, "NOT_FOUND")
+	})
+}
+
+// TestEveryInvalidAccountFieldNamed: the bodies of logins, tokens,
+// passwords, users and shares name every bad member in one answer, in
+// order, as vehicles and refuels do, and a refused one writes nothing.
+func TestEveryInvalidAccountFieldNamed(t *testing.T) {
+	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
+		root := s.login("root", "root-password")
+		res := s.as(root, "POST", "/api/vehicles", `{"name":"car","fuel_type":"diesel"}`)
+		wantStatus(t, "create vehicle", res, 200, "")
+		vid := literal(object(t, res.body)["id"])
+		tokens := len(array(t, s.as(root, "GET", "/api/auth/tokens", "").body))
+		length := fmt.Sprintf("must be %d to %d characters long", auth.MinPasswordLen, auth.MaxPasswordLen)
+		for _, tc := range []struct{ name, token, method, path, body, want string }{
+			{"a login of nothing", "", "POST", "/api/auth/login", `{}`, "username: is required; password: is required"},
+			{"a token against every rule", root, "POST", "/api/auth/tokens", `{"name":" ","scope":"admin","expires_in_days":0}`,
+				"name: is required, at most 64 characters; scope: must be read or write; expires_in_days: must be between 1 and 3650"},
+			{"a password change", root, "PUT", "/api/users/me/password", `{"new_password":"short"}`,
+				"current_password: is required; new_password: " + length},
+			{"a user against every rule", root, "POST", "/api/users", `{"username":"a b","password":"short"}`,
+				"username: must be 1 to 64 letters, digits or . _ @ -; password: " + length},
+			{"a share of nothing", root, "POST", "/api/vehicles/" + vid + "/members", `{"role":"owner"}`,
+				"username: is required; role: must be one of viewer, editor"},
+		} {
+			res := s.as(tc.token, tc.method, tc.path, tc.body)
+			wantStatus(t, tc.name, res, 400, "INVALID_ARGUMENT")
+			if msg, _ := object(t, res.body)["message"].(string); msg != tc.want {
+				t.Errorf("%s: message %q, want %q", tc.name, msg, tc.want)
+			}
+		}
+		if users := array(t, s.as(root, "GET", "/api/users", "").body); len(users) != 1 {
+			t.Errorf("users after refused bodies: %v", users)
+		}
+		if n := len(array(t, s.as(root, "GET", "/api/auth/tokens", "").body)); n != tokens {
+			t.Errorf("%d tokens after a refused one, want %d", n, tokens)
+		}
+		if members := array(t, s.as(root, "GET", "/api/vehicles/"+vid+"/members", "").body); len(members) != 0 {
+			t.Errorf("members after a refused share: %v", members)
+		}
+		s.login("root", "root-password") // the password is unchanged
 	})
 }
 

@@ -108,31 +108,27 @@ func (a *API) importRefuels(c *gin.Context) {
 	}
 	q := c.Request.URL.Query()
 	opts := refuelcsv.Options{VehicleID: id, VolumeUnit: q.Get("volume_unit"), DistanceUnit: q.Get("distance_unit"), DateFormat: q.Get("date_format")}
+	// Every option is read before any is reported, so that one answer
+	// names each bad one (apperr.Join).
+	var optErrs []error
 	if opts.VolumeUnit != "" && !refuelcsv.ValidVolumeUnit(opts.VolumeUnit) {
-		ginx.Fail(c, apperr.Invalid("volume_unit", "must be one of l, gal_us, gal_uk"))
-		return
+		optErrs = append(optErrs, apperr.Invalid("volume_unit", "must be one of l, gal_us, gal_uk"))
 	}
 	if opts.DistanceUnit != "" && !refuelcsv.ValidDistanceUnit(opts.DistanceUnit) {
-		ginx.Fail(c, apperr.Invalid("distance_unit", "must be one of km, mi"))
-		return
+		optErrs = append(optErrs, apperr.Invalid("distance_unit", "must be one of km, mi"))
 	}
 	if opts.DateFormat != "" && !refuelcsv.ValidDateFormat(opts.DateFormat) {
-		ginx.Fail(c, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
-		return
+		optErrs = append(optErrs, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
 	}
 	ctx := c.Request.Context()
 	prefs := a.preferencesOnce(ctx) // the zone's and the encoding's default
-	if opts.Location, err = queryZone(q, func() (*time.Location, error) { return a.preferredZone(ctx, prefs) }); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
+	opts.Location, err = queryZone(q, func() (*time.Location, error) { return a.preferredZone(ctx, prefs) })
+	optErrs = append(optErrs, err)
 	enc, err := refuelcsv.ParseEncoding(q.Get("encoding"))
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
+	optErrs = append(optErrs, err)
 	dryRun, err := queryBool(q, "dry_run")
-	if err != nil {
+	optErrs = append(optErrs, err)
+	if err := apperr.Join(optErrs...); err != nil {
 		ginx.Fail(c, err)
 		return
 	}

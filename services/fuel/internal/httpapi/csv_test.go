@@ -294,6 +294,14 @@ func TestImportCSV(t *testing.T) {
 			}
 			errorBody(t, s.upload(tc.vid, tc.query, tc.file), tc.status, code, tc.field)
 		}
+		// Every bad option is named at once, in the order they are read.
+		res = s.upload(vid, "volume_unit=pint&distance_unit=nm&date_format=ddmm&tz=Mars/Base&encoding=klingon&dry_run=yes", fuelly)
+		errorBody(t, res, 400, "INVALID_ARGUMENT", "volume_unit")
+		if msg := literal(object(t, res.body)["message"]); !strings.HasPrefix(msg, `"volume_unit: must be one of l, gal_us, gal_uk; distance_unit: must be one of km, mi; `+
+			`date_format: must be one of mdy, dmy, ymd; tz: `) || !strings.Contains(msg, `; encoding: \"klingon\" is not an encoding label`) ||
+			!strings.HasSuffix(msg, `; dry_run: must be true or false"`) {
+			t.Errorf("every bad option: message %s", msg)
+		}
 		// Not multipart, and multipart without a file part.
 		errorBody(t, s.do("POST", "/api/vehicles/"+vid+"/refuels/import", `{"file":"x"}`), 400, "INVALID_ARGUMENT", "file")
 		var mb bytes.Buffer

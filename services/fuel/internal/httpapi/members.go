@@ -96,13 +96,9 @@ func (a *accounts) addMember(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	name, err := requiredUsername(req.Username)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	role, err := memberRole(req.Role)
-	if err != nil {
+	name, nameErr := requiredUsername(req.Username)
+	role, roleErr := memberRole(req.Role)
+	if err := apperr.Join(nameErr, roleErr); err != nil {
 		ginx.Fail(c, err)
 		return
 	}
