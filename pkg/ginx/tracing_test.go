@@ -42,14 +42,7 @@ func requestLines(t *testing.T, logs *bytes.Buffer, msg string) []map[string]any
 }
 
 func TestServerSpansContinueTraceparent(t *testing.T) {
-	rcv := otlptest.Start(t)
-	shutdown, err := tracing.Setup(context.Background(), func(k string) string {
-		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}[k]
-	}, "ginx-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	rcv, shutdown := otlptest.Traced(t, "ginx-test")
 
 	e, logs := newTestEngine(t, Options{Probes: probes.New()})
 	e.GET("/api/items/:id", func(c *gin.Context) {
@@ -137,14 +130,7 @@ func TestNoServerSpansWhenTracingIsOff(t *testing.T) {
 	}
 	// The same engine with tracing on has one handler more: off, the
 	// middleware is not there at all.
-	rcv := otlptest.Start(t)
-	shutdown, err := tracing.Setup(context.Background(), func(k string) string {
-		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}[k]
-	}, "ginx-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer shutdown(context.Background())
+	otlptest.Traced(t, "ginx-test")
 	on, _ := newTestEngine(t, Options{})
 	if len(on.Handlers) != before+1 {
 		t.Errorf("middleware: %d handlers with tracing on, %d off", len(on.Handlers), before)

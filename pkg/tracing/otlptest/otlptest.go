@@ -5,6 +5,7 @@ package otlptest
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -21,6 +22,8 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/carhub/backend/pkg/tracing"
 )
 
 // Span is one received span, its ids in lower-case hex as in traceparent.
@@ -53,6 +56,24 @@ type Receiver struct {
 func Start(tb testing.TB) *Receiver {
 	tb.Helper()
 	return StartAt(tb, "127.0.0.1:0")
+}
+
+// Traced starts a receiver and turns tracing on towards it
+// (tracing.Setup, as a service named service) until the test ends. What is
+// built afterwards is instrumented, as in a service's run. It returns the
+// receiver and the shutdown, which a test calls to flush the buffered
+// spans before reading them (calling it again at the end does nothing).
+func Traced(tb testing.TB, service string) (*Receiver, func(context.Context) error) {
+	tb.Helper()
+	rcv := Start(tb)
+	shutdown, err := tracing.Setup(context.Background(), func(k string) string {
+		return map[string]string{tracing.EnvEndpoint: rcv.URL}[k]
+	}, service)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = shutdown(context.Background()) })
+	return rcv, shutdown
 }
 
 // StartAt runs a receiver on addr until the test ends; a test that wants

@@ -24,14 +24,7 @@ func TestProviderRequestsCarryTheTrace(t *testing.T) {
 		t.Errorf("traceparent %q sent with tracing off", r[0].Traceparent)
 	}
 
-	rcv := otlptest.Start(t)
-	shutdown, err := tracing.Setup(context.Background(), func(k string) string {
-		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}[k]
-	}, "provider-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer shutdown(context.Background())
+	rcv, shutdown := otlptest.Traced(t, "provider-test")
 	on := mustEmbedder(t, fake, nil) // built after Setup, as run does
 	ctx, parent := tracing.Tracer().Start(context.Background(), "ingest.embed")
 	if _, err := on.Embed(ctx, texts(1)); err != nil {

@@ -224,14 +224,7 @@ func TestStatementUnderUnsampledRequestStartsNoSpan(t *testing.T) {
 // their statements.
 func traced(t *testing.T) *otlptest.Receiver {
 	t.Helper()
-	rcv := otlptest.Start(t)
-	shutdown, err := tracing.Setup(context.Background(), func(k string) string {
-		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.URL}[k]
-	}, "fuel-store-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	rcv, _ := otlptest.Traced(t, "fuel-store-test")
 	return rcv
 }
 
