@@ -99,8 +99,9 @@ type Entry struct {
 // Ingestion keeps an original before it stores the document and deletion
 // removes the document before its original, so every document of the
 // snapshot has its original unless it was deleted since: then a new
-// snapshot is taken, at most attempts times. Originals are never changed
-// in place (an MD5 names its bytes), and an open file keeps its bytes
+// snapshot is taken, at most attempts times. An original is never changed
+// in place (one is replaced only while no document uses it, and by a new
+// file renamed over it), and an open file keeps its bytes
 // even when it is removed, so what is archived is the snapshot's.
 //
 // The archive is written beside dst under a temporary name, synced, and

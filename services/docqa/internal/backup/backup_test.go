@@ -81,7 +81,7 @@ func (d *data) ingest(ctx context.Context, i int) (string, error) {
 	if _, err := f.Write(pdf); err != nil {
 		return "", err
 	}
-	if err := d.files.Keep(id, f, int64(len(pdf))); err != nil {
+	if err := d.files.Keep(id, sha256.Sum256(pdf), f, int64(len(pdf))); err != nil {
 		return "", err
 	}
 	const n = 12

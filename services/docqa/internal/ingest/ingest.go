@@ -19,6 +19,7 @@ package ingest
 import (
 	"context"
 	"crypto/md5"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -38,6 +39,7 @@ import (
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/originals"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 )
 
@@ -89,9 +91,13 @@ type Extractor interface {
 // Originals keeps the original bytes of ingested files (internal/originals'
 // Dir). Calls for one MD5 are serialized by the pipeline's per-MD5 lock.
 type Originals interface {
-	// Keep stores the first size bytes of f, a complete file, as md5's
-	// original; keeping an original already kept does nothing.
-	Keep(md5 string, f *os.File, size int64) error
+	// Keep stores the first size bytes of f, a complete file whose
+	// SHA-256 is sum, as md5's original; keeping an original already kept
+	// does nothing. An original of other bytes under md5 is left as it is
+	// and answered with an error wrapping originals.ErrDifferentFile.
+	Keep(md5 string, sum [sha256.Size]byte, f *os.File, size int64) error
+	// Replace stores f as md5's original whatever is kept under md5.
+	Replace(md5 string, f *os.File, size int64) error
 	// Remove deletes md5's original; one not kept is no error.
 	Remove(md5 string) error
 }
@@ -216,8 +222,11 @@ func (p *Pipeline) SweepTemp() (int, error) {
 type Upload struct {
 	FileName string
 	MD5      string
-	Size     int64
-	file     *os.File
+	// SHA256 is what the file's original is compared by: the MD5 names a
+	// document (the contract's fileMd5) but two files may share one.
+	SHA256 [sha256.Size]byte
+	Size   int64
+	file   *os.File
 }
 
 // Close removes the temporary file.
@@ -230,7 +239,8 @@ func (u *Upload) Close() error {
 	return cerr
 }
 
-// Receive copies r into a temporary file while computing its MD5, so the
+// Receive copies r into a temporary file while computing its MD5 and
+// SHA-256, so the
 // bytes are held once, on disk. It checks the size limit, emptiness and the
 // %PDF- magic. The caller must Close the returned Upload.
 func (p *Pipeline) Receive(r io.Reader, fileName string) (*Upload, error) {
@@ -246,8 +256,8 @@ func (p *Pipeline) Receive(r io.Reader, fileName string) (*Upload, error) {
 		}
 	}()
 
-	h := md5.New()
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, p.cfg.MaxBytes+1))
+	h, sh := md5.New(), sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h, sh), io.LimitReader(r, p.cfg.MaxBytes+1))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge) || n > p.cfg.MaxBytes:
@@ -259,6 +269,7 @@ func (p *Pipeline) Receive(r io.Reader, fileName string) (*Upload, error) {
 	}
 	up.Size = n
 	up.MD5 = hex.EncodeToString(h.Sum(nil))
+	up.SHA256 = [sha256.Size]byte(sh.Sum(nil))
 
 	magic := make([]byte, 5)
 	if _, err := f.ReadAt(magic, 0); err != nil || string(magic) != "%PDF-" {
@@ -324,7 +335,7 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	stored, err := p.cfg.Store.Document(ctx, up.MD5)
 	switch {
 	case err == nil:
-		if err := p.keep(up); err != nil {
+		if err := p.keep(ctx, up); err != nil {
 			return Result{}, err
 		}
 		return Result{Document: stored, Duplicate: true}, nil
@@ -400,7 +411,7 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 func (p *Pipeline) store(ctx context.Context, up *Upload, doc docqa.Document, chunks []docqa.Chunk) (err error) {
 	ctx, span := tracing.Start(ctx, "ingest.store", trace.SpanKindInternal, attribute.Int("docqa.document.chunks", len(chunks)))
 	defer span.End(&err)
-	if err := p.keep(up); err != nil {
+	if err := p.keep(ctx, up); err != nil {
 		return err
 	}
 	if err := p.cfg.Store.Upsert(ctx, doc, chunks, p.cfg.Embedder.Name()); err != nil {
@@ -410,12 +421,30 @@ func (p *Pipeline) store(ctx context.Context, up *Upload, doc docqa.Document, ch
 	return nil
 }
 
-// keep keeps up's file as its document's original, when originals are kept.
-func (p *Pipeline) keep(up *Upload) error {
+// keep keeps up's file as its document's original, when originals are
+// kept. Another file kept under the same MD5 is replaced only when no
+// document uses it (a crash left it); while one does, the upload is refused
+// with CONFLICT: the contract names a document by its MD5, so two files
+// with one MD5 cannot both be stored, and neither may be served for the
+// other. Called under up.MD5's lock.
+func (p *Pipeline) keep(ctx context.Context, up *Upload) error {
 	if p.cfg.Originals == nil {
 		return nil
 	}
-	if err := p.cfg.Originals.Keep(up.MD5, up.file, up.Size); err != nil {
+	err := p.cfg.Originals.Keep(up.MD5, up.SHA256, up.file, up.Size)
+	if errors.Is(err, originals.ErrDifferentFile) {
+		var owners []uint64
+		owners, err = p.cfg.Store.Owners(ctx, up.MD5)
+		switch {
+		case err == nil && len(owners) > 0:
+			p.cfg.Log.WarnContext(ctx, "upload refused: another file with the same MD5 is stored", "md5", up.MD5, "sha256", hex.EncodeToString(up.SHA256[:]))
+			return apperr.New(apperr.Conflict, "file: a different file with the same MD5 (%s) is already stored; "+
+				"documents are named by their MD5, so this one cannot be stored beside it", up.MD5)
+		case err == nil:
+			err = p.cfg.Originals.Replace(up.MD5, up.file, up.Size)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("keep the original of %s: %w", up.MD5, err)
 	}
 	return nil

@@ -3,13 +3,16 @@ package ingest_test
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/originals"
@@ -166,5 +169,73 @@ func TestImportKeepsOriginals(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, res.Documents[0].FileMD5+".pdf")); err != nil || !bytes.Equal(got, pdf) {
 		t.Fatalf("original: %v", err)
+	}
+}
+
+// collide puts other, a file of the same size as pdf, in place of pdf's
+// kept original: what an upload of a file whose MD5 collides with pdf's
+// leaves on disk. It returns pdf's MD5.
+func collide(t *testing.T, dir string, pdf []byte) (sum string, other []byte) {
+	t.Helper()
+	other = slices.Clone(pdf)
+	other[len(other)-2] ^= 1 // same size, other bytes
+	sum = fmt.Sprintf("%x", md5.Sum(pdf))
+	writeFile(t, filepath.Join(dir, sum+".pdf"), other)
+	return sum, other
+}
+
+// TestUploadCollidingWithAStoredFileIsRefused: an original is the file of
+// an upload with the same MD5 only when their SHA-256 sums match. While a
+// document uses the kept original, an upload of other bytes under its MD5
+// (a collision: two same-size files with one MD5 are cheap to make) is
+// refused with CONFLICT, by another owner or by the same one, and neither
+// file is served for the other.
+func TestUploadCollidingWithAStoredFileIsRefused(t *testing.T) {
+	dir, keep := withOriginals(t)
+	e := newEnv(t, keep)
+	pdf := samplePDF("victim")
+	attacker := docqa.AsReader(context.Background(), 7)
+	if _, err := ingestWith(attacker, e.pipe, "planted.pdf", pdf, nil); err != nil {
+		t.Fatal(err)
+	}
+	sum, planted := collide(t, dir, pdf)
+	for _, who := range []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"another owner", docqa.AsReader(context.Background(), 8)},
+		{"the owner of the stored document", attacker},
+	} {
+		_, err := ingestWith(who.ctx, e.pipe, "manual.pdf", pdf, nil)
+		if code(err) != apperr.Conflict || !strings.Contains(err.Error(), sum) {
+			t.Errorf("%s: upload = %v, want CONFLICT naming the MD5", who.name, err)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, sum+".pdf")); err != nil || !bytes.Equal(got, planted) {
+			t.Fatalf("%s: the kept original changed (%v)", who.name, err)
+		}
+	}
+	if owners, err := e.store.Owners(context.Background(), sum); err != nil || !slices.Equal(owners, []uint64{7}) {
+		t.Errorf("owners of %s = %v, %v; want only the first uploader", sum, owners, err)
+	}
+	e.assertTempEmpty(t)
+}
+
+// TestUploadReplacesAnUnusedOriginalOfOtherBytes: an original that no
+// document uses (a crash between keeping it and the store write) does not
+// block a later upload with its MD5: the upload's file replaces it.
+func TestUploadReplacesAnUnusedOriginalOfOtherBytes(t *testing.T) {
+	dir, keep := withOriginals(t)
+	e := newEnv(t, keep)
+	pdf := samplePDF("after a crash")
+	sum, _ := collide(t, dir, pdf)
+	res, err := e.ingestBytes(t, "manual.pdf", pdf, nil)
+	if err != nil || res.FileMD5 != sum || res.Duplicate {
+		t.Fatalf("upload = %+v, %v", res, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, sum+".pdf")); err != nil || !bytes.Equal(got, pdf) {
+		t.Errorf("the original is not the upload's file (%v)", err)
+	}
+	if got := keptFiles(t, dir); !slices.Equal(got, []string{sum + ".pdf"}) {
+		t.Errorf("directory holds %v", got)
 	}
 }

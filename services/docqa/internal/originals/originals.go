@@ -2,6 +2,11 @@
 // per document named by the document's MD5, so that the web client can open
 // a source at its page in the browser's own PDF viewer.
 //
+// The MD5 is the contract's name of a document, but not what an original is
+// compared by: two different files with one MD5 are cheap to make, so a kept
+// original is the same file as an upload only when their SHA-256 sums match
+// (Keep). Nothing ever serves one file's bytes for another's.
+//
 // A file appears under its final name only once it is complete and on disk:
 // the upload's temporary file is synced and hard-linked into the directory
 // (no copy at all when both directories are on one file system), or else
@@ -10,6 +15,7 @@
 package originals
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -76,17 +82,30 @@ func (d *Dir) name(md5 string) (string, error) {
 	return filepath.Join(d.path, md5+".pdf"), nil
 }
 
-// Keep stores the first size bytes of src, a complete file on disk, as the
-// original of md5. An original already kept with that size is left as it
-// is (the MD5 names the bytes), so keeping the same file again costs
-// nothing.
-func (d *Dir) Keep(md5 string, src *os.File, size int64) error {
+// ErrDifferentFile is Keep's answer when md5's kept original is not the
+// file being kept: another file with the same MD5 (a collision), or a
+// damaged original. Keep leaves the kept original as it is.
+var ErrDifferentFile = errors.New("originals: a different file with this MD5 is kept")
+
+// Keep stores the first size bytes of src, a complete file on disk whose
+// SHA-256 is sum, as the original of md5. An original already kept with
+// the same SHA-256 is left as it is, so keeping the same file again costs
+// one read of the kept file. One with other bytes is never replaced here:
+// Keep answers an error wrapping ErrDifferentFile, and the caller decides
+// (Replace) whether anything still uses it.
+func (d *Dir) Keep(md5 string, sum [sha256.Size]byte, src *os.File, size int64) error {
 	dst, err := d.name(md5)
 	if err != nil {
 		return err
 	}
-	if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() && st.Size() == size {
+	same, err := sameFile(dst, sum, size)
+	switch {
+	case err == nil && same:
 		return nil
+	case err == nil:
+		return fmt.Errorf("%w: %s", ErrDifferentFile, md5)
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
 	}
 	// The name must not become durable before the bytes it names.
 	if err := src.Sync(); err != nil {
@@ -95,9 +114,45 @@ func (d *Dir) Keep(md5 string, src *os.File, size int64) error {
 	if err := os.Link(src.Name(), dst); err == nil {
 		return d.syncDir()
 	}
-	// Another file system (EXDEV), one without hard links, or a stale
-	// original of the wrong size (which the rename replaces): copy.
+	// Another file system (EXDEV), one without hard links, or an original
+	// kept meanwhile: copy (the rename replaces what is there).
 	return d.copy(dst, io.NewSectionReader(src, 0, size))
+}
+
+// Replace stores the first size bytes of src as md5's original whatever is
+// kept under that name: for an original that no document uses any more.
+func (d *Dir) Replace(md5 string, src *os.File, size int64) error {
+	dst, err := d.name(md5)
+	if err != nil {
+		return err
+	}
+	if err := src.Sync(); err != nil {
+		return fmt.Errorf("originals: sync the upload: %w", err)
+	}
+	return d.copy(dst, io.NewSectionReader(src, 0, size))
+}
+
+// sameFile reports whether the file at name has size bytes whose SHA-256
+// is sum. A missing file is an error wrapping fs.ErrNotExist; anything but
+// a regular file is not the same.
+func sameFile(name string, sum [sha256.Size]byte, size int64) (bool, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("originals: %w", err)
+	}
+	if !st.Mode().IsRegular() || st.Size() != size {
+		return false, nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false, fmt.Errorf("originals: read the kept original: %w", err)
+	}
+	return [sha256.Size]byte(h.Sum(nil)) == sum, nil
 }
 
 // copy writes r to a temporary file beside dst, syncs it and renames it to

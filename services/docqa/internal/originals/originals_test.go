@@ -2,6 +2,7 @@ package originals_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"os"
@@ -27,6 +28,12 @@ func upload(t *testing.T, dir string, b []byte) *os.File {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// keep keeps b, written to a temporary file in dir, as md5's original.
+func keep(t *testing.T, d *originals.Dir, dir string, b []byte) error {
+	t.Helper()
+	return d.Keep(md5, sha256.Sum256(b), upload(t, dir, b), int64(len(b)))
 }
 
 func mustOpen(t *testing.T, path string) *originals.Dir {
@@ -114,7 +121,7 @@ func TestKeepLinks(t *testing.T) {
 	d := mustOpen(t, filepath.Join(root, "files"))
 	pdf := []byte("%PDF-1.4\nthe bytes of a manual\n%%EOF\n")
 	src := upload(t, root, pdf)
-	if err := d.Keep(md5, src, int64(len(pdf))); err != nil {
+	if err := d.Keep(md5, sha256.Sum256(pdf), src, int64(len(pdf))); err != nil {
 		t.Fatal(err)
 	}
 	srcInfo, _ := src.Stat()
@@ -132,7 +139,7 @@ func TestKeepLinks(t *testing.T) {
 		t.Errorf("original = %q", got)
 	}
 	// Keeping it again is a no-op.
-	if err := d.Keep(md5, upload(t, root, pdf), int64(len(pdf))); err != nil {
+	if err := keep(t, d, root, pdf); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(t, d.Path()); !slices.Equal(got, []string{md5 + ".pdf"}) {
@@ -141,20 +148,16 @@ func TestKeepLinks(t *testing.T) {
 }
 
 // TestKeepCopies: where no link can be made (here: the upload has no name
-// left to link), the bytes are copied, and a stale original of the wrong
-// size is replaced.
+// left to link), the bytes are copied.
 func TestKeepCopies(t *testing.T) {
 	root := t.TempDir()
 	d := mustOpen(t, filepath.Join(root, "files"))
-	if err := os.WriteFile(filepath.Join(d.Path(), md5+".pdf"), []byte("%PDF-stale"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	pdf := bytes.Repeat([]byte("%PDF-1.4 copied "), 10000)
 	src := upload(t, root, pdf)
 	if err := os.Remove(src.Name()); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Keep(md5, src, int64(len(pdf))); err != nil {
+	if err := d.Keep(md5, sha256.Sum256(pdf), src, int64(len(pdf))); err != nil {
 		t.Fatal(err)
 	}
 	if got := readOriginal(t, d, md5); !bytes.Equal(got, pdf) {
@@ -174,8 +177,7 @@ func TestOpenAndRemove(t *testing.T) {
 	if err := d.Remove(md5); err != nil {
 		t.Errorf("Remove of an original not kept = %v", err)
 	}
-	pdf := []byte("%PDF-1.4 x")
-	if err := d.Keep(md5, upload(t, root, pdf), int64(len(pdf))); err != nil {
+	if err := keep(t, d, root, []byte("%PDF-1.4 x")); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Remove(md5); err != nil {
@@ -200,8 +202,11 @@ func TestNamesAreMD5sOnly(t *testing.T) {
 		if _, err := d.Open(bad); err == nil || errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Open(%q) = %v, want a refusal", bad, err)
 		}
-		if err := d.Keep(bad, src, 8); err == nil {
+		if err := d.Keep(bad, sha256.Sum256([]byte("%PDF-1.4")), src, 8); err == nil {
 			t.Errorf("Keep(%q) succeeded", bad)
+		}
+		if err := d.Replace(bad, src, 8); err == nil {
+			t.Errorf("Replace(%q) succeeded", bad)
 		}
 		if err := d.Remove(bad); err == nil {
 			t.Errorf("Remove(%q) succeeded", bad)
@@ -209,5 +214,43 @@ func TestNamesAreMD5sOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(secret); err != nil {
 		t.Errorf("a file outside the directory was touched: %v", err)
+	}
+}
+
+// TestKeepComparesBytesNotMD5: a file kept under an MD5 is the original of
+// another upload with that MD5 only when their SHA-256 sums match. A
+// different file of the same size (what an MD5 collision gives) or of
+// another size is refused and the kept original stays; Replace then puts
+// the new file in its place.
+func TestKeepComparesBytesNotMD5(t *testing.T) {
+	root := t.TempDir()
+	d := mustOpen(t, filepath.Join(root, "files"))
+	first := []byte("%PDF-1.4 the first uploader's file")
+	if err := keep(t, d, root, first); err != nil {
+		t.Fatal(err)
+	}
+	sameSize := []byte("%PDF-1.4 the other uploader's file")
+	if len(sameSize) != len(first) {
+		t.Fatal("the test's files must have one size")
+	}
+	for _, other := range [][]byte{sameSize, []byte("%PDF-1.4 shorter"), append(slices.Clone(first), '\n')} {
+		if err := keep(t, d, root, other); !errors.Is(err, originals.ErrDifferentFile) {
+			t.Errorf("Keep of %q under the first file's MD5 = %v, want ErrDifferentFile", other, err)
+		}
+		if got := readOriginal(t, d, md5); !bytes.Equal(got, first) {
+			t.Fatalf("the kept original became %q", got)
+		}
+	}
+	if err := keep(t, d, root, first); err != nil {
+		t.Errorf("keeping the same bytes again = %v", err)
+	}
+	if err := d.Replace(md5, upload(t, root, sameSize), int64(len(sameSize))); err != nil {
+		t.Fatal(err)
+	}
+	if got := readOriginal(t, d, md5); !bytes.Equal(got, sameSize) {
+		t.Errorf("after Replace the original is %q", got)
+	}
+	if got := names(t, d.Path()); !slices.Equal(got, []string{md5 + ".pdf"}) {
+		t.Errorf("directory holds %v", got)
 	}
 }
