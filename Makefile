@@ -66,12 +66,22 @@ caddy-check: bin/caddy ## caddy validate and caddy fmt on the Caddyfile
 	bin/caddy validate --config Caddyfile --adapter caddyfile
 	bin/caddy fmt --diff Caddyfile >/dev/null
 
-lint: ## gofmt, go vet, go mod tidy unchanged, Caddyfile valid and formatted
-lint: caddy-check
+# staticcheck is a Go tool dependency of the tools module, as Caddy is.
+bin/staticcheck: tools/go.mod tools/go.sum
+	cd tools && GOWORK=off $(GO) build -o ../bin/staticcheck honnef.co/go/tools/cmd/staticcheck
+
+SHELL_SCRIPTS := .ci/run $(wildcard deploy/scripts/*.sh services/*/scripts/*.sh)
+
+lint: ## gofmt, go vet, staticcheck, shellcheck, go mod tidy unchanged, Caddyfile valid and formatted
+lint: caddy-check bin/staticcheck
 	@unformatted=$$(gofmt -l pkg services tools); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(SERVICES_PKGS)
 	cd tools && GOWORK=off $(GO) vet ./...
+	bin/staticcheck $(SERVICES_PKGS)
+	cd tools && GOWORK=off ../bin/staticcheck ./...
+	@command -v shellcheck >/dev/null 2>&1 || { echo "lint: shellcheck not found (apt-get install shellcheck)"; exit 1; }
+	shellcheck --severity=warning $(SHELL_SCRIPTS)
 	@for m in $(WORKSPACE_MODULES) tools; do \
 		(cd $$m && GOWORK=off $(GO) mod tidy -diff >/dev/null) || { echo "go mod tidy would change $$m (run: make tidy)"; exit 1; }; \
 	done

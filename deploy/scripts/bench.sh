@@ -41,6 +41,9 @@
 # others stay as they were.
 # All traffic stays on 127.0.0.1. A failed step is recorded in the report and
 # makes the script exit non-zero at the end.
+# free_port sets the ports (fuel_port, ...) through printf -v, which the
+# linter cannot follow.
+# shellcheck disable=SC2154
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -513,22 +516,22 @@ if want auth && [[ $load_ok == 1 ]]; then
 			free_port mport
 			ddir=$(mktemp -d "$auth_dir/docqa.XXXXXX")
 			run_pids=()
-			auth_env=(AUTH_MODE=$mode SHUTDOWN_DRAIN=0s)
+			auth_env=("AUTH_MODE=$mode" SHUTDOWN_DRAIN=0s)
 			admin_env=()
 			if [[ $mode == local ]]; then
-				auth_env+=(AUTH_IDENTITY_SECRET=$auth_secret)
+				auth_env+=("AUTH_IDENTITY_SECRET=$auth_secret")
 				admin_env=(AUTH_ADMIN_USERNAME=bench AUTH_ADMIN_PASSWORD=bench-password-1234)
 			fi
 			env "${auth_env[@]}" "${admin_env[@]}" DATABASE_URL="$DSN" \
 				FUEL_ADDR=127.0.0.1:$fport bin/fuel-service >"$auth_dir/fuel-$mode-$round.log" 2>&1 &
-			run_pids+=($!)
+			run_pids+=("$!")
 			env "${auth_env[@]}" DOCQA_ADDR=127.0.0.1:$dport DOCQA_STORE_PATH="$ddir/vectors" DOCQA_FILES_DIR="$ddir/files" \
 				DOCQA_TEMP_DIR="$ddir/uploads" DOCQA_DATA_DIR="$ddir/data" DOCQA_PDF_CACHE_DIR="$auth_dir/pdfium" LOG_LEVEL=warn \
 				bin/docqa-service >"$auth_dir/docqa-$mode-$round.log" 2>&1 &
-			run_pids+=($!)
+			run_pids+=("$!")
 			env "${auth_env[@]}" LISTEN_ADDRESS=http://127.0.0.1:$cport FUEL_UPSTREAM=127.0.0.1:$fport DOCQA_UPSTREAM=127.0.0.1:$dport \
 				WEB_ROOT="$ddir" METRICS_LISTEN=127.0.0.1:$mport bin/caddy run --config Caddyfile --adapter caddyfile >"$auth_dir/caddy-$mode-$round.log" 2>&1 &
-			run_pids+=($!)
+			run_pids+=("$!")
 			pids+=("${run_pids[@]}")
 			header=()
 			if wait_up "http://127.0.0.1:$fport/health" "${run_pids[0]}" && wait_up "http://127.0.0.1:$dport/health" "${run_pids[1]}" &&

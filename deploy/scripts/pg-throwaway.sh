@@ -88,8 +88,8 @@ pg_throwaway_start() {
 		pg_throwaway_stop
 		return 1
 	fi
-	local port attempt
-	for attempt in 1 2 3 4 5; do
+	local port
+	for _ in 1 2 3 4 5; do
 		port=$(pg_throwaway_free_port) || break
 		if pg_throwaway_as "$PG_THROWAWAY_BIN/pg_ctl" -D "$PG_THROWAWAY_DIR/data" -w -t 60 \
 			-l "$PG_THROWAWAY_DIR/server.log" \

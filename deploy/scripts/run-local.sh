@@ -39,8 +39,8 @@ trap 'exit 130' INT TERM
 
 # wait_healthy URL PID: until URL answers 2xx; fails when PID exits first.
 wait_healthy() {
-	local url=$1 pid=$2 i
-	for i in $(seq 1 300); do
+	local url=$1 pid=$2
+	for _ in $(seq 1 300); do
 		if bin/healthcheck -url "$url" -timeout 1s >/dev/null 2>&1; then
 			return 0
 		fi

@@ -146,8 +146,10 @@ func TestLimiter(t *testing.T) {
 
 func TestConcurrency(t *testing.T) {
 	c := NewConcurrency(2)
-	if !c.Acquire("a") || !c.Acquire("a") {
-		t.Fatal("first two refused")
+	for i := range 2 {
+		if !c.Acquire("a") {
+			t.Fatalf("acquire %d of 2 refused", i+1)
+		}
 	}
 	if c.Acquire("a") {
 		t.Fatal("third accepted")

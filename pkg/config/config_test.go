@@ -21,6 +21,7 @@ type sample struct {
 	Nested  struct {
 		Name string `env:"NESTED_NAME" default:"n"`
 	}
+	//lint:ignore U1000 an unexported field, which Load must pass over
 	untouched string
 }
 

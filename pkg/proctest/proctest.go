@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -87,12 +86,13 @@ func Binary(tb testing.TB, pkg string) string {
 	return b.path
 }
 
-// goTool finds the go command that runs these tests.
+// goTool finds the go command that runs these tests: the PATH's, else the
+// one of $GOROOT.
 func goTool() string {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
+	return filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 }
 
 // Process is a running service binary.

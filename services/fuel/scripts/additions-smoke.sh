@@ -20,9 +20,9 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 if [ "$mode" = postgres ]; then
   psql "$ADMIN_URL" -qc "CREATE DATABASE $DB"
-  export DATABASE_URL=${ADMIN_URL%/*}/$DB?sslmode=disable
+  export DATABASE_URL="${ADMIN_URL%/*}/$DB?sslmode=disable"
 else
-  export DATABASE_URL= FUEL_SQLITE_PATH=$tmp/fuel.db
+  export DATABASE_URL="" FUEL_SQLITE_PATH=$tmp/fuel.db
 fi
 FUEL_ADDR=127.0.0.1:18082 "$tmp/fuel-service" >"$tmp/fuel.log" 2>&1 & pids+=($!)
 LISTEN_ADDRESS=:18000 FUEL_UPSTREAM=localhost:18082 DOCQA_UPSTREAM=localhost:18080 WEB_ROOT=$tmp \

@@ -10,7 +10,7 @@ DURATION=${DURATION:-10s}
 bin=$(mktemp -d)
 go build -o "$bin/" ./cmd/fuel-service ./cmd/fuelfloor ./cmd/fuelload
 psql "$ADMIN_URL" -qc "CREATE DATABASE $DB"
-DSN=${ADMIN_URL%/*}/$DB?sslmode=disable
+DSN="${ADMIN_URL%/*}/$DB?sslmode=disable"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true
             psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"; rm -rf "$bin"; }
@@ -18,7 +18,7 @@ trap cleanup EXIT
 
 wait_up() { for _ in $(seq 100); do curl -fs "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "not up: $1"; exit 1; }
 
-DATABASE_URL=$DSN FUEL_ADDR=127.0.0.1:18082 "$bin/fuel-service" >/dev/null 2>&1 & pids+=($!); svc=$!
+DATABASE_URL=$DSN FUEL_ADDR=127.0.0.1:18082 "$bin/fuel-service" >/dev/null 2>&1 & pids+=($!)
 wait_up http://127.0.0.1:18082/health
 seed=$("$bin/fuelload" -url http://127.0.0.1:18082 -seed -records 100)
 echo "seed: $seed"
@@ -26,7 +26,7 @@ list=$(sed -E 's/.*list_vehicle=([0-9]+).*/\1/' <<<"$seed")
 post=$(sed -E 's/.*post_vehicle=([0-9]+).*/\1/' <<<"$seed")
 psql "$DSN" -qc "ANALYZE"
 
-DATABASE_URL=$DSN FLOOR_ADDR=127.0.0.1:18083 "$bin/fuelfloor" >/dev/null 2>&1 & pids+=($!); floor=$!
+DATABASE_URL=$DSN FLOOR_ADDR=127.0.0.1:18083 "$bin/fuelfloor" >/dev/null 2>&1 & pids+=($!)
 wait_up "http://127.0.0.1:18083/api/vehicles/$list"
 
 for round in 1 2; do

@@ -99,7 +99,6 @@ func (f *fakeMilvus) serve(t *testing.T) client.Client {
 	c, err := client.NewClient(context.Background(), client.Config{
 		Address: "bufnet",
 		DialOptions: []grpc.DialOption{
-			grpc.WithBlock(),
 			grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) { return lis.Dial() }),
 		},

@@ -361,15 +361,6 @@ func TestSplitKeepsClustersWhole(t *testing.T) {
 	}
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 func abbreviate(chunks []string) []string {
 	out := make([]string, len(chunks))
 	for i, c := range chunks {
