@@ -2,14 +2,14 @@
 # bench.sh: the benchmark report (make bench), written to deploy/bench/REPORT.md.
 #
 # It describes the machine, then runs and records, each command verbatim:
-#   - the fuel load tool (services/fuel/cmd/fuelload) against fuel-service
+#   - the fuel load tool (services/fuel/bench/fuelload) against fuel-service
 #     directly, through Caddy (bin/caddy with this repository's Caddyfile) and
-#     against the net/http + pgx floor (services/fuel/cmd/fuelfloor), all on
+#     against the net/http + pgx floor (services/fuel/bench/fuelfloor), all on
 #     one fresh PostgreSQL database, and against a second fuel-service on its
 #     embedded SQLite;
 #   - the cost of metrics and of tracing: GET vehicle on fuel-service with
 #     METRICS=on and off, and with tracing on (exporting to
-#     services/fuel/cmd/otlpsink; every request or one in ten sampled) and
+#     services/fuel/bench/otlpsink; every request or one in ten sampled) and
 #     off, in interleaved rounds, with req/s and the service's CPU per
 #     request, the median of the rounds and their spread;
 #   - the cost of accounts: GET vehicle and GET /api/documents through Caddy
@@ -23,7 +23,7 @@
 #     install (services/docqa/testdata/retrieval), beside a plain BM25 baseline;
 #   - the chat first-token latency benchmark (what the service and its SSE add);
 #   - docqa ingestion on the real binary: start-up until /health is ok, one
-#     100 MB upload and 8 concurrent 100 MB uploads (services/docqa/cmd/ingestload),
+#     100 MB upload and 8 concurrent 100 MB uploads (services/docqa/bench/ingestload),
 #     each with the service's peak RSS.
 #
 # PostgreSQL: TEST_DATABASE_URL (a superuser or a role that may CREATE
@@ -209,7 +209,7 @@ fi
 
 # ---------------------------------------------------------------- build
 [[ -z $ONLY ]] && md "## Build" ""
-step build.log "make build && $GO build -o bin/ ./services/fuel/cmd/fuelload ./services/fuel/cmd/fuelfloor ./services/fuel/cmd/otlpsink ./services/docqa/cmd/ingestload" || {
+step build.log "make build && $GO build -o bin/ ./services/fuel/bench/fuelload ./services/fuel/bench/fuelfloor ./services/fuel/bench/otlpsink ./services/docqa/bench/ingestload" || {
 	say "build failed"
 	cp "$md" "$REPORT"
 	exit 1
@@ -375,7 +375,7 @@ if want cost && [[ $load_ok == 1 ]]; then
 		"\`get-vehicle\` (the cheapest request: a fixed cost per request shows most there) on fuel-service, directly," \
 		"on the PostgreSQL database above, in four configurations: metrics on and tracing off (the default)," \
 		"\`METRICS=off\`, and tracing on: \`OTEL_EXPORTER_OTLP_ENDPOINT\` names \`otlpsink\`" \
-		"(\`services/fuel/cmd/otlpsink\`, an OTLP/HTTP receiver that reads each export and drops it undecoded), every" \
+		"(\`services/fuel/bench/otlpsink\`, an OTLP/HTTP receiver that reads each export and drops it undecoded), every" \
 		"request sampled (a server span and a statement span each, batched, exported uncompressed, the SDK's defaults);" \
 		"and tracing on with one request in ten sampled (\`OTEL_TRACES_SAMPLER=parentbased_traceidratio\`," \
 		"\`OTEL_TRACES_SAMPLER_ARG=0.1\`). One instance at a time, started afresh for each run; $COST_ROUNDS rounds of" \
@@ -656,12 +656,12 @@ md "## Retrieval quality on real manuals" "" \
 if [[ "${BENCH_INSTALL:-}" == 1 ]]; then
 	step install-manuals.log "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $retrieval_pkgs" || true
 fi
-if step retrieval-all.log "cd services/docqa && $GO run ./cmd/retrievalbench -split all -pdf-cache $work/pdfium-retrieval"; then
+if step retrieval-all.log "cd services/docqa && $GO run ./bench/retrievalbench -split all -pdf-cache $work/pdfium-retrieval"; then
 	md '```' "$(cat "$work/retrieval-all.log")" '```' ""
-	step retrieval-test.log "cd services/docqa && $GO run ./cmd/retrievalbench -split test -pdf-cache $work/pdfium-retrieval" &&
+	step retrieval-test.log "cd services/docqa && $GO run ./bench/retrievalbench -split test -pdf-cache $work/pdfium-retrieval" &&
 		md "Held-out questions only:" "" '```' "$(cat "$work/retrieval-test.log")" '```' ""
 	if [[ -n "${EMBEDDING_BASE_URL:-}" ]]; then
-		step retrieval-remote.log "cd services/docqa && EMBEDDING_BASE_URL=\$EMBEDDING_BASE_URL $GO run ./cmd/retrievalbench -split all -pdf-cache $work/pdfium-retrieval" &&
+		step retrieval-remote.log "cd services/docqa && EMBEDDING_BASE_URL=\$EMBEDDING_BASE_URL $GO run ./bench/retrievalbench -split all -pdf-cache $work/pdfium-retrieval" &&
 			md "With the remote embedding model (\`EMBEDDING_MODEL=${EMBEDDING_MODEL:-BAAI/bge-m3}\`):" "" '```' "$(cat "$work/retrieval-remote.log")" '```' ""
 	fi
 else

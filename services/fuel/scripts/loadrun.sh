@@ -8,7 +8,7 @@ ADMIN_URL=${ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disab
 DB=fuelload_$$
 DURATION=${DURATION:-10s}
 bin=$(mktemp -d)
-go build -o "$bin/" ./cmd/fuel-service ./cmd/fuelfloor ./cmd/fuelload
+go build -o "$bin/" ./cmd/fuel-service ./bench/fuelfloor ./bench/fuelload
 psql "$ADMIN_URL" -qc "CREATE DATABASE $DB"
 DSN="${ADMIN_URL%/*}/$DB?sslmode=disable"
 pids=()

@@ -8,7 +8,7 @@ import (
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
-// The store's share of the load run's requests (cmd/fuelload): one vehicle,
+// The store's share of the load run's requests (bench/fuelload): one vehicle,
 // the list of 100 refuels, one POST. The load run measures them through
 // HTTP; these isolate the database path.
 
