@@ -14,7 +14,7 @@ import (
 	"github.com/carhub/backend/pkg/auth"
 )
 
-// Contract constants of docqa-service-api.md.
+// Contract constants of ../shared/spec/docqa-service-api.md.
 const (
 	Dimension      = 1024 // embedding dimension
 	ChunkTokens    = 400  // chunk size in cl100k tokens

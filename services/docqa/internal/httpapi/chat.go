@@ -17,7 +17,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/rag"
 )
 
-// Chat request bounds of decisions.md.
+// Chat request bounds of ../shared/spec/decisions.md.
 const (
 	maxQuestionChars = 8000
 	defaultTopK      = 10
@@ -49,7 +49,7 @@ type chatQuery struct {
 	Documents []string
 }
 
-// validate checks the request against decisions.md and returns the query.
+// validate checks the request against ../shared/spec/decisions.md and returns the query.
 // Every member is checked, so that one answer names each one that is
 // wrong (apperr.Join).
 func (r chatRequest) validate() (chatQuery, error) {

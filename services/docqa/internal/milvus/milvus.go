@@ -39,7 +39,7 @@ import (
 
 var _ docqa.VectorStore = (*Store)(nil)
 
-// Field names and index parameters of the collection (decisions.md).
+// Field names and index parameters of the collection (../shared/spec/decisions.md).
 const (
 	FieldID        = "doc_id"
 	FieldContent   = "content"

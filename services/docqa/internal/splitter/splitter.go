@@ -23,7 +23,7 @@ import (
 const maxChunksPerText = docqa.MaxChunks
 
 // sentenceEnds are the marks a cut moves back to: Spring AI's `. ? ! \n`
-// plus the full-width Chinese/Japanese sentence ends of decisions.md.
+// plus the full-width Chinese/Japanese sentence ends of ../shared/spec/decisions.md.
 const sentenceEnds = ".?!\n。？！"
 
 // Splitter splits page text into chunks. It is safe for concurrent use.

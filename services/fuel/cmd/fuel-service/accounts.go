@@ -66,7 +66,7 @@ func authOptions(ctx context.Context, cfg Config, st *store.Store, log *slog.Log
 }
 
 // OIDCConfig is the configuration of OIDC sign-in (proto-docs/
-// auth-decisions.md, "OIDC sign-in"): the four variables together, or none.
+// proto-docs/auth-decisions.md, "OIDC sign-in"): the four variables together, or none.
 type OIDCConfig struct {
 	// Issuer is the OpenID provider's issuer URL, discovered at start-up.
 	Issuer       string `env:"AUTH_OIDC_ISSUER"`

@@ -66,7 +66,7 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 		want string
 	}{
 		{
-			// The plug-in hybrid of fuel-decisions.md. Gasoline: one span
+			// The plug-in hybrid of proto-docs/fuel-decisions.md. Gasoline: one span
 			// 10000 -> 10600 with 30 L, 54: 5 L/100km, 0.09/km. Charges
 			// close their own spans: 8 kWh / 70 km = 80/7, 12 kWh / 180 km =
 			// 20/3, (5 + 9) kWh / 400 km = 3.5; mean 907/126 = 7.19841;

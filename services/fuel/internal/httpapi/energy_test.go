@@ -79,7 +79,7 @@ func TestRefuelEnergy(t *testing.T) {
 	})
 }
 
-// TestStatisticsByEnergy: the plug-in hybrid of fuel-decisions.md through
+// TestStatisticsByEnergy: the plug-in hybrid of proto-docs/fuel-decisions.md through
 // the API on both databases, every field of the answer compared.
 func TestStatisticsByEnergy(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *server) {

@@ -487,7 +487,7 @@ func toRefuel(rec []string, cols columns, format, order string, volume, distance
 	switch format {
 	case FormatFuelly:
 		// Rows of Fuelly and LubeLogger are full fill-ups unless flagged
-		// partial (decisions.md).
+		// partial (../shared/spec/decisions.md).
 		partial, err := parseBool(cols.name(colPartial), field(rec, cols, colPartial))
 		if err != nil {
 			return r, err
