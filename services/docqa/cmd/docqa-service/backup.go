@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
-	"time"
 
+	"github.com/carhub/backend/pkg/backupcli"
 	"github.com/carhub/backend/pkg/config"
-	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/services/docqa/internal/backup"
 )
 
@@ -23,11 +20,6 @@ var errMilvus = errors.New("VECTOR_STORE=milvus: the vectors live in Milvus, whi
 	"restore with milvus-backup restore -n NAME -c $MILVUS_COLLECTION) and DOCQA_FILES_DIR, the originals, " +
 	`with any file copy (see the README, "Backups")`)
 
-// isBackupCommand reports whether args name a command of backupCommand.
-func isBackupCommand(args []string) bool {
-	return len(args) > 0 && (args[0] == "backup" || args[0] == "restore")
-}
-
 // backupCommand runs, with the service's environment, "backup --to FILE
 // [--force]": one archive of the embedded vector store (DOCQA_STORE_PATH)
 // and the originals of its documents (DOCQA_FILES_DIR), taken while the
@@ -35,56 +27,46 @@ func isBackupCommand(args []string) bool {
 // archive's data into those two locations (empty unless --force; the
 // service stopped).
 func backupCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	const usage = "usage: docqa-service backup --to FILE [--force] | docqa-service restore --from FILE [--force]"
-	if !isBackupCommand(args) {
-		return fmt.Errorf("unknown command %q; %s", strings.Join(args, " "), usage)
-	}
-	name := args[0]
-	flagName := map[string]string{"backup": "to", "restore": "from"}[name]
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	file := fs.String(flagName, "", "the archive")
-	force := fs.Bool("force", false, "backup: replace an existing FILE; restore: replace what DOCQA_STORE_PATH and DOCQA_FILES_DIR hold")
-	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%s: %w; %s", name, err, usage)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q; %s", name, fs.Arg(0), usage)
-	}
-	if *file == "" {
-		return fmt.Errorf("%s: --%s FILE is required; %s", name, flagName, usage)
-	}
-
-	var cfg serviceConfig
-	if err := config.Load(getenv, &cfg); err != nil {
-		return err
-	}
-	switch strings.ToLower(cfg.VectorStore) {
-	case "embedded", "":
-	case "milvus":
-		return fmt.Errorf("%s: %w", name, errMilvus)
-	default:
-		return fmt.Errorf("VECTOR_STORE: %q is neither embedded nor milvus", cfg.VectorStore)
-	}
-	paths := backup.Paths{Store: cfg.StorePath, Files: cfg.FilesDir}
-	log := logging.New(stdout, slog.LevelInfo)
-	started := time.Now()
-	if name == "backup" {
-		m, err := backup.Write(ctx, paths, *file, *force)
-		if err != nil {
-			return fmt.Errorf("backup of DOCQA_STORE_PATH %s and DOCQA_FILES_DIR %s: %w", paths.Store, paths.Files, err)
+	// paths are the embedded store's, or the reason there are none to copy.
+	paths := func(op string) (backup.Paths, error) {
+		var cfg serviceConfig
+		if err := config.Load(getenv, &cfg); err != nil {
+			return backup.Paths{}, err
 		}
-		log.Info("backup written", "to", *file, "store", paths.Store, "files", paths.Files, "documents", m.Documents,
-			"chunks", m.Chunks, "originals", len(m.Originals), "without_original", len(m.WithoutOriginal),
-			"took_ms", time.Since(started).Milliseconds())
-		return nil
+		switch strings.ToLower(cfg.VectorStore) {
+		case "embedded", "":
+		case "milvus":
+			return backup.Paths{}, fmt.Errorf("%s: %w", op, errMilvus)
+		default:
+			return backup.Paths{}, fmt.Errorf("VECTOR_STORE: %q is neither embedded nor milvus", cfg.VectorStore)
+		}
+		return backup.Paths{Store: cfg.StorePath, Files: cfg.FilesDir}, nil
 	}
-	m, err := backup.Restore(ctx, *file, paths, *force)
-	if err != nil {
-		return fmt.Errorf("restore into DOCQA_STORE_PATH %s and DOCQA_FILES_DIR %s: %w", paths.Store, paths.Files, err)
-	}
-	log.Info("backup restored", "from", *file, "store", paths.Store, "files", paths.Files, "created_at", m.CreatedAt,
-		"documents", m.Documents, "chunks", m.Chunks, "originals", len(m.Originals),
-		"took_ms", time.Since(started).Milliseconds())
-	return nil
+	return backupcli.Command{
+		Service: "docqa-service",
+		Backup: func(ctx context.Context, file string, force bool) ([]any, error) {
+			p, err := paths("backup")
+			if err != nil {
+				return nil, err
+			}
+			m, err := backup.Write(ctx, p, file, force)
+			if err != nil {
+				return nil, fmt.Errorf("backup of DOCQA_STORE_PATH %s and DOCQA_FILES_DIR %s: %w", p.Store, p.Files, err)
+			}
+			return []any{"to", file, "store", p.Store, "files", p.Files, "documents", m.Documents,
+				"chunks", m.Chunks, "originals", len(m.Originals), "without_original", len(m.WithoutOriginal)}, nil
+		},
+		Restore: func(ctx context.Context, file string, force bool) ([]any, error) {
+			p, err := paths("restore")
+			if err != nil {
+				return nil, err
+			}
+			m, err := backup.Restore(ctx, file, p, force)
+			if err != nil {
+				return nil, fmt.Errorf("restore into DOCQA_STORE_PATH %s and DOCQA_FILES_DIR %s: %w", p.Store, p.Files, err)
+			}
+			return []any{"from", file, "store", p.Store, "files", p.Files, "created_at", m.CreatedAt,
+				"documents", m.Documents, "chunks", m.Chunks, "originals", len(m.Originals)}, nil
+		},
+	}.Run(ctx, args, stdout)
 }

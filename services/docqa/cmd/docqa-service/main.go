@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/carhub/backend/pkg/backupcli"
 	"github.com/carhub/backend/pkg/config"
 	"github.com/carhub/backend/pkg/cors"
 	"github.com/carhub/backend/pkg/ginx"
@@ -43,7 +44,7 @@ func main() {
 	defer cancel()
 	serve := run
 	switch {
-	case isBackupCommand(os.Args[1:]):
+	case backupcli.Is(os.Args[1:]):
 		serve = func(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 			return backupCommand(ctx, os.Args[1:], getenv, stdout)
 		}

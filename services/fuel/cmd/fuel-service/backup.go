@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"strings"
-	"time"
 
+	"github.com/carhub/backend/pkg/backupcli"
 	"github.com/carhub/backend/pkg/config"
-	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
 
@@ -27,51 +23,42 @@ var errPostgres = errors.New("DATABASE_URL is set: the data lives in PostgreSQL,
 // [--force]" puts such a copy at FUEL_SQLITE_PATH (empty unless --force;
 // the service stopped).
 func command(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	const usage = "usage: fuel-service backup --to FILE [--force] | fuel-service restore --from FILE [--force]"
-	if len(args) == 0 || (args[0] != "backup" && args[0] != "restore") {
-		return fmt.Errorf("unknown command %q; %s (no command: serve)", strings.Join(args, " "), usage)
-	}
-	name := args[0]
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	file := fs.String(map[string]string{"backup": "to", "restore": "from"}[name], "", "the backup file")
-	force := fs.Bool("force", false, "backup: replace an existing FILE; restore: replace the database at FUEL_SQLITE_PATH")
-	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%s: %w; %s", name, err, usage)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q; %s", name, fs.Arg(0), usage)
-	}
-	if *file == "" {
-		flagName := map[string]string{"backup": "--to", "restore": "--from"}[name]
-		return fmt.Errorf("%s: %s FILE is required; %s", name, flagName, usage)
-	}
-
-	var cfg Config
-	if err := config.Load(getenv, &cfg); err != nil {
-		return err
-	}
-	if cfg.DatabaseURL != "" {
-		return fmt.Errorf("%s: %w", name, errPostgres)
-	}
-	log := logging.New(stdout, slog.LevelInfo)
-	started := time.Now()
-	if name == "backup" {
-		info, err := store.BackupSQLite(ctx, cfg.SQLitePath, *file, *force)
-		if err != nil {
-			return fmt.Errorf("backup of FUEL_SQLITE_PATH %s: %w", cfg.SQLitePath, err)
+	// sqlitePath is FUEL_SQLITE_PATH, or the reason there is none to copy.
+	sqlitePath := func(op string) (string, error) {
+		var cfg Config
+		if err := config.Load(getenv, &cfg); err != nil {
+			return "", err
 		}
-		log.Info("backup written", "from", cfg.SQLitePath, "to", *file, "bytes", info.Bytes,
-			"vehicles", info.Vehicles, "refuels", info.Refuels, "migration", info.Migration,
-			"took_ms", time.Since(started).Milliseconds())
-		return nil
+		if cfg.DatabaseURL != "" {
+			return "", fmt.Errorf("%s: %w", op, errPostgres)
+		}
+		return cfg.SQLitePath, nil
 	}
-	info, err := store.RestoreSQLite(ctx, *file, cfg.SQLitePath, *force)
-	if err != nil {
-		return fmt.Errorf("restore into FUEL_SQLITE_PATH %s: %w", cfg.SQLitePath, err)
-	}
-	log.Info("backup restored", "from", *file, "to", cfg.SQLitePath, "bytes", info.Bytes,
-		"vehicles", info.Vehicles, "refuels", info.Refuels, "migration", info.Migration,
-		"took_ms", time.Since(started).Milliseconds())
-	return nil
+	return backupcli.Command{
+		Service: "fuel-service",
+		Backup: func(ctx context.Context, file string, force bool) ([]any, error) {
+			path, err := sqlitePath("backup")
+			if err != nil {
+				return nil, err
+			}
+			info, err := store.BackupSQLite(ctx, path, file, force)
+			if err != nil {
+				return nil, fmt.Errorf("backup of FUEL_SQLITE_PATH %s: %w", path, err)
+			}
+			return []any{"from", path, "to", file, "bytes", info.Bytes,
+				"vehicles", info.Vehicles, "refuels", info.Refuels, "migration", info.Migration}, nil
+		},
+		Restore: func(ctx context.Context, file string, force bool) ([]any, error) {
+			path, err := sqlitePath("restore")
+			if err != nil {
+				return nil, err
+			}
+			info, err := store.RestoreSQLite(ctx, file, path, force)
+			if err != nil {
+				return nil, fmt.Errorf("restore into FUEL_SQLITE_PATH %s: %w", path, err)
+			}
+			return []any{"from", file, "to", path, "bytes", info.Bytes,
+				"vehicles", info.Vehicles, "refuels", info.Refuels, "migration", info.Migration}, nil
+		},
+	}.Run(ctx, args, stdout)
 }
