@@ -479,11 +479,19 @@ func toRefuel(rec []string, cols columns, format, order string, volume, distance
 			return r, err
 		}
 	}
-	if _, ok := cols.at[colFuelType]; ok {
-		r.FuelType = field(rec, cols, colFuelType)
+	// The texts of our export come neutralised (neutralize); other
+	// programs' files are read as they are.
+	text := func(r role) string {
+		if format == FormatNative {
+			return restore(field(rec, cols, r))
+		}
+		return field(rec, cols, r)
 	}
-	r.StationName = field(rec, cols, colStation)
-	r.Remark = field(rec, cols, colRemark)
+	if _, ok := cols.at[colFuelType]; ok {
+		r.FuelType = text(colFuelType)
+	}
+	r.StationName = text(colStation)
+	r.Remark = text(colRemark)
 	switch format {
 	case FormatFuelly:
 		// Rows of Fuelly and LubeLogger are full fill-ups unless flagged

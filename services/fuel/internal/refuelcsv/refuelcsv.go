@@ -12,6 +12,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/language"
@@ -40,6 +42,8 @@ const timeLayout = "2006-01-02T15:04:05.999999Z07:00"
 // which every other reader (Python's csv, spreadsheets) then returns as
 // CRLF. So each record is encoded with UseCRLF off (LF and CR inside quoted
 // fields kept as they are) into buf, and only its final LF becomes CRLF.
+// The one change to a text is the apostrophe neutralize puts before one
+// that a spreadsheet would run as a formula.
 //
 // Our own import is not that exact: Read, like encoding/csv's Reader,
 // returns a CRLF inside a quoted field as LF, and trims every value, so a
@@ -67,10 +71,7 @@ func NewWriter(w io.Writer) *Writer {
 // legacy code page, and ü becomes Ã¼), and with decimalComma (a language
 // that writes 1,5: DecimalComma) fields are separated by semicolons and
 // the quantities written with a decimal comma, as Excel there expects.
-// A text field that starts like a formula (=, +, -, @, a tab or a CR) gets
-// a leading apostrophe, so that opening the file runs nothing that
-// another member of a shared vehicle typed. Read reads the file back
-// either way (those texts with their apostrophe).
+// Its text fields are neutralised as every Writer's are (neutralize).
 func NewSpreadsheetWriter(w io.Writer, decimalComma bool) *Writer {
 	wr := NewWriter(w)
 	wr.spreadsheet, wr.decimalComma = true, decimalComma
@@ -99,15 +100,42 @@ func (w *Writer) WriteHeader() error {
 	return w.writeRecord(Header)
 }
 
-// text is a text field as the file writes it: for a spreadsheet, one that
-// a spreadsheet would take for a formula is kept text by an apostrophe
-// (OWASP's advice on CSV injection).
-func (w *Writer) text(s string) string {
-	if w.spreadsheet && s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+// formulaStarts are the characters that make a spreadsheet read a cell as
+// a formula when they come first: OWASP's = + - @, and their full-width
+// forms, which some spreadsheets are reported to read as the ASCII ones
+// (Excel with an East Asian input method). They count after leading white
+// space too, in case a program skips it. A leading tab or CR is on
+// OWASP's list on its own (formulaControls). An apostrophe before a rare
+// harmless text costs less than finding out which program does what.
+const (
+	formulaStarts   = "=+-@\uff1d\uff0b\uff0d\uff20"
+	formulaControls = "\t\r"
+)
+
+// neutralize is a text field as an export writes it: a text that a
+// spreadsheet would take for a formula gets a leading apostrophe, which
+// keeps it text (OWASP's advice on CSV injection), so that opening the
+// file, plain or for a spreadsheet, runs nothing that another member of a
+// shared vehicle typed. A text whose first character after white space is
+// an apostrophe gets one too: restore then takes exactly one back off,
+// and every text comes back as it was written (but for the trimming Read
+// does anyway). Numbers are never passed through here: a quantity stays a
+// number in the spreadsheet.
+func neutralize(s string) string {
+	if s == "" {
+		return s
+	}
+	first, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(s, unicode.IsSpace))
+	if strings.ContainsRune(formulaStarts+"'", first) || strings.ContainsRune(formulaControls, rune(s[0])) {
 		return "'" + s
 	}
 	return s
 }
+
+// restore undoes neutralize on a trimmed text field of this service's own
+// export: one leading apostrophe is dropped. Files of other programs are
+// read as they are (Read applies it to FormatNative only).
+func restore(s string) string { return strings.TrimPrefix(s, "'") }
 
 // quantity is a decimal as the file writes it.
 func (w *Writer) quantity(d decimal.Decimal) string {
@@ -125,16 +153,16 @@ func (w *Writer) Write(r fuel.Refuel) error {
 	rec[1] = strconv.FormatUint(r.VehicleID, 10)
 	rec[2] = r.RefuelTime.UTC().Format(timeLayout)
 	rec[3] = w.quantity(r.Odometer)
-	rec[4] = w.text(r.FuelType)
+	rec[4] = neutralize(r.FuelType)
 	rec[5] = string(r.Energy)
 	rec[6] = r.Energy.Unit()
 	rec[7] = w.quantity(r.Liters)
 	rec[8] = w.quantity(r.TotalAmount)
 	rec[9] = w.quantity(r.PricePerLiter)
-	rec[10] = w.text(r.StationName)
+	rec[10] = neutralize(r.StationName)
 	rec[11] = strconv.FormatBool(r.IsFull)
 	rec[12] = strconv.FormatBool(r.MissedPrevious)
-	rec[13] = w.text(r.Remark)
+	rec[13] = neutralize(r.Remark)
 	rec[14] = r.CreatedAt.UTC().Format(timeLayout)
 	rec[15] = r.UpdatedAt.UTC().Format(timeLayout)
 	return w.writeRecord(rec)

