@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -78,6 +79,47 @@ type OIDCConfig struct {
 	// DiscoveryTimeout bounds the retries of the discovery at start-up
 	// (a provider started with the service may answer late).
 	DiscoveryTimeout time.Duration `env:"AUTH_OIDC_DISCOVERY_TIMEOUT" default:"30s"`
+	// Who may sign in (httpapi.OIDCAllow): one of the lists, or AllowAny
+	// to let everyone the provider knows make an account. Neither is a
+	// start-up error: pointed at a public provider, anyone could spend the
+	// operator's model credit.
+	AllowedUsers   []string `env:"AUTH_OIDC_ALLOWED_USERS"`   // preferred usernames, verified e-mails
+	AllowedDomains []string `env:"AUTH_OIDC_ALLOWED_DOMAINS"` // domains of verified e-mails
+	AllowedGroups  []string `env:"AUTH_OIDC_ALLOWED_GROUPS"`  // values of GroupsClaim
+	GroupsClaim    string   `env:"AUTH_OIDC_GROUPS_CLAIM" default:"groups"`
+	AllowAny       bool     `env:"AUTH_OIDC_ALLOW_ANY"`
+}
+
+// allowVariables are the variables that say who may sign in.
+const allowVariables = "AUTH_OIDC_ALLOWED_USERS, AUTH_OIDC_ALLOWED_DOMAINS, AUTH_OIDC_ALLOWED_GROUPS"
+
+// domainPattern is an e-mail domain as AUTH_OIDC_ALLOWED_DOMAINS takes it:
+// lower-case labels of letters, digits and inner hyphens (IDNs in their
+// xn-- form).
+var domainPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+
+// oidcAllow checks who may sign in: a list, or AUTH_OIDC_ALLOW_ANY=true,
+// not both and not neither.
+func oidcAllow(oc OIDCConfig) (httpapi.OIDCAllow, error) {
+	allow := httpapi.OIDCAllow{Any: oc.AllowAny, Users: oc.AllowedUsers, Groups: oc.AllowedGroups, GroupsClaim: oc.GroupsClaim}
+	lists := len(oc.AllowedUsers) + len(oc.AllowedDomains) + len(oc.AllowedGroups)
+	switch {
+	case oc.AllowAny && lists > 0:
+		return allow, fmt.Errorf("AUTH_OIDC_ALLOW_ANY=true lets everyone in: set it or %s, not both", allowVariables)
+	case !oc.AllowAny && lists == 0:
+		return allow, errors.New("AUTH_OIDC_ALLOWED_USERS, AUTH_OIDC_ALLOWED_DOMAINS or AUTH_OIDC_ALLOWED_GROUPS is required with AUTH_OIDC_ISSUER " +
+			"(who may sign in and make an account); AUTH_OIDC_ALLOW_ANY=true lets everyone the provider knows in")
+	case len(oc.AllowedGroups) > 0 && strings.TrimSpace(oc.GroupsClaim) == "":
+		return allow, errors.New("AUTH_OIDC_GROUPS_CLAIM must name a claim with AUTH_OIDC_ALLOWED_GROUPS")
+	}
+	for _, d := range oc.AllowedDomains {
+		d = strings.ToLower(d)
+		if !domainPattern.MatchString(d) {
+			return allow, fmt.Errorf("AUTH_OIDC_ALLOWED_DOMAINS: %q is not a domain (write example.com, without @)", d)
+		}
+		allow.Domains = append(allow.Domains, d)
+	}
+	return allow, nil
 }
 
 // oidcCallbackPath is the path fuel-service serves the callback on.
@@ -106,6 +148,9 @@ func oidcOptions(ctx context.Context, oc OIDCConfig, mode auth.Mode, log *slog.L
 		}
 	}
 	if len(set) == 0 {
+		if len(oc.AllowedUsers)+len(oc.AllowedDomains)+len(oc.AllowedGroups) > 0 || oc.AllowAny {
+			return nil, fmt.Errorf("%s and AUTH_OIDC_ALLOW_ANY need AUTH_OIDC_ISSUER (OIDC sign-in is not configured)", allowVariables)
+		}
 		return nil, nil
 	}
 	if len(unset) > 0 {
@@ -127,6 +172,10 @@ func oidcOptions(ctx context.Context, oc OIDCConfig, mode auth.Mode, log *slog.L
 	if oc.DiscoveryTimeout <= 0 {
 		return nil, fmt.Errorf("AUTH_OIDC_DISCOVERY_TIMEOUT must be positive, got %s", oc.DiscoveryTimeout)
 	}
+	allow, err := oidcAllow(oc)
+	if err != nil {
+		return nil, err
+	}
 	// The provider keeps this context's client for fetching its keys.
 	pctx := oidc.ClientContext(ctx, &http.Client{Timeout: oidcHTTPTimeout})
 	provider, err := backoff.Retry(ctx, func() (*oidc.Provider, error) {
@@ -142,7 +191,7 @@ func oidcOptions(ctx context.Context, oc OIDCConfig, mode auth.Mode, log *slog.L
 		return nil, fmt.Errorf("AUTH_OIDC_ISSUER: discovery of %s: %w", oc.Issuer, err)
 	}
 	log.Info("oidc sign-in on", "issuer", oc.Issuer, "redirect_url", oc.RedirectURL)
-	return &httpapi.OIDCOptions{Provider: provider, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, RedirectURL: oc.RedirectURL}, nil
+	return &httpapi.OIDCOptions{Provider: provider, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, RedirectURL: oc.RedirectURL, Allow: allow}, nil
 }
 
 // checkHTTPURL accepts an absolute http or https URL.

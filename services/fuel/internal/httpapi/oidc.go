@@ -39,6 +39,8 @@ type OIDCOptions struct {
 	// registered at the provider. When it is https the flow's cookie is
 	// Secure.
 	RedirectURL string
+	// Allow says who may sign in; its zero value lets no one in.
+	Allow OIDCAllow
 }
 
 const (
@@ -58,20 +60,31 @@ const (
 // oidcFlow signs users in with an OpenID provider.
 type oidcFlow struct {
 	config   oauth2.Config
+	provider *oidc.Provider
 	verifier *oidc.IDTokenVerifier
+	allow    allowlist
 	secure   bool
 	log      *slog.Logger
 }
 
 func newOIDCFlow(opts OIDCOptions, now func() time.Time, log *slog.Logger) *oidcFlow {
 	u, err := url.Parse(opts.RedirectURL)
+	scopes := []string{oidc.ScopeOpenID, "profile", "email"}
+	if len(opts.Allow.Groups) > 0 {
+		// Providers that need it (Dex, Authelia, Okta) then put the
+		// groups in; the others ignore a scope they do not know (OpenID
+		// Connect Core 1.0, 3.1.2.1).
+		scopes = append(scopes, "groups")
+	}
 	return &oidcFlow{
 		config: oauth2.Config{
 			ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, RedirectURL: opts.RedirectURL,
 			Endpoint: opts.Provider.Endpoint(),
-			Scopes:   []string{oidc.ScopeOpenID, "profile", "email"},
+			Scopes:   scopes,
 		},
+		provider: opts.Provider,
 		verifier: opts.Provider.Verifier(&oidc.Config{ClientID: opts.ClientID, Now: now}),
+		allow:    newAllowlist(opts.Allow),
 		secure:   err == nil && u.Scheme == "https",
 		log:      log,
 	}
@@ -134,8 +147,8 @@ func (a *accounts) oidcCallback(c *gin.Context) {
 
 // signIn checks the callback against the cookie's state, exchanges the
 // code with the PKCE verifier, verifies the ID token (signature, issuer,
-// audience, expiry, nonce), finds or makes the user linked to its issuer
-// and subject, and issues a session token.
+// audience, expiry, nonce), checks the allowlist, finds or makes the user
+// linked to its issuer and subject, and issues a session token.
 func (a *accounts) signIn(c *gin.Context, cookie string) (token, expires string, err error) {
 	f := a.oidc
 	// Every callback counts against the login limit of its address, like
@@ -179,14 +192,18 @@ func (a *accounts) signIn(c *gin.Context, cookie string) (token, expires string,
 	if subtle.ConstantTimeCompare([]byte(idToken.Nonce), []byte(nonce)) != 1 {
 		return "", "", refuse("oidc_nonce", errors.New("the ID token's nonce does not match the sign-in cookie"))
 	}
-	var claims struct {
-		PreferredUsername string `json:"preferred_username"`
-		Email             string `json:"email"`
-	}
-	if err := idToken.Claims(&claims); err != nil {
+	id, err := readIdentity(idToken.Claims, f.allow.groupsClaim)
+	if err != nil {
 		return "", "", refuse("oidc_id_token", err)
 	}
-	name := oidcUsername(idToken.Issuer, idToken.Subject, claims.PreferredUsername, claims.Email)
+	// Every sign-in, not only the first, passes the allowlist: taking
+	// someone off it, or out of the group at the provider, ends their
+	// sign-ins (proto-docs/auth-decisions.md).
+	by, err := f.admit(ctx, tok, idToken.Subject, id)
+	if err != nil {
+		return "", "", err
+	}
+	name := oidcUsername(idToken.Issuer, idToken.Subject, id.PreferredUsername, id.Email)
 	u, created, err := a.opts.Accounts.OIDCUser(ctx, idToken.Issuer, idToken.Subject, name)
 	if err != nil {
 		return "", "", refuse("oidc_account", err)
@@ -196,7 +213,7 @@ func (a *accounts) signIn(c *gin.Context, cookie string) (token, expires string,
 	if err := a.opts.Accounts.CreateToken(ctx, &t, hash); err != nil {
 		return "", "", refuse("oidc_account", err)
 	}
-	f.log.InfoContext(ctx, "oidc sign-in", "user_id", u.ID, "username", u.Username, "created", created)
+	f.log.InfoContext(ctx, "oidc sign-in", "user_id", u.ID, "username", u.Username, "created", created, "allowed_by", by)
 	return token, formatTime(t.End()), nil
 }
 

@@ -37,9 +37,16 @@ type oidcEnv struct {
 	deny atomic.Bool
 	// now is the store's clock: tokens' expiry is exact.
 	now time.Time
+	// discovered is the provider as fuel-service sees it.
+	discovered *oidc.Provider
 }
 
+// newOIDCEnv is fuel-service letting everyone the provider knows sign in.
 func newOIDCEnv(tb testing.TB, d store.Dialect, loginsPerMinute int) *oidcEnv {
+	return newOIDCEnvAllowing(tb, d, loginsPerMinute, httpapi.OIDCAllow{Any: true})
+}
+
+func newOIDCEnvAllowing(tb testing.TB, d store.Dialect, loginsPerMinute int, allow httpapi.OIDCAllow) *oidcEnv {
 	tb.Helper()
 	env := &oidcEnv{now: time.Date(2026, 11, 24, 20, 0, 0, 0, time.UTC)}
 	m, err := mockoidc.NewServer(nil)
@@ -68,23 +75,30 @@ func newOIDCEnv(tb testing.TB, d store.Dialect, loginsPerMinute int) *oidcEnv {
 	if _, err := st.ClaimBuiltinUser(context.Background(), "root", hash); err != nil {
 		tb.Fatal(err)
 	}
-	provider, err := oidc.NewProvider(context.Background(), m.Issuer())
-	if err != nil {
+	if env.discovered, err = oidc.NewProvider(context.Background(), m.Issuer()); err != nil {
 		tb.Fatal(err)
 	}
+	env.serve(tb, st, loginsPerMinute, allow)
+	return env
+}
+
+// serve starts fuel's handler on st with allow: a restart with another
+// configuration when env already has a server.
+func (env *oidcEnv) serve(tb testing.TB, st *store.Store, loginsPerMinute int, allow httpapi.OIDCAllow) {
+	tb.Helper()
 	// The callback URL must be known before the handler is made.
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Config.Handler = httpapi.New(slog.New(slog.NewTextHandler(io.Discard, nil)), st, httpapi.Options{Auth: httpapi.AuthOptions{
 		Mode: auth.ModeLocal, Accounts: st, IdentitySecret: testSecret, LoginsPerMinute: loginsPerMinute,
 		OIDC: &httpapi.OIDCOptions{
-			Provider: provider, ClientID: m.ClientID, ClientSecret: m.ClientSecret,
+			Provider: env.discovered, ClientID: env.provider.ClientID, ClientSecret: env.provider.ClientSecret,
 			RedirectURL: "http://" + ts.Listener.Addr().String() + "/api/auth/oidc/callback",
+			Allow:       allow,
 		},
 	}})
 	ts.Start()
 	tb.Cleanup(ts.Close)
 	env.server = &server{tb: tb, url: ts.URL, store: st}
-	return env
 }
 
 func (env *oidcEnv) denyMiddleware(next http.Handler) http.Handler {
@@ -140,7 +154,17 @@ func outcome(tb testing.TB, res *http.Response) url.Values {
 // signIn runs the whole flow in a browser: login -> provider -> callback.
 func (env *oidcEnv) signIn(tb testing.TB, c *http.Client) url.Values {
 	tb.Helper()
-	res, err := c.Get(env.url + "/api/auth/oidc/login")
+	return env.signInWith(tb, c, "")
+}
+
+// signInWith is signIn with a query (without "?") on the login route.
+func (env *oidcEnv) signInWith(tb testing.TB, c *http.Client, query string) url.Values {
+	tb.Helper()
+	login := env.url + "/api/auth/oidc/login"
+	if query != "" {
+		login += "?" + query
+	}
+	res, err := c.Get(login)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -287,13 +311,9 @@ func TestOIDCLoginRedirectsWithStateNonceAndPKCE(t *testing.T) {
 
 func TestOIDCCookieIsSecureBehindHTTPS(t *testing.T) {
 	env := newOIDCEnv(t, store.SQLite, 0)
-	provider, err := oidc.NewProvider(context.Background(), env.provider.Issuer())
-	if err != nil {
-		t.Fatal(err)
-	}
 	h := httpapi.New(slog.New(slog.NewTextHandler(io.Discard, nil)), env.store, httpapi.Options{Auth: httpapi.AuthOptions{
 		Mode: auth.ModeLocal, Accounts: env.store, IdentitySecret: testSecret,
-		OIDC: &httpapi.OIDCOptions{Provider: provider, ClientID: "c", ClientSecret: "s", RedirectURL: "https://cars.example/api/auth/oidc/callback"},
+		OIDC: &httpapi.OIDCOptions{Provider: env.discovered, ClientID: "c", ClientSecret: "s", RedirectURL: "https://cars.example/api/auth/oidc/callback"},
 	}})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/auth/oidc/login", nil))

@@ -46,6 +46,8 @@ func TestOIDCThroughCaddy(t *testing.T) {
 		"AUTH_OIDC_CLIENT_ID":     provider.ClientID,
 		"AUTH_OIDC_CLIENT_SECRET": provider.ClientSecret,
 		"AUTH_OIDC_REDIRECT_URL":  "http://" + gwAddr + "/api/auth/oidc/callback",
+		// mockoidc's default user is jane.doe@example.com, verified.
+		"AUTH_OIDC_ALLOWED_DOMAINS": "example.com",
 	})
 	docqa := startDocqaLocal(t, secret)
 	gw := caddytest.Start(t,
