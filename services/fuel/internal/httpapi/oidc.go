@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -53,9 +54,15 @@ const (
 	// oidcExchangeTime bounds the code exchange and the key fetch.
 	oidcExchangeTime = 15 * time.Second
 	// loginPage is the web client's page that reads the outcome from the
-	// fragment: #token=...&expires_at=... or #error=<code>.
+	// fragment: #token=...&expires_at=... or #error=<code>, each followed
+	// by &client_state=... when the sign-in was started with one.
 	loginPage = "/login"
 )
+
+// clientStatePattern is a client_state: a one-time value the web client
+// makes, keeps in sessionStorage and expects back in the fragment, so
+// that it takes a fragment only from a sign-in this browser started.
+var clientStatePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,128}$`)
 
 // oidcFlow signs users in with an OpenID provider.
 type oidcFlow struct {
@@ -90,6 +97,42 @@ func newOIDCFlow(opts OIDCOptions, now func() time.Time, log *slog.Logger) *oidc
 	}
 }
 
+// flowCookie is what the flow's cookie holds between the login route and
+// the callback: state.nonce.verifier.client_state (base64url values, so
+// the dots are unambiguous; client_state may be empty).
+type flowCookie struct {
+	state, nonce, verifier, clientState string
+}
+
+func (fc flowCookie) String() string {
+	return fc.state + "." + fc.nonce + "." + fc.verifier + "." + fc.clientState
+}
+
+// parseFlowCookie reads a flow cookie; false when it is missing or
+// malformed.
+func parseFlowCookie(v string) (flowCookie, bool) {
+	parts := strings.Split(v, ".")
+	if len(parts) != 4 || parts[0] == "" || parts[1] == "" || parts[2] == "" ||
+		(parts[3] != "" && !clientStatePattern.MatchString(parts[3])) {
+		return flowCookie{}, false
+	}
+	return flowCookie{state: parts[0], nonce: parts[1], verifier: parts[2], clientState: parts[3]}, true
+}
+
+// queryClientState reads the optional client_state of the login route.
+func queryClientState(q url.Values) (string, error) {
+	v, ok := q["client_state"]
+	switch {
+	case !ok:
+		return "", nil
+	case len(v) > 1:
+		return "", apperr.Invalid("client_state", "must be given once")
+	case !clientStatePattern.MatchString(v[0]):
+		return "", apperr.Invalid("client_state", "must be 16 to 128 characters of A-Z, a-z, 0-9, - and _ (base64url)")
+	}
+	return v[0], nil
+}
+
 // oidcError is a refused sign-in: code goes to the web client, cause to
 // the log.
 type oidcError struct {
@@ -111,10 +154,15 @@ func (a *accounts) oidcLogin(c *gin.Context) {
 		ginx.Fail(c, errNoOIDC())
 		return
 	}
-	state, nonce, verifier := randomValue(), randomValue(), oauth2.GenerateVerifier()
-	f.setCookie(c, state+"."+nonce+"."+verifier, int(oidcFlowTime/time.Second))
+	clientState, err := queryClientState(c.Request.URL.Query())
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	fc := flowCookie{state: randomValue(), nonce: randomValue(), verifier: oauth2.GenerateVerifier(), clientState: clientState}
+	f.setCookie(c, fc.String(), int(oidcFlowTime/time.Second))
 	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, f.config.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)))
+	c.Redirect(http.StatusFound, f.config.AuthCodeURL(fc.state, oidc.Nonce(fc.nonce), oauth2.S256ChallengeOption(fc.verifier)))
 }
 
 // oidcCallback ends a sign-in: the provider sends the browser back here
@@ -128,39 +176,46 @@ func (a *accounts) oidcCallback(c *gin.Context) {
 		return
 	}
 	// The cookie serves one callback, whatever its outcome.
-	cookie, _ := c.Cookie(oidcCookie)
+	raw, _ := c.Cookie(oidcCookie)
 	f.setCookie(c, "", -1)
 	c.Header("Cache-Control", "no-store")
 	ctx := c.Request.Context()
-	token, expires, err := a.signIn(c, cookie)
+	fc, ok := parseFlowCookie(raw)
+	// The client_state goes back with every outcome: the web client takes
+	// the fragment only when it is the one this browser kept.
+	var back string
+	if fc.clientState != "" {
+		back = "&client_state=" + url.QueryEscape(fc.clientState)
+	}
+	token, expires, err := a.signIn(c, fc, ok)
 	if err != nil {
 		var e *oidcError
 		if !errors.As(err, &e) {
 			e = refuse("oidc_account", err)
 		}
 		f.log.WarnContext(ctx, "oidc sign-in refused", "code", e.code, "error", e.cause.Error(), "client", c.ClientIP())
-		c.Redirect(http.StatusSeeOther, loginPage+"#error="+e.code)
+		c.Redirect(http.StatusSeeOther, loginPage+"#error="+e.code+back)
 		return
 	}
-	c.Redirect(http.StatusSeeOther, loginPage+"#token="+url.QueryEscape(token)+"&expires_at="+url.QueryEscape(expires))
+	c.Redirect(http.StatusSeeOther, loginPage+"#token="+url.QueryEscape(token)+"&expires_at="+url.QueryEscape(expires)+back)
 }
 
 // signIn checks the callback against the cookie's state, exchanges the
 // code with the PKCE verifier, verifies the ID token (signature, issuer,
 // audience, expiry, nonce), checks the allowlist, finds or makes the user
-// linked to its issuer and subject, and issues a session token.
-func (a *accounts) signIn(c *gin.Context, cookie string) (token, expires string, err error) {
+// linked to its issuer and subject, and issues a session token. valid
+// says whether a well-formed cookie came with the callback.
+func (a *accounts) signIn(c *gin.Context, fc flowCookie, valid bool) (token, expires string, err error) {
 	f := a.oidc
 	// Every callback counts against the login limit of its address, like
 	// every password login.
 	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
 		return "", "", refuse("oidc_rate_limited", auth.Exhausted("login", wait))
 	}
-	parts := strings.Split(cookie, ".")
-	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+	if !valid {
 		return "", "", refuse("oidc_state", errors.New("no sign-in cookie, or a malformed one"))
 	}
-	state, nonce, verifier := parts[0], parts[1], parts[2]
+	state, nonce, verifier := fc.state, fc.nonce, fc.verifier
 	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(state)) != 1 {
 		return "", "", refuse("oidc_state", errors.New("the state does not match the sign-in cookie"))
 	}

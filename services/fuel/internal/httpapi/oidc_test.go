@@ -288,8 +288,8 @@ func TestOIDCLoginRedirectsWithStateNonceAndPKCE(t *testing.T) {
 		t.Fatalf("cookie %+v: want carhub_oidc, path /api/auth/oidc, 600 s, HttpOnly, Lax, not Secure over http", ck)
 	}
 	parts := strings.Split(ck.Value, ".")
-	if len(parts) != 3 {
-		t.Fatalf("cookie value %q: want state.nonce.verifier", ck.Value)
+	if len(parts) != 4 || parts[3] != "" {
+		t.Fatalf("cookie value %q: want state.nonce.verifier. (no client_state)", ck.Value)
 	}
 	if q.Get("state") != parts[0] || q.Get("nonce") != parts[1] || len(parts[0]) != 43 || len(parts[1]) != 43 {
 		t.Fatalf("state %q nonce %q, cookie %q", q.Get("state"), q.Get("nonce"), ck.Value)
@@ -532,4 +532,77 @@ func TestOIDCRoutesWithoutOIDC(t *testing.T) {
 	s := authServer(t, store.SQLite, 0)
 	wantStatus(t, "login", s.do("GET", "/api/auth/oidc/login", ""), 404, "NOT_FOUND")
 	wantStatus(t, "callback", s.do("GET", "/api/auth/oidc/callback?code=x&state=y", ""), 404, "NOT_FOUND")
+}
+
+// TestOIDCClientStateComesBack: a client_state given to the login route
+// comes back after the token and expiry, or after the error, in the
+// fragment of the callback's redirect; without one the fragment has none.
+func TestOIDCClientStateComesBack(t *testing.T) {
+	env := newOIDCEnv(t, store.SQLite, 0)
+	for _, cs := range []string{"abcdefghijklmnop", "Zq3_-x9" + strings.Repeat("A", 121)} {
+		c := browser(t)
+		res := get(t, c, env.url+"/api/auth/oidc/login?client_state="+cs)
+		loc := res.Header.Get("Location")
+		if !strings.HasPrefix(loc, "/login#token=") || !strings.HasSuffix(loc, "&client_state="+cs) {
+			t.Fatalf("Location %q, want /login#token=...&expires_at=...&client_state=%s", loc, cs)
+		}
+		v := outcome(t, res)
+		if v.Get("client_state") != cs || len(v) != 3 {
+			t.Fatalf("fragment %v", v)
+		}
+		if me := env.me(t, v.Get("token")); me["username"] != "jane.doe" {
+			t.Fatalf("me %v", me)
+		}
+	}
+	// A refusal carries it too.
+	env.deny.Store(true)
+	if v := env.signInWith(t, browser(t), "client_state=abcdefghijklmnop"); v.Get("error") != "oidc_denied" || v.Get("client_state") != "abcdefghijklmnop" || len(v) != 2 {
+		t.Fatalf("refused with client_state: %v", v)
+	}
+	env.deny.Store(false)
+	if v := env.signIn(t, browser(t)); v.Has("client_state") || v.Get("token") == "" {
+		t.Fatalf("without client_state: %v", v)
+	}
+	// The cookie keeps it beside state, nonce and verifier.
+	res := get(t, noFollow(t), env.url+"/api/auth/oidc/login?client_state=abcdefghijklmnop")
+	if cookies := res.Cookies(); len(cookies) != 1 || !strings.HasSuffix(cookies[0].Value, ".abcdefghijklmnop") || strings.Count(cookies[0].Value, ".") != 3 {
+		t.Fatalf("cookies %v", cookies)
+	}
+}
+
+func TestOIDCClientStateIsChecked(t *testing.T) {
+	env := newOIDCEnv(t, store.SQLite, 0)
+	for _, q := range []string{
+		"client_state=",
+		"client_state=" + strings.Repeat("a", 15),
+		"client_state=" + strings.Repeat("a", 129),
+		"client_state=abcdefghijklmnop.q",
+		"client_state=abcdefghijklmnop%2Bq",
+		"client_state=abcdefghijklmnop%3D",
+		"client_state=abcdefghijklmnop%26token%3Dx",
+		"client_state=abcdefghijklmnop&client_state=abcdefghijklmnop",
+	} {
+		res := env.do("GET", "/api/auth/oidc/login?"+q, "")
+		errorBody(t, res, 400, "INVALID_ARGUMENT", "client_state")
+		if res.header.Get("Set-Cookie") != "" {
+			t.Errorf("%s: a refused login set a cookie", q)
+		}
+	}
+	// A cookie whose client_state is not one the login route takes (it is
+	// not signed) is a malformed cookie: refused, and nothing of it echoed.
+	cb := env.toCallback(t, noFollow(t))
+	c := noFollow(t)
+	req, err := http.NewRequest("GET", cb.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(&http.Cookie{Name: "carhub_oidc", Value: cb.Query().Get("state") + ".n.v.x&token=forged"})
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if loc := res.Header.Get("Location"); loc != "/login#error=oidc_state" {
+		t.Fatalf("forged cookie: Location %q, want /login#error=oidc_state alone", loc)
+	}
 }
