@@ -380,3 +380,30 @@ func TestReadKeepsOtherProgramsApostrophes(t *testing.T) {
 		t.Fatalf("our own format: remark %q, want the apostrophe taken off", got)
 	}
 }
+
+// BenchmarkWrite writes 1000 refuels: the cost of an export's encoding,
+// neutralize included (go test -bench Write ./services/fuel/internal/refuelcsv/).
+func BenchmarkWrite(b *testing.B) {
+	at := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+	rs := make([]fuel.Refuel, 1000)
+	for i := range rs {
+		rs[i] = fuel.Refuel{ID: uint64(i + 1), VehicleID: 7, RefuelTime: at, Odometer: dec("12345.6"), FuelType: "E10", Energy: fuel.Gasoline,
+			Liters: dec("40.25"), TotalAmount: dec("60.1"), PricePerLiter: dec("1.4932"), StationName: "Aral Hauptstraße",
+			Remark: "weekly fill-up", IsFull: true, CreatedAt: at, UpdatedAt: at}
+		if i%10 == 0 {
+			rs[i].Remark = "=HYPERLINK(\"x\")"
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		w := NewWriter(io.Discard)
+		for _, r := range rs {
+			if err := w.Write(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
