@@ -2,6 +2,7 @@ package refuelcsv
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -130,20 +131,28 @@ sys.stdout.write(json.dumps(rows))`
 	}
 }
 
+// hourly is a refuel of vehicle 7 per text, an hour apart, the text its
+// station and remark, and its fuel type unless fuelType is given; ids
+// from 1, odometer 1000.5, 40.25 l for 60.
+func hourly(texts []string, fuelType string) []fuel.Refuel {
+	at := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+	rs := make([]fuel.Refuel, len(texts))
+	for i, s := range texts {
+		rs[i] = fuel.Refuel{
+			ID: uint64(i + 1), VehicleID: 7, RefuelTime: at.Add(time.Duration(i) * time.Hour), Odometer: dec("1000.5"),
+			FuelType: cmp.Or(fuelType, s), Energy: fuel.Gasoline, Liters: dec("40.25"), TotalAmount: dec("60"), PricePerLiter: dec("1.491"),
+			StationName: s, Remark: s, IsFull: true, CreatedAt: at, UpdatedAt: at,
+		}
+	}
+	return rs
+}
+
 // TestExportGoRoundTrip reads the same export with our own import: it
 // returns a CRLF inside a field as LF (encoding/csv's reader does) and
 // trims the texts' leading and trailing white space (but for a
 // neutralised text, whose apostrophe comes first).
 func TestExportGoRoundTrip(t *testing.T) {
-	at := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
-	var in []fuel.Refuel
-	for i, s := range awkward {
-		in = append(in, fuel.Refuel{
-			ID: uint64(i + 1), VehicleID: 7, RefuelTime: at.Add(time.Duration(i) * time.Hour), Odometer: dec("100"),
-			FuelType: "E10", Energy: fuel.Gasoline, Liters: dec("40"), TotalAmount: dec("60"), StationName: s, Remark: s,
-			CreatedAt: at, UpdatedAt: at,
-		})
-	}
+	in := hourly(awkward, "E10")
 	res := mustRead(t, export(t, in), Options{})
 	if len(res.Refuels) != len(in) || res.BadRows != 0 {
 		t.Fatalf("%d refuels, %d bad rows: %+v", len(res.Refuels), res.BadRows, res.Errors)
@@ -304,15 +313,11 @@ func TestNeutralize(t *testing.T) {
 // a spreadsheet opens): each text cell is written neutralised, each number
 // as it is, and Read gives the texts back unchanged.
 func TestExportNeutralizesFormulas(t *testing.T) {
-	at := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
-	var in []fuel.Refuel
+	texts := make([]string, len(hostile))
 	for i, h := range hostile {
-		in = append(in, fuel.Refuel{
-			ID: uint64(i + 1), VehicleID: 7, RefuelTime: at.Add(time.Duration(i) * time.Hour), Odometer: dec("1000.5"),
-			FuelType: h.text, Energy: fuel.Gasoline, Liters: dec("40.25"), TotalAmount: dec("60"), PricePerLiter: dec("1.491"),
-			StationName: h.text, Remark: h.text, IsFull: true, CreatedAt: at, UpdatedAt: at,
-		})
+		texts[i] = h.text
 	}
+	in := hourly(texts, "")
 	writers := []struct {
 		name  string
 		new   func(io.Writer) *Writer
