@@ -19,12 +19,11 @@ import (
 
 	"github.com/carhub/backend/pkg/backupcli"
 	"github.com/carhub/backend/pkg/config"
-	"github.com/carhub/backend/pkg/cors"
-	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/pkg/serviceenv"
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/embedded"
@@ -133,17 +132,12 @@ type serviceConfig struct {
 	RerankTimeout    time.Duration `env:"RERANK_TIMEOUT" default:"30s"`
 	RerankMaxRetries int           `env:"RERANK_MAX_RETRIES" default:"1"`
 
-	CORSOrigins     string        `env:"CORS_ORIGINS" default:"http://localhost:8081,http://localhost:5173"`
-	TrustedProxies  string        `env:"TRUSTED_PROXIES"` // whose X-Forwarded-For names the client; empty: ginx.DefaultTrustedProxies
+	// CORS_ORIGINS, TRUSTED_PROXIES, SHUTDOWN_DRAIN, METRICS: as every
+	// service reads them.
+	serviceenv.HTTP
 	SSEHeartbeat    time.Duration `env:"SSE_HEARTBEAT" default:"15s"`
 	UploadStall     time.Duration `env:"UPLOAD_STALL_TIMEOUT" default:"30s"` // an upload silent this long is ended
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"10s"`
-	// ShutdownDrain is how long the service keeps serving after SIGTERM,
-	// /readyz answering 503, before it stops accepting connections.
-	ShutdownDrain time.Duration `env:"SHUTDOWN_DRAIN" default:"5s"`
-	// Metrics: "on" serves GET /metrics and records the metrics; "off"
-	// neither (to measure their cost).
-	Metrics string `env:"METRICS" default:"on"`
 }
 
 // remote reports whether a remote provider is configured: a base URL or an
@@ -165,20 +159,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		return fmt.Errorf("LOG_LEVEL: %w", err)
 	}
-	origins, err := cors.ParseOrigins(cfg.CORSOrigins)
+	web, err := cfg.HTTP.Parse()
 	if err != nil {
 		return err
-	}
-	proxies, err := ginx.ParseTrustedProxies(cfg.TrustedProxies)
-	if err != nil {
-		return err
-	}
-	if cfg.ShutdownDrain < 0 {
-		return fmt.Errorf("SHUTDOWN_DRAIN: %s must not be negative", cfg.ShutdownDrain)
-	}
-	metricsOn, err := metrics.Enabled(cfg.Metrics)
-	if err != nil {
-		return fmt.Errorf("METRICS: %w", err)
 	}
 	log := logging.New(stdout, level)
 	log.Info("starting docqa-service", config.Attrs(cfg)...)
@@ -194,7 +177,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		reg             *prometheus.Registry
 		providerMetrics *provider.Metrics
 	)
-	if metricsOn {
+	if web.Metrics {
 		reg = metrics.NewRegistry()
 		providerMetrics = provider.NewMetrics(reg)
 	}
@@ -302,8 +285,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Budget:             rag.Budget{History: cfg.ChatHistoryTokens, Context: cfg.ChatContextTokens},
 		Heartbeat:          cfg.SSEHeartbeat,
 		UploadStallTimeout: cfg.UploadStall,
-		CORSOrigins:        origins,
-		TrustedProxies:     proxies,
+		CORSOrigins:        web.Origins,
+		TrustedProxies:     web.Proxies,
 		StoreKind:          storeKind,
 		EmbedderMode:       embedderMode,
 		ChatMode:           chatMode,
@@ -334,7 +317,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		log.Info("docqa-service ready", "pdf_engine_start_ms", time.Since(started).Milliseconds(), "store", storeKind,
 			"embedder", embedder.Name(), "embedder_mode", embedderMode, "chat", chat.Name(), "chat_mode", chatMode)
 	}()
-	serveOpts := httpserver.Options{ShutdownTimeout: cfg.ShutdownTimeout, Drain: cfg.ShutdownDrain, OnStop: ready.Drain}
+	serveOpts := httpserver.Options{ShutdownTimeout: cfg.ShutdownTimeout, Drain: web.Drain, OnStop: ready.Drain}
 	if err := httpserver.Serve(ctx, ln, handler, log, serveOpts); err != nil {
 		return err
 	}

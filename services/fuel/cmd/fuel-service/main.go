@@ -14,12 +14,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/carhub/backend/pkg/config"
-	"github.com/carhub/backend/pkg/cors"
-	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/pkg/serviceenv"
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
@@ -30,19 +29,11 @@ type Config struct {
 	Addr        string `env:"FUEL_ADDR" default:":8082"`
 	DatabaseURL string `env:"DATABASE_URL" secret:"true"` // PostgreSQL URL; empty: embedded SQLite
 	SQLitePath  string `env:"FUEL_SQLITE_PATH" default:"var/fuel.db"`
-	CORSOrigins string `env:"CORS_ORIGINS"`
-	// TrustedProxies are the peers (Caddy) whose X-Forwarded-For names the
-	// client, whose address login attempts are counted under; empty: loopback
-	// and the private ranges (ginx.DefaultTrustedProxies); "none": no one.
-	TrustedProxies string `env:"TRUSTED_PROXIES"`
+	// CORS_ORIGINS, TRUSTED_PROXIES (whose address login attempts are
+	// counted under), SHUTDOWN_DRAIN, METRICS: as every service reads them.
+	serviceenv.HTTP
 	// PurgeInterval is how often expired idempotency keys are deleted.
 	PurgeInterval time.Duration `env:"FUEL_IDEMPOTENCY_PURGE_INTERVAL" default:"10m"`
-	// ShutdownDrain is how long the service keeps serving after SIGTERM,
-	// /readyz answering 503, before it stops accepting connections.
-	ShutdownDrain time.Duration `env:"SHUTDOWN_DRAIN" default:"5s"`
-	// Metrics: "on" serves GET /metrics and records request metrics; "off"
-	// neither (to measure their cost).
-	Metrics string `env:"METRICS" default:"on"`
 	// Accounts (proto-docs/auth-decisions.md): off (everyone is the
 	// built-in user) or local (bearer tokens).
 	AuthMode string `env:"AUTH_MODE" default:"off"`
@@ -89,20 +80,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if cfg.PurgeInterval <= 0 {
 		return fmt.Errorf("FUEL_IDEMPOTENCY_PURGE_INTERVAL must be positive, got %s", cfg.PurgeInterval)
 	}
-	origins, err := cors.ParseOrigins(cfg.CORSOrigins)
+	web, err := cfg.HTTP.Parse()
 	if err != nil {
 		return err
-	}
-	proxies, err := ginx.ParseTrustedProxies(cfg.TrustedProxies)
-	if err != nil {
-		return err
-	}
-	if cfg.ShutdownDrain < 0 {
-		return fmt.Errorf("SHUTDOWN_DRAIN must not be negative, got %s", cfg.ShutdownDrain)
-	}
-	metricsOn, err := metrics.Enabled(cfg.Metrics)
-	if err != nil {
-		return fmt.Errorf("METRICS: %w", err)
 	}
 	// Before the store and the handler: they ask whether tracing is on.
 	stopTracing, err := tracing.Init(ctx, getenv, "fuel-service", log)
@@ -147,15 +127,15 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if authOpts.OIDC, err = oidcOptions(ctx, cfg.OIDC, authOpts.Mode, log); err != nil {
 		return err
 	}
-	opts := httpapi.Options{CORSOrigins: origins, TrustedProxies: proxies, Probes: readiness(st), Auth: authOpts}
-	if metricsOn {
+	opts := httpapi.Options{CORSOrigins: web.Origins, TrustedProxies: web.Proxies, Probes: readiness(st), Auth: authOpts}
+	if web.Metrics {
 		opts.Metrics = metrics.NewRegistry()
 		if err := registerPools(opts.Metrics, st); err != nil {
 			return err
 		}
 	}
 	h := httpapi.New(log, st, opts)
-	return httpserver.Serve(ctx, ln, h, log, httpserver.Options{Drain: cfg.ShutdownDrain, OnStop: opts.Probes.Drain})
+	return httpserver.Serve(ctx, ln, h, log, httpserver.Options{Drain: web.Drain, OnStop: opts.Probes.Drain})
 }
 
 // readiness is the service's /readyz: the database answers and its schema
