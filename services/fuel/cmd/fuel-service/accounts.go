@@ -34,7 +34,16 @@ func authOptions(ctx context.Context, cfg Config, st *store.Store, log *slog.Log
 	if cfg.AuthTokenCache < 0 || cfg.AuthTokenCache > time.Minute {
 		return httpapi.AuthOptions{}, fmt.Errorf("AUTH_TOKEN_CACHE must be from 0s to 1m (a revoked token must be refused within a minute), got %s", cfg.AuthTokenCache)
 	}
-	opts := httpapi.AuthOptions{Mode: mode, Accounts: st, LoginsPerMinute: cfg.AuthLoginsPerMinute, TokenCacheTTL: cfg.AuthTokenCache}
+	if cfg.AuthPasswordConcurrency < 0 {
+		return httpapi.AuthOptions{}, fmt.Errorf("AUTH_PASSWORD_CONCURRENCY must not be negative, got %d", cfg.AuthPasswordConcurrency)
+	}
+	// The process's one bound on argon2id work: the first administrator's
+	// hash below and every route's go through it.
+	passwords := auth.NewPasswords(cfg.AuthPasswordConcurrency, 0)
+	opts := httpapi.AuthOptions{
+		Mode: mode, Accounts: st, LoginsPerMinute: cfg.AuthLoginsPerMinute, TokenCacheTTL: cfg.AuthTokenCache,
+		Passwords: passwords,
+	}
 	if mode != auth.ModeLocal {
 		return opts, nil
 	}
@@ -51,7 +60,7 @@ func authOptions(ctx context.Context, cfg Config, st *store.Store, log *slog.Log
 	if err := auth.CheckPassword(cfg.AuthAdminPassword); err != nil {
 		return opts, fmt.Errorf("AUTH_ADMIN_PASSWORD: %w", err)
 	}
-	hash, err := auth.HashPassword(cfg.AuthAdminPassword)
+	hash, err := passwords.Hash(ctx, cfg.AuthAdminPassword)
 	if err != nil {
 		return opts, err
 	}

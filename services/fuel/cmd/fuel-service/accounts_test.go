@@ -32,6 +32,7 @@ func TestAuthOptions(t *testing.T) {
 		{Config{AuthMode: "local", AuthIdentitySecret: secret, AuthAdminUsername: "root"}, "go together"},
 		{Config{AuthMode: "local", AuthIdentitySecret: secret, AuthAdminUsername: "root", AuthAdminPassword: "short"}, "AUTH_ADMIN_PASSWORD"},
 		{Config{AuthMode: "off", AuthLoginsPerMinute: -1}, "AUTH_LOGINS_PER_MINUTE"},
+		{Config{AuthMode: "off", AuthPasswordConcurrency: -1}, "AUTH_PASSWORD_CONCURRENCY"},
 	} {
 		if _, err := authOptions(ctx, c.cfg, st, log); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error naming %s", c.cfg, err, c.want)
@@ -50,8 +51,15 @@ func TestAuthOptions(t *testing.T) {
 	if err != nil || opts.Mode != auth.ModeLocal || string(opts.IdentitySecret) != secret || opts.LoginsPerMinute != 10 {
 		t.Fatalf("local: %+v %v", opts, err)
 	}
+	if opts.Passwords == nil {
+		t.Fatal("local: no bound on password work")
+	}
+	matches := func(password, hash string) bool {
+		ok, err := opts.Passwords.Verify(ctx, password, hash)
+		return err == nil && ok
+	}
 	root, err := st.UserByUsername(ctx, "root")
-	if err != nil || root.ID != auth.BuiltinUserID || !root.Admin || !auth.VerifyPassword("first-password", root.PasswordHash) {
+	if err != nil || root.ID != auth.BuiltinUserID || !root.Admin || !matches("first-password", root.PasswordHash) {
 		t.Fatalf("first admin %+v %v", root, err)
 	}
 	// Later starts leave the accounts alone, whatever the variables say.
@@ -59,7 +67,7 @@ func TestAuthOptions(t *testing.T) {
 	if _, err := authOptions(ctx, cfg, st, log); err != nil {
 		t.Fatal(err)
 	}
-	if root, _ := st.UserByUsername(ctx, "root"); !auth.VerifyPassword("first-password", root.PasswordHash) {
+	if root, _ := st.UserByUsername(ctx, "root"); !matches("first-password", root.PasswordHash) {
 		t.Fatal("a later start changed the admin's password")
 	}
 }

@@ -43,9 +43,14 @@ type Config struct {
 	// The first administrator, made when no account has a password yet.
 	AuthAdminUsername string `env:"AUTH_ADMIN_USERNAME"`
 	AuthAdminPassword string `env:"AUTH_ADMIN_PASSWORD" secret:"true"`
-	// AuthLoginsPerMinute bounds login attempts per username and per client
-	// address (0: no limit).
+	// AuthLoginsPerMinute bounds password attempts (logins, password
+	// changes, token creations) per username and per client address
+	// (0: no limit).
 	AuthLoginsPerMinute int `env:"AUTH_LOGINS_PER_MINUTE" default:"10"`
+	// AuthPasswordConcurrency bounds the argon2id hashes and checks
+	// running at once in the process, 19 MiB each (0: one per core,
+	// GOMAXPROCS); past it, after a second's wait, 503 with Retry-After.
+	AuthPasswordConcurrency int `env:"AUTH_PASSWORD_CONCURRENCY" default:"0"`
 	// AuthTokenCache is how long a verified token is trusted without a
 	// database lookup; a revocation on another instance takes effect within
 	// it (0s: look every token up).

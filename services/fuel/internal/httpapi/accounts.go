@@ -47,9 +47,13 @@ type AuthOptions struct {
 	// IdentitySecret signs the identity GET /auth/verify hands the gateway
 	// for docqa-service.
 	IdentitySecret []byte
-	// LoginsPerMinute bounds login attempts per username and per client
-	// address (0: no limit).
+	// LoginsPerMinute bounds the password attempts (logins and password
+	// changes, counted together) per username and per client address
+	// (0: no limit).
 	LoginsPerMinute int
+	// Passwords bounds the argon2id work running at once; the process's
+	// one bound (nil: a bound of this API's own, auth.NewPasswords(0, 0)).
+	Passwords *auth.Passwords
 	// OIDC, when set, offers sign-in with an OpenID provider (local mode
 	// only).
 	OIDC *OIDCOptions
@@ -61,9 +65,13 @@ type AuthOptions struct {
 
 // accounts serves the account routes.
 type accounts struct {
-	opts       AuthOptions
+	opts AuthOptions
+	// byUsername and byAddress count every password attempt, a login or
+	// a password change (one budget, so that a guesser gains nothing by
+	// spreading guesses over routes).
 	byUsername *auth.Limiter
 	byAddress  *auth.Limiter
+	passwords  *auth.Passwords
 	now        func() time.Time
 	// oidc is nil without OIDC sign-in.
 	oidc *oidcFlow
@@ -79,8 +87,12 @@ func newAccounts(opts AuthOptions, now func() time.Time, log *slog.Logger) *acco
 		opts:       opts,
 		byUsername: auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
 		byAddress:  auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
+		passwords:  opts.Passwords,
 		now:        now,
 		tokens:     newTokenCache(opts.TokenCacheTTL, now),
+	}
+	if a.passwords == nil {
+		a.passwords = auth.NewPasswords(0, 0)
 	}
 	if opts.Mode == auth.ModeLocal && opts.OIDC != nil {
 		a.oidc = newOIDCFlow(*opts.OIDC, now, log)
@@ -103,6 +115,36 @@ func addressKey(ip string) string {
 		return a.String()
 	}
 	return netip.PrefixFrom(a, 64).Masked().String()
+}
+
+// allowPassword takes one password attempt (what: "login", "password
+// change", ...) from the budgets of the client's address and of username,
+// or returns the 429 to answer.
+func (a *accounts) allowPassword(c *gin.Context, what, username string) error {
+	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
+		return auth.Exhausted(what, wait)
+	}
+	if ok, wait := a.byUsername.Allow(strings.ToLower(username)); !ok {
+		return auth.Exhausted(what, wait)
+	}
+	return nil
+}
+
+// checkPassword verifies the signed-in caller's password, after taking an
+// attempt from the caller's budgets: nil when it matches, else the answer
+// (429, 503, or 400 "current_password: does not match").
+func (a *accounts) checkPassword(c *gin.Context, what string, u store.User, password string) error {
+	if err := a.allowPassword(c, what, u.Username); err != nil {
+		return err
+	}
+	ok, err := a.passwords.Verify(c.Request.Context(), password, u.PasswordHash)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apperr.Invalid("current_password", "does not match")
+	}
+	return nil
 }
 
 // register adds the account routes. api is the authenticated /api group.
@@ -221,7 +263,7 @@ func requiredUsername(s *string) (string, error) {
 }
 
 // login checks a username and password. A wrong password and an unknown
-// user get the same 401 after the same work (auth.VerifyPassword);
+// user get the same 401 after the same work (auth.Passwords.Verify);
 // attempts are limited per username and per client address.
 func (a *accounts) login(c *gin.Context) {
 	var req loginRequest
@@ -239,12 +281,8 @@ func (a *accounts) login(c *gin.Context) {
 		return
 	}
 	name = strings.ToLower(name)
-	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
-		ginx.Fail(c, auth.Exhausted("login", wait))
-		return
-	}
-	if ok, wait := a.byUsername.Allow(name); !ok {
-		ginx.Fail(c, auth.Exhausted("login", wait))
+	if err := a.allowPassword(c, "login", name); err != nil {
+		ginx.Fail(c, err)
 		return
 	}
 	ctx := c.Request.Context()
@@ -253,7 +291,12 @@ func (a *accounts) login(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	if !auth.VerifyPassword(*req.Password, u.PasswordHash) { // "" for an unknown user
+	ok, err := a.passwords.Verify(ctx, *req.Password, u.PasswordHash) // "" for an unknown user
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if !ok {
 		ginx.Fail(c, apperr.New(apperr.Unauthorized, "wrong username or password"))
 		return
 	}
@@ -394,7 +437,7 @@ type passwordRequest struct {
 }
 
 // changePassword sets the caller's password and ends the caller's other
-// sessions.
+// sessions. Attempts count as logins (per user and per address).
 func (a *accounts) changePassword(c *gin.Context) {
 	var req passwordRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
@@ -421,11 +464,11 @@ func (a *accounts) changePassword(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	if !auth.VerifyPassword(*req.CurrentPassword, u.PasswordHash) {
-		ginx.Fail(c, apperr.Invalid("current_password", "does not match"))
+	if err := a.checkPassword(c, "password change", u, *req.CurrentPassword); err != nil {
+		ginx.Fail(c, err)
 		return
 	}
-	hash, err := auth.HashPassword(*req.NewPassword)
+	hash, err := a.passwords.Hash(ctx, *req.NewPassword)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
@@ -467,7 +510,7 @@ func (a *accounts) createUser(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	hash, err := auth.HashPassword(*req.Password)
+	hash, err := a.passwords.Hash(c.Request.Context(), *req.Password)
 	if err != nil {
 		ginx.Fail(c, err)
 		return

@@ -25,6 +25,13 @@ var testSecret = []byte(strings.Repeat("x", auth.MinSecretBytes))
 // "root" whose password is "root-password".
 func authServer(tb testing.TB, d store.Dialect, loginsPerMinute int) *server {
 	tb.Helper()
+	return authServerWith(tb, d, func(o *httpapi.Options, _ *store.Store) { o.Auth.LoginsPerMinute = loginsPerMinute })
+}
+
+// authServerWith is authServer with options that set changes (its store
+// is st: set may give it the server's clock too).
+func authServerWith(tb testing.TB, d store.Dialect, set func(o *httpapi.Options, st *store.Store)) *server {
+	tb.Helper()
 	st := mustStore(tb, d)
 	hash, err := auth.HashPassword("root-password")
 	if err != nil {
@@ -34,10 +41,9 @@ func authServer(tb testing.TB, d store.Dialect, loginsPerMinute int) *server {
 		tb.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := httpapi.New(log, st, httpapi.Options{Auth: httpapi.AuthOptions{
-		Mode: auth.ModeLocal, Accounts: st, IdentitySecret: testSecret, LoginsPerMinute: loginsPerMinute,
-	}})
-	ts := httptest.NewServer(h)
+	opts := httpapi.Options{Auth: httpapi.AuthOptions{Mode: auth.ModeLocal, Accounts: st, IdentitySecret: testSecret}}
+	set(&opts, st)
+	ts := httptest.NewServer(httpapi.New(log, st, opts))
 	tb.Cleanup(ts.Close)
 	return &server{tb: tb, url: ts.URL, store: st}
 }

@@ -1,0 +1,172 @@
+package httpapi_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/httpapi"
+	"github.com/carhub/backend/services/fuel/internal/store"
+)
+
+// from sends a request as token from client address addr, which the
+// server believes (it trusts the loopback proxy's X-Forwarded-For).
+func (s *server) from(addr, token, method, path, body string) response {
+	s.tb.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", addr)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// userWithSession makes an account (password "<name>-password"; none for
+// an empty hash, as single sign-on makes them) and a login session of it
+// straight in the store, so that no login takes from the budgets.
+func userWithSession(t *testing.T, st *store.Store, name string, withPassword bool) string {
+	t.Helper()
+	ctx := context.Background()
+	var u store.User
+	var err error
+	if withPassword {
+		hash, herr := auth.HashPassword(name + "-password")
+		if herr != nil {
+			t.Fatal(herr)
+		}
+		u, err = st.CreateUser(ctx, name, hash, false)
+	} else {
+		u, _, err = st.OIDCUser(ctx, "https://idp.example", "subject-"+name, name)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sessionOf(t, st, u.ID)
+}
+
+// sessionOf makes a login session of a user straight in the store, created
+// at the store's now.
+func sessionOf(t *testing.T, st *store.Store, userID uint64) string {
+	t.Helper()
+	token, hash := auth.NewToken(auth.KindSession)
+	if err := st.CreateToken(context.Background(), &store.Token{UserID: userID, Kind: auth.KindSession, Name: "login", Scope: auth.ScopeWrite}, hash); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+func wantRetryAfter(t *testing.T, what string, res response) {
+	t.Helper()
+	if ra := res.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Fatalf("%s: Retry-After %q", what, ra)
+	}
+}
+
+// TestPasswordAttemptsAreLimited: a password change takes from the
+// login's budgets, per user and
+// per client address: past AUTH_LOGINS_PER_MINUTE attempts, 429 with
+// Retry-After, whichever route the attempts came through.
+func TestPasswordAttemptsAreLimited(t *testing.T) {
+	loopback, err := ginx.ParseTrustedProxies("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dialects {
+		t.Run(string(d), func(t *testing.T) {
+			s := authServerWith(t, d, func(o *httpapi.Options, _ *store.Store) {
+				o.TrustedProxies = loopback
+				o.Auth.LoginsPerMinute = 3
+			})
+			const wrongChange = `{"current_password":"wrong-password","new_password":"new-password"}`
+
+			// Per user: three wrong guesses from three addresses, then
+			// even the right password is refused, by every route.
+			ann := userWithSession(t, s.store, "ann", true)
+			for _, addr := range []string{"198.51.100.1", "198.51.100.2", "198.51.100.3"} {
+				wantStatus(t, "ann's wrong change from "+addr, s.from(addr, ann, "PUT", "/api/users/me/password", wrongChange), 400, "INVALID_ARGUMENT")
+			}
+			res := s.from("198.51.100.4", ann, "PUT", "/api/users/me/password", `{"current_password":"ann-password","new_password":"new-password"}`)
+			wantStatus(t, "ann's fourth change", res, 429, "RESOURCE_EXHAUSTED")
+			wantRetryAfter(t, "ann's fourth change", res)
+			wantStatus(t, "ann's login after three wrong changes", s.from("198.51.100.5", "", "POST", "/api/auth/login", `{"username":"ann","password":"ann-password"}`), 429, "RESOURCE_EXHAUSTED")
+
+			// Per address: three users guess from one address; a fourth
+			// user is refused there and not elsewhere.
+			const addr = "203.0.113.9"
+			wantStatus(t, "bob's wrong change", s.from(addr, userWithSession(t, s.store, "bob", true), "PUT", "/api/users/me/password", wrongChange), 400, "INVALID_ARGUMENT")
+			wantStatus(t, "carol's wrong change", s.from(addr, userWithSession(t, s.store, "carol", true), "PUT", "/api/users/me/password", wrongChange), 400, "INVALID_ARGUMENT")
+			wantStatus(t, "a wrong login", s.from(addr, "", "POST", "/api/auth/login", `{"username":"dave","password":"wrong-password"}`), 401, "UNAUTHORIZED")
+			eve := userWithSession(t, s.store, "eve", true)
+			res = s.from(addr, eve, "PUT", "/api/users/me/password", `{"current_password":"eve-password","new_password":"new-password"}`)
+			wantStatus(t, "eve's change from the busy address", res, 429, "RESOURCE_EXHAUSTED")
+			wantRetryAfter(t, "eve's change from the busy address", res)
+			wantStatus(t, "eve's change from another address", s.from("203.0.113.10", eve, "PUT", "/api/users/me/password", `{"current_password":"eve-password","new_password":"new-password"}`), 204, "")
+		})
+	}
+}
+
+// holdPasswordSlots takes n slots of pw until the returned function is
+// called; it returns once all are held.
+func holdPasswordSlots(t *testing.T, pw *auth.Passwords, n int) (release func()) {
+	t.Helper()
+	held, done := make(chan struct{}), make(chan struct{})
+	for range n {
+		go func() {
+			if err := pw.Do(context.Background(), func() { held <- struct{}{}; <-done }); err != nil {
+				t.Error(err)
+				held <- struct{}{}
+			}
+		}()
+		<-held
+	}
+	return sync.OnceFunc(func() { close(done) })
+}
+
+// TestPasswordWorkIsBounded: with every slot of the process's bound on
+// argon2id held, each route that hashes or checks a password (a login, of
+// an unknown user too, a password change, a user's creation)
+// waits its short time and answers 503 UNAVAILABLE with Retry-After;
+// once a slot is free they work again.
+func TestPasswordWorkIsBounded(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(string(d), func(t *testing.T) {
+			pw := auth.NewPasswords(2, time.Millisecond)
+			s := authServerWith(t, d, func(o *httpapi.Options, _ *store.Store) { o.Auth.Passwords = pw })
+			root := s.login("root", "root-password")
+			release := holdPasswordSlots(t, pw, 2)
+			defer release()
+			for _, tc := range []struct{ name, token, method, path, body string }{
+				{"login", "", "POST", "/api/auth/login", `{"username":"root","password":"root-password"}`},
+				{"login of an unknown user", "", "POST", "/api/auth/login", `{"username":"nobody","password":"root-password"}`},
+				{"password change", root, "PUT", "/api/users/me/password", `{"current_password":"root-password","new_password":"new-password"}`},
+				{"user creation", root, "POST", "/api/users", `{"username":"ann","password":"ann-password"}`},
+			} {
+				res := s.as(tc.token, tc.method, tc.path, tc.body)
+				wantStatus(t, tc.name+" with every slot held", res, 503, "UNAVAILABLE")
+				wantRetryAfter(t, tc.name, res)
+			}
+			release()
+			s.login("root", "root-password")
+			wantStatus(t, "user creation with a free slot", s.as(root, "POST", "/api/users", `{"username":"ann","password":"ann-password"}`), 201, "")
+		})
+	}
+}
