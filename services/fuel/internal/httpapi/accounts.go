@@ -25,7 +25,7 @@ type Accounts interface {
 	UserByUsername(ctx context.Context, username string) (store.User, error)
 	Users(ctx context.Context) ([]store.User, error)
 	DeleteUser(ctx context.Context, id uint64) error
-	SetPassword(ctx context.Context, userID uint64, passwordHash string, keep uint64) error
+	SetPassword(ctx context.Context, userID uint64, passwordHash string, keep uint64, revokeTokens bool) error
 	CreateToken(ctx context.Context, t *store.Token, hash []byte) error
 	VerifyToken(ctx context.Context, hash []byte) (auth.Identity, error)
 	Tokens(ctx context.Context, userID uint64) ([]store.Token, error)
@@ -47,9 +47,9 @@ type AuthOptions struct {
 	// IdentitySecret signs the identity GET /auth/verify hands the gateway
 	// for docqa-service.
 	IdentitySecret []byte
-	// LoginsPerMinute bounds the password attempts (logins and password
-	// changes, counted together) per username and per client address
-	// (0: no limit).
+	// LoginsPerMinute bounds the password attempts (logins, password
+	// changes, the password check of a token's creation, all counted
+	// together) per username and per client address (0: no limit).
 	LoginsPerMinute int
 	// Passwords bounds the argon2id work running at once; the process's
 	// one bound (nil: a bound of this API's own, auth.NewPasswords(0, 0)).
@@ -66,9 +66,9 @@ type AuthOptions struct {
 // accounts serves the account routes.
 type accounts struct {
 	opts AuthOptions
-	// byUsername and byAddress count every password attempt, a login or
-	// a password change (one budget, so that a guesser gains nothing by
-	// spreading guesses over routes).
+	// byUsername and byAddress count every password attempt: a login, a
+	// password change, the check of a token's creation (one budget, so
+	// that a guesser gains nothing by spreading guesses over routes).
 	byUsername *auth.Limiter
 	byAddress  *auth.Limiter
 	passwords  *auth.Passwords
@@ -327,6 +327,8 @@ type tokenRequest struct {
 	Name          *string `json:"name"`
 	Scope         *string `json:"scope"`
 	ExpiresInDays *int    `json:"expires_in_days"`
+	// CurrentPassword is required of an account with a password.
+	CurrentPassword *string `json:"current_password"`
 }
 
 type tokenResponse struct {
@@ -358,9 +360,48 @@ func toTokenResponse(t store.Token, current uint64) tokenResponse {
 // maxTokenDays bounds expires_in_days (ten years).
 const maxTokenDays = 3650
 
+// freshSignIn is how recent the session of an account without a password
+// (made by single sign-on) must be to create an access token: the sign-in
+// stands in for the password such an account cannot give.
+const freshSignIn = 10 * time.Minute
+
+// currentToken returns the row of the token the request came with.
+func (a *accounts) currentToken(ctx context.Context, id auth.Identity) (store.Token, error) {
+	ts, err := a.opts.Accounts.Tokens(ctx, id.UserID)
+	if err != nil {
+		return store.Token{}, err
+	}
+	for _, t := range ts {
+		if t.ID == id.TokenID {
+			return t, nil
+		}
+	}
+	return store.Token{}, auth.ErrUnauthorized() // revoked since it was verified
+}
+
+// createToken makes a personal access token. Only a login session may,
+// and only with the account's password, or for an account without one a
+// session signed in within freshSignIn: a stolen session or token alone
+// cannot mint a credential that outlives it.
 func (a *accounts) createToken(c *gin.Context) {
 	var req tokenRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	id, _ := auth.FromContext(ctx)
+	caller, err := a.currentToken(ctx, id)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if caller.Kind != auth.KindSession {
+		ginx.Fail(c, apperr.New(apperr.Forbidden, "an access token cannot create access tokens: sign in to create one"))
+		return
+	}
+	u, err := a.opts.Accounts.UserByUsername(ctx, id.Username)
+	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
@@ -378,17 +419,29 @@ func (a *accounts) createToken(c *gin.Context) {
 	if d := req.ExpiresInDays; d != nil && (*d < 1 || *d > maxTokenDays) {
 		errs = append(errs, apperr.Invalid("expires_in_days", "must be between 1 and %d", maxTokenDays))
 	}
+	hasPassword := u.PasswordHash != ""
+	if hasPassword && (req.CurrentPassword == nil || *req.CurrentPassword == "") {
+		errs = append(errs, apperr.Invalid("current_password", "is required"))
+	}
 	if err := apperr.Join(errs...); err != nil {
 		ginx.Fail(c, err)
 		return
 	}
-	id, _ := auth.FromContext(c.Request.Context())
+	if hasPassword {
+		err = a.checkPassword(c, "token creation", u, *req.CurrentPassword)
+	} else if a.now().Sub(caller.CreatedAt) > freshSignIn {
+		err = apperr.New(apperr.Forbidden, "sign in again to create an access token: an account without a password needs a sign-in of the last %d minutes", int(freshSignIn.Minutes()))
+	}
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
 	t := store.Token{UserID: id.UserID, Kind: auth.KindToken, Name: strings.TrimSpace(*req.Name), Scope: scope}
 	if req.ExpiresInDays != nil {
 		t.ExpiresAt = a.now().Add(time.Duration(*req.ExpiresInDays) * 24 * time.Hour)
 	}
 	token, hash := auth.NewToken(auth.KindToken)
-	if err := a.opts.Accounts.CreateToken(c.Request.Context(), &t, hash); err != nil {
+	if err := a.opts.Accounts.CreateToken(ctx, &t, hash); err != nil {
 		ginx.Fail(c, err)
 		return
 	}
@@ -434,10 +487,14 @@ func (a *accounts) revokeToken(c *gin.Context) {
 type passwordRequest struct {
 	CurrentPassword *string `json:"current_password"`
 	NewPassword     *string `json:"new_password"`
+	// RevokeTokens (default true) also revokes every personal access token
+	// of the user.
+	RevokeTokens *bool `json:"revoke_tokens"`
 }
 
 // changePassword sets the caller's password and ends the caller's other
-// sessions. Attempts count as logins (per user and per address).
+// sessions and, unless revoke_tokens is false, every personal access
+// token. Attempts count as logins (per user and per address).
 func (a *accounts) changePassword(c *gin.Context) {
 	var req passwordRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
@@ -473,7 +530,8 @@ func (a *accounts) changePassword(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	err = a.opts.Accounts.SetPassword(ctx, u.ID, hash, id.TokenID)
+	revokeTokens := req.RevokeTokens == nil || *req.RevokeTokens
+	err = a.opts.Accounts.SetPassword(ctx, u.ID, hash, id.TokenID, revokeTokens)
 	a.tokens.purge()
 	if err != nil {
 		ginx.Fail(c, err)

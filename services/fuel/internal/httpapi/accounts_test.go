@@ -135,7 +135,7 @@ func TestLoginAndBearerTokens(t *testing.T) {
 		wantStatus(t, "session POST", s.as(session, "POST", "/api/vehicles", `{"name":"Car","fuel_type":"diesel"}`), 200, "")
 
 		// A read token reads and is refused every write.
-		res = s.as(session, "POST", "/api/auth/tokens", `{"name":"grafana","scope":"read","expires_in_days":7}`)
+		res = s.as(session, "POST", "/api/auth/tokens", `{"name":"grafana","scope":"read","expires_in_days":7,"current_password":"root-password"}`)
 		wantStatus(t, "create token", res, 200, "")
 		created := object(t, res.body)
 		read := created["token"].(string)
@@ -241,7 +241,7 @@ func TestEveryInvalidAccountFieldNamed(t *testing.T) {
 		for _, tc := range []struct{ name, token, method, path, body, want string }{
 			{"a login of nothing", "", "POST", "/api/auth/login", `{}`, "username: is required; password: is required"},
 			{"a token against every rule", root, "POST", "/api/auth/tokens", `{"name":" ","scope":"admin","expires_in_days":0}`,
-				"name: is required, at most 64 characters; scope: must be read or write; expires_in_days: must be between 1 and 3650"},
+				"name: is required, at most 64 characters; scope: must be read or write; expires_in_days: must be between 1 and 3650; current_password: is required"},
 			{"a password change", root, "PUT", "/api/users/me/password", `{"new_password":"short"}`,
 				"current_password: is required; new_password: " + length},
 			{"a user against every rule", root, "POST", "/api/users", `{"username":"a b","password":"short"}`,

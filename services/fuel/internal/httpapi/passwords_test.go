@@ -81,8 +81,8 @@ func wantRetryAfter(t *testing.T, what string, res response) {
 	}
 }
 
-// TestPasswordAttemptsAreLimited: a password change takes from the
-// login's budgets, per user and
+// TestPasswordAttemptsAreLimited: a password change and the password
+// check of a token's creation take from the login's budgets, per user and
 // per client address: past AUTH_LOGINS_PER_MINUTE attempts, 429 with
 // Retry-After, whichever route the attempts came through.
 func TestPasswordAttemptsAreLimited(t *testing.T) {
@@ -108,17 +108,19 @@ func TestPasswordAttemptsAreLimited(t *testing.T) {
 			wantStatus(t, "ann's fourth change", res, 429, "RESOURCE_EXHAUSTED")
 			wantRetryAfter(t, "ann's fourth change", res)
 			wantStatus(t, "ann's login after three wrong changes", s.from("198.51.100.5", "", "POST", "/api/auth/login", `{"username":"ann","password":"ann-password"}`), 429, "RESOURCE_EXHAUSTED")
+			wantStatus(t, "ann's token after three wrong changes", s.from("198.51.100.6", ann, "POST", "/api/auth/tokens", `{"name":"t","scope":"read","current_password":"ann-password"}`), 429, "RESOURCE_EXHAUSTED")
 
 			// Per address: three users guess from one address; a fourth
 			// user is refused there and not elsewhere.
 			const addr = "203.0.113.9"
 			wantStatus(t, "bob's wrong change", s.from(addr, userWithSession(t, s.store, "bob", true), "PUT", "/api/users/me/password", wrongChange), 400, "INVALID_ARGUMENT")
-			wantStatus(t, "carol's wrong change", s.from(addr, userWithSession(t, s.store, "carol", true), "PUT", "/api/users/me/password", wrongChange), 400, "INVALID_ARGUMENT")
+			wantStatus(t, "carol's wrong token check", s.from(addr, userWithSession(t, s.store, "carol", true), "POST", "/api/auth/tokens", `{"name":"t","scope":"read","current_password":"wrong-password"}`), 400, "INVALID_ARGUMENT")
 			wantStatus(t, "a wrong login", s.from(addr, "", "POST", "/api/auth/login", `{"username":"dave","password":"wrong-password"}`), 401, "UNAUTHORIZED")
 			eve := userWithSession(t, s.store, "eve", true)
 			res = s.from(addr, eve, "PUT", "/api/users/me/password", `{"current_password":"eve-password","new_password":"new-password"}`)
 			wantStatus(t, "eve's change from the busy address", res, 429, "RESOURCE_EXHAUSTED")
 			wantRetryAfter(t, "eve's change from the busy address", res)
+			wantStatus(t, "eve's token from the busy address", s.from(addr, eve, "POST", "/api/auth/tokens", `{"name":"t","scope":"read","current_password":"eve-password"}`), 429, "RESOURCE_EXHAUSTED")
 			wantStatus(t, "eve's change from another address", s.from("203.0.113.10", eve, "PUT", "/api/users/me/password", `{"current_password":"eve-password","new_password":"new-password"}`), 204, "")
 		})
 	}
@@ -143,7 +145,7 @@ func holdPasswordSlots(t *testing.T, pw *auth.Passwords, n int) (release func())
 
 // TestPasswordWorkIsBounded: with every slot of the process's bound on
 // argon2id held, each route that hashes or checks a password (a login, of
-// an unknown user too, a password change, a user's creation)
+// an unknown user too, a password change, a token's creation, a user's)
 // waits its short time and answers 503 UNAVAILABLE with Retry-After;
 // once a slot is free they work again.
 func TestPasswordWorkIsBounded(t *testing.T) {
@@ -158,6 +160,7 @@ func TestPasswordWorkIsBounded(t *testing.T) {
 				{"login", "", "POST", "/api/auth/login", `{"username":"root","password":"root-password"}`},
 				{"login of an unknown user", "", "POST", "/api/auth/login", `{"username":"nobody","password":"root-password"}`},
 				{"password change", root, "PUT", "/api/users/me/password", `{"current_password":"root-password","new_password":"new-password"}`},
+				{"token creation", root, "POST", "/api/auth/tokens", `{"name":"t","scope":"read","current_password":"root-password"}`},
 				{"user creation", root, "POST", "/api/users", `{"username":"ann","password":"ann-password"}`},
 			} {
 				res := s.as(tc.token, tc.method, tc.path, tc.body)
@@ -167,6 +170,93 @@ func TestPasswordWorkIsBounded(t *testing.T) {
 			release()
 			s.login("root", "root-password")
 			wantStatus(t, "user creation with a free slot", s.as(root, "POST", "/api/users", `{"username":"ann","password":"ann-password"}`), 201, "")
+		})
+	}
+}
+
+// TestTokenCreationNeedsThePassword: a personal access token is made by a
+// login session only, with the account's password; an account without
+// one (single sign-on) needs a session of the last 10 minutes instead.
+func TestTokenCreationNeedsThePassword(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(string(d), func(t *testing.T) {
+			clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+			s := authServerWith(t, d, func(o *httpapi.Options, st *store.Store) {
+				o.Now, st.Now = clk.now, clk.now
+			})
+			root := s.login("root", "root-password")
+			for _, tc := range []struct{ name, body, want string }{
+				{"no current_password", `{"name":"t","scope":"read"}`, "current_password: is required"},
+				{"an empty one", `{"name":"t","scope":"read","current_password":""}`, "current_password: is required"},
+				{"a wrong one", `{"name":"t","scope":"read","current_password":"wrong-password"}`, "current_password: does not match"},
+			} {
+				res := s.as(root, "POST", "/api/auth/tokens", tc.body)
+				wantStatus(t, tc.name, res, 400, "INVALID_ARGUMENT")
+				if msg, _ := object(t, res.body)["message"].(string); msg != tc.want {
+					t.Errorf("%s: message %q, want %q", tc.name, msg, tc.want)
+				}
+			}
+			res := s.as(root, "POST", "/api/auth/tokens", `{"name":"t","scope":"write","current_password":"root-password"}`)
+			wantStatus(t, "the right password", res, 200, "")
+			pat, _ := object(t, res.body)["token"].(string)
+			res = s.as(pat, "POST", "/api/auth/tokens", `{"name":"t2","scope":"write","current_password":"root-password"}`)
+			wantStatus(t, "a personal token mints one", res, 403, "FORBIDDEN")
+
+			// Single sign-on: the session's age decides.
+			sso := userWithSession(t, s.store, "sso", false)
+			clk.advance(10 * time.Minute)
+			res = s.as(sso, "POST", "/api/auth/tokens", `{"name":"t","scope":"write"}`)
+			wantStatus(t, "a session 10 minutes old", res, 200, "")
+			ssoPAT, _ := object(t, res.body)["token"].(string)
+			clk.advance(time.Second)
+			res = s.as(sso, "POST", "/api/auth/tokens", `{"name":"t","scope":"write"}`)
+			wantStatus(t, "a session older than 10 minutes", res, 403, "FORBIDDEN")
+			if msg, _ := object(t, res.body)["message"].(string); !strings.Contains(msg, "sign in again") {
+				t.Errorf("stale session: message %q does not say to sign in again", msg)
+			}
+			wantStatus(t, "a single sign-on account's personal token", s.as(ssoPAT, "POST", "/api/auth/tokens", `{"name":"t","scope":"write"}`), 403, "FORBIDDEN")
+			if n := len(array(t, s.as(sso, "GET", "/api/auth/tokens", "").body)); n != 2 {
+				t.Errorf("the single sign-on account has %d tokens, want its session and one personal token", n)
+			}
+		})
+	}
+}
+
+// TestPasswordChangeRevokesTokens: a password change revokes the user's
+// personal access tokens unless revoke_tokens is false, ends the other
+// sessions either way, and keeps the caller's session; a token this
+// instance has cached is refused at once.
+func TestPasswordChangeRevokesTokens(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(string(d), func(t *testing.T) {
+			s := authServerWith(t, d, func(o *httpapi.Options, _ *store.Store) { o.Auth.TokenCacheTTL = time.Minute })
+			password := "root-password"
+			for _, tc := range []struct {
+				name       string
+				revoke     string // the member revoke_tokens as sent ("" for none)
+				patOutlive bool
+			}{
+				{"by default", "", false},
+				{"revoke_tokens true", `,"revoke_tokens":true`, false},
+				{"revoke_tokens false", `,"revoke_tokens":false`, true},
+			} {
+				session, other := s.login("root", password), s.login("root", password)
+				res := s.as(session, "POST", "/api/auth/tokens", `{"name":"script","scope":"read","current_password":"`+password+`"}`)
+				wantStatus(t, tc.name+": create a token", res, 200, "")
+				pat, _ := object(t, res.body)["token"].(string)
+				wantStatus(t, tc.name+": the token before", s.as(pat, "GET", "/api/vehicles", ""), 200, "")
+				next := password + "x"
+				wantStatus(t, tc.name+": change", s.as(session, "PUT", "/api/users/me/password",
+					`{"current_password":"`+password+`","new_password":"`+next+`"`+tc.revoke+`}`), 204, "")
+				password = next
+				want := 401
+				if tc.patOutlive {
+					want = 200
+				}
+				wantStatus(t, tc.name+": the token after", s.as(pat, "GET", "/api/vehicles", ""), want, "")
+				wantStatus(t, tc.name+": the caller's session", s.as(session, "GET", "/api/vehicles", ""), 200, "")
+				wantStatus(t, tc.name+": another session", s.as(other, "GET", "/api/vehicles", ""), 401, "UNAUTHORIZED")
+			}
 		})
 	}
 }

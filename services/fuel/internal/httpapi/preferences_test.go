@@ -164,7 +164,7 @@ func TestPreferencesPerUserAndScope(t *testing.T) {
 		wantPrefs(t, "ann", annPrefs, map[string]string{"currency": "CNY", "locale": "zh-CN"}, time.Time{})
 
 		// A read token reads them and may not change them; no token: 401.
-		res := s.as(ann, "POST", "/api/auth/tokens", `{"name":"ro","scope":"read"}`)
+		res := s.as(ann, "POST", "/api/auth/tokens", `{"name":"ro","scope":"read","current_password":"ann-password"}`)
 		wantStatus(t, "read token", res, 200, "")
 		ro, _ := object(t, res.body)["token"].(string)
 		if got := s.as(ro, "GET", "/api/preferences", ""); got.status != 200 || string(got.body) != string(annPrefs) {

@@ -187,9 +187,11 @@ func (q *queries) ClaimBuiltinUser(ctx context.Context, username, passwordHash s
 	return u, err
 }
 
-// SetPassword changes a user's password hash and revokes the user's
-// sessions other than keep (the one that asked), in one transaction.
-func (q *queries) SetPassword(ctx context.Context, userID uint64, passwordHash string, keep uint64) error {
+// SetPassword changes a user's password hash and, in one transaction,
+// revokes the user's sessions other than keep (the one that asked) and,
+// with revokeTokens, every personal access token of the user (keep too,
+// when it is one).
+func (q *queries) SetPassword(ctx context.Context, userID uint64, passwordHash string, keep uint64, revokeTokens bool) error {
 	return q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Exec("UPDATE users SET password_hash = ? WHERE id = ?", passwordHash, userID)
 		if res.Error != nil {
@@ -198,7 +200,8 @@ func (q *queries) SetPassword(ctx context.Context, userID uint64, passwordHash s
 		if res.RowsAffected == 0 {
 			return ErrUserNotFound
 		}
-		if err := tx.Exec("DELETE FROM auth_tokens WHERE user_id = ? AND kind = ? AND id <> ?", userID, string(auth.KindSession), keep).Error; err != nil {
+		if err := tx.Exec("DELETE FROM auth_tokens WHERE user_id = ? AND ((kind = ? AND id <> ?) OR (kind = ? AND ?))",
+			userID, string(auth.KindSession), keep, string(auth.KindToken), revokeTokens).Error; err != nil {
 			return fmt.Errorf("revoke sessions: %w", err)
 		}
 		return nil

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -237,7 +238,18 @@ func TestSessionMaxLife(t *testing.T) {
 	})
 }
 
+// TestPasswordChangeRevokesOtherSessions: a password change ends the
+// user's other sessions and, asked to, every personal access token (the
+// caller's too when it is one), never another user's.
 func TestPasswordChangeRevokesOtherSessions(t *testing.T) {
+	for _, revokeTokens := range []bool{false, true} {
+		t.Run(fmt.Sprintf("revokeTokens=%v", revokeTokens), func(t *testing.T) {
+			passwordChangeRevokes(t, revokeTokens)
+		})
+	}
+}
+
+func passwordChangeRevokes(t *testing.T, revokeTokens bool) {
 	forEachDialect(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		ann, _ := s.CreateUser(ctx, "ann", "old", false)
@@ -254,7 +266,8 @@ func TestPasswordChangeRevokesOtherSessions(t *testing.T) {
 		_, otherHash := mk(ann.ID, auth.KindSession)
 		_, patHash := mk(ann.ID, auth.KindToken)
 		_, bobHash := mk(bob.ID, auth.KindSession)
-		if err := s.SetPassword(ctx, ann.ID, "new", here.ID); err != nil {
+		_, bobPATHash := mk(bob.ID, auth.KindToken)
+		if err := s.SetPassword(ctx, ann.ID, "new", here.ID, revokeTokens); err != nil {
 			t.Fatal(err)
 		}
 		if u, _ := s.UserByUsername(ctx, "ann"); u.PasswordHash != "new" {
@@ -263,20 +276,35 @@ func TestPasswordChangeRevokesOtherSessions(t *testing.T) {
 		for name, c := range map[string]struct {
 			hash []byte
 			ok   bool
-		}{"this session": {hereHash, true}, "other session": {otherHash, false}, "personal token": {patHash, true}, "bob's session": {bobHash, true}} {
+		}{
+			"this session": {hereHash, true}, "other session": {otherHash, false}, "personal token": {patHash, !revokeTokens},
+			"bob's session": {bobHash, true}, "bob's personal token": {bobPATHash, true},
+		} {
 			_, err := s.VerifyToken(ctx, c.hash)
 			if (err == nil) != c.ok {
 				t.Errorf("%s after the password change: %v", name, err)
 			}
 		}
-		if err := s.SetPassword(ctx, 999, "x", 0); !errors.Is(err, ErrUserNotFound) {
+		// Asked by a personal token, the change keeps it only when tokens
+		// are kept.
+		pat, patHash := mk(ann.ID, auth.KindToken)
+		if err := s.SetPassword(ctx, ann.ID, "newer", pat.ID, revokeTokens); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.VerifyToken(ctx, patHash); (err == nil) != !revokeTokens {
+			t.Errorf("the asking personal token after the password change: %v", err)
+		}
+		if _, err := s.VerifyToken(ctx, hereHash); err == nil {
+			t.Error("a session other than the asking token outlived the password change")
+		}
+		if err := s.SetPassword(ctx, 999, "x", 0, revokeTokens); !errors.Is(err, ErrUserNotFound) {
 			t.Fatalf("unknown user: %v", err)
 		}
 		// Deleting a user deletes its tokens.
-		if err := s.DeleteUser(ctx, ann.ID); err != nil {
+		if err := s.DeleteUser(ctx, bob.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.VerifyToken(ctx, hereHash); !errors.Is(err, ErrInvalidToken) {
+		if _, err := s.VerifyToken(ctx, bobHash); !errors.Is(err, ErrInvalidToken) {
 			t.Fatalf("token of a deleted user: %v", err)
 		}
 	})

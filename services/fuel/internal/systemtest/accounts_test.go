@@ -127,7 +127,7 @@ func TestAccountsThroughCaddy(t *testing.T) {
 
 	// A read token reads both services and writes neither; a user who is
 	// not an administrator may not fill the shared library.
-	st, body, _ = call(gw, root, "POST", "/api/auth/tokens", `{"name":"script","scope":"read"}`)
+	st, body, _ = call(gw, root, "POST", "/api/auth/tokens", `{"name":"script","scope":"read","current_password":"root-password"}`)
 	want("read token", 200, "", st, body)
 	var tok struct{ Token string }
 	_ = json.Unmarshal([]byte(body), &tok)
