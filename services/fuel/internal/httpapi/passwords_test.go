@@ -2,42 +2,24 @@ package httpapi_test
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/auth/authtest"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
 
-// from sends a request as token from client address addr, which the
-// server believes (it trusts the loopback proxy's X-Forwarded-For).
+// from sends a JSON request as token from client address addr, which the
+// server believes when it trusts the loopback proxy's X-Forwarded-For.
 func (s *server) from(addr, token, method, path, body string) response {
 	s.tb.Helper()
-	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
-	if err != nil {
-		s.tb.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Forwarded-For", addr)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.tb.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		s.tb.Fatal(err)
-	}
-	return response{status: res.StatusCode, header: res.Header, body: b}
+	c := *s
+	c.token = token
+	return c.mustSend(method, path, body, map[string]string{"X-Forwarded-For": addr})
 }
 
 // userWithSession makes an account (password "<name>-password"; none for
@@ -126,23 +108,6 @@ func TestPasswordAttemptsAreLimited(t *testing.T) {
 	}
 }
 
-// holdPasswordSlots takes n slots of pw until the returned function is
-// called; it returns once all are held.
-func holdPasswordSlots(t *testing.T, pw *auth.Passwords, n int) (release func()) {
-	t.Helper()
-	held, done := make(chan struct{}), make(chan struct{})
-	for range n {
-		go func() {
-			if err := pw.Do(context.Background(), func() { held <- struct{}{}; <-done }); err != nil {
-				t.Error(err)
-				held <- struct{}{}
-			}
-		}()
-		<-held
-	}
-	return sync.OnceFunc(func() { close(done) })
-}
-
 // TestPasswordWorkIsBounded: with every slot of the process's bound on
 // argon2id held, each route that hashes or checks a password (a login, of
 // an unknown user too, a password change, a token's creation, a user's)
@@ -154,8 +119,7 @@ func TestPasswordWorkIsBounded(t *testing.T) {
 			pw := auth.NewPasswords(2, time.Millisecond)
 			s := authServerWith(t, d, func(o *httpapi.Options, _ *store.Store) { o.Auth.Passwords = pw })
 			root := s.login("root", "root-password")
-			release := holdPasswordSlots(t, pw, 2)
-			defer release()
+			release := authtest.HoldPasswordSlots(t, pw, 2)
 			for _, tc := range []struct{ name, token, method, path, body string }{
 				{"login", "", "POST", "/api/auth/login", `{"username":"root","password":"root-password"}`},
 				{"login of an unknown user", "", "POST", "/api/auth/login", `{"username":"nobody","password":"root-password"}`},
