@@ -1,6 +1,6 @@
 // Package serviceenv holds the settings of the environment that every
-// service reads alike (CORS, trusted proxies, the shutdown drain, metrics),
-// with one default and one message per variable, so the services cannot
+// service reads alike (CORS, trusted proxies, the shutdown drain, metrics,
+// the profiler), with one default and one message per variable, so the services cannot
 // drift apart on them. A service's config struct embeds HTTP.
 package serviceenv
 
@@ -13,6 +13,7 @@ import (
 	"github.com/carhub/backend/pkg/cors"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/metrics"
+	"github.com/carhub/backend/pkg/profiling"
 )
 
 // HTTP is read by config.Load as part of a service's config.
@@ -30,6 +31,9 @@ type HTTP struct {
 	// Metrics: "on" serves GET /metrics and records the metrics; "off"
 	// neither (to measure their cost).
 	Metrics string `env:"METRICS" default:"on"`
+	// PprofAddr turns Go's profiler on, on an address of its own
+	// (profiling.Addr: a port alone is loopback); empty: off.
+	PprofAddr string `env:"PPROF_ADDR"`
 }
 
 // Settings are HTTP's values, checked.
@@ -38,6 +42,8 @@ type Settings struct {
 	Proxies []netip.Prefix
 	Drain   time.Duration
 	Metrics bool
+	// Pprof is where the profiler listens ("": off).
+	Pprof string
 }
 
 // Parse checks every variable and answers all that are wrong at once, one
@@ -58,6 +64,9 @@ func (h HTTP) Parse() (Settings, error) {
 	}
 	if s.Metrics, err = metrics.Enabled(h.Metrics); err != nil {
 		errs = append(errs, fmt.Errorf("METRICS: %w", err))
+	}
+	if s.Pprof, err = profiling.Addr(h.PprofAddr); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Settings{}, err

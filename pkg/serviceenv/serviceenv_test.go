@@ -37,7 +37,7 @@ func TestDefaultsAreTheContracts(t *testing.T) {
 	if !slices.Contains(s.Proxies, netip.MustParsePrefix("127.0.0.0/8")) || !slices.Contains(s.Proxies, netip.MustParsePrefix("10.0.0.0/8")) {
 		t.Errorf("proxies %v: loopback and the private ranges by default", s.Proxies)
 	}
-	if s.Drain != 5*time.Second || !s.Metrics {
+	if s.Drain != 5*time.Second || !s.Metrics || s.Pprof != "" {
 		t.Errorf("drain %s, metrics %v", s.Drain, s.Metrics)
 	}
 }
@@ -45,11 +45,13 @@ func TestDefaultsAreTheContracts(t *testing.T) {
 func TestValues(t *testing.T) {
 	s, err := load(t, map[string]string{
 		"CORS_ORIGINS": "https://app.example.com", "TRUSTED_PROXIES": "none", "SHUTDOWN_DRAIN": "0s", "METRICS": "off",
+		"PPROF_ADDR": "6060",
 	}).Parse()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(s.Origins, []string{"https://app.example.com"}) || len(s.Proxies) != 0 || s.Drain != 0 || s.Metrics {
+	if !slices.Equal(s.Origins, []string{"https://app.example.com"}) || len(s.Proxies) != 0 || s.Drain != 0 || s.Metrics ||
+		s.Pprof != "127.0.0.1:6060" {
 		t.Errorf("settings %+v", s)
 	}
 }
@@ -58,12 +60,13 @@ func TestValues(t *testing.T) {
 func TestEveryBadVariableNamed(t *testing.T) {
 	_, err := load(t, map[string]string{
 		"CORS_ORIGINS": "not an origin", "TRUSTED_PROXIES": "10.0.0.0/99", "SHUTDOWN_DRAIN": "-1s", "METRICS": "maybe",
+		"PPROF_ADDR": "a:b:c",
 	}).Parse()
 	if err == nil {
 		t.Fatal("no error")
 	}
 	lines := strings.Split(err.Error(), "\n")
-	want := []string{"CORS_ORIGINS:", "TRUSTED_PROXIES:", "SHUTDOWN_DRAIN: -1s must not be negative", "METRICS:"}
+	want := []string{"CORS_ORIGINS:", "TRUSTED_PROXIES:", "SHUTDOWN_DRAIN: -1s must not be negative", "METRICS:", "PPROF_ADDR:"}
 	if len(lines) != len(want) {
 		t.Fatalf("error %q: want %d lines", err, len(want))
 	}

@@ -33,6 +33,33 @@ func makeBuilds(tb testing.TB) map[string]string {
 	return builds
 }
 
+// TestMakeBuildIsLeanAndStamped: every binary `make build` makes is static,
+// stripped, without this machine's paths and stamped with the version.
+func TestMakeBuildIsLeanAndStamped(t *testing.T) {
+	cmd := exec.Command("make", "-n", "-B", "build", "GO=go", "VERSION=v1.2.3-test")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n build: %v\n%s", err, out)
+	}
+	n := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		if !strings.Contains(line, " build ") || !strings.Contains(line, "-o bin/") && !strings.Contains(line, "-o ../bin/") ||
+			strings.Contains(line, "bin/caddy") {
+			continue
+		}
+		n++
+		for _, want := range []string{"CGO_ENABLED=0", "-trimpath", "-buildvcs=true", `-ldflags "-s -w -X main.version=v1.2.3-test"`} {
+			if !strings.Contains(line, want) {
+				t.Errorf("%q lacks %s", line, want)
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("found %d builds of fuel-service, docqa-service and healthcheck in\n%s", n, out)
+	}
+}
+
 // dockerBuild is what a Dockerfile's build stage runs to build one binary.
 type dockerBuild struct {
 	workdir, pkg string
@@ -159,7 +186,7 @@ func TestDockerfilesBuildTheHealthcheck(t *testing.T) {
 		found := false
 		for _, cmd := range stages[0].Commands {
 			if c, ok := cmd.(*instructions.RunCommand); ok &&
-				strings.Contains(strings.Join(c.CmdLine, " "), "go build -ldflags=\"-s -w\" -o /out/healthcheck ./cmd/healthcheck") {
+				strings.Contains(strings.Join(c.CmdLine, " "), "go build -ldflags=\"-s -w -X main.version=$VERSION\" -o /out/healthcheck ./cmd/healthcheck") {
 				found = true
 			}
 		}

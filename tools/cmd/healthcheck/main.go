@@ -19,8 +19,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"time"
 )
+
+// version is stamped at build: -ldflags "-X main.version=$(git describe)".
+var version = "dev"
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout); err != nil {
@@ -36,7 +40,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defaultAddr := fs.String("default-addr", "", "listen address when -addr-env is unset or empty")
 	path := fs.String("path", "/health", "health path, with -addr-env")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		_, err := fmt.Fprintf(stdout, "healthcheck %s (%s)\n", version, runtime.Version())
 		return err
 	}
 

@@ -76,3 +76,13 @@ func TestURLFromListenAddr(t *testing.T) {
 		}
 	}
 }
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-version"}, func(string) string { return "" }, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "healthcheck dev (go") {
+		t.Errorf("-version printed %q", got)
+	}
+}

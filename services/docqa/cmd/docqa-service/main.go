@@ -18,11 +18,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/carhub/backend/pkg/backupcli"
+	"github.com/carhub/backend/pkg/buildinfo"
 	"github.com/carhub/backend/pkg/config"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/pkg/profiling"
 	"github.com/carhub/backend/pkg/serviceenv"
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
@@ -38,7 +40,14 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/splitter"
 )
 
+// version is stamped at build: -ldflags "-X main.version=$(git describe)".
+var version = "dev"
+
 func main() {
+	if buildinfo.IsVersionFlag(os.Args[1:]) {
+		fmt.Println(buildinfo.Read("docqa-service", version))
+		return
+	}
 	ctx, cancel := httpserver.SignalContext(context.Background())
 	defer cancel()
 	serve := run
@@ -164,7 +173,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	log := logging.New(stdout, level)
-	log.Info("starting docqa-service", config.Attrs(cfg)...)
+	build := buildinfo.Read("docqa-service", version)
+	log.Info("starting docqa-service", append([]any{"version", build.Version, "revision", build.Revision}, config.Attrs(cfg)...)...)
 	// Before the store, the providers and the handler: they ask whether
 	// tracing is on.
 	stopTracing, err := tracing.Init(ctx, getenv, "docqa-service", log)
@@ -172,6 +182,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	defer stopTracing()
+	stopProfiler, err := profiling.Start(ctx, web.Pprof, log)
+	if err != nil {
+		return err
+	}
+	defer stopProfiler()
 	// reg stays nil with METRICS=off: nothing is registered or served.
 	var (
 		reg             *prometheus.Registry
@@ -180,6 +195,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if web.Metrics {
 		reg = metrics.NewRegistry()
 		providerMetrics = provider.NewMetrics(reg)
+		if err := build.Register(reg); err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
 	}
 
 	setGCPercent(getenv, cfg.VectorStore, log)

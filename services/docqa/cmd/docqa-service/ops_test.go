@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -276,6 +277,7 @@ func TestMetrics(t *testing.T) {
 	req, _ := fake.LastChatRequest()
 	prompt, completion := openaifake.ChatUsage(req.Messages, script)
 	values := []sample{
+		{"build_info", map[string]string{"service": "docqa-service", "version": "dev", "goversion": runtime.Version()}, 1},
 		{"http_requests_total", map[string]string{"method": "POST", "route": "/api/documents/upload", "status": "200"}, 2},
 		{"http_requests_total", map[string]string{"method": "POST", "route": "/api/chat/stream", "status": "200"}, 1},
 		{"http_requests_total", map[string]string{"method": "GET", "route": "/api/documents/:md5/file", "status": "200"}, 1},

@@ -13,11 +13,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/carhub/backend/pkg/buildinfo"
 	"github.com/carhub/backend/pkg/config"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/pkg/profiling"
 	"github.com/carhub/backend/pkg/serviceenv"
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
@@ -59,7 +61,14 @@ type Config struct {
 	OIDC OIDCConfig
 }
 
+// version is stamped at build: -ldflags "-X main.version=$(git describe)".
+var version = "dev"
+
 func main() {
+	if buildinfo.IsVersionFlag(os.Args[1:]) {
+		fmt.Println(buildinfo.Read("fuel-service", version))
+		return
+	}
 	ctx, stop := httpserver.SignalContext(context.Background())
 	var err error
 	if len(os.Args) > 1 { // backup, restore: see command
@@ -81,7 +90,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
 	}
-	log.Info("config", config.Attrs(cfg)...)
+	build := buildinfo.Read("fuel-service", version)
+	log.Info("config", append([]any{"version", build.Version, "revision", build.Revision}, config.Attrs(cfg)...)...)
 	if cfg.PurgeInterval <= 0 {
 		return fmt.Errorf("FUEL_IDEMPOTENCY_PURGE_INTERVAL must be positive, got %s", cfg.PurgeInterval)
 	}
@@ -95,6 +105,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	defer stopTracing()
+	stopProfiler, err := profiling.Start(ctx, web.Pprof, log)
+	if err != nil {
+		return err
+	}
+	defer stopProfiler()
 
 	var st *store.Store
 	if cfg.DatabaseURL != "" {
@@ -137,6 +152,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		opts.Metrics = metrics.NewRegistry()
 		if err := registerPools(opts.Metrics, st); err != nil {
 			return err
+		}
+		if err := build.Register(opts.Metrics); err != nil {
+			return fmt.Errorf("metrics: %w", err)
 		}
 	}
 	h := httpapi.New(log, st, opts)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -284,6 +285,10 @@ func TestMetrics(t *testing.T) {
 				if strings.ContainsAny(route, "0123456789") || strings.Contains(route, "wp-login") {
 					t.Errorf("route label %q carries a raw path", route)
 				}
+			}
+			// A test binary is not stamped: version "dev".
+			if v, _ := f.Value("build_info", map[string]string{"service": "fuel-service", "version": "dev", "goversion": runtime.Version()}); v != 1 {
+				t.Errorf("build_info = %v, want 1 for fuel-service dev", v)
 			}
 			if v, _ := f.Value("fuel_refuels_created_total", nil); v != 2 {
 				t.Errorf("fuel_refuels_created_total = %v, want 2 (the replay creates nothing)", v)
