@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 )
 
@@ -17,7 +18,7 @@ const uploadRetryAfter = 5 * time.Second
 // one may cost the operator a paid provider call.
 func (h *handler) limitChat(c *gin.Context) {
 	if ok, wait := h.chatLimit.Allow(userKey(c)); !ok {
-		ginx.Fail(c, auth.Exhausted("chat", wait))
+		ginx.Fail(c, ginauth.Exhausted("chat", wait))
 		return
 	}
 	c.Next()
@@ -29,7 +30,7 @@ func (h *handler) limitChat(c *gin.Context) {
 func (h *handler) limitUploads(c *gin.Context) {
 	key := userKey(c)
 	if !h.uploads.Acquire(key) {
-		ginx.Fail(c, auth.Exhausted("uploads", uploadRetryAfter))
+		ginx.Fail(c, ginauth.Exhausted("uploads", uploadRetryAfter))
 		return
 	}
 	defer h.uploads.Release(key)

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
@@ -77,7 +78,7 @@ type Config struct {
 	// open, and is served at GET /metrics.
 	Metrics *prometheus.Registry
 	// AuthMode and IdentitySecret: with local, every /api request needs
-	// the identity fuel-service signed for the gateway (pkg/auth.Trusted);
+	// the identity fuel-service signed for the gateway (pkg/ginauth.Trusted);
 	// off (or empty) acts as the built-in user.
 	AuthMode       auth.Mode
 	IdentitySecret []byte
@@ -100,8 +101,8 @@ type handler struct {
 	// chatStreams counts the chat answers being streamed now.
 	chatStreams prometheus.Gauge
 	// Per-user limits (limits.go).
-	chatLimit *auth.Limiter
-	uploads   *auth.Concurrency
+	chatLimit *ginauth.Limiter
+	uploads   *ginauth.Concurrency
 }
 
 // New returns the engine serving every route of the docqa service.
@@ -138,8 +139,8 @@ func New(cfg Config) *gin.Engine {
 		Name: "docqa_chat_streams_open",
 		Help: "Chat answers being streamed now.",
 	})}
-	h.chatLimit = auth.NewLimiter(cfg.ChatPerMinute, time.Minute, cfg.ChatPerMinute)
-	h.uploads = auth.NewConcurrency(cfg.UploadsPerUser)
+	h.chatLimit = ginauth.NewLimiter(cfg.ChatPerMinute, time.Minute, cfg.ChatPerMinute)
+	h.uploads = ginauth.NewConcurrency(cfg.UploadsPerUser)
 	if cfg.Metrics != nil {
 		cfg.Metrics.MustRegister(h.chatStreams)
 	}
@@ -150,7 +151,7 @@ func New(cfg Config) *gin.Engine {
 	})
 	r.GET("/health", h.health)
 
-	api := r.Group("/api", auth.Trusted(cfg.AuthMode, cfg.IdentitySecret, cfg.Now), auth.RequireScope())
+	api := r.Group("/api", ginauth.Trusted(cfg.AuthMode, cfg.IdentitySecret, cfg.Now), ginauth.RequireScope())
 	api.POST("/chat/stream", h.limitChat, ginx.BodyLimit(maxChatBody), h.chat)
 	// The limit covers the whole multipart request, as the contract's
 	// "maximum size of one multipart request" says; the file inside is
@@ -159,7 +160,7 @@ func New(cfg Config) *gin.Engine {
 	api.POST("/documents/upload", h.limitUploads, upload, h.upload)
 	api.POST("/documents/upload/stream", h.limitUploads, upload, h.uploadStream)
 	// The operator's shared library: administrators only.
-	api.POST("/documents/import", auth.RequireAdmin(), h.importDocuments)
+	api.POST("/documents/import", ginauth.RequireAdmin(), h.importDocuments)
 	api.GET("/documents", h.listDocuments)
 	api.DELETE("/documents/:md5", h.deleteDocument)
 	// gin serves HEAD only where it is registered; the PDF viewer's range

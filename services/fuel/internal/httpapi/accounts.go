@@ -14,6 +14,7 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 	"github.com/carhub/backend/services/fuel/internal/store"
@@ -69,8 +70,8 @@ type accounts struct {
 	// byUsername and byAddress count every password attempt: a login, a
 	// password change, the check of a token's creation (one budget, so
 	// that a guesser gains nothing by spreading guesses over routes).
-	byUsername *auth.Limiter
-	byAddress  *auth.Limiter
+	byUsername *ginauth.Limiter
+	byAddress  *ginauth.Limiter
 	passwords  *auth.Passwords
 	now        func() time.Time
 	// oidc is nil without OIDC sign-in.
@@ -85,8 +86,8 @@ func newAccounts(opts AuthOptions, now func() time.Time, log *slog.Logger) *acco
 	}
 	a := &accounts{
 		opts:       opts,
-		byUsername: auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
-		byAddress:  auth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
+		byUsername: ginauth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
+		byAddress:  ginauth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
 		passwords:  opts.Passwords,
 		now:        now,
 		tokens:     newTokenCache(opts.TokenCacheTTL, now),
@@ -122,10 +123,10 @@ func addressKey(ip string) string {
 // or returns the 429 to answer.
 func (a *accounts) allowPassword(c *gin.Context, what, username string) error {
 	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
-		return auth.Exhausted(what, wait)
+		return ginauth.Exhausted(what, wait)
 	}
 	if ok, wait := a.byUsername.Allow(strings.ToLower(username)); !ok {
-		return auth.Exhausted(what, wait)
+		return ginauth.Exhausted(what, wait)
 	}
 	return nil
 }
@@ -169,7 +170,7 @@ func (a *accounts) register(r gin.IRouter, api gin.IRouter, limit gin.HandlerFun
 	api.POST("/vehicles/:id/members", a.addMember)
 	api.PUT("/vehicles/:id/members/:user_id", a.setMember)
 	api.DELETE("/vehicles/:id/members/:user_id", a.removeMember)
-	admin := api.Group("/users", auth.RequireAdmin())
+	admin := api.Group("/users", ginauth.RequireAdmin())
 	admin.POST("", a.createUser)
 	admin.GET("", a.listUsers)
 	admin.DELETE("/:id", a.deleteUser)
@@ -182,13 +183,13 @@ func (a *accounts) authenticate(c *gin.Context) {
 	if a.opts.Mode == auth.ModeLocal {
 		token := auth.BearerToken(c.GetHeader("Authorization"))
 		if _, ok := auth.ParseToken(token); !ok {
-			ginx.Fail(c, auth.ErrUnauthorized())
+			ginx.Fail(c, ginauth.ErrUnauthorized())
 			return
 		}
 		var err error
 		id, err = a.tokens.verify(c.Request.Context(), auth.HashToken(token), a.opts.Accounts.VerifyToken)
 		if errors.Is(err, store.ErrInvalidToken) {
-			ginx.Fail(c, auth.ErrUnauthorized())
+			ginx.Fail(c, ginauth.ErrUnauthorized())
 			return
 		}
 		if err != nil {
@@ -376,7 +377,7 @@ func (a *accounts) currentToken(ctx context.Context, id auth.Identity) (store.To
 			return t, nil
 		}
 	}
-	return store.Token{}, auth.ErrUnauthorized() // revoked since it was verified
+	return store.Token{}, ginauth.ErrUnauthorized() // revoked since it was verified
 }
 
 // createToken makes a personal access token. Only a login session may,

@@ -22,6 +22,7 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
@@ -210,7 +211,7 @@ func (a *accounts) signIn(c *gin.Context, fc flowCookie, valid bool) (token, exp
 	// Every callback counts against the login limit of its address, like
 	// every password login.
 	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
-		return "", "", refuse("oidc_rate_limited", auth.Exhausted("login", wait))
+		return "", "", refuse("oidc_rate_limited", ginauth.Exhausted("login", wait))
 	}
 	if !valid {
 		return "", "", refuse("oidc_state", errors.New("no sign-in cookie, or a malformed one"))

@@ -11,7 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
@@ -76,7 +76,7 @@ func (a *API) Register(r gin.IRouter) {
 	limit := ginx.BodyLimit(MaxBodyBytes)
 	// Every /api route acts for the caller's identity (the built-in user
 	// with accounts off); a read token may only read.
-	authn := []gin.HandlerFunc{a.accounts.authenticate, auth.RequireScope()}
+	authn := []gin.HandlerFunc{a.accounts.authenticate, ginauth.RequireScope()}
 	r.GET("/health", limit, a.health)
 	r.POST("/api/vehicles/:id/refuels/import", append(authn, ginx.BodyLimit(MaxImportBodyBytes), a.importRefuels)...)
 

@@ -1,4 +1,4 @@
-package auth
+package ginauth
 
 import (
 	"math"

@@ -1,4 +1,9 @@
-package auth
+// Package ginauth is the HTTP side of pkg/auth: Gin middleware that sets
+// and checks the identity a request acts for, and the limits (rate per key,
+// concurrency per key) whose refusals are 429 answers. pkg/auth itself
+// (identities, tokens, passwords, signing) knows nothing of HTTP routing, so
+// domain and store packages that need an identity do not pull in Gin.
+package ginauth
 
 import (
 	"time"
@@ -6,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginx"
 )
 
@@ -17,30 +23,30 @@ func ErrUnauthorized() *apperr.Error {
 
 // Trusted is docqa-service's authentication: with AUTH_MODE=off every
 // request acts as the built-in user; with local, a request must carry the
-// identity that fuel-service signed for the gateway (HeaderIdentity),
+// identity that fuel-service signed for the gateway (auth.HeaderIdentity),
 // else 401. A client that reaches the service directly cannot make one
 // without the secret.
-func Trusted(mode Mode, secret []byte, now func() time.Time) gin.HandlerFunc {
+func Trusted(mode auth.Mode, secret []byte, now func() time.Time) gin.HandlerFunc {
 	if now == nil {
 		now = time.Now
 	}
 	return func(c *gin.Context) {
-		id := Builtin()
-		if mode == ModeLocal {
-			v := c.GetHeader(HeaderIdentity)
+		id := auth.Builtin()
+		if mode == auth.ModeLocal {
+			v := c.GetHeader(auth.HeaderIdentity)
 			if v == "" {
 				ginx.Fail(c, ErrUnauthorized())
 				return
 			}
 			var err error
-			if id, err = VerifySigned(secret, v, now()); err != nil {
+			if id, err = auth.VerifySigned(secret, v, now()); err != nil {
 				e := ErrUnauthorized()
 				e.Err = err
 				ginx.Fail(c, e)
 				return
 			}
 		}
-		c.Request = c.Request.WithContext(WithIdentity(c.Request.Context(), id))
+		c.Request = c.Request.WithContext(auth.WithIdentity(c.Request.Context(), id))
 		c.Next()
 	}
 }
@@ -49,12 +55,12 @@ func Trusted(mode Mode, secret []byte, now func() time.Time) gin.HandlerFunc {
 // runs after the middleware that set the identity.
 func RequireScope() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		id, ok := FromContext(c.Request.Context())
+		id, ok := auth.FromContext(c.Request.Context())
 		if !ok {
 			ginx.Fail(c, ErrUnauthorized())
 			return
 		}
-		if !IsRead(c.Request.Method) && !id.CanWrite() {
+		if !auth.IsRead(c.Request.Method) && !id.CanWrite() {
 			ginx.Fail(c, apperr.New(apperr.Forbidden, "this token may only read"))
 			return
 		}
@@ -65,7 +71,7 @@ func RequireScope() gin.HandlerFunc {
 // RequireAdmin refuses, 403, a caller who is not an administrator.
 func RequireAdmin() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		id, ok := FromContext(c.Request.Context())
+		id, ok := auth.FromContext(c.Request.Context())
 		if !ok {
 			ginx.Fail(c, ErrUnauthorized())
 			return
