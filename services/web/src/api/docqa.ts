@@ -91,20 +91,39 @@ export const docqa = {
   remove: (md5: string) => request<void>('DELETE', `/api/documents/${encodeURIComponent(md5)}`),
 };
 
+/** HISTORY_ITEMS: how much of the conversation goes with a question: the last 10 turns (docqa takes 40 items at most). */
+export const HISTORY_ITEMS = 20;
+/** HISTORY_CHARS: the most of one item's content that is sent, in Unicode code points (docqa refuses more than 16000). */
+export const HISTORY_CHARS = 16_000;
+
+/** firstCodePoints: s cut to its first n code points, never between the two halves of a surrogate pair. */
+export function firstCodePoints(s: string, n: number): string {
+  if (s.length <= n) return s; // n UTF-16 units hold at most n code points
+  let end = 0;
+  for (let count = 0; count < n && end < s.length; count++) end += s.codePointAt(end)! > 0xffff ? 2 : 1;
+  return s.slice(0, end);
+}
+
+/** trimHistory: what of a conversation is sent with the next question (the last HISTORY_ITEMS items, each cut to HISTORY_CHARS). */
+export function trimHistory(history: readonly ChatMessage[]): ChatMessage[] {
+  return history.slice(-HISTORY_ITEMS).map((m) => ({ role: m.role, content: firstCodePoints(m.content, HISTORY_CHARS) }));
+}
+
 export interface AskHandlers {
   onSources(sources: Source[]): void;
   onContent(piece: string): void;
 }
 
 /**
- * ask posts the question and reads the answer stream. It resolves with the
+ * ask posts the question, with the end of the conversation (trimHistory),
+ * and reads the answer stream. It resolves with the
  * finish reason and rejects with ApiError for a JSON error answer or an
  * in-stream `error` event, NetworkError when the stream breaks before its
  * terminal event.
  */
 export async function ask(question: string, history: ChatMessage[], h: AskHandlers, signal?: AbortSignal): Promise<string> {
   const res = await send('POST', '/api/chat/stream', {
-    body: JSON.stringify({ question, history }),
+    body: JSON.stringify({ question, history: trimHistory(history) }),
     headers: { Accept: 'text/event-stream' },
     signal,
   });

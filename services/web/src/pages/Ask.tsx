@@ -53,6 +53,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
     if (!navigator.onLine) return setError(t('ask.offline'));
     setError(null);
     // A failed turn is neither kept nor sent as history: its answer is not one.
+    // Every turn stays on the page; ask() sends only the last ten (trimHistory).
     const done = current && !current.failed ? [current] : [];
     const history: ChatMessage[] = [...turns, ...done].flatMap((t) => [
       { role: 'user' as const, content: t.question },
