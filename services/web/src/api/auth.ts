@@ -35,15 +35,36 @@ export const authApi = {
   },
   logout: () => request<void>('POST', '/api/auth/logout'),
   me: () => request<User>('GET', '/api/auth/me'),
-  /** changePassword: the service ends the user's other sessions; this one goes on. */
-  changePassword: (current: string, next: string) =>
-    request<void>('PUT', '/api/users/me/password', { body: JSON.stringify({ current_password: current, new_password: next }) }),
+  /**
+   * meOf: whose token is this, asked with that token and not the session's
+   * (anonymous: a 401 here says nothing about the session).
+   */
+  meOf: (token: string) => request<User>('GET', '/api/auth/me', { anonymous: true, headers: bearer(token) }),
+  /** logoutOf ends a token that is not (or no longer) this device's session. */
+  logoutOf: (token: string) => request<void>('POST', '/api/auth/logout', { anonymous: true, headers: bearer(token) }),
+  /**
+   * changePassword: the service ends the user's other sessions; this one
+   * goes on. revokeTokens ends the user's personal access tokens as well.
+   */
+  changePassword: (current: string, next: string, revokeTokens: boolean) =>
+    request<void>('PUT', '/api/users/me/password', {
+      body: JSON.stringify({ current_password: current, new_password: next, revoke_tokens: revokeTokens }),
+    }),
   /** tokens: the user's sessions and personal access tokens (never their secrets). */
   tokens: () => request<TokenInfo[]>('GET', '/api/auth/tokens'),
-  /** createToken answers the secret once, in `token`. */
-  createToken: (name: string, scope: 'read' | 'write', expiresInDays: number | null) =>
+  /**
+   * createToken answers the secret once, in `token`. currentPassword is
+   * required of an account with a password (null: one without, which the
+   * service lets do this only soon after a sign-in).
+   */
+  createToken: (name: string, scope: 'read' | 'write', expiresInDays: number | null, currentPassword: string | null) =>
     request<TokenInfo & { token: string }>('POST', '/api/auth/tokens', {
-      body: JSON.stringify(expiresInDays === null ? { name, scope } : { name, scope, expires_in_days: expiresInDays }),
+      body: JSON.stringify({
+        name,
+        scope,
+        ...(expiresInDays === null ? {} : { expires_in_days: expiresInDays }),
+        ...(currentPassword === null ? {} : { current_password: currentPassword }),
+      }),
     }),
   revokeToken: (id: number) => request<void>('DELETE', `/api/auth/tokens/${id}`),
   // Administrators only.
@@ -52,6 +73,8 @@ export const authApi = {
     request<User>('POST', '/api/users', { body: JSON.stringify({ username, password, is_admin: isAdmin }) }),
   deleteUser: (id: number) => request<void>('DELETE', `/api/users/${id}`),
 };
+
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** The outcome of a single sign-on, read from the fragment of /login. */
 export type SsoResult = { kind: 'token'; token: string; expiresAt: string } | { kind: 'error'; code: string } | null;

@@ -14,13 +14,28 @@ export function AsOf({ asOf }: { asOf: string | null }) {
   );
 }
 
-export function ErrorText({ error }: { error: Error | string | null | undefined }) {
+/** ErrorText shows what went wrong; id lets the input it is about point to it (aria-describedby). */
+export function ErrorText({ error, id }: { error: Error | string | null | undefined; id?: string }) {
   if (!error) return null;
   return (
-    <p class="error" role="alert">
+    <p class="error" role="alert" id={id}>
       {typeof error === 'string' ? error : error.message}
     </p>
   );
+}
+
+/**
+ * fieldNamed: which of a form's fields a service's message is about, the
+ * first it names (null: none of them). Its messages about input start with
+ * the field's name ("current_password: does not match"), several joined by
+ * "; ". The form shows the message beside that field.
+ */
+export function fieldNamed<F extends string>(message: string | null, fields: readonly F[]): F | null {
+  for (const part of message?.split('; ') ?? []) {
+    const f = fields.find((name) => part.startsWith(`${name}: `));
+    if (f !== undefined) return f;
+  }
+  return null;
 }
 
 /** Badge: a short mark after a heading's name ("default", "you"), set off by a space for screen readers too. */

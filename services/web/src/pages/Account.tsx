@@ -4,42 +4,53 @@
 // These need the server: nothing here is queued offline.
 import { useState } from 'preact/hooks';
 import { authApi, type TokenInfo } from '../api/auth';
+import { ApiError } from '../api/http';
 import type { User } from '../api/session';
-import { Badge, ErrorText, Status } from '../components/common';
+import { Badge, ErrorText, Status, fieldNamed } from '../components/common';
 import { useAction, useOnline, useServerData } from '../hooks';
 import { t } from '../i18n';
 import { fmtDateTime } from '../lib/format';
 
 export function Account({ user }: { user: User }) {
   const online = useOnline();
-  // A new password ends the other sign-ins: the list is read again.
+  // A new password ends the other sign-ins (and the tokens, if asked): the list is read again.
   const [passwordChanges, setPasswordChanges] = useState(0);
+  // Absent in a session stored before the field: such an account had a password.
+  const hasPassword = user.has_password !== false;
   return (
     <>
       <h2>{t('account.heading')}</h2>
       {!online && <p class="hint">{t('account.needsConnection')}</p>}
-      {user.has_password === false
-        ? <p class="hint">{t('account.noPassword')}</p>
-        : <PasswordForm online={online} onChanged={() => setPasswordChanges((n) => n + 1)} />}
-      <Tokens online={online} reload={passwordChanges} />
+      {hasPassword
+        ? <PasswordForm online={online} onChanged={() => setPasswordChanges((n) => n + 1)} />
+        : <p class="hint">{t('account.noPassword')}</p>}
+      <Tokens online={online} reload={passwordChanges} hasPassword={hasPassword} />
       {user.is_admin && <Users self={user} online={online} />}
     </>
   );
 }
 
+/** describedBy joins the ids an input is described by (undefined: none). */
+const describedBy = (...ids: (string | false)[]) => ids.filter(Boolean).join(' ') || undefined;
+
 function PasswordForm({ online, onChanged }: { online: boolean; onChanged: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
+  // On unless unticked: a token that got out with the old password stops working with it.
+  const [revokeTokens, setRevokeTokens] = useState(true);
   const { busy, error, status, setError, run } = useAction();
+  const at = fieldNamed(error, ['current_password', 'new_password']);
 
   async function submit(e: Event) {
     e.preventDefault();
     if (next !== repeat) return setError(t('account.differ'));
-    if (await run(() => authApi.changePassword(current, next), () => t('account.changed'))) {
+    const done = revokeTokens ? t('account.changedRevoked') : t('account.changed');
+    if (await run(() => authApi.changePassword(current, next, revokeTokens), () => done)) {
       setCurrent('');
       setNext('');
       setRepeat('');
+      setRevokeTokens(true);
       onChanged();
     }
   }
@@ -50,18 +61,28 @@ function PasswordForm({ online, onChanged }: { online: boolean; onChanged: () =>
         <legend id="password-legend">{t('account.password')}</legend>
         <div class="field">
           <label for="password-current">{t('account.current')}</label>
-          <input id="password-current" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
+          <input id="password-current" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)}
+            aria-invalid={at === 'current_password' || undefined} aria-describedby={describedBy(at === 'current_password' && 'password-current-error')} />
+          {at === 'current_password' && <ErrorText id="password-current-error" error={error} />}
         </div>
         <div class="field">
           <label for="password-new">{t('account.new')}</label>
-          <input id="password-new" type="password" autocomplete="new-password" required value={next} onInput={(e) => setNext(e.currentTarget.value)} />
+          <input id="password-new" type="password" autocomplete="new-password" required value={next} onInput={(e) => setNext(e.currentTarget.value)}
+            aria-invalid={at === 'new_password' || undefined} aria-describedby={describedBy(at === 'new_password' && 'password-new-error')} />
+          {at === 'new_password' && <ErrorText id="password-new-error" error={error} />}
         </div>
         <div class="field">
           <label for="password-repeat">{t('account.repeat')}</label>
           <input id="password-repeat" type="password" autocomplete="new-password" required value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} />
         </div>
+        <div class="check">
+          <input id="password-revoke-tokens" type="checkbox" checked={revokeTokens} onChange={(e) => setRevokeTokens(e.currentTarget.checked)}
+            aria-describedby="password-revoke-tokens-hint" />
+          <label for="password-revoke-tokens">{t('account.revokeTokens')}</label>
+        </div>
+        <p id="password-revoke-tokens-hint" class="hint">{t('account.revokeTokensHint')}</p>
       </fieldset>
-      <ErrorText error={error} />
+      {at === null && <ErrorText error={error} />}
       {status && <Status>{status}</Status>}
       <div class="buttons">
         <button type="submit" disabled={busy || !online}>{t('account.change')}</button>
@@ -142,36 +163,64 @@ function Users({ self, online }: { self: User; online: boolean }) {
 /** Lifetimes offered for a new access token, in days (null: until revoked). */
 const TOKEN_DAYS = [30, 90, 365, null] as const;
 
+interface TokensProps {
+  online: boolean;
+  reload: number;
+  /** The account has a password, which a new token asks for. */
+  hasPassword: boolean;
+}
+
 /**
  * Tokens: where the user is signed in and the access tokens their scripts
  * hold; a new token's secret is shown once, and any but this device's
- * session can be revoked.
+ * session can be revoked. A new token asks for the current password (or,
+ * for an account without one, a recent sign-in): it outlives the session
+ * that makes it, so a session left open on a device must not be enough.
  */
-function Tokens({ online, reload }: { online: boolean; reload: number }) {
+function Tokens({ online, reload, hasPassword }: TokensProps) {
   const [name, setName] = useState('');
   const [scope, setScope] = useState<'read' | 'write'>('read');
   const [days, setDays] = useState<string>('90');
+  const [password, setPassword] = useState('');
+  // The service wants a recent sign-in of an account without a password (its 403 says so).
+  const [signInAgain, setSignInAgain] = useState(false);
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const list = useServerData(authApi.tokens, online, reload);
   const tokens = list.data;
   const { busy, error, status, run: act } = useAction(list.reload);
+  // The form's own errors show in it, beside the field they name; the rest above the list.
+  const at = fieldNamed(error, ['name', 'current_password']);
+  const inForm = at !== null || signInAgain;
 
   async function create(e: Event) {
     e.preventDefault();
     setSecret(null);
-    const ok = await act(() => authApi.createToken(name.trim(), scope, days === 'never' ? null : Number(days)), (made) => {
-      setSecret({ name: made.name, token: made.token });
-      return t('tokens.created', { name: made.name });
+    setSignInAgain(false);
+    const made = () => authApi.createToken(name.trim(), scope, days === 'never' ? null : Number(days), hasPassword ? password : null).catch((err: unknown) => {
+      if (!hasPassword && err instanceof ApiError && err.status === 403) setSignInAgain(true);
+      throw err;
     });
-    if (ok) setName('');
+    const ok = await act(made, (answer) => {
+      setSecret({ name: answer.name, token: answer.token });
+      return t('tokens.created', { name: answer.name });
+    });
+    if (ok) {
+      setName('');
+      setPassword('');
+    }
   }
 
   const label = (tk: TokenInfo) => (tk.kind === 'session' ? (tk.name === 'oidc' ? t('tokens.sessionSso') : t('tokens.session')) : tk.name);
+  function revoke(tk: TokenInfo) {
+    setSignInAgain(false);
+    void act(() => authApi.revokeToken(tk.id), () => t('tokens.revoked', { name: label(tk) }));
+  }
+
   return (
     <section aria-labelledby="tokens-heading">
       <h2 id="tokens-heading">{t('tokens.heading')}</h2>
       <p class="hint">{t('tokens.hint')}</p>
-      <ErrorText error={error ?? list.error} />
+      <ErrorText error={(inForm ? null : error) ?? list.error} />
       {status && <Status>{status}</Status>}
       {secret && (
         <div class="field">
@@ -196,7 +245,7 @@ function Tokens({ online, reload }: { online: boolean; reload: number }) {
               <div class="buttons">
                 <button type="button" class="danger" disabled={busy || !online}
                   aria-label={t('tokens.revokeLabel', { name: label(tk), when: fmtDateTime(tk.created_at) })}
-                  onClick={() => void act(() => authApi.revokeToken(tk.id), () => t('tokens.revoked', { name: label(tk) }))}>{t('tokens.revoke')}</button>
+                  onClick={() => revoke(tk)}>{t('tokens.revoke')}</button>
               </div>
             )}
           </li>
@@ -207,7 +256,9 @@ function Tokens({ online, reload }: { online: boolean; reload: number }) {
           <legend id="token-add-legend">{t('tokens.add')}</legend>
           <div class="field">
             <label for="token-name">{t('tokens.name')}</label>
-            <input id="token-name" autocomplete="off" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            <input id="token-name" autocomplete="off" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)}
+              aria-invalid={at === 'name' || undefined} aria-describedby={describedBy(at === 'name' && 'token-name-error')} />
+            {at === 'name' && <ErrorText id="token-name-error" error={error} />}
           </div>
           <div class="field">
             <label for="token-scope">{t('tokens.scope')}</label>
@@ -224,7 +275,17 @@ function Tokens({ online, reload }: { online: boolean; reload: number }) {
               ))}
             </select>
           </div>
+          {hasPassword && (
+            <div class="field">
+              <label for="token-password">{t('account.current')}</label>
+              <input id="token-password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)}
+                aria-invalid={at === 'current_password' || undefined} aria-describedby={describedBy('token-password-hint', at === 'current_password' && 'token-password-error')} />
+              <p id="token-password-hint" class="hint">{t('tokens.passwordHint')}</p>
+              {at === 'current_password' && <ErrorText id="token-password-error" error={error} />}
+            </div>
+          )}
         </fieldset>
+        {signInAgain && <ErrorText error={error} />}
         <div class="buttons">
           <button type="submit" disabled={busy || !online}>{t('tokens.create')}</button>
         </div>
