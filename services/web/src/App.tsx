@@ -95,10 +95,15 @@ interface AppProps {
   user: User | null;
   /** true with AUTH_MODE=local: the navigation shows who is signed in and "Sign out". */
   accounts: boolean;
+  /** Single sign-on is on. */
+  oidc: boolean;
   onSignOut: () => void;
+  /** What the person is told on arrival (a sign-in link that was ignored), until dismissed. */
+  notice?: string | null;
+  onDismissNotice?: () => void;
 }
 
-export function App({ user, accounts, onSignOut }: AppProps) {
+export function App({ user, accounts, oidc, onSignOut, notice, onDismissNotice }: AppProps) {
   const path = usePath();
   const [preferences, setPreferences] = usePreferences(user);
   const page = PAGES.find((p) => p.path === path);
@@ -134,7 +139,7 @@ export function App({ user, accounts, onSignOut }: AppProps) {
     case '/vehicles': content = <Vehicles {...ctx} />; break;
     case '/manuals': content = <Manuals accounts={accounts} />; break;
     case '/ask': content = <Ask accounts={accounts} />; break;
-    case '/settings': content = <Settings preferences={preferences} onChange={setPreferences} user={user} />; break;
+    case '/settings': content = <Settings preferences={preferences} onChange={setPreferences} user={user} oidc={oidc} />; break;
     default: content = (<><h1 tabIndex={-1}>{t('app.notFoundHeading')}</h1><p>{t('app.notFoundText')}</p></>);
   }
 
@@ -164,6 +169,12 @@ export function App({ user, accounts, onSignOut }: AppProps) {
           <span>{t('app.updateReady')}</span>
           <button type="button" onClick={applyUpdate}>{t('app.reloadNow')}</button>
           <button type="button" class="secondary" onClick={() => setUpdate(false)}>{t('app.later')}</button>
+        </div>
+      )}
+      {notice && (
+        <div class="update" role="status">
+          <span>{notice}</span>
+          <button type="button" class="secondary" onClick={onDismissNotice}>{t('app.dismiss')}</button>
         </div>
       )}
       <main id="main" ref={heading}>{content}</main>

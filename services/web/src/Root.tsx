@@ -1,10 +1,11 @@
 // The gate in front of the app: with accounts (AUTH_MODE=local) and no valid
 // session it shows the login screen; otherwise the app, as with accounts off.
 // The answer of /api/auth/config is kept for an offline start; a single
-// sign-on ends at /login#token=…&expires_at=… (or #error=…), read here once.
+// sign-on ends at /login#token=…&expires_at=…&client_state=… (or #error=…),
+// read here once and taken only when this tab started it (acceptSsoFragment).
 import { useEffect, useState } from 'preact/hooks';
 import { App } from './App';
-import { authApi, readSsoFragment, ssoErrorMessage } from './api/auth';
+import { acceptSsoFragment, authApi } from './api/auth';
 import { sessions, type AuthConfig, type Session, type SessionEvent } from './api/session';
 import { Login } from './pages/Login';
 import { outbox } from './offline/sync';
@@ -16,22 +17,30 @@ import { t, tn } from './i18n';
 type Gate =
   | { kind: 'starting' }
   | { kind: 'login'; notice: string | null }
-  | { kind: 'app'; session: Session | undefined };
+  | { kind: 'app'; session: Session | undefined; notice: string | null };
 
 /** CONFIG_WAIT: how long a first start (nothing cached) waits for /api/auth/config before going on as with accounts off. */
 const CONFIG_WAIT = 10_000;
 
-/** takeSsoFragment stores a single sign-on's token, or returns its error, and clears the fragment. */
-async function takeSsoFragment(): Promise<string | null> {
+/** takeFragment answers the fragment of /login (null: none) and clears it at once: a token must not stay in the address bar or the history. */
+function takeFragment(): string | null {
   if (location.pathname !== '/login' || location.hash === '') return null;
-  const r = readSsoFragment(location.hash);
-  // The token must not stay in the address bar or the history.
-  history.replaceState(null, '', r?.kind === 'token' ? '/' : '/login');
-  if (r?.kind === 'token') {
-    await sessions.signIn({ token: r.token, expiresAt: r.expiresAt, user: null });
-    return null;
-  }
-  return r ? ssoErrorMessage(r.code) : null;
+  const hash = location.hash;
+  history.replaceState(null, '', '/login');
+  return hash;
+}
+
+/** takeSsoFragment takes a single sign-on's token when this tab started it, and answers what to tell the person. */
+function takeSsoFragment(hash: string, oidc: boolean): Promise<string | null> {
+  return acceptSsoFragment(hash, {
+    // Read when used: sessionStorage itself can throw (storage blocked), which counts as nothing started.
+    storage: { getItem: (k) => sessionStorage.getItem(k), removeItem: (k) => sessionStorage.removeItem(k) },
+    oidc,
+    sessions,
+    confirm: (message) => window.confirm(message),
+    whose: (token) => authApi.meOf(token),
+    end: (token) => authApi.logoutOf(token),
+  });
 }
 
 async function loadConfig(onFresh: (c: AuthConfig) => void): Promise<AuthConfig | null> {
@@ -68,11 +77,12 @@ export function Root() {
     if (session && !session.user && c?.mode === 'local') {
       // After a single sign-on: who is this?
       void authApi.me().then((u) => sessions.setUser(session.token, u)).then(async () => {
-        setGate({ kind: 'app', session: await sessions.current() });
+        const known = await sessions.current();
+        setGate((g) => ({ kind: 'app', session: known, notice: g.kind === 'app' ? g.notice : null }));
       }, () => undefined);
     }
     if (location.pathname === '/login') navigate('/', true);
-    setGate({ kind: 'app', session });
+    setGate({ kind: 'app', session, notice });
   }
 
   useEffect(() => {
@@ -90,7 +100,7 @@ export function Root() {
       }
     });
     void (async () => {
-      const ssoError = await takeSsoFragment();
+      const fragment = takeFragment();
       cfg = await loadConfig((fresh) => {
         if (!live) return;
         const changed = fresh.mode !== cfg?.mode;
@@ -100,7 +110,10 @@ export function Root() {
       });
       if (!live) return;
       setConfig(cfg);
-      await decide(cfg, ssoError);
+      // Single sign-on off (or not known to be on): no token of a link is taken.
+      const notice = fragment === null ? null : await takeSsoFragment(fragment, cfg?.oidc === true);
+      if (!live) return;
+      await decide(cfg, notice);
     })();
     return () => {
       live = false;
@@ -124,5 +137,8 @@ export function Root() {
   if (gate.kind === 'starting') return null;
   if (gate.kind === 'login') return <Login config={config} notice={gate.notice} waiting={waiting} />;
   const accounts = config?.mode === 'local';
-  return <App user={accounts ? (gate.session?.user ?? null) : null} accounts={accounts} onSignOut={() => void signOut()} />;
+  return (
+    <App user={accounts ? (gate.session?.user ?? null) : null} accounts={accounts} oidc={config?.oidc === true} onSignOut={() => void signOut()}
+      notice={gate.notice} onDismissNotice={() => setGate((g) => (g.kind === 'app' ? { ...g, notice: null } : g))} />
+  );
 }

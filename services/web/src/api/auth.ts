@@ -1,6 +1,6 @@
 // fuel-service's account routes the client uses (proto-docs/fuel-service.openapi.yaml).
 import { request } from './http';
-import type { AuthConfig, Session, User } from './session';
+import type { AuthConfig, Session, Sessions, User } from './session';
 import { t } from '../i18n';
 
 interface LoginAnswer {
@@ -23,7 +23,7 @@ export interface TokenInfo {
   current: boolean;
 }
 
-/** Where single sign-on starts (a full-page navigation; it ends at /login#token=…). */
+/** Where single sign-on starts (a full-page navigation; it ends at /login#token=…&client_state=…). */
 export const OIDC_LOGIN_PATH = '/api/auth/oidc/login';
 
 export const authApi = {
@@ -77,26 +77,123 @@ export const authApi = {
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** The outcome of a single sign-on, read from the fragment of /login. */
-export type SsoResult = { kind: 'token'; token: string; expiresAt: string } | { kind: 'error'; code: string } | null;
+export type SsoResult =
+  | { kind: 'token'; token: string; expiresAt: string; clientState: string | null }
+  | { kind: 'error'; code: string; clientState: string | null }
+  | null;
 
-/** readSsoFragment reads `#token=…&expires_at=…` or `#error=…` (URL-escaped values). */
+/** readSsoFragment reads `#token=…&expires_at=…&client_state=…` or `#error=…&client_state=…` (URL-escaped values). */
 export function readSsoFragment(hash: string): SsoResult {
   const p = new URLSearchParams(hash.replace(/^#/, ''));
+  const clientState = p.get('client_state');
   const token = p.get('token');
   if (token) {
     const expiresAt = p.get('expires_at') ?? '';
-    if (!Number.isFinite(Date.parse(expiresAt))) return { kind: 'error', code: 'invalid_expiry' };
-    return { kind: 'token', token, expiresAt };
+    if (!Number.isFinite(Date.parse(expiresAt))) return { kind: 'error', code: 'invalid_expiry', clientState };
+    return { kind: 'token', token, expiresAt, clientState };
   }
   const code = p.get('error');
-  return code !== null ? { kind: 'error', code } : null;
+  return code !== null ? { kind: 'error', code, clientState } : null;
+}
+
+/**
+ * SSO_STATE_KEY: where the sign-in button keeps, in sessionStorage (this tab
+ * only), the one-time value of the single sign-on it started. The service
+ * hands it back in the fragment; a fragment without it was not started here.
+ */
+export const SSO_STATE_KEY = 'carhub-sso-client-state';
+
+/** newClientState: 32 random bytes, base64url without padding (43 characters; the service takes 16 to 128). */
+export function newClientState(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** ssoStart keeps a new client state in storage and answers the address that starts single sign-on with it. */
+export function ssoStart(storage: Pick<Storage, 'setItem'>): string {
+  const state = newClientState();
+  storage.setItem(SSO_STATE_KEY, state);
+  return `${OIDC_LOGIN_PATH}?client_state=${state}`;
+}
+
+/** signInWithSso starts single sign-on in this tab (a full-page navigation); false when the browser keeps no sessionStorage. */
+export function signInWithSso(): boolean {
+  let to: string;
+  try {
+    to = ssoStart(sessionStorage);
+  } catch {
+    return false;
+  }
+  location.assign(to);
+  return true;
+}
+
+export interface SsoDeps {
+  /** Where the sign-in button kept its client state: sessionStorage in the app. */
+  storage: Pick<Storage, 'getItem' | 'removeItem'>;
+  /** The service's config says single sign-on is on. */
+  oidc: boolean;
+  sessions: Pick<Sessions, 'current' | 'signIn'>;
+  /** Asks the person at the browser (window.confirm). */
+  confirm: (message: string) => boolean;
+  /** whose: the user of a token, or null when that cannot be told (authApi.meOf). */
+  whose: (token: string) => Promise<User | null>;
+  /** end: ends a token on the service, for what is not kept (authApi.logoutOf; failures ignored). */
+  end: (token: string) => Promise<void>;
+}
+
+/**
+ * acceptSsoFragment handles the fragment single sign-on ends with and
+ * answers what to tell the person (null: nothing). A token is taken only
+ * when single sign-on is on and the fragment brings back the client state
+ * this tab's sign-in button kept; that value is forgotten whatever the
+ * fragment says, so it serves once. A link made elsewhere (an attacker's own
+ * token, to sign the victim into the attacker's account) brings no such
+ * value and signs no one in. Over a session of another user of this browser
+ * the person is asked first, naming both; a declined token is ended on the
+ * service, and so is the session a token replaces. An error fragment is
+ * only explained: it changes nothing whoever made it.
+ */
+export async function acceptSsoFragment(hash: string, deps: SsoDeps): Promise<string | null> {
+  let started: string | null = null;
+  try {
+    started = deps.storage.getItem(SSO_STATE_KEY);
+    deps.storage.removeItem(SSO_STATE_KEY);
+  } catch {
+    // No sessionStorage: no sign-in was started from here.
+  }
+  const r = readSsoFragment(hash);
+  if (r === null) return null;
+  if (r.kind === 'error') return ssoErrorMessage(r.code);
+  if (!deps.oidc) return t('sso.off');
+  if (started === null || r.clientState !== started) return t('sso.notStarted');
+  const current = await deps.sessions.current();
+  let user: User | null = null;
+  if (current && current.token !== r.token) {
+    user = await deps.whose(r.token).catch(() => null);
+    const same = user !== null && current.user !== null && user.id === current.user.id;
+    if (!same) {
+      const who = current.user?.username ?? t('sso.anotherAccount');
+      const replace = deps.confirm(user ? t('sso.replace', { current: who, next: user.username }) : t('sso.replaceUnknown', { current: who }));
+      if (!replace) {
+        void deps.end(r.token).catch(() => undefined);
+        return t('sso.kept', { current: who });
+      }
+    }
+    void deps.end(current.token).catch(() => undefined);
+  }
+  await deps.sessions.signIn({ token: r.token, expiresAt: r.expiresAt, user });
+  return null;
 }
 
 /** ssoErrorMessage says what a single sign-on error code means to the person signing in. */
 export function ssoErrorMessage(code: string): string {
   switch (code) {
     case 'access_denied':
+    case 'oidc_denied':
       return t('sso.refused');
+    case 'not_allowed':
+      return t('sso.notAllowed');
     case 'invalid_expiry':
       return t('sso.badExpiry');
     default:

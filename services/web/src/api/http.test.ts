@@ -113,10 +113,12 @@ describe('retryAfterSeconds', () => {
 });
 
 describe('readSsoFragment', () => {
-  it('reads an escaped token and its expiry, or an error', () => {
-    expect(readSsoFragment('#token=cs_a%2Bb%3D&expires_at=2026-12-01T10%3A00%3A00Z')).toEqual({ kind: 'token', token: 'cs_a+b=', expiresAt: '2026-12-01T10:00:00Z' });
-    expect(readSsoFragment('#error=access_denied')).toEqual({ kind: 'error', code: 'access_denied' });
-    expect(readSsoFragment('#token=cs_a&expires_at=garbage')).toEqual({ kind: 'error', code: 'invalid_expiry' });
+  it('reads an escaped token, its expiry and the client state, or an error', () => {
+    expect(readSsoFragment('#token=cs_a%2Bb%3D&expires_at=2026-12-01T10%3A00%3A00Z&client_state=V_1-x')).toEqual({ kind: 'token', token: 'cs_a+b=', expiresAt: '2026-12-01T10:00:00Z', clientState: 'V_1-x' });
+    expect(readSsoFragment('#token=cs_a&expires_at=2026-12-01T10%3A00%3A00Z')).toEqual({ kind: 'token', token: 'cs_a', expiresAt: '2026-12-01T10:00:00Z', clientState: null });
+    expect(readSsoFragment('#error=access_denied&client_state=V')).toEqual({ kind: 'error', code: 'access_denied', clientState: 'V' });
+    expect(readSsoFragment('#token=cs_a&expires_at=garbage')).toEqual({ kind: 'error', code: 'invalid_expiry', clientState: null });
+    expect(readSsoFragment('#other=1')).toBeNull();
     expect(readSsoFragment('')).toBeNull();
   });
 });

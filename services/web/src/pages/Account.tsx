@@ -3,7 +3,7 @@
 // accounts for administrators.
 // These need the server: nothing here is queued offline.
 import { useState } from 'preact/hooks';
-import { authApi, type TokenInfo } from '../api/auth';
+import { authApi, signInWithSso, type TokenInfo } from '../api/auth';
 import { ApiError } from '../api/http';
 import type { User } from '../api/session';
 import { Badge, ErrorText, Status, fieldNamed } from '../components/common';
@@ -11,7 +11,8 @@ import { useAction, useOnline, useServerData } from '../hooks';
 import { t } from '../i18n';
 import { fmtDateTime } from '../lib/format';
 
-export function Account({ user }: { user: User }) {
+/** oidc: single sign-on is on (an account without a password signs in again with it). */
+export function Account({ user, oidc }: { user: User; oidc: boolean }) {
   const online = useOnline();
   // A new password ends the other sign-ins (and the tokens, if asked): the list is read again.
   const [passwordChanges, setPasswordChanges] = useState(0);
@@ -24,7 +25,7 @@ export function Account({ user }: { user: User }) {
       {hasPassword
         ? <PasswordForm online={online} onChanged={() => setPasswordChanges((n) => n + 1)} />
         : <p class="hint">{t('account.noPassword')}</p>}
-      <Tokens online={online} reload={passwordChanges} hasPassword={hasPassword} />
+      <Tokens online={online} reload={passwordChanges} hasPassword={hasPassword} oidc={oidc} />
       {user.is_admin && <Users self={user} online={online} />}
     </>
   );
@@ -168,6 +169,7 @@ interface TokensProps {
   reload: number;
   /** The account has a password, which a new token asks for. */
   hasPassword: boolean;
+  oidc: boolean;
 }
 
 /**
@@ -177,7 +179,7 @@ interface TokensProps {
  * for an account without one, a recent sign-in): it outlives the session
  * that makes it, so a session left open on a device must not be enough.
  */
-function Tokens({ online, reload, hasPassword }: TokensProps) {
+function Tokens({ online, reload, hasPassword, oidc }: TokensProps) {
   const [name, setName] = useState('');
   const [scope, setScope] = useState<'read' | 'write'>('read');
   const [days, setDays] = useState<string>('90');
@@ -187,7 +189,7 @@ function Tokens({ online, reload, hasPassword }: TokensProps) {
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const list = useServerData(authApi.tokens, online, reload);
   const tokens = list.data;
-  const { busy, error, status, run: act } = useAction(list.reload);
+  const { busy, error, status, setError, run: act } = useAction(list.reload);
   // The form's own errors show in it, beside the field they name; the rest above the list.
   const at = fieldNamed(error, ['name', 'current_password']);
   const inForm = at !== null || signInAgain;
@@ -288,6 +290,11 @@ function Tokens({ online, reload, hasPassword }: TokensProps) {
         {signInAgain && <ErrorText error={error} />}
         <div class="buttons">
           <button type="submit" disabled={busy || !online}>{t('tokens.create')}</button>
+          {signInAgain && oidc && (
+            <button type="button" class="secondary" onClick={() => {
+              if (!signInWithSso()) setError(t('login.ssoNoStorage'));
+            }}>{t('tokens.signInAgain')}</button>
+          )}
         </div>
       </form>
     </section>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { authApi, OIDC_LOGIN_PATH } from '../api/auth';
+import { authApi, signInWithSso } from '../api/auth';
 import { ApiError, NetworkError } from '../api/http';
 import { sessions, type AuthConfig } from '../api/session';
 import { fmtTime } from '../lib/format';
@@ -35,6 +35,7 @@ export function Login({ config, notice, waiting }: Props) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [ssoError, setSsoError] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
@@ -85,10 +86,14 @@ export function Login({ config, notice, waiting }: Props) {
           </div>
         </form>
         {config?.oidc && (
-          <p>
-            <a class="button secondary" href={OIDC_LOGIN_PATH}>{t('login.sso')}</a>
-          </p>
+          <div class="buttons">
+            {/* A button, not a link: it keeps this tab's one-time value before it leaves (acceptSsoFragment checks it on return). */}
+            <button type="button" class="secondary" onClick={() => {
+              if (!signInWithSso()) setSsoError(t('login.ssoNoStorage'));
+            }}>{t('login.sso')}</button>
+          </div>
         )}
+        {ssoError && <p class="error" role="alert">{ssoError}</p>}
       </main>
     </div>
   );

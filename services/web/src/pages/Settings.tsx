@@ -49,9 +49,11 @@ interface Props {
   onChange: (p: Preferences) => void;
   /** The signed-in user with accounts on (their password, and the users for an administrator); else null. */
   user: User | null;
+  /** Single sign-on is on (an account without a password signs in again with it). */
+  oidc: boolean;
 }
 
-export function Settings({ preferences, onChange, user }: Props) {
+export function Settings({ preferences, onChange, user, oidc }: Props) {
   // Only what the owner changed is kept here: preferences that arrive meanwhile (loaded late, or
   // another device's change sent) show in the other fields without undoing a choice being made.
   const [edits, setEdits] = useState<PreferencesPatch>({});
@@ -144,7 +146,7 @@ export function Settings({ preferences, onChange, user }: Props) {
           <button type="submit" disabled={busy}>{t('settings.save')}</button>
         </div>
       </form>
-      {user && <Account user={user} />}
+      {user && <Account user={user} oidc={oidc} />}
     </>
   );
 }
