@@ -115,6 +115,9 @@ describe('acceptSsoFragment', () => {
     expect(await acceptSsoFragment(fragment('cs_bob', v), deps({ oidc: false }))).toBe('This server has no single sign-on, so the sign-in link was ignored.');
     expect(await sessions.current()).toBeUndefined();
     expect(storage.map.size).toBe(0);
+    // A link that this tab did not start is said to be so first.
+    expect(await acceptSsoFragment(fragment('cs_bob', v), deps({ oidc: false }))).toMatch(/^This sign-in link was not started/);
+    expect(await sessions.current()).toBeUndefined();
   });
 
   it('a storage that throws counts as nothing started', async () => {

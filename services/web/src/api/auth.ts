@@ -145,8 +145,8 @@ export interface SsoDeps {
 /**
  * acceptSsoFragment handles the fragment single sign-on ends with and
  * answers what to tell the person (null: nothing). A token is taken only
- * when single sign-on is on and the fragment brings back the client state
- * this tab's sign-in button kept; that value is forgotten whatever the
+ * when the fragment brings back the client state this tab's sign-in button
+ * kept, and single sign-on is on; that value is forgotten whatever the
  * fragment says, so it serves once. A link made elsewhere (an attacker's own
  * token, to sign the victim into the attacker's account) brings no such
  * value and signs no one in. Over a session of another user of this browser
@@ -165,8 +165,9 @@ export async function acceptSsoFragment(hash: string, deps: SsoDeps): Promise<st
   const r = readSsoFragment(hash);
   if (r === null) return null;
   if (r.kind === 'error') return ssoErrorMessage(r.code);
-  if (!deps.oidc) return t('sso.off');
   if (started === null || r.clientState !== started) return t('sso.notStarted');
+  // Turned off since the sign-in started (or its config unknown): nothing is taken.
+  if (!deps.oidc) return t('sso.off');
   const current = await deps.sessions.current();
   let user: User | null = null;
   if (current && current.token !== r.token) {
