@@ -88,7 +88,7 @@ describe('acceptSsoFragment', () => {
 
   it('ignores a token with another value, and forgets the kept one', async () => {
     started();
-    expect(await acceptSsoFragment(fragment('cs_bob', newClientState()), deps())).toBe('This sign-in link was not started from this browser and was ignored. If you meant to sign in, start it here.');
+    expect(await acceptSsoFragment(fragment('cs_bob', newClientState()), deps())).toBe('This sign-in link was not started from this browser and was ignored.');
     expect(await sessions.current()).toBeUndefined();
     expect(storage.map.size).toBe(0);
   });

@@ -377,7 +377,7 @@ export const en = {
   'sso.failed': 'Single sign-on did not succeed ({code}). Try again, or sign in with your username and password.',
   'sso.noReason': 'no reason given',
   'sso.notAllowed': 'Your account at the identity provider may not sign up here: it is not on this server\'s list of allowed accounts. Ask whoever runs this CarHub to add it.',
-  'sso.notStarted': 'This sign-in link was not started from this browser and was ignored. If you meant to sign in, start it here.',
+  'sso.notStarted': 'This sign-in link was not started from this browser and was ignored.',
   'sso.off': 'This server has no single sign-on, so the sign-in link was ignored.',
   'sso.replace': 'This browser is signed in as {current}. Sign {current} out here and sign in as {next}?',
   'sso.replaceUnknown': 'This browser is signed in as {current}. Sign {current} out here and use the new single sign-on instead?',

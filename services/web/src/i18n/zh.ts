@@ -364,7 +364,7 @@ export const zh: Record<MessageKey, string> = {
   'sso.failed': '单点登录没有成功（{code}）。请再试一次，或使用用户名和密码登录。',
   'sso.noReason': '未给出原因',
   'sso.notAllowed': '你在身份提供方的账户不能在这里注册：它不在本服务器允许的账户名单上。请联系本 CarHub 的管理者添加。',
-  'sso.notStarted': '此登录链接不是从这个浏览器发起的，已被忽略。如果你要登录，请在这里重新开始。',
+  'sso.notStarted': '此登录链接不是从这个浏览器发起的，已被忽略。',
   'sso.off': '本服务器没有启用单点登录，因此已忽略此登录链接。',
   'sso.replace': '此浏览器已以 {current} 的身份登录。要在这里退出 {current} 并以 {next} 的身份登录吗？',
   'sso.replaceUnknown': '此浏览器已以 {current} 的身份登录。要在这里退出 {current} 并改用新的单点登录吗？',

@@ -86,12 +86,12 @@ export function Login({ config, notice, waiting }: Props) {
           </div>
         </form>
         {config?.oidc && (
-          <div class="buttons">
+          <p>
             {/* A button, not a link: it keeps this tab's one-time value before it leaves (acceptSsoFragment checks it on return). */}
             <button type="button" class="secondary" onClick={() => {
               if (!signInWithSso()) setSsoError(t('login.ssoNoStorage'));
             }}>{t('login.sso')}</button>
-          </div>
+          </p>
         )}
         {ssoError && <p class="error" role="alert">{ssoError}</p>}
       </main>
