@@ -1,6 +1,7 @@
 // End-to-end with accounts on (AUTH_MODE=local): the login screen, a queued
 // refuel that outlives a revoked token, the manuals' PDF opened with the
-// token, single sign-on's return to /login, sign-out, and a throttled login. The built client behind the real Caddy,
+// token, a /login#token= link this browser did not start (ignored), the
+// account's password and tokens, sign-out, and a throttled login. The built client behind the real Caddy,
 // against the real services, in Debian's Chromium.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,9 +41,9 @@ async function signIn(password = ADMIN.password) {
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
-/** pageSession reads the session the page keeps in IndexedDB (carhub-auth/session). */
-const pageSession = () =>
-  page.evaluate(() => new Promise((ok, fail) => {
+/** pageSession reads the session a page (this test's, by default) keeps in IndexedDB (carhub-auth/session). */
+const pageSession = (p = page) =>
+  p.evaluate(() => new Promise((ok, fail) => {
     const open = indexedDB.open('carhub-auth');
     open.onerror = () => fail(open.error);
     open.onsuccess = () => {
@@ -56,15 +57,61 @@ const pageSession = () =>
     };
   }));
 
-async function axe() {
+async function axe(p = page) {
   const found = [];
   for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const violations = await axeViolations(page);
+    await p.emulateMedia({ colorScheme: scheme });
+    const violations = await axeViolations(p);
     for (const v of violations) found.push(`${scheme}: ${v}`);
   }
-  await page.emulateMedia({ colorScheme: 'light' });
+  await p.emulateMedia({ colorScheme: 'light' });
   return found;
+}
+
+const json = { 'Content-Type': 'application/json' };
+
+/** ssoLink: the address single sign-on ends at, with token's session and, when given, a client state. */
+function ssoLink(token, clientState) {
+  const expires = new Date(Date.now() + 3_600_000).toISOString();
+  return `${s.base}/login#token=${encodeURIComponent(token)}&expires_at=${encodeURIComponent(expires)}` + (clientState ? `&client_state=${clientState}` : '');
+}
+
+/** A client state as the sign-in button makes one (43 base64url characters), kept by no tab. */
+const ANY_STATE = 'Zm9yZ2VkLWJ5LWFuLWF0dGFja2VyLW5vdC1zdGFydGVk';
+
+/**
+ * passwordGuarded: the service asks for the current password to make an
+ * access token (its answer names current_password when none is given).
+ * Until the service of that change is in this tree, the tests of what only
+ * it does are skipped, saying so.
+ */
+async function passwordGuarded(token) {
+  const r = await api('/api/auth/tokens', token, { method: 'POST', headers: json, body: JSON.stringify({ name: 'probe', scope: 'read', expires_in_days: 1 }) });
+  if (r.status === 201) await api(`/api/auth/tokens/${r.body.id}`, token, { method: 'DELETE' });
+  return r.status === 400 && /current_password/.test(r.body?.message ?? '');
+}
+
+const CHANGED = {
+  true: 'Password changed. Your other sessions and devices are signed out and your access tokens are revoked; this one goes on.',
+  false: 'Password changed. Your other sessions and devices are signed out; this one goes on. Your access tokens still work.',
+};
+
+/** changePassword changes the password on Settings, revoking the access tokens or not, and answers the body the page sent. */
+async function changePassword(from, to, revokeTokens) {
+  const form = page.getByRole('form', { name: 'Change password' });
+  await form.getByLabel('Current password', { exact: true }).fill(from);
+  await form.getByLabel('New password', { exact: true }).fill(to);
+  await form.getByLabel('New password again', { exact: true }).fill(to);
+  await form.getByLabel('Also revoke my access tokens', { exact: true }).setChecked(revokeTokens);
+  const sent = await sentBody('PUT', '/api/users/me/password', () => form.getByRole('button', { name: 'Change password', exact: true }).click());
+  await form.getByRole('status').filter({ hasText: CHANGED[revokeTokens] }).waitFor();
+  return sent;
+}
+
+/** sentBody: the JSON body of the next request to path that the page sends while act() runs. */
+async function sentBody(method, path, act) {
+  const [req] = await Promise.all([page.waitForRequest((r) => r.method() === method && new URL(r.url()).pathname === path), act()]);
+  return req.postDataJSON();
 }
 
 /** overflow: how far the page scrolls sideways (0: not at all). */
@@ -97,7 +144,7 @@ describe('the web client with accounts', () => {
     await heading('Sign in').waitFor();
     assert.equal(await page.getByRole('navigation', { name: 'Main' }).count(), 0);
     assert.equal(await page.title(), 'Sign in · CarHub');
-    assert.equal(await page.getByRole('link', { name: 'Sign in with single sign-on' }).count(), config.body.oidc ? 1 : 0);
+    assert.equal(await page.getByRole('button', { name: 'Sign in with single sign-on' }).count(), config.body.oidc ? 1 : 0);
     assert.deepEqual(await axe(), []);
 
     await signIn('not-the-password');
@@ -292,18 +339,59 @@ describe('the web client with accounts', () => {
     assert.equal(csv.trim().split('\n').length, 2, csv);
   });
 
-  it('single sign-on returns to /login#token=…: kept, cleared from the address, start page; #error= is explained', async () => {
-    const token = await s.login();
-    const me = await api('/api/auth/me', token);
-    assert.equal(me.status, 200);
-    const expires = new Date(Date.now() + 3_600_000).toISOString();
-    await page.goto(`${s.base}/login#token=${encodeURIComponent(token)}&expires_at=${encodeURIComponent(expires)}`);
-    await heading('Add refuel').waitFor();
-    assert.equal(page.url(), s.base + '/');
-    await page.getByRole('banner').getByText('Signed in as admin').waitFor();
-    const session = await pageSession();
-    assert.equal(session.token, token);
-    assert.equal(session.expiresAt, expires);
+  it('a /login#token=… link this browser did not start signs no one in: the login screen stays, with a notice', async () => {
+    const token = await s.login(); // a valid session, as an attacker would hand out their own
+    const other = await s.newProfile();
+    try {
+      const p2 = other.pages()[0] ?? (await other.newPage());
+      const notice = p2.getByRole('status').filter({ hasText: 'This sign-in link was not started from this browser and was ignored.' });
+      for (const link of [ssoLink(token, ANY_STATE), ssoLink(token)]) {
+        await p2.goto('about:blank'); // from /login, a new fragment alone would not load the page again
+        await p2.goto(link);
+        await p2.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+        await notice.waitFor();
+        assert.equal(p2.url(), s.base + '/login', 'the token is cleared from the address');
+        assert.equal(await pageSession(p2), null);
+      }
+      assert.deepEqual(await axe(p2), [], 'the login screen with the notice');
+      // Even with the value this tab's sign-in button would have kept: single sign-on is off on this server.
+      await p2.goto(s.base + '/history'); // kept by a page of the app, as the button keeps it
+      await p2.evaluate((v) => sessionStorage.setItem('carhub-sso-client-state', v), ANY_STATE);
+      await p2.goto(ssoLink(token, ANY_STATE));
+      await p2.getByRole('status').filter({ hasText: 'This server has no single sign-on, so the sign-in link was ignored.' }).waitFor();
+      assert.equal(await pageSession(p2), null);
+      assert.equal(await p2.evaluate(() => sessionStorage.getItem('carhub-sso-client-state')), null, 'the value served once');
+    } finally {
+      await other.close();
+      await api('/api/auth/logout', token, { method: 'POST' }); // not among this device's sign-ins later
+    }
+  });
+
+  it('the same link over a signed-in session changes nothing and asks nothing; #error= is not shown to a signed-in user', async () => {
+    const mine = await pageSession();
+    assert.equal(mine.user.username, 'admin');
+    const admin = await s.login();
+    const made = await api('/api/users', admin, { method: 'POST', headers: json, body: JSON.stringify({ username: 'mallory', password: 'mallory-password-1' }) });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    try {
+      const theirs = (await api('/api/auth/login', null, { method: 'POST', headers: json, body: JSON.stringify({ username: 'mallory', password: 'mallory-password-1' }) })).body.token;
+      const asked = dialogs.length;
+      await page.goto(ssoLink(theirs, ANY_STATE));
+      await heading('Add refuel').waitFor();
+      const notice = page.getByRole('status').filter({ hasText: 'This sign-in link was not started from this browser and was ignored.' });
+      await notice.waitFor();
+      assert.equal(page.url(), s.base + '/');
+      await page.getByRole('banner').getByText('Signed in as admin').waitFor();
+      assert.deepEqual(await pageSession(), mine, 'the session is unchanged');
+      assert.deepEqual(dialogs.slice(asked), [], 'nothing was asked');
+      assert.equal((await api('/api/auth/me', mine.token)).status, 200);
+      assert.deepEqual(await axe(), [], 'the app with the notice');
+      assert.equal(await overflow(), 0, 'the notice at 390 px');
+      await page.getByRole('button', { name: 'Dismiss' }).click();
+      await notice.waitFor({ state: 'detached' });
+    } finally {
+      assert.equal((await api(`/api/users/${made.body.id}`, admin, { method: 'DELETE' })).status, 204);
+    }
 
     await page.goto(`${s.base}/login#error=access_denied`);
     // Signed in already: the error page is not shown to a signed-in user.
@@ -340,28 +428,41 @@ describe('the web client with accounts', () => {
     await page.getByRole('alert').filter({ hasText: 'username: "SAM" is taken' }).waitFor();
 
     // The password: the repetition is checked here, the current one by the service.
-    await field('Current password').fill(ADMIN.password);
-    await field('New password').fill('e2e-admin-password-2');
-    await field('New password again').fill('e2e-admin-password-3');
+    const form = page.getByRole('form', { name: 'Change password' });
+    const current = form.getByLabel('Current password', { exact: true });
+    const revoke = form.getByLabel('Also revoke my access tokens', { exact: true });
+    assert.equal(await revoke.isChecked(), true, 'revoking the tokens is on by default');
+    assert.match(await revoke.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby')).textContent), /^Every access token of yours stops working/);
+    await current.fill(ADMIN.password);
+    await form.getByLabel('New password', { exact: true }).fill('e2e-admin-password-2');
+    await form.getByLabel('New password again', { exact: true }).fill('e2e-admin-password-3');
     await page.getByRole('button', { name: 'Change password', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'The new password and its repetition differ.' }).waitFor();
-    await field('Current password').fill('not-the-password');
-    await field('New password again').fill('e2e-admin-password-2');
+    await current.fill('not-the-password');
+    await form.getByLabel('New password again', { exact: true }).fill('e2e-admin-password-2');
     await page.getByRole('button', { name: 'Change password', exact: true }).click();
-    await page.getByRole('alert').filter({ hasText: 'current_password: does not match' }).waitFor();
+    // Beside the field it names, which points to it.
+    const wrong = form.getByRole('alert').filter({ hasText: 'current_password: does not match' });
+    await wrong.waitFor();
+    assert.equal(await current.getAttribute('aria-invalid'), 'true');
+    assert.equal(await current.getAttribute('aria-describedby'), await wrong.getAttribute('id'));
     assert.equal((await api('/api/auth/me', other)).status, 200, 'nothing changed yet');
-    await field('Current password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Change password', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
-    assert.equal(await field('New password').inputValue(), '', 'the passwords are not kept on the form');
+    assert.deepEqual(await axe(), [], 'the password form with its error beside the field');
+    const sent = await changePassword(ADMIN.password, 'e2e-admin-password-2', true);
+    assert.deepEqual(sent, { current_password: ADMIN.password, new_password: 'e2e-admin-password-2', revoke_tokens: true });
+    assert.equal(await current.getAttribute('aria-invalid'), null);
+    assert.equal(await form.getByLabel('New password', { exact: true }).inputValue(), '', 'the passwords are not kept on the form');
     assert.equal((await api('/api/auth/me', other)).status, 401, 'the other session ended');
     const mine = (await pageSession()).token;
     assert.equal((await api('/api/auth/me', mine)).status, 200, 'this one goes on');
-    const login = (password) => api('/api/auth/login', null, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password }) });
+    const login = (password) => api('/api/auth/login', null, { method: 'POST', headers: json, body: JSON.stringify({ username: ADMIN.username, password }) });
     assert.equal((await login('e2e-admin-password-2')).status, 200);
-    // Back to the password the other tests sign in with.
-    const back = await api('/api/users/me/password', mine, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ current_password: 'e2e-admin-password-2', new_password: ADMIN.password }) });
-    assert.equal(back.status, 204, JSON.stringify(back.body));
+    // Back to the password the other tests sign in with, the box unticked this time.
+    assert.equal((await changePassword('e2e-admin-password-2', ADMIN.password, false)).revoke_tokens, false);
+    assert.equal(await revoke.isChecked(), true, 'on again for the next change');
+    const again = await login(ADMIN.password);
+    assert.equal(again.status, 200);
+    await api('/api/auth/logout', again.body.token, { method: 'POST' }); // not among this device's sign-ins later
 
     // Deleting a user asks first, and ends their sessions.
     const asked = dialogs.length;
@@ -373,28 +474,37 @@ describe('the web client with accounts', () => {
     assert.equal((await api('/api/auth/me', sam.body.token)).status, 401);
   });
 
-  it('Settings: an account made by single sign-on (the service says has_password: false) is offered no password form', async () => {
-    const token = await s.login();
-    assert.equal((await api('/api/auth/me', token)).body.has_password, true, 'the administrator has a password');
+  it('Settings: an account made by single sign-on (the service says has_password: false) is offered no password form, and no password field for a token', async () => {
+    const admin = await s.login();
+    assert.equal((await api('/api/auth/me', admin)).body.has_password, true, 'the administrator has a password');
+    await api('/api/auth/logout', admin, { method: 'POST' });
     // No identity provider runs in this stack (the Go tests sign in through one): the service's
-    // answer for this session is changed to what it says of an account made by single sign-on.
+    // answers for this sign-in are changed to what it says of an account made by single sign-on.
     const other = await s.newProfile();
+    let token;
     try {
-      await other.route('**/api/auth/me', async (route) => {
+      const noPassword = async (route) => {
         const res = await route.fetch();
-        await route.fulfill({ response: res, json: { ...(await res.json()), has_password: false } });
-      });
+        const body = await res.json();
+        await route.fulfill({ response: res, json: body.user ? { ...body, user: { ...body.user, has_password: false } } : { ...body, has_password: false } });
+      };
+      await other.route('**/api/auth/me', noPassword);
+      await other.route('**/api/auth/login', noPassword);
       const p2 = other.pages()[0] ?? (await other.newPage());
-      const expires = new Date(Date.now() + 3_600_000).toISOString();
-      await p2.goto(`${s.base}/login#token=${encodeURIComponent(token)}&expires_at=${encodeURIComponent(expires)}`);
-      await p2.getByRole('heading', { level: 1, name: 'Add refuel' }).waitFor();
-      await p2.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
+      await p2.goto(s.base + '/settings');
+      await p2.getByLabel('Username', { exact: true }).fill(ADMIN.username);
+      await p2.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+      await p2.getByRole('button', { name: 'Sign in', exact: true }).click();
       await p2.getByText('You sign in by single sign-on: your password is kept, and changed, by your identity provider.').waitFor();
+      token = (await pageSession(p2)).token;
       assert.equal(await p2.getByRole('button', { name: 'Change password' }).count(), 0);
-      await p2.getByRole('heading', { level: 2, name: 'Sign-ins and access tokens' }).waitFor();
+      const tokenForm = p2.getByRole('form', { name: 'New access token' });
+      await tokenForm.getByLabel('Name (what uses it)', { exact: true }).waitFor();
+      assert.equal(await tokenForm.getByLabel('Current password').count(), 0, 'no password to ask for');
+      assert.deepEqual(await axe(p2), [], 'Settings of an account without a password');
     } finally {
       await other.close();
-      await api('/api/auth/logout', token, { method: 'POST' }); // not among this device's sign-ins later
+      if (token) await api('/api/auth/logout', token, { method: 'POST' }); // not among this device's sign-ins later
     }
   });
 
@@ -404,11 +514,16 @@ describe('the web client with accounts', () => {
     assert.equal(await list.getByRole('button').count(), 0, 'this device\'s sign-in is ended by Sign out, not here');
     await field('Name (what uses it)').fill('home-assistant');
     await field('Valid for').selectOption({ label: '30 days' });
-    await page.getByRole('button', { name: 'Create token', exact: true }).click();
+    // The current password is asked for: the browser sends nothing without it.
+    const password = page.getByRole('form', { name: 'New access token' }).getByLabel('Current password', { exact: true });
+    assert.equal(await password.evaluate((el) => el.required && el.validity.valueMissing && !el.form.checkValidity()), true);
+    await password.fill(ADMIN.password);
+    const sent = await sentBody('POST', '/api/auth/tokens', () => page.getByRole('button', { name: 'Create token', exact: true }).click());
+    assert.deepEqual(sent, { name: 'home-assistant', scope: 'read', expires_in_days: 30, current_password: ADMIN.password });
     await page.getByRole('status').filter({ hasText: 'Access token home-assistant created.' }).waitFor();
+    assert.equal(await password.inputValue(), '', 'the password is not kept on the form');
     const secret = await field('The token home-assistant: copy it now, it is not shown again').inputValue();
     assert.match(secret, /^\S{30,}$/);
-    const json = { 'Content-Type': 'application/json' };
     assert.equal((await api('/api/vehicles', secret)).status, 200, 'the token reads');
     assert.equal((await api('/api/vehicles', secret, { method: 'POST', headers: json, body: '{"name":"x","fuel_type":"diesel"}' })).status, 403, 'read only by default');
     const mine = (await pageSession()).token;
@@ -425,6 +540,46 @@ describe('the web client with accounts', () => {
     assert.equal((await api('/api/vehicles', secret)).status, 401, 'revoked at once');
     await eventually(async () => assert.deepEqual(await list.getByRole('heading', { level: 3 }).allInnerTexts(), ['Sign-in this device']));
     assert.equal((await api('/api/auth/me', mine)).status, 200);
+  });
+
+  it('Settings: a new token with a wrong or no current password is refused, the answer beside the field (needs the service that asks for it)', async (t) => {
+    const mine = (await pageSession()).token;
+    if (!(await passwordGuarded(mine))) return t.skip('the service does not ask for current_password yet');
+    const tokenForm = page.getByRole('form', { name: 'New access token' });
+    const password = tokenForm.getByLabel('Current password', { exact: true });
+    await tokenForm.getByLabel('Name (what uses it)', { exact: true }).fill('backup-script');
+    await password.fill('not-the-password');
+    await tokenForm.getByRole('button', { name: 'Create token', exact: true }).click();
+    const wrong = tokenForm.getByRole('alert').filter({ hasText: /^current_password: / });
+    await wrong.waitFor();
+    assert.equal(await password.getAttribute('aria-invalid'), 'true');
+    assert.deepEqual((await password.getAttribute('aria-describedby')).split(' '), ['token-password-hint', await wrong.getAttribute('id')]);
+    assert.deepEqual(await axe(), [], 'the token form with its error beside the field');
+    assert.equal((await api('/api/auth/tokens', mine)).body.filter((x) => x.kind === 'token').length, 0, 'no token was made');
+    await password.fill(ADMIN.password);
+    await tokenForm.getByRole('button', { name: 'Create token', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Access token backup-script created.' }).waitFor();
+    const made = (await api('/api/auth/tokens', mine)).body.find((x) => x.name === 'backup-script');
+    assert.equal((await api(`/api/auth/tokens/${made.id}`, mine, { method: 'DELETE' })).status, 204);
+  });
+
+  it('Settings: a password change revokes the access tokens when asked, and keeps them when not (needs the service that does)', async (t) => {
+    const mine = (await pageSession()).token;
+    if (!(await passwordGuarded(mine))) return t.skip('the service does not take revoke_tokens yet');
+    const make = async (name, password) => {
+      const r = await api('/api/auth/tokens', mine, { method: 'POST', headers: json, body: JSON.stringify({ name, scope: 'read', expires_in_days: 1, current_password: password }) });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return r.body;
+    };
+    const first = await make('first', ADMIN.password);
+    assert.equal((await api('/api/vehicles', first.token)).status, 200);
+    await changePassword(ADMIN.password, 'e2e-admin-password-2', true);
+    assert.equal((await api('/api/vehicles', first.token)).status, 401, 'revoked with the change');
+    const second = await make('second', 'e2e-admin-password-2');
+    await changePassword('e2e-admin-password-2', ADMIN.password, false);
+    assert.equal((await api('/api/vehicles', second.token)).status, 200, 'kept through the change');
+    assert.equal((await api('/api/auth/me', mine)).status, 200, 'this sign-in goes on');
+    assert.equal((await api(`/api/auth/tokens/${second.id}`, mine, { method: 'DELETE' })).status, 204);
   });
 
   it('Vehicles: the owner shares a vehicle by name; the other user sees it with what the role allows, and no more', async () => {
