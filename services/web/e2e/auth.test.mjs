@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { axeViolations, eventually, startStack } from './harness.mjs';
+import { axeBothSchemes, eventually, sessionOf, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -41,32 +41,11 @@ async function signIn(password = ADMIN.password) {
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
-/** pageSession reads the session a page (this test's, by default) keeps in IndexedDB (carhub-auth/session). */
-const pageSession = (p = page) =>
-  p.evaluate(() => new Promise((ok, fail) => {
-    const open = indexedDB.open('carhub-auth');
-    open.onerror = () => fail(open.error);
-    open.onsuccess = () => {
-      try {
-        const get = open.result.transaction('session').objectStore('session').get('session');
-        get.onsuccess = () => ok(get.result ?? null);
-        get.onerror = () => fail(get.error);
-      } catch (err) {
-        fail(err);
-      }
-    };
-  }));
+/** pageSession: the session this test's page (or p) keeps. */
+const pageSession = (p = page) => sessionOf(p);
 
-async function axe(p = page) {
-  const found = [];
-  for (const scheme of ['light', 'dark']) {
-    await p.emulateMedia({ colorScheme: scheme });
-    const violations = await axeViolations(p);
-    for (const v of violations) found.push(`${scheme}: ${v}`);
-  }
-  await p.emulateMedia({ colorScheme: 'light' });
-  return found;
-}
+/** axe: axe-core's serious and critical violations on this test's page (or p), light and dark. */
+const axe = (p = page) => axeBothSchemes(p);
 
 const json = { 'Content-Type': 'application/json' };
 

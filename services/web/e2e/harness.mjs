@@ -7,7 +7,11 @@
 // is observed, not assumed; retrieval and its sources are docqa's own.
 // startStack({ auth }) starts everything with accounts on (AUTH_MODE=local),
 // as deploy/scripts/run-local.sh would: the same identity secret for
-// fuel-service, docqa-service and Caddy, and a first administrator.
+// fuel-service, docqa-service and Caddy, and a first administrator; with
+// oidc as well, fuel-service signs in through an OpenID provider
+// (oauth2-mock-server: discovery, JWKS, RS256 ID tokens with the nonce, PKCE
+// checked) that signs in s.oidcUser at once, as a provider with a remembered
+// sign-in does.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
+import { OAuth2Server } from 'oauth2-mock-server';
 
 export const repo = resolve(import.meta.dirname, '../../..');
 const bin = process.env.BIN_DIR ?? join(repo, 'bin');
@@ -33,6 +38,34 @@ export async function axeViolations(page) {
     return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
   });
+}
+
+/** axeBothSchemes: axeViolations in the light and the dark scheme, each prefixed with its scheme; the page is left light. */
+export async function axeBothSchemes(page) {
+  const found = [];
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const v of await axeViolations(page)) found.push(`${scheme}: ${v}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
+
+/** sessionOf reads the session a page keeps in IndexedDB (carhub-auth/session), null when none. */
+export function sessionOf(page) {
+  return page.evaluate(() => new Promise((ok, fail) => {
+    const open = indexedDB.open('carhub-auth');
+    open.onerror = () => fail(open.error);
+    open.onsuccess = () => {
+      try {
+        const get = open.result.transaction('session').objectStore('session').get('session');
+        get.onsuccess = () => ok(get.result ?? null);
+        get.onerror = () => fail(get.error);
+      } catch (err) {
+        fail(err);
+      }
+    };
+  }));
 }
 
 /** eventually retries check (which throws until it holds) every `every` ms for up to ms. */
@@ -163,9 +196,10 @@ export function fakeChat() {
 /**
  * startStack starts the services, Caddy and Chromium. With auth ({username,
  * password, loginsPerMinute = 20}) accounts are on (AUTH_MODE=local) and that user is the first
- * administrator; s.login() then answers a token for API calls of the test.
+ * administrator; s.login() then answers a token for API calls of the test. With oidc (and auth)
+ * single sign-on is on, through a provider that signs in s.oidcUser ({ sub, preferred_username }).
  */
-export async function startStack({ auth, locale = 'en-IE', timezoneId = 'Europe/Berlin' } = {}) {
+export async function startStack({ auth, oidc = false, locale = 'en-IE', timezoneId = 'Europe/Berlin' } = {}) {
   for (const f of ['fuel-service', 'docqa-service', 'caddy']) {
     if (!existsSync(join(bin, f))) throw new Error(`${join(bin, f)} is missing: run make build first`);
   }
@@ -190,6 +224,21 @@ export async function startStack({ auth, locale = 'en-IE', timezoneId = 'Europe/
     AUTH_LOGINS_PER_MINUTE: String(auth?.loginsPerMinute ?? 20),
   };
   const s = { dir, chat, base: `http://127.0.0.1:${webPort}`, procs: {} };
+  if (oidc) {
+    s.provider = new OAuth2Server();
+    await s.provider.issuer.keys.generate('RS256');
+    await s.provider.start(0, '127.0.0.1');
+    s.oidcUser = { sub: 'ann-at-provider', preferred_username: 'ann' };
+    // Who signs in: the ID token (and the access token) of every sign-in are s.oidcUser's.
+    s.provider.service.on('beforeTokenSigning', (token) => Object.assign(token.payload, s.oidcUser));
+    Object.assign(fuelEnv, {
+      AUTH_OIDC_ISSUER: s.provider.issuer.url,
+      AUTH_OIDC_CLIENT_ID: 'carhub-e2e',
+      AUTH_OIDC_CLIENT_SECRET: randomBytes(24).toString('hex'),
+      AUTH_OIDC_REDIRECT_URL: `${s.base}/api/auth/oidc/callback`,
+      AUTH_OIDC_ALLOW_ANY: 'true',
+    });
+  }
 
   s.startFuel = async () => {
     s.procs.fuel = run('fuel-service', join(bin, 'fuel-service'), [], fuelEnv);
@@ -269,7 +318,8 @@ export async function startStack({ auth, locale = 'en-IE', timezoneId = 'Europe/
     await s.context?.close().catch(() => undefined);
     await Promise.all(Object.values(s.procs).map(stop));
     await chat.close();
-    const logFile = join(tmpdir(), auth ? 'carhub-e2e-services-auth.log' : 'carhub-e2e-services.log');
+    await s.provider?.stop();
+    const logFile = join(tmpdir(), `carhub-e2e-services${auth ? '-auth' : ''}${oidc ? '-oidc' : ''}.log`);
     writeFileSync(logFile, s.logs());
     console.log(`e2e: the services' logs of this run are in ${logFile}`);
     rmSync(dir, { recursive: true, force: true });

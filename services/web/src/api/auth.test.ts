@@ -189,6 +189,7 @@ describe('acceptSsoFragment', () => {
 describe('ssoErrorMessage', () => {
   it('says what each code means', () => {
     expect(ssoErrorMessage('not_allowed')).toBe('Your account at the identity provider may not sign up here: it is not on this server\'s list of allowed accounts. Ask whoever runs this CarHub to add it.');
+    expect(ssoErrorMessage('oidc_not_allowed')).toBe(ssoErrorMessage('not_allowed'));
     expect(ssoErrorMessage('oidc_denied')).toBe('Single sign-on was cancelled or refused. You can try again.');
     expect(ssoErrorMessage('access_denied')).toBe(ssoErrorMessage('oidc_denied'));
     expect(ssoErrorMessage('oidc_nonce')).toBe('Single sign-on did not succeed (oidc_nonce). Try again, or sign in with your username and password.');

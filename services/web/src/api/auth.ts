@@ -193,6 +193,7 @@ export function ssoErrorMessage(code: string): string {
     case 'access_denied':
     case 'oidc_denied':
       return t('sso.refused');
+    case 'oidc_not_allowed':
     case 'not_allowed':
       return t('sso.notAllowed');
     case 'invalid_expiry':
