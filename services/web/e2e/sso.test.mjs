@@ -92,6 +92,14 @@ describe('single sign-on', () => {
       assert.equal(session.user.has_password, false);
       assert.equal(await p.evaluate((k) => sessionStorage.getItem(k), STATE_KEY), null);
       assert.deepEqual(b.asked, []);
+
+      // An account without a password makes a token without one, just after signing in.
+      await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
+      const tokenForm = p.getByRole('form', { name: 'New access token' });
+      await tokenForm.getByLabel('Name (what uses it)', { exact: true }).fill('ann-script');
+      assert.equal(await tokenForm.getByLabel('Current password').count(), 0);
+      await tokenForm.getByRole('button', { name: 'Create token', exact: true }).click();
+      await p.getByRole('status').filter({ hasText: 'Access token ann-script created.' }).waitFor();
     } finally {
       await b.ctx.close();
     }
