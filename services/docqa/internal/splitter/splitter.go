@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
@@ -53,10 +54,94 @@ func New() (*Splitter, error) {
 	}, nil
 }
 
-// CountTokens returns the number of cl100k_base tokens of text. Special
-// tokens such as <|endoftext|> count as ordinary text.
+// maxRunBytes bounds the work of the tokenizer on one run of characters.
+// cl100k_base first cuts text into pieces with a regular expression, in
+// linear time (regexp2: 1-7 ms for 40 KB of any kind), then merges each
+// piece's bytes pair by pair, and that merge (tiktoken-go's bytePairMerge:
+// a scan of the whole piece per merge) is quadratic in the piece's length:
+// 40 KB of one run of letters, punctuation, spaces, line ends or CJK took
+// 0.6-1.3 s, a 100 KB page 4-15 s, 100 KB of invalid bytes 100 s; digits
+// are pieces of at most three and cost nothing. A piece is at most one
+// character more than a run of letters, of spaces, or of characters that
+// are neither letters nor digits, plus a run of line ends after the last
+// kind. So the text is encoded in segments, cut inside any such run at the
+// first character boundary at or past maxRunBytes bytes as the tokenizer
+// reads them (an invalid byte as the three of U+FFFD): each piece is then
+// at most about twice maxRunBytes and the work is linear in the text, a
+// 1 MiB run costing about what 1 MiB of prose does (0.3-0.5 s).
+//
+// Text without such a run (prose, a run of up to 85 CJK characters without
+// punctuation) is one segment, encoded whole: its tokens are exactly
+// cl100k_base's. A cut changes the tokens next to it: on runs of each kind
+// the count moved by 0 or 1 per cut, by up to 3 on a run of one repeated
+// character (line ends, "=") that a leading character shifts against the
+// merge's pairs; measured, not a property that BPE guarantees.
+const maxRunBytes = 256
+
+// segmentEnds returns the ends of the segments text is encoded in, the
+// last one len(text).
+func segmentEnds(text string) []int {
+	var ends []int
+	class, width := runClass(-1), 0 // of the run at i; its bytes since its start or the last cut
+	for i := 0; i < len(text); {
+		r, n, w := decodeRune(text[i:])
+		if c := classOf(r); c != class {
+			class, width = c, 0
+		}
+		if class != digit && width >= maxRunBytes {
+			ends, width = append(ends, i), 0
+		}
+		width += w
+		i += n
+	}
+	return append(ends, len(text))
+}
+
+// runClass is the class of a character for cl100k_base's pre-tokenizer:
+// its \s (regexp2's is unicode.IsSpace), \p{L}, \p{N}, or none of them.
+type runClass int
+
+const (
+	space runClass = iota
+	letter
+	digit
+	other
+)
+
+func classOf(r rune) runClass {
+	switch {
+	case unicode.IsSpace(r):
+		return space
+	case unicode.IsLetter(r):
+		return letter
+	case unicode.IsNumber(r):
+		return digit
+	}
+	return other
+}
+
+// decodeRune returns the first character of text, its length n in text,
+// and its length w as the tokenizer reads it: the tokenizer reads each byte
+// of invalid UTF-8 as U+FFFD, three bytes.
+func decodeRune(text string) (r rune, n, w int) {
+	r, n = utf8.DecodeRuneInString(text)
+	if r == utf8.RuneError && n == 1 {
+		return r, n, utf8.RuneLen(utf8.RuneError)
+	}
+	return r, n, n
+}
+
+// CountTokens returns the number of cl100k_base tokens of text, encoded in
+// segments (see maxRunBytes): exact for text without a run longer than
+// maxRunBytes, within about one token per cut otherwise. Special tokens such
+// as <|endoftext|> count as ordinary text.
 func (s *Splitter) CountTokens(text string) int {
-	return len(s.enc.EncodeOrdinary(text))
+	n, from := 0, 0
+	for _, end := range segmentEnds(text) {
+		n += len(s.enc.EncodeOrdinary(text[from:end]))
+		from = end
+	}
+	return n
 }
 
 // Split returns one page's chunks, in order. It keeps the numbers of
@@ -123,15 +208,30 @@ func (s *Splitter) windows(pageText string) []string {
 	return out
 }
 
-// tokenEnds returns, for each cl100k_base token of text, the byte offset at
-// which it ends. The tokens' bytes are the text's bytes in order, except
+// tokenEnds returns, for each cl100k_base token of text (encoded in
+// segments, see maxRunBytes), the byte offset at which it ends; the last
+// token of each segment ends at the segment's end.
+func (s *Splitter) tokenEnds(text string) []int {
+	var ends []int
+	from := 0
+	for _, end := range segmentEnds(text) {
+		for _, e := range s.segmentTokenEnds(text[from:end]) {
+			ends = append(ends, from+e)
+		}
+		from = end
+	}
+	return ends
+}
+
+// segmentTokenEnds returns, for each cl100k_base token of text, the byte
+// offset at which it ends. The tokens' bytes are the text's bytes in order, except
 // that the tokenizer reads each byte of invalid UTF-8 as U+FFFD (three
 // bytes): the offsets follow the text through those, so a window of text
 // that is not valid UTF-8 still holds 400 tokens, not 400 tokens' worth of
 // bytes. A token that ends inside a character ends as far into it as into
 // that character's bytes (inside a U+FFFD read for an invalid byte: before
 // that byte). The last token ends at the end of the text.
-func (s *Splitter) tokenEnds(text string) []int {
+func (s *Splitter) segmentTokenEnds(text string) []int {
 	tokens := s.enc.EncodeOrdinary(text)
 	ends := make([]int, len(tokens))
 	one := make([]int, 1)
@@ -143,11 +243,7 @@ func (s *Splitter) tokenEnds(text string) []int {
 		decoded += len(s.enc.Decode(one))
 		size := 0 // of the character at t, when the token ends inside it
 		for t < len(text) {
-			r, n := utf8.DecodeRuneInString(text[t:])
-			w := n
-			if r == utf8.RuneError && n == 1 {
-				w = utf8.RuneLen(utf8.RuneError)
-			}
+			_, n, w := decodeRune(text[t:])
 			if d+w > decoded {
 				size = n
 				break

@@ -3,6 +3,7 @@ package splitter
 import (
 	"encoding/json"
 	"flag"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -226,7 +227,10 @@ func TestCountTokens(t *testing.T) {
 func FuzzSplit(f *testing.F) {
 	s := mustNew(f)
 	for _, seed := range []string{"", "hello!", "cat. dog? cow!\n", "我们今天学习中文。", "\xe4\xb8\xad\xff", strings.Repeat("word. ", 300),
-		strings.Repeat("e\u0301\u0302", 500), strings.Repeat("👩\u200d👩\u200d👧\u200d👦", 300), strings.Repeat("กำลังใจ", 400)} {
+		strings.Repeat("e\u0301\u0302", 500), strings.Repeat("👩\u200d👩\u200d👧\u200d👦", 300), strings.Repeat("กำลังใจ", 400),
+		// runs longer than maxRunBytes, encoded in segments
+		strings.Repeat("a", 3000), strings.Repeat("!?", 400) + "\n\n\n", "x" + strings.Repeat(" ", 700) + "y",
+		strings.Repeat("\xff", 300), strings.Repeat("中", 200) + strings.Repeat("1", 900)} {
 		f.Add(seed)
 	}
 	if b, err := os.ReadFile("testdata/zh-maintenance.txt"); err == nil {
@@ -286,6 +290,47 @@ func checkSplit(t *testing.T, s *Splitter, text string) {
 	if len(got) > s.maxChunks+1 {
 		t.Fatalf("%d chunks", len(got))
 	}
+	checkSegments(t, text)
+}
+
+// checkSegments checks the segments text is encoded in: they tile the text,
+// none holds a run (of letters, spaces or other non-digits) longer than
+// maxRunBytes and a character as the tokenizer reads them, and a text
+// without a longer run is one segment.
+func checkSegments(t *testing.T, text string) {
+	t.Helper()
+	ends := segmentEnds(text)
+	if !slices.IsSorted(ends) || ends[len(ends)-1] != len(text) || (len(ends) > 1 && ends[0] == 0) || len(slices.Compact(slices.Clone(ends))) != len(ends) {
+		t.Fatalf("segment ends %v do not tile %d bytes", ends[:min(len(ends), 10)], len(text))
+	}
+	longest, from := 0, 0
+	for _, end := range ends {
+		longest = max(longest, longestRun(text[from:end]))
+		from = end
+	}
+	if longest > maxRunBytes+utf8.UTFMax-1 {
+		t.Fatalf("a segment holds a run of %d bytes", longest)
+	}
+	if len(ends) > 1 && longestRun(text) <= maxRunBytes {
+		t.Fatalf("%d segments for a text whose runs are at most %d bytes", len(ends), maxRunBytes)
+	}
+}
+
+// longestRun is the length in bytes as the tokenizer reads them of the
+// longest run of one class other than digits in text.
+func longestRun(text string) int {
+	longest, class, width := 0, runClass(-1), 0
+	for i := 0; i < len(text); {
+		r, n, w := decodeRune(text[i:])
+		if c := classOf(r); c != class {
+			class, width = c, 0
+		}
+		if width += w; class != digit {
+			longest = max(longest, width)
+		}
+		i += n
+	}
+	return longest
 }
 
 // randomText builds a page from runs of scripts that tokenize badly: CJK
@@ -437,5 +482,139 @@ func TestTokenEnds(t *testing.T) {
 	checkSplit(t, s, text)
 	if w := s.windows(text); len(w) < 2 {
 		t.Fatalf("%d windows for %d tokens", len(w), len(ends))
+	}
+}
+
+// runs are pages of one unbroken run of a kind of character, the worst
+// case of the tokenizer's merge (quadratic in a run's length).
+var runs = map[string]func(n int) string{
+	"letters":  func(n int) string { return randomRun("abcdefghijklmnopqrstuvwxyz", n) },
+	"a":        func(n int) string { return strings.Repeat("a", n) },
+	"punct":    func(n int) string { return randomRun(`!-=*.,;:/\()[]{}<>?@#$%^&_+|~`, n) },
+	"spaces":   func(n int) string { return "x" + strings.Repeat(" ", n-2) + "x" },
+	"newlines": func(n int) string { return "x" + strings.Repeat("\n", n-2) + "x" },
+	"cjk":      func(n int) string { return randomRun("防冻型玻璃水冬季请使用我们今天学习中文", n/3) },
+	"invalid":  func(n int) string { return strings.Repeat("\xff", n) },
+}
+
+// randomRun is n characters drawn from alphabet (seeded: the same each run).
+func randomRun(alphabet string, n int) string {
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	chars := []rune(alphabet)
+	var b strings.Builder
+	for range n {
+		b.WriteRune(chars[r.IntN(len(chars))])
+	}
+	return b.String()
+}
+
+// BenchmarkUnbrokenRun splits and counts a page of one unbroken 100 KB run
+// of each kind.
+//
+//	go test -run '^$' -bench UnbrokenRun ./internal/splitter
+func BenchmarkUnbrokenRun(b *testing.B) {
+	s := mustNew(b)
+	for _, kind := range slices.Sorted(maps.Keys(runs)) {
+		page := runs[kind](100_000)
+		b.Run(kind+"/Split", func(b *testing.B) {
+			for b.Loop() {
+				s.Split(page)
+			}
+			b.SetBytes(int64(len(page)))
+		})
+		b.Run(kind+"/CountTokens", func(b *testing.B) {
+			for b.Loop() {
+				s.CountTokens(page)
+			}
+			b.SetBytes(int64(len(page)))
+		})
+	}
+}
+
+// maxDriftPerCut is how far, per cut, the count of a text encoded in
+// segments may be from cl100k_base's count of it whole (see maxRunBytes).
+const maxDriftPerCut = 3
+
+// A run longer than maxRunBytes is encoded in segments: the count moves by
+// at most maxDriftPerCut per cut from cl100k_base's count of the whole text
+// (quadratic in a run, but quick at these lengths).
+func TestCountTokensOfLongRuns(t *testing.T) {
+	s := mustNew(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, kind := range slices.Sorted(maps.Keys(runs)) {
+		for range 12 {
+			text := runs[kind](maxRunBytes + 10 + r.IntN(4000))
+			if r.IntN(2) == 0 {
+				text = "Check the " + text + " every month."
+			}
+			checkDrift(t, s, kind, text)
+		}
+	}
+	// One character repeated, shifted by a leading one: the worst measured.
+	for n := maxRunBytes + 1; n < 3*maxRunBytes; n += 7 {
+		for _, unit := range []string{"\n", "\r\n", "=", "a", "\t", " "} {
+			checkDrift(t, s, "x "+unit, "x "+strings.Repeat(unit, n)+" y")
+		}
+	}
+}
+
+func checkDrift(t *testing.T, s *Splitter, kind, text string) {
+	t.Helper()
+	cuts := len(segmentEnds(text)) - 1
+	if cuts == 0 {
+		t.Fatalf("%q: a run of %d bytes is not cut", kind, len(text))
+	}
+	exact := len(s.enc.EncodeOrdinary(text))
+	if got := s.CountTokens(text); got < exact-maxDriftPerCut*cuts || got > exact+maxDriftPerCut*cuts {
+		t.Errorf("%q, %d bytes: %d tokens, cl100k_base counts %d, %d cuts", kind, len(text), got, exact, cuts)
+	}
+}
+
+// A page of one unbroken 1 MiB run is split and counted in linear time
+// (BenchmarkUnbrokenRun shows it: before the segments, 100 KB took
+// seconds): its windows still tile it, and its count is 64 times
+// cl100k_base's count of 16 KiB of it. (The cuts fall every maxRunBytes
+// from the run's start, a multiple of the repeated character's tokens, so
+// here the count is exact, well within maxDriftPerCut per cut.)
+func TestSplitMiBRun(t *testing.T) {
+	s := mustNew(t)
+	for _, unit := range []string{"a", "!", " "} { // letters, punctuation, spaces
+		run := strings.Repeat(unit, 1<<20)
+		block := run[:len(run)/64]
+		if got, want := s.CountTokens(run), 64*len(s.enc.EncodeOrdinary(block)); got != want {
+			t.Errorf("%q: %d tokens, 64 x %d bytes are %d", unit, got, len(block), want)
+		}
+		checkSplit(t, s, "x"+run+"x")
+	}
+}
+
+// Normal text is one segment: its tokens are cl100k_base's, one for one.
+func TestNormalTextIsEncodedWhole(t *testing.T) {
+	s := mustNew(t)
+	pages, _ := filepath.Glob("testdata/*.txt")
+	r := rand.New(rand.NewPCG(7, 8))
+	var texts []string
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(b))
+	}
+	for range 50 {
+		texts = append(texts, randomText(r))
+	}
+	whole := 0
+	for _, text := range texts {
+		if longestRun(text) > maxRunBytes {
+			continue
+		}
+		whole++
+		if got, want := s.CountTokens(text), len(s.enc.EncodeOrdinary(text)); got != want {
+			t.Errorf("%.20q: %d tokens, cl100k_base counts %d", text, got, want)
+		}
+	}
+	if whole < len(pages) {
+		t.Fatalf("only %d texts without a long run", whole)
 	}
 }
