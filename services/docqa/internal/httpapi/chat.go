@@ -17,9 +17,14 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/rag"
 )
 
-// Chat request bounds of ../shared/spec/decisions.md.
+// Chat request bounds of ../shared/spec/decisions.md. The history's bounds
+// keep the work of counting its tokens small (proto-docs/auth-decisions.md,
+// "Chat history and the tokenizer's work"): the web client sends at most
+// the last 20 items, each cut to maxHistoryChars.
 const (
 	maxQuestionChars = 8000
+	maxHistoryItems  = 40
+	maxHistoryChars  = 16000
 	defaultTopK      = 10
 	maxTopK          = 100
 	maxDocuments     = 100
@@ -72,12 +77,20 @@ func (r chatRequest) validate() (chatQuery, error) {
 		}
 		q.TopK = *r.TopK
 	}
-	for i, m := range r.History {
-		role := docqa.Role(m.Role)
-		if role != docqa.RoleUser && role != docqa.RoleAssistant {
-			errs = append(errs, apperr.Invalid(fmt.Sprintf("history[%d].role", i), "must be %q or %q", docqa.RoleUser, docqa.RoleAssistant))
+	if len(r.History) > maxHistoryItems {
+		// Not each turn: a long list would make a long answer.
+		errs = append(errs, apperr.Invalid("history", "must hold at most %d turns (got %d)", maxHistoryItems, len(r.History)))
+	} else {
+		for i, m := range r.History {
+			role := docqa.Role(m.Role)
+			if role != docqa.RoleUser && role != docqa.RoleAssistant {
+				errs = append(errs, apperr.Invalid(fmt.Sprintf("history[%d].role", i), "must be %q or %q", docqa.RoleUser, docqa.RoleAssistant))
+			}
+			if n := utf8.RuneCountInString(m.Content); n > maxHistoryChars {
+				errs = append(errs, apperr.Invalid(fmt.Sprintf("history[%d].content", i), "must be at most %d characters (got %d)", maxHistoryChars, n))
+			}
+			q.History = append(q.History, docqa.Message{Role: role, Content: m.Content})
 		}
-		q.History = append(q.History, docqa.Message{Role: role, Content: m.Content})
 	}
 	if len(r.Documents) > maxDocuments {
 		errs = append(errs, apperr.Invalid("documents", "must name at most %d documents (got %d)", maxDocuments, len(r.Documents)))

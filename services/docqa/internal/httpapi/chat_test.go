@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
@@ -169,6 +170,54 @@ func TestChatBadRequests(t *testing.T) {
 			t.Errorf("%d embedding calls for bad requests", n)
 		}
 	})
+}
+
+// The history's bounds: at most 40 turns of at most 16000 characters each;
+// a body over them is one 400 that names each bad member, exactly.
+func TestChatHistoryLimits(t *testing.T) {
+	s := newService(t, options{local: true})
+	s.uploadPDF(t, "manual.pdf", manual("limits"))
+	turn := func(role, content string) map[string]string {
+		return map[string]string{"role": role, "content": content}
+	}
+	body := func(question string, history ...map[string]string) string {
+		b, err := json.Marshal(map[string]any{"question": question, "history": history})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	full := strings.Repeat("é", 16000)
+	most := make([]map[string]string, 40)
+	for i := range most {
+		most[i] = turn([]string{"user", "assistant"}[i%2], full)
+	}
+	t.Run("at the limits", func(t *testing.T) {
+		events := withoutComments(readEvents(t, s.chat(t, body("oil?", most...))))
+		if last := events[len(events)-1]; last.Name != "done" {
+			t.Fatalf("last event = %+v", last)
+		}
+	})
+	for _, tt := range []struct {
+		name, body, msg string
+	}{
+		{"41 turns", body("oil?", append(most, turn("user", "one more"))...), "history: must hold at most 40 turns (got 41)"},
+		{"a turn too long", body("oil?", turn("user", "short"), turn("assistant", full+"é")),
+			"history[1].content: must be at most 16000 characters (got 16001)"},
+		{"several members", body(" ", turn("user", full+"ab"), turn("tool", full+"a"), turn("user", "fine")),
+			"question: is required and must not be blank; history[0].content: must be at most 16000 characters (got 16002); " +
+				`history[1].role: must be "user" or "assistant"; history[1].content: must be at most 16000 characters (got 16001)`},
+		{"too many turns and a bad question", body(strings.Repeat("q", 8001), append(most, turn("tool", full+"a"))...),
+			"question: must be at most 8000 characters (got 8001); history: must hold at most 40 turns (got 41)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var e errorBody
+			decode(t, s.chat(t, tt.body), http.StatusBadRequest, &e)
+			if e.Code != "INVALID_ARGUMENT" || e.Message != tt.msg {
+				t.Errorf("error = %+v, want %q", e, tt.msg)
+			}
+		})
+	}
 }
 
 func TestChatQuestionAliasAndHistory(t *testing.T) {
@@ -554,7 +603,11 @@ func TestUnknownRoutesAreJSON404(t *testing.T) {
 }
 
 // FuzzChatBody: whatever the body, the answer is a 200 stream or a JSON
-// 4xx error, never a 500 or a panic.
+// 4xx error, never a 500 or a panic. With turns > 0 the body is instead a
+// question (the fuzzed body's text) and that many turns of history, every
+// other one with the fuzzed role and each with content repeated: then the
+// answer is a 200 stream exactly when question and history are within
+// their bounds, and otherwise a 400 that names each bad member in order.
 func FuzzChatBody(f *testing.F) {
 	for _, seed := range []string{
 		`{"question":"oil?"}`, `{"question":"q","topK":5}`, `{"message":"m","topK":100}`,
@@ -562,11 +615,26 @@ func FuzzChatBody(f *testing.F) {
 		`{"question":null,"message":null}`, `{"question":"q","history":[null]}`, `null`, `"str"`, `{`, ``,
 		`{"question":"\u0000\ud800"}`, `{"question":"q","topK":1e400}`,
 	} {
-		f.Add(seed)
+		f.Add(seed, uint8(0), "", "", uint16(0))
 	}
+	for _, h := range []struct {
+		turns         uint8
+		role, content string
+		repeat        uint16
+	}{
+		{2, "user", "What is the tyre pressure?", 1}, {40, "user", "a", 16000}, {41, "assistant", "a", 1},
+		{1, "user", "é", 16001}, {3, "tool", "\xff", 16000}, {47, "", "", 0}, {1, "user", " \n", 8000},
+	} {
+		f.Add("oil change interval?", h.turns, h.role, h.content, h.repeat)
+	}
+	f.Add(" ", uint8(5), "system", "ab", uint16(8001))
 	s := newService(f, options{local: true})
 	s.uploadPDF(f, "manual.pdf", manual("fuzz"))
-	f.Fuzz(func(t *testing.T, body string) {
+	f.Fuzz(func(t *testing.T, body string, turns uint8, role, content string, repeat uint16) {
+		var want []string // the members a 400 must name, in order; nil: any
+		if turns %= maxTurns + 8; turns > 0 {
+			body, want = historyBody(t, body, int(turns), role, content, int(repeat))
+		}
 		resp, err := http.Post(s.URL+"/api/chat/stream", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
@@ -578,13 +646,69 @@ func FuzzChatBody(f *testing.F) {
 			if !strings.HasPrefix(string(b), "event: sources\n") || !strings.Contains(string(b), "event: done\n") {
 				t.Fatalf("stream = %q", b)
 			}
+			if len(want) > 0 {
+				t.Fatalf("a body that should name %v was answered 200", want)
+			}
 		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
 			var e errorBody
 			if err := json.Unmarshal(b, &e); err != nil || e.Code == "" || e.Message == "" {
 				t.Fatalf("error body = %q", b)
 			}
+			if turns == 0 || resp.StatusCode == http.StatusRequestEntityTooLarge && len(body) > 4<<20 {
+				break
+			}
+			var named []string
+			for _, part := range strings.Split(e.Message, "; ") {
+				field, _, _ := strings.Cut(part, ": ")
+				named = append(named, field)
+			}
+			if !slices.Equal(named, want) {
+				t.Fatalf("the error names %v, want %v: %s", named, want, e.Message)
+			}
 		default:
 			t.Fatalf("status %d for %q: %s", resp.StatusCode, body, b)
 		}
 	})
+}
+
+// maxTurns and maxTurnChars are the history's bounds (maxHistoryItems and
+// maxHistoryChars of chat.go).
+const maxTurns, maxTurnChars = 40, 16000
+
+// historyBody is a chat body with question and turns of history, the even
+// ones with role and the odd ones "assistant", each with content repeated
+// (at most about 70 KB), and the members a 400 for it must name, in order:
+// none when the body is within the bounds.
+func historyBody(t *testing.T, question string, turns int, role, content string, repeat int) (string, []string) {
+	t.Helper()
+	if len(content) > 0 {
+		content = strings.Repeat(content, min(repeat, 70_000/len(content)))
+	}
+	history := make([]map[string]string, turns)
+	for i := range history {
+		history[i] = map[string]string{"role": role, "content": content}
+		if i%2 == 1 {
+			history[i]["role"] = "assistant"
+		}
+	}
+	b, err := json.Marshal(map[string]any{"question": question, "history": history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	if q := utf8.RuneCountInString(question); strings.TrimSpace(question) == "" || q > 8000 {
+		want = append(want, "question")
+	}
+	if turns > maxTurns {
+		return string(b), append(want, "history")
+	}
+	for i, m := range history {
+		if m["role"] != "user" && m["role"] != "assistant" {
+			want = append(want, fmt.Sprintf("history[%d].role", i))
+		}
+		if utf8.RuneCountInString(m["content"]) > maxTurnChars {
+			want = append(want, fmt.Sprintf("history[%d].content", i))
+		}
+	}
+	return string(b), want
 }
