@@ -1,14 +1,19 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"io"
+	"maps"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
 )
 
@@ -77,4 +82,113 @@ func BenchmarkUploadSmallPDF(b *testing.B) {
 			b.Fatal("duplicate")
 		}
 	}
+}
+
+// cpuTime is the process's user and system CPU time so far: the server
+// runs in the benchmark's process, so its work on a request is in it.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// historyRuns are history contents that cost the tokenizer most per byte:
+// one unbroken run of a kind of character, as long as an item may be. The
+// spaces end in a letter, or the turn would be blank and skipped.
+var historyRuns = map[string]func(n int) string{
+	"letters":  func(n int) string { return randomRun("abcdefghijklmnopqrstuvwxyz", n) },
+	"a":        func(n int) string { return strings.Repeat("a", n) },
+	"punct":    func(n int) string { return randomRun(`!-=*.,;:/\()[]{}<>?@#$%^&_+|~`, n) },
+	"spaces":   func(n int) string { return strings.Repeat(" ", n-1) + "x" },
+	"newlines": func(n int) string { return strings.Repeat("\n", n-1) + "x" },
+	"cjk":      func(n int) string { return randomRun("防冻型玻璃水冬季请使用我们今天学习中文", n) },
+	"fffd":     func(n int) string { return strings.Repeat("\uFFFD", n) },
+	"words":    func(n int) string { return strings.Repeat("Check the tyre pressure monthly. ", n/33+1)[:n] },
+}
+
+// randomRun is n characters drawn from alphabet (seeded: the same each run).
+func randomRun(alphabet string, n int) string {
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	chars := []rune(alphabet)
+	var b strings.Builder
+	for range n {
+		b.WriteRune(chars[r.IntN(len(chars))])
+	}
+	return b.String()
+}
+
+// chatBody is a chat request whose history is items turns of content.
+func chatBody(b *testing.B, items int, content string) []byte {
+	type turn struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	history := make([]turn, items)
+	for i := range history {
+		history[i] = turn{Role: [2]string{"user", "assistant"}[i%2], Content: content}
+	}
+	body, err := json.Marshal(map[string]any{"question": "oil change interval?", "topK": 3, "history": history})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+// BenchmarkChatHistoryCPU measures the CPU time of the whole service
+// process per chat request (decode, validate, retrieve, count the
+// history's tokens, answer with the local extractive model) when the
+// history is as large as the limits allow: maxHistoryItems turns of
+// maxHistoryChars characters, each one unbroken run of a kind. "none" is
+// the same request without history. Reported as cpu-ms/op.
+//
+//	go test -run '^$' -bench ChatHistoryCPU -benchtime 5x ./internal/httpapi
+func BenchmarkChatHistoryCPU(b *testing.B) {
+	s := newService(b, options{local: true})
+	s.uploadPDF(b, "manual.pdf", manual("bench"))
+	kinds := slices.Sorted(maps.Keys(historyRuns))
+	for _, kind := range append([]string{"none"}, kinds...) {
+		body := chatBody(b, 0, "")
+		if kind != "none" {
+			body = chatBody(b, 40, historyRuns[kind](16000))
+		}
+		b.Run(kind, func(b *testing.B) {
+			start := cpuTime(b)
+			for b.Loop() {
+				resp := s.chat(b, string(body))
+				if resp.StatusCode != http.StatusOK {
+					msg, _ := io.ReadAll(resp.Body)
+					b.Fatalf("status %d: %s", resp.StatusCode, msg)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			b.ReportMetric(float64((cpuTime(b)-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkUploadUnbrokenRunPDF measures the CPU time of the service
+// process per upload of a one-page PDF whose page is one unbroken run of
+// 100 000 letters (extracted as one run: the splitter encodes it in
+// segments), with the lexical embedder. Each iteration uploads a new file
+// (the run differs). Reported as cpu-ms/op.
+//
+//	go test -run '^$' -bench UploadUnbrokenRunPDF -benchtime 3x ./internal/httpapi
+func BenchmarkUploadUnbrokenRunPDF(b *testing.B) {
+	s := newService(b, options{local: true})
+	n, cpu := 0, time.Duration(0)
+	for b.Loop() {
+		b.StopTimer()
+		n++
+		pdf := ingesttest.PDF(randomRun("abcdefghijklmnopqrstuvwxyz", 100_000-len(strconv.Itoa(n))) + strconv.Itoa(n))
+		start := cpuTime(b)
+		b.StartTimer()
+		if res := s.uploadPDF(b, "run.pdf", pdf); res.Duplicate || res.Chunks < 2 {
+			b.Fatalf("stored %+v", res)
+		}
+		cpu += cpuTime(b) - start
+	}
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }

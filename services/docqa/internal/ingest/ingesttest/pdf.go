@@ -118,6 +118,9 @@ func (w *writer) stream(num int, dict string, data []byte) {
 }
 
 // page writes a page showing text and, when imageBytes > 0, an image.
+// maxShow is the most bytes of text one Tj operator shows.
+const maxShow = 16 << 10
+
 func (w *writer) page(text string, imageBytes int) {
 	var content bytes.Buffer
 	resources := "/Font << /F1 3 0 R >>"
@@ -138,6 +141,12 @@ func (w *writer) page(text string, imageBytes int) {
 	if strings.TrimSpace(text) != "" {
 		content.WriteString("BT /F1 10 Tf 12 TL 50 760 Td\n")
 		for _, line := range strings.Split(text, "\n") {
+			// PDFium reads at most about 32 KB of one string: a longer
+			// line is shown as several strings, one after the other.
+			for len(line) > maxShow {
+				fmt.Fprintf(&content, "(%s) Tj ", escape(line[:maxShow]))
+				line = line[maxShow:]
+			}
 			fmt.Fprintf(&content, "(%s) Tj T*\n", escape(line))
 		}
 		content.WriteString("ET\n")
