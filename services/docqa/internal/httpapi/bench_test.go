@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
-	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
@@ -98,25 +97,14 @@ func cpuTime(b *testing.B) time.Duration {
 // one unbroken run of a kind of character, as long as an item may be. The
 // spaces end in a letter, or the turn would be blank and skipped.
 var historyRuns = map[string]func(n int) string{
-	"letters":  func(n int) string { return randomRun("abcdefghijklmnopqrstuvwxyz", n) },
+	"letters":  func(n int) string { return ingesttest.Run(ingesttest.Letters, n) },
 	"a":        func(n int) string { return strings.Repeat("a", n) },
-	"punct":    func(n int) string { return randomRun(`!-=*.,;:/\()[]{}<>?@#$%^&_+|~`, n) },
+	"punct":    func(n int) string { return ingesttest.Run(ingesttest.Punctuation, n) },
 	"spaces":   func(n int) string { return strings.Repeat(" ", n-1) + "x" },
 	"newlines": func(n int) string { return strings.Repeat("\n", n-1) + "x" },
-	"cjk":      func(n int) string { return randomRun("防冻型玻璃水冬季请使用我们今天学习中文", n) },
+	"cjk":      func(n int) string { return ingesttest.Run(ingesttest.CJK, n) },
 	"fffd":     func(n int) string { return strings.Repeat("\uFFFD", n) },
 	"words":    func(n int) string { return strings.Repeat("Check the tyre pressure monthly. ", n/33+1)[:n] },
-}
-
-// randomRun is n characters drawn from alphabet (seeded: the same each run).
-func randomRun(alphabet string, n int) string {
-	r := rand.New(rand.NewPCG(uint64(n), 7))
-	chars := []rune(alphabet)
-	var b strings.Builder
-	for range n {
-		b.WriteRune(chars[r.IntN(len(chars))])
-	}
-	return b.String()
 }
 
 // chatBody is a chat request whose history is items turns of content.
@@ -182,7 +170,7 @@ func BenchmarkUploadUnbrokenRunPDF(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		n++
-		pdf := ingesttest.PDF(randomRun("abcdefghijklmnopqrstuvwxyz", 100_000-len(strconv.Itoa(n))) + strconv.Itoa(n))
+		pdf := ingesttest.PDF(ingesttest.Run(ingesttest.Letters, 100_000-len(strconv.Itoa(n))) + strconv.Itoa(n))
 		start := cpuTime(b)
 		b.StartTimer()
 		if res := s.uploadPDF(b, "run.pdf", pdf); res.Duplicate || res.Chunks < 2 {

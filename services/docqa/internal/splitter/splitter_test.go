@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/clipperhouse/uax29/v2/graphemes"
+
+	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current output")
@@ -423,19 +425,26 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// BenchmarkSplit splits every golden input page per iteration and reports
-// chunks per second.
-func BenchmarkSplit(b *testing.B) {
-	s := mustNew(b)
+// goldenPages returns the text of every golden input page.
+func goldenPages(tb testing.TB) []string {
+	tb.Helper()
 	inputs, _ := filepath.Glob("testdata/*.txt")
 	var pages []string
 	for _, in := range inputs {
 		text, err := os.ReadFile(in)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		pages = append(pages, string(text))
 	}
+	return pages
+}
+
+// BenchmarkSplit splits every golden input page per iteration and reports
+// chunks per second.
+func BenchmarkSplit(b *testing.B) {
+	s := mustNew(b)
+	pages := goldenPages(b)
 	chunks := 0
 	for b.Loop() {
 		for _, p := range pages {
@@ -488,24 +497,13 @@ func TestTokenEnds(t *testing.T) {
 // runs are pages of one unbroken run of a kind of character, the worst
 // case of the tokenizer's merge (quadratic in a run's length).
 var runs = map[string]func(n int) string{
-	"letters":  func(n int) string { return randomRun("abcdefghijklmnopqrstuvwxyz", n) },
+	"letters":  func(n int) string { return ingesttest.Run(ingesttest.Letters, n) },
 	"a":        func(n int) string { return strings.Repeat("a", n) },
-	"punct":    func(n int) string { return randomRun(`!-=*.,;:/\()[]{}<>?@#$%^&_+|~`, n) },
+	"punct":    func(n int) string { return ingesttest.Run(ingesttest.Punctuation, n) },
 	"spaces":   func(n int) string { return "x" + strings.Repeat(" ", n-2) + "x" },
 	"newlines": func(n int) string { return "x" + strings.Repeat("\n", n-2) + "x" },
-	"cjk":      func(n int) string { return randomRun("防冻型玻璃水冬季请使用我们今天学习中文", n/3) },
+	"cjk":      func(n int) string { return ingesttest.Run(ingesttest.CJK, n/3) },
 	"invalid":  func(n int) string { return strings.Repeat("\xff", n) },
-}
-
-// randomRun is n characters drawn from alphabet (seeded: the same each run).
-func randomRun(alphabet string, n int) string {
-	r := rand.New(rand.NewPCG(uint64(n), 7))
-	chars := []rune(alphabet)
-	var b strings.Builder
-	for range n {
-		b.WriteRune(chars[r.IntN(len(chars))])
-	}
-	return b.String()
 }
 
 // BenchmarkUnbrokenRun splits and counts a page of one unbroken 100 KB run
@@ -591,16 +589,9 @@ func TestSplitMiBRun(t *testing.T) {
 // Normal text is one segment: its tokens are cl100k_base's, one for one.
 func TestNormalTextIsEncodedWhole(t *testing.T) {
 	s := mustNew(t)
-	pages, _ := filepath.Glob("testdata/*.txt")
+	pages := goldenPages(t)
 	r := rand.New(rand.NewPCG(7, 8))
-	var texts []string
-	for _, p := range pages {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, string(b))
-	}
+	texts := slices.Clone(pages)
 	for range 50 {
 		texts = append(texts, randomText(r))
 	}

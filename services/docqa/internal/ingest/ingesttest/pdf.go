@@ -64,6 +64,26 @@ func Prose(rng *rand.Rand, n, lines int) string {
 	return sb.String()
 }
 
+// Alphabets of one kind each, for Run.
+const (
+	Letters     = "abcdefghijklmnopqrstuvwxyz"
+	Punctuation = `!-=*.,;:/\()[]{}<>?@#$%^&_+|~`
+	CJK         = "防冻型玻璃水冬季请使用我们今天学习中文"
+)
+
+// Run returns n characters drawn from alphabet, the same for the same n
+// (seeded by it): one unbroken run of a kind when the alphabet is of one
+// kind (letters, punctuation, CJK), the worst case of the tokenizer.
+func Run(alphabet string, n int) string {
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	chars := []rune(alphabet)
+	var sb strings.Builder
+	for range n {
+		sb.WriteRune(chars[rng.IntN(len(chars))])
+	}
+	return sb.String()
+}
+
 // writer emits objects and remembers their offsets for the xref table.
 // Object 1 is the catalog, 2 the page tree, 3 the font; pages follow.
 type writer struct {
