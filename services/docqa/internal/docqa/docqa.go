@@ -210,7 +210,11 @@ type Message struct {
 
 // ChatRequest is what the service sends to a ChatModel.
 type ChatRequest struct {
-	Messages    []Message
+	Messages []Message
+	// Question is the user's question as asked; the last of Messages
+	// carries it too, after the context. A local fallback model answers it
+	// from Sources without reading Messages.
+	Question    string
 	Temperature float64
 	// Sources are the retrieved chunks, best first; a local fallback model
 	// answers from them directly, a remote one gets them inside Messages.

@@ -185,6 +185,7 @@ func (h *handler) chat(c *gin.Context) {
 	}()
 	finish, err := h.cfg.Chat.Stream(ctx, docqa.ChatRequest{
 		Messages:    rag.BuildMessages(q.Question, q.History, hits, h.cfg.CountTokens, h.cfg.Budget),
+		Question:    q.Question,
 		Temperature: h.cfg.Temperature,
 		Sources:     hits,
 	}, func(content string) error {

@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
-	"github.com/carhub/backend/services/docqa/internal/rag"
 )
 
 // Limits of the extractive answer.
@@ -50,7 +49,7 @@ func (e *ExtractiveChat) Stream(ctx context.Context, req docqa.ChatRequest, onDe
 		}
 		return "stop", nil
 	}
-	q := e.lex.Vector(question(req.Messages))
+	q := e.lex.Vector(req.Question)
 	seen := map[string]bool{}
 	quoted := 0
 	for i, src := range req.Sources {
@@ -81,22 +80,6 @@ func (e *ExtractiveChat) Stream(ctx context.Context, req docqa.ChatRequest, onDe
 		}
 	}
 	return "stop", nil
-}
-
-// question finds the user's question: the last user message, without the
-// context that rag.BuildMessages puts before it.
-func question(msgs []docqa.Message) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != docqa.RoleUser {
-			continue
-		}
-		c := msgs[i].Content
-		if j := strings.LastIndex(c, rag.QuestionLabel); j >= 0 {
-			c = c[j+len(rag.QuestionLabel):]
-		}
-		return strings.TrimSpace(c)
-	}
-	return ""
 }
 
 // quote picks the sentences of text most similar to the question vector q,

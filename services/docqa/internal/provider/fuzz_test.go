@@ -53,6 +53,7 @@ func FuzzExtractiveChat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text, question string) {
 		req := docqa.ChatRequest{
 			Messages: []docqa.Message{{Role: docqa.RoleUser, Content: question}},
+			Question: question,
 			Sources: []docqa.ScoredChunk{{
 				Chunk:    docqa.Chunk{Page: 7, Text: text},
 				Document: docqa.Document{FileName: "f.pdf"},

@@ -10,7 +10,6 @@ import (
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/provider"
-	"github.com/carhub/backend/services/docqa/internal/rag"
 )
 
 func cosine(a, b []float32) float64 {
@@ -119,8 +118,11 @@ func TestExtractiveChatQuotesFileAndPage(t *testing.T) {
 		source("extra.pdf", 9, "More text that is not quoted.", 0.4),
 	}
 	q := "How often do I change the engine oil?"
+	// The messages a remote model gets mention the tyres only: the
+	// extractive answer must go by Question.
 	req := docqa.ChatRequest{
-		Messages: rag.BuildMessages(q, nil, sources, func(s string) int { return len(strings.Fields(s)) }, rag.DefaultBudget),
+		Messages: []docqa.Message{{Role: docqa.RoleUser, Content: "Context: tyres tyres tyres\n\nQuestion: How often do I rotate the tyres?"}},
+		Question: q,
 		Sources:  sources,
 	}
 	c := provider.NewExtractiveChat()
@@ -154,7 +156,7 @@ func TestExtractiveChatQuotesFileAndPage(t *testing.T) {
 
 func TestExtractiveChatWithoutSources(t *testing.T) {
 	got, finish, err := collect(context.Background(), provider.NewExtractiveChat(), docqa.ChatRequest{
-		Messages: []docqa.Message{{Role: docqa.RoleUser, Content: "Anything?"}},
+		Messages: []docqa.Message{{Role: docqa.RoleUser, Content: "Anything?"}}, Question: "Anything?",
 	})
 	if err != nil || finish != "stop" {
 		t.Fatalf("Stream: %q, %v", finish, err)
