@@ -11,6 +11,7 @@ import { Manuals } from './pages/Manuals';
 import { Ask } from './pages/Ask';
 import { Settings } from './pages/Settings';
 import { chooseVehicle } from './components/common';
+import type { VehicleContext } from './pages/context';
 import type { User } from './api/session';
 import { t, type MessageKey } from './i18n';
 import { activate, PREFERENCE_FIELDS, prefs as activePrefs, type Preferences } from './lib/preferences';
@@ -77,17 +78,6 @@ function usePreferences(user: User | null): [Preferences, (p: Preferences) => vo
     };
   }, [user?.id]);
   return [current, apply];
-}
-
-export interface VehicleContext {
-  vehicles: Vehicle[] | undefined;
-  vehiclesAsOf: string | null;
-  vehiclesError: Error | null;
-  reloadVehicles: () => void;
-  chosen: number | null;
-  choose: (id: number) => void;
-  /** The signed-in user (null with accounts off). */
-  user: User | null;
 }
 
 interface AppProps {

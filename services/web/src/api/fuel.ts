@@ -2,11 +2,9 @@
 import { request } from './http';
 import { jsonWithDecimals, type Dec } from '../lib/decimal';
 
-export type FuelType = 'gasoline' | 'diesel' | 'hybrid' | 'electric' | 'plug_in_hybrid';
-export const FUEL_TYPES: FuelType[] = ['gasoline', 'diesel', 'hybrid', 'electric', 'plug_in_hybrid'];
-export type Energy = 'gasoline' | 'diesel' | 'lpg' | 'cng' | 'electricity' | 'hydrogen';
-export const ENERGIES: Energy[] = ['gasoline', 'diesel', 'lpg', 'cng', 'electricity', 'hydrogen'];
-export type EnergyUnit = 'l' | 'kWh' | 'kg';
+import type { Energy, EnergyUnit, FuelType } from '../lib/energy';
+
+export { ENERGIES, FUEL_TYPES, type Energy, type EnergyUnit, type FuelType } from '../lib/energy';
 
 export interface Vehicle {
   id: number;

@@ -1,6 +1,6 @@
 // Names of units, energies and fuel types in the interface's language.
 import { t, type MessageKey } from '../i18n';
-import type { Energy, EnergyUnit, FuelType } from '../api/fuel';
+import type { Energy, EnergyUnit, FuelType } from './energy';
 import { fmtNumber } from './format';
 import { consumptionUnitOf, kmToDistance, PLACES, type Units } from './units';
 

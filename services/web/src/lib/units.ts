@@ -10,7 +10,7 @@
 // service's own averages, never averaged anew.
 import Big from 'big.js';
 import { canonical } from './decimal';
-import type { EnergyUnit } from '../api/fuel';
+import type { EnergyUnit } from './energy';
 
 export type DistanceUnit = 'km' | 'mi';
 export type VolumeUnit = 'l' | 'gal_us' | 'gal_uk';

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import type { VehicleContext } from '../App';
+import type { VehicleContext } from './context';
 import { ENERGIES, canWriteRefuels, defaultEnergy, fuel, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
 import { currencyLabel, fmtDateTime, fmtNumber, fromLocalInput, localInputValue } from '../lib/format';

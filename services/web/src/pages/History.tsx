@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { VehicleContext } from '../App';
+import type { VehicleContext } from './context';
 import { canWriteRefuels, fuel, paths, type EnergyUnit, type RefuelRecord } from '../api/fuel';
 import { useOnline, useResource } from '../hooks';
 import { outbox, sync } from '../offline/sync';

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import type { VehicleContext } from '../App';
+import type { VehicleContext } from './context';
 import { fuel, paths, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
 import { ApiError, download } from '../api/http';
 import { useOnline, useResource } from '../hooks';

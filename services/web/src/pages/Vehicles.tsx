@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { VehicleContext } from '../App';
+import type { VehicleContext } from './context';
 import { FUEL_TYPES, fuel, owns, type FuelType, type MemberRole, type Vehicle, type VehicleFields } from '../api/fuel';
 import Big from 'big.js';
 import { Dec, parseDecimal } from '../lib/decimal';
