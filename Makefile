@@ -34,12 +34,13 @@ build: bin/caddy web
 bin/caddy: tools/go.mod tools/go.sum
 	cd tools && GOWORK=off $(GO) build -o ../bin/caddy github.com/caddyserver/caddy/v2/cmd/caddy
 
-# The web client needs Node.js 20.19+ with npm. `npm ci` runs when
+# The web client needs Node.js 22 LTS with npm (20.19+ still builds it;
+# .ci/run brings 22 from the npm registry where the machine has less). `npm ci` runs when
 # node_modules is missing or older than package-lock.json. Without npm the
 # client is not built and `make run` serves the placeholder page instead.
 web: ## the web client: services/web/dist (Vite build; reports the initial JS size)
 	@if ! command -v npm >/dev/null 2>&1; then \
-		echo "web: npm not found: the web client is not built (it needs Node.js 20.19 or newer); make run serves deploy/web instead" >&2; \
+		echo "web: npm not found: the web client is not built (it needs Node.js 22); make run serves deploy/web instead" >&2; \
 		exit 0; \
 	fi; \
 	if [ ! -d $(WEB)/node_modules ] || [ $(WEB)/package-lock.json -nt $(WEB)/node_modules/.package-lock.json ]; then \

@@ -18,7 +18,7 @@ if [[ -z "${WEB_ROOT:-}" ]]; then
 	if [[ -f services/web/dist/index.html ]]; then
 		export WEB_ROOT=services/web/dist
 	else
-		echo "run: services/web/dist is missing (the web client needs Node.js 20.19+ to build): serving the placeholder deploy/web" >&2
+		echo "run: services/web/dist is missing (the web client needs Node.js 22 to build): serving the placeholder deploy/web" >&2
 		export WEB_ROOT=deploy/web
 	fi
 fi

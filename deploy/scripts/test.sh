@@ -41,7 +41,7 @@ echo "==> go test -race (tools module, GOWORK=off)"
 web_status=0
 echo "==> web client: npm ci (when needed), build, type check, lint, unit tests"
 if ! command -v npm >/dev/null 2>&1; then
-	echo "FAIL: npm not found: the web client's tests need Node.js 20.19 or newer" >&2
+	echo "FAIL: npm not found: the web client's tests need Node.js 22" >&2
 	web_status=1
 elif ! make --no-print-directory build >/dev/null; then
 	echo "FAIL: make build (services and web client)" >&2

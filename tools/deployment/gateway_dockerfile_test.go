@@ -25,8 +25,8 @@ func TestGatewayDockerfile(t *testing.T) {
 	}
 	web, build, final := stages[0], stages[1], stages[2]
 
-	if !strings.HasPrefix(web.BaseName, "node:20") {
-		t.Errorf("web stage FROM %s, want node:20 (the client needs Node.js 20.19+)", web.BaseName)
+	if !strings.HasPrefix(web.BaseName, "node:22") {
+		t.Errorf("web stage FROM %s, want node:22 (the client is built on Node.js 22 LTS)", web.BaseName)
 	}
 	var webDir string
 	var webRuns []string
