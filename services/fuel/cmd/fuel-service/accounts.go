@@ -15,6 +15,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
@@ -67,7 +68,7 @@ func authOptions(ctx context.Context, cfg Config, st *store.Store, log *slog.Log
 	switch u, err := st.ClaimBuiltinUser(ctx, cfg.AuthAdminUsername, hash); {
 	case err == nil:
 		log.Info("first administrator made", "username", u.Username)
-	case errors.Is(err, store.ErrAccountsClaimed):
+	case errors.Is(err, accounts.ErrAccountsClaimed):
 		// Accounts exist: the variables only matter on the first start.
 	default:
 		return opts, fmt.Errorf("AUTH_ADMIN_USERNAME: %w", err)

@@ -16,25 +16,25 @@ import (
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
-	"github.com/carhub/backend/services/fuel/internal/store"
 )
 
 // Accounts is what the account routes need of the store.
 type Accounts interface {
-	CreateUser(ctx context.Context, username, passwordHash string, admin bool) (store.User, error)
-	UserByUsername(ctx context.Context, username string) (store.User, error)
-	Users(ctx context.Context) ([]store.User, error)
+	CreateUser(ctx context.Context, username, passwordHash string, admin bool) (accounts.User, error)
+	UserByUsername(ctx context.Context, username string) (accounts.User, error)
+	Users(ctx context.Context) ([]accounts.User, error)
 	DeleteUser(ctx context.Context, id uint64) error
 	SetPassword(ctx context.Context, userID uint64, passwordHash string, keep uint64, revokeTokens bool) error
-	CreateToken(ctx context.Context, t *store.Token, hash []byte) error
+	CreateToken(ctx context.Context, t *accounts.Token, hash []byte) error
 	VerifyToken(ctx context.Context, hash []byte) (auth.Identity, error)
-	Tokens(ctx context.Context, userID uint64) ([]store.Token, error)
+	Tokens(ctx context.Context, userID uint64) ([]accounts.Token, error)
 	RevokeToken(ctx context.Context, userID, id uint64) error
 	Members(ctx context.Context, vehicleID uint64) ([]fuel.Member, error)
 	SetMember(ctx context.Context, vehicleID, userID uint64, role fuel.Role) (fuel.Member, error)
 	RemoveMember(ctx context.Context, vehicleID, userID uint64) error
-	OIDCUser(ctx context.Context, issuer, subject, username string) (store.User, bool, error)
+	OIDCUser(ctx context.Context, issuer, subject, username string) (accounts.User, bool, error)
 }
 
 // AuthOptions configure accounts (proto-docs/auth-decisions.md).
@@ -64,8 +64,8 @@ type AuthOptions struct {
 	TokenCacheTTL time.Duration
 }
 
-// accounts serves the account routes.
-type accounts struct {
+// accountRoutes serves the account routes.
+type accountRoutes struct {
 	opts AuthOptions
 	// byUsername and byAddress count every password attempt: a login, a
 	// password change, the check of a token's creation (one budget, so
@@ -80,11 +80,11 @@ type accounts struct {
 	tokens *tokenCache
 }
 
-func newAccounts(opts AuthOptions, now func() time.Time, log *slog.Logger) *accounts {
+func newAccountRoutes(opts AuthOptions, now func() time.Time, log *slog.Logger) *accountRoutes {
 	if opts.Mode == "" {
 		opts.Mode = auth.ModeOff
 	}
-	a := &accounts{
+	a := &accountRoutes{
 		opts:       opts,
 		byUsername: ginauth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
 		byAddress:  ginauth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
@@ -121,7 +121,7 @@ func addressKey(ip string) string {
 // allowPassword takes one password attempt (what: "login", "password
 // change", ...) from the budgets of the client's address and of username,
 // or returns the 429 to answer.
-func (a *accounts) allowPassword(c *gin.Context, what, username string) error {
+func (a *accountRoutes) allowPassword(c *gin.Context, what, username string) error {
 	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
 		return ginauth.Exhausted(what, wait)
 	}
@@ -134,7 +134,7 @@ func (a *accounts) allowPassword(c *gin.Context, what, username string) error {
 // checkPassword verifies the signed-in caller's password, after taking an
 // attempt from the caller's budgets: nil when it matches, else the answer
 // (429, 503, or 400 "current_password: does not match").
-func (a *accounts) checkPassword(c *gin.Context, what string, u store.User, password string) error {
+func (a *accountRoutes) checkPassword(c *gin.Context, what string, u accounts.User, password string) error {
 	if err := a.allowPassword(c, what, u.Username); err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (a *accounts) checkPassword(c *gin.Context, what string, u store.User, pass
 }
 
 // register adds the account routes. api is the authenticated /api group.
-func (a *accounts) register(r gin.IRouter, api gin.IRouter, limit gin.HandlerFunc) {
+func (a *accountRoutes) register(r gin.IRouter, api gin.IRouter, limit gin.HandlerFunc) {
 	r.GET("/api/auth/config", limit, a.config)
 	// For Caddy's forward_auth in front of docqa-service; not routed to the
 	// public (the Caddyfile answers 404 for it).
@@ -178,7 +178,7 @@ func (a *accounts) register(r gin.IRouter, api gin.IRouter, limit gin.HandlerFun
 
 // authenticate sets the identity a request acts for: the built-in user
 // with accounts off, else the owner of a valid bearer token (401 without).
-func (a *accounts) authenticate(c *gin.Context) {
+func (a *accountRoutes) authenticate(c *gin.Context) {
 	id := auth.Builtin()
 	if a.opts.Mode == auth.ModeLocal {
 		token := auth.BearerToken(c.GetHeader("Authorization"))
@@ -188,7 +188,7 @@ func (a *accounts) authenticate(c *gin.Context) {
 		}
 		var err error
 		id, err = a.tokens.verify(c.Request.Context(), auth.HashToken(token), a.opts.Accounts.VerifyToken)
-		if errors.Is(err, store.ErrInvalidToken) {
+		if errors.Is(err, accounts.ErrInvalidToken) {
 			ginx.Fail(c, ginauth.ErrUnauthorized())
 			return
 		}
@@ -206,11 +206,11 @@ type authConfigResponse struct {
 	OIDC bool      `json:"oidc"`
 }
 
-func (a *accounts) config(c *gin.Context) {
+func (a *accountRoutes) config(c *gin.Context) {
 	c.JSON(http.StatusOK, authConfigResponse{Mode: a.opts.Mode, OIDC: a.oidc != nil})
 }
 
-func (a *accounts) verify(c *gin.Context) {
+func (a *accountRoutes) verify(c *gin.Context) {
 	id, _ := auth.FromContext(c.Request.Context())
 	c.Header(auth.HeaderIdentity, auth.Sign(a.opts.IdentitySecret, id, a.now()))
 	c.Status(http.StatusOK)
@@ -225,11 +225,11 @@ type userResponse struct {
 	HasPassword bool `json:"has_password"`
 }
 
-func toUserResponse(u store.User) userResponse {
+func toUserResponse(u accounts.User) userResponse {
 	return userResponse{ID: u.ID, Username: u.Username, IsAdmin: u.Admin, HasPassword: u.PasswordHash != ""}
 }
 
-func (a *accounts) me(c *gin.Context) {
+func (a *accountRoutes) me(c *gin.Context) {
 	id, _ := auth.FromContext(c.Request.Context())
 	if a.opts.Mode != auth.ModeLocal {
 		c.JSON(http.StatusOK, userResponse{ID: id.UserID, Username: id.Username, IsAdmin: id.Admin})
@@ -266,7 +266,7 @@ func requiredUsername(s *string) (string, error) {
 // login checks a username and password. A wrong password and an unknown
 // user get the same 401 after the same work (auth.Passwords.Verify);
 // attempts are limited per username and per client address.
-func (a *accounts) login(c *gin.Context) {
+func (a *accountRoutes) login(c *gin.Context) {
 	var req loginRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
 		ginx.Fail(c, err)
@@ -288,7 +288,7 @@ func (a *accounts) login(c *gin.Context) {
 	}
 	ctx := c.Request.Context()
 	u, err := a.opts.Accounts.UserByUsername(ctx, name)
-	if err != nil && !errors.Is(err, store.ErrUserNotFound) {
+	if err != nil && !errors.Is(err, accounts.ErrUserNotFound) {
 		ginx.Fail(c, err)
 		return
 	}
@@ -302,7 +302,7 @@ func (a *accounts) login(c *gin.Context) {
 		return
 	}
 	token, hash := auth.NewToken(auth.KindSession)
-	t := store.Token{UserID: u.ID, Kind: auth.KindSession, Name: "login", Scope: auth.ScopeWrite}
+	t := accounts.Token{UserID: u.ID, Kind: auth.KindSession, Name: "login", Scope: auth.ScopeWrite}
 	if err := a.opts.Accounts.CreateToken(ctx, &t, hash); err != nil {
 		ginx.Fail(c, err)
 		return
@@ -313,11 +313,11 @@ func (a *accounts) login(c *gin.Context) {
 	})
 }
 
-func (a *accounts) logout(c *gin.Context) {
+func (a *accountRoutes) logout(c *gin.Context) {
 	id, _ := auth.FromContext(c.Request.Context())
 	err := a.opts.Accounts.RevokeToken(c.Request.Context(), id.UserID, id.TokenID)
 	a.tokens.purge()
-	if err != nil && !errors.Is(err, store.ErrTokenNotFound) {
+	if err != nil && !errors.Is(err, accounts.ErrTokenNotFound) {
 		ginx.Fail(c, err)
 		return
 	}
@@ -346,7 +346,7 @@ type tokenResponse struct {
 	Token string `json:"token,omitempty"`
 }
 
-func toTokenResponse(t store.Token, current uint64) tokenResponse {
+func toTokenResponse(t accounts.Token, current uint64) tokenResponse {
 	out := tokenResponse{
 		ID: t.ID, Kind: string(t.Kind), Name: t.Name, Scope: string(t.Scope),
 		CreatedAt: formatTime(t.CreatedAt), LastUsedAt: formatTime(t.LastUsedAt), Current: t.ID == current,
@@ -367,24 +367,24 @@ const maxTokenDays = 3650
 const freshSignIn = 10 * time.Minute
 
 // currentToken returns the row of the token the request came with.
-func (a *accounts) currentToken(ctx context.Context, id auth.Identity) (store.Token, error) {
+func (a *accountRoutes) currentToken(ctx context.Context, id auth.Identity) (accounts.Token, error) {
 	ts, err := a.opts.Accounts.Tokens(ctx, id.UserID)
 	if err != nil {
-		return store.Token{}, err
+		return accounts.Token{}, err
 	}
 	for _, t := range ts {
 		if t.ID == id.TokenID {
 			return t, nil
 		}
 	}
-	return store.Token{}, ginauth.ErrUnauthorized() // revoked since it was verified
+	return accounts.Token{}, ginauth.ErrUnauthorized() // revoked since it was verified
 }
 
 // createToken makes a personal access token. Only a login session may,
 // and only with the account's password, or for an account without one a
 // session signed in within freshSignIn: a stolen session or token alone
 // cannot mint a credential that outlives it.
-func (a *accounts) createToken(c *gin.Context) {
+func (a *accountRoutes) createToken(c *gin.Context) {
 	var req tokenRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
 		ginx.Fail(c, err)
@@ -437,7 +437,7 @@ func (a *accounts) createToken(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	t := store.Token{UserID: id.UserID, Kind: auth.KindToken, Name: strings.TrimSpace(*req.Name), Scope: scope}
+	t := accounts.Token{UserID: id.UserID, Kind: auth.KindToken, Name: strings.TrimSpace(*req.Name), Scope: scope}
 	if req.ExpiresInDays != nil {
 		t.ExpiresAt = a.now().Add(time.Duration(*req.ExpiresInDays) * 24 * time.Hour)
 	}
@@ -451,7 +451,7 @@ func (a *accounts) createToken(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-func (a *accounts) listTokens(c *gin.Context) {
+func (a *accountRoutes) listTokens(c *gin.Context) {
 	id, _ := auth.FromContext(c.Request.Context())
 	ts, err := a.opts.Accounts.Tokens(c.Request.Context(), id.UserID)
 	if err != nil {
@@ -465,7 +465,7 @@ func (a *accounts) listTokens(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-func (a *accounts) revokeToken(c *gin.Context) {
+func (a *accountRoutes) revokeToken(c *gin.Context) {
 	tid, err := pathID(c)
 	if err != nil {
 		ginx.Fail(c, err)
@@ -474,7 +474,7 @@ func (a *accounts) revokeToken(c *gin.Context) {
 	id, _ := auth.FromContext(c.Request.Context())
 	err = a.opts.Accounts.RevokeToken(c.Request.Context(), id.UserID, tid)
 	a.tokens.purge()
-	if errors.Is(err, store.ErrTokenNotFound) {
+	if errors.Is(err, accounts.ErrTokenNotFound) {
 		ginx.Fail(c, apperr.New(apperr.NotFound, "token %d not found", tid))
 		return
 	}
@@ -496,7 +496,7 @@ type passwordRequest struct {
 // changePassword sets the caller's password and ends the caller's other
 // sessions and, unless revoke_tokens is false, every personal access
 // token. Attempts count as logins (per user and per address).
-func (a *accounts) changePassword(c *gin.Context) {
+func (a *accountRoutes) changePassword(c *gin.Context) {
 	var req passwordRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
 		ginx.Fail(c, err)
@@ -550,7 +550,7 @@ type createUserRequest struct {
 // usernamePattern: letters, digits and . _ @ -, 1 to 64 of them.
 var usernamePattern = regexp.MustCompile(`^[\p{L}\p{N}._@-]{1,64}$`)
 
-func (a *accounts) createUser(c *gin.Context) {
+func (a *accountRoutes) createUser(c *gin.Context) {
 	var req createUserRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
 		ginx.Fail(c, err)
@@ -575,7 +575,7 @@ func (a *accounts) createUser(c *gin.Context) {
 		return
 	}
 	u, err := a.opts.Accounts.CreateUser(c.Request.Context(), *req.Username, hash, req.IsAdmin)
-	if errors.Is(err, store.ErrUsernameTaken) {
+	if errors.Is(err, accounts.ErrUsernameTaken) {
 		ginx.Fail(c, apperr.New(apperr.Conflict, "username: %q is taken", strings.TrimSpace(*req.Username)))
 		return
 	}
@@ -586,7 +586,7 @@ func (a *accounts) createUser(c *gin.Context) {
 	c.JSON(http.StatusCreated, toUserResponse(u))
 }
 
-func (a *accounts) listUsers(c *gin.Context) {
+func (a *accountRoutes) listUsers(c *gin.Context) {
 	us, err := a.opts.Accounts.Users(c.Request.Context())
 	if err != nil {
 		ginx.Fail(c, err)
@@ -599,7 +599,7 @@ func (a *accounts) listUsers(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-func (a *accounts) deleteUser(c *gin.Context) {
+func (a *accountRoutes) deleteUser(c *gin.Context) {
 	uid, err := pathID(c)
 	if err != nil {
 		ginx.Fail(c, err)
@@ -612,7 +612,7 @@ func (a *accounts) deleteUser(c *gin.Context) {
 	}
 	err = a.opts.Accounts.DeleteUser(c.Request.Context(), uid)
 	a.tokens.purge()
-	if errors.Is(err, store.ErrUserNotFound) {
+	if errors.Is(err, accounts.ErrUserNotFound) {
 		ginx.Fail(c, apperr.New(apperr.NotFound, "user %d not found", uid))
 		return
 	}

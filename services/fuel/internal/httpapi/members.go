@@ -8,8 +8,8 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
-	"github.com/carhub/backend/services/fuel/internal/store"
 )
 
 type memberResponse struct {
@@ -24,7 +24,7 @@ func toMemberResponse(m fuel.Member) memberResponse {
 }
 
 // listMembers: the owner and the members see who a vehicle is shared with.
-func (a *accounts) listMembers(c *gin.Context) {
+func (a *accountRoutes) listMembers(c *gin.Context) {
 	vid, err := pathID(c)
 	if err != nil {
 		ginx.Fail(c, err)
@@ -48,7 +48,7 @@ type memberRequest struct {
 
 // setMember shares the vehicle with a user as viewer or editor (the owner
 // only), or changes the role.
-func (a *accounts) setMember(c *gin.Context) {
+func (a *accountRoutes) setMember(c *gin.Context) {
 	vid, uid, err := memberPath(c)
 	if err != nil {
 		ginx.Fail(c, err)
@@ -65,7 +65,7 @@ func (a *accounts) setMember(c *gin.Context) {
 		return
 	}
 	m, err := a.opts.Accounts.SetMember(c.Request.Context(), vid, uid, role)
-	if errors.Is(err, store.ErrUserNotFound) {
+	if errors.Is(err, accounts.ErrUserNotFound) {
 		ginx.Fail(c, apperr.New(apperr.NotFound, "user %d not found", uid))
 		return
 	}
@@ -85,7 +85,7 @@ type memberByNameRequest struct {
 // an owner knows the people they share with by name, not by id. An unknown
 // name is reported only after SetMember's ownership check, so only the
 // vehicle's owner learns whether a name exists.
-func (a *accounts) addMember(c *gin.Context) {
+func (a *accountRoutes) addMember(c *gin.Context) {
 	vid, err := pathID(c)
 	if err != nil {
 		ginx.Fail(c, err)
@@ -107,14 +107,14 @@ func (a *accounts) addMember(c *gin.Context) {
 	u, err := a.opts.Accounts.UserByUsername(ctx, name)
 	if err == nil {
 		uid = u.ID
-	} else if !errors.Is(err, store.ErrUserNotFound) {
+	} else if !errors.Is(err, accounts.ErrUserNotFound) {
 		ginx.Fail(c, err)
 		return
 	}
 	m, err := a.opts.Accounts.SetMember(ctx, vid, uid, role)
 	var invalid *apperr.Error
 	switch {
-	case errors.Is(err, store.ErrUserNotFound):
+	case errors.Is(err, accounts.ErrUserNotFound):
 		ginx.Fail(c, apperr.New(apperr.NotFound, "username: no user is named %q", name))
 	case errors.As(err, &invalid) && invalid.Field == "user_id":
 		ginx.Fail(c, apperr.Invalid("username", "is the vehicle's owner"))
@@ -134,7 +134,7 @@ func memberRole(role *string) (fuel.Role, error) {
 }
 
 // removeMember ends a share (the owner only).
-func (a *accounts) removeMember(c *gin.Context) {
+func (a *accountRoutes) removeMember(c *gin.Context) {
 	vid, uid, err := memberPath(c)
 	if err != nil {
 		ginx.Fail(c, err)

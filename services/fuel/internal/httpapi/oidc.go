@@ -24,7 +24,7 @@ import (
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
-	"github.com/carhub/backend/services/fuel/internal/store"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 )
 
 // OIDCOptions configure OIDC sign-in (proto-docs/auth-decisions.md, "OIDC
@@ -149,7 +149,7 @@ func errNoOIDC() error { return apperr.New(apperr.NotFound, "OIDC sign-in is not
 
 // oidcLogin starts a sign-in: a new state, nonce and PKCE verifier go into
 // a short-lived cookie, and the browser to the provider.
-func (a *accounts) oidcLogin(c *gin.Context) {
+func (a *accountRoutes) oidcLogin(c *gin.Context) {
 	f := a.oidc
 	if f == nil {
 		ginx.Fail(c, errNoOIDC())
@@ -170,7 +170,7 @@ func (a *accounts) oidcLogin(c *gin.Context) {
 // with a code, which becomes a session token of this service, handed to
 // the web client in the fragment of a redirect (a fragment reaches no
 // server log). Every outcome goes to the login page.
-func (a *accounts) oidcCallback(c *gin.Context) {
+func (a *accountRoutes) oidcCallback(c *gin.Context) {
 	f := a.oidc
 	if f == nil {
 		ginx.Fail(c, errNoOIDC())
@@ -206,7 +206,7 @@ func (a *accounts) oidcCallback(c *gin.Context) {
 // audience, expiry, nonce), checks the allowlist, finds or makes the user
 // linked to its issuer and subject, and issues a session token. valid
 // says whether a well-formed cookie came with the callback.
-func (a *accounts) signIn(c *gin.Context, fc flowCookie, valid bool) (token, expires string, err error) {
+func (a *accountRoutes) signIn(c *gin.Context, fc flowCookie, valid bool) (token, expires string, err error) {
 	f := a.oidc
 	// Every callback counts against the login limit of its address, like
 	// every password login.
@@ -265,7 +265,7 @@ func (a *accounts) signIn(c *gin.Context, fc flowCookie, valid bool) (token, exp
 		return "", "", refuse("oidc_account", err)
 	}
 	token, hash := auth.NewToken(auth.KindSession)
-	t := store.Token{UserID: u.ID, Kind: auth.KindSession, Name: "oidc", Scope: auth.ScopeWrite}
+	t := accounts.Token{UserID: u.ID, Kind: auth.KindSession, Name: "oidc", Scope: auth.ScopeWrite}
 	if err := a.opts.Accounts.CreateToken(ctx, &t, hash); err != nil {
 		return "", "", refuse("oidc_account", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
@@ -186,7 +187,7 @@ func (env *oidcEnv) mustSignIn(tb testing.TB) string {
 	if _, ok := auth.ParseToken(v.Get("token")); !ok || !strings.HasPrefix(v.Get("token"), "chs_") {
 		tb.Fatalf("token %q is no session token", v.Get("token"))
 	}
-	if want := env.now.Add(store.SessionIdle).Format(time.RFC3339Nano); v.Get("expires_at") != want {
+	if want := env.now.Add(accounts.SessionIdle).Format(time.RFC3339Nano); v.Get("expires_at") != want {
 		tb.Fatalf("expires_at %q, want %q", v.Get("expires_at"), want)
 	}
 	return v.Get("token")

@@ -9,6 +9,7 @@ import (
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/auth/authtest"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
@@ -28,7 +29,7 @@ func (s *server) from(addr, token, method, path, body string) response {
 func userWithSession(t *testing.T, st *store.Store, name string, withPassword bool) string {
 	t.Helper()
 	ctx := context.Background()
-	var u store.User
+	var u accounts.User
 	var err error
 	if withPassword {
 		hash, herr := auth.HashPassword(name + "-password")
@@ -50,7 +51,7 @@ func userWithSession(t *testing.T, st *store.Store, name string, withPassword bo
 func sessionOf(t *testing.T, st *store.Store, userID uint64) string {
 	t.Helper()
 	token, hash := auth.NewToken(auth.KindSession)
-	if err := st.CreateToken(context.Background(), &store.Token{UserID: userID, Kind: auth.KindSession, Name: "login", Scope: auth.ScopeWrite}, hash); err != nil {
+	if err := st.CreateToken(context.Background(), &accounts.Token{UserID: userID, Kind: auth.KindSession, Name: "login", Scope: auth.ScopeWrite}, hash); err != nil {
 		t.Fatal(err)
 	}
 	return token

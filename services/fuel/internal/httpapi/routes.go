@@ -50,7 +50,7 @@ type API struct {
 	now      func() time.Time
 	log      *slog.Logger
 	metrics  serviceMetrics
-	accounts *accounts
+	accounts *accountRoutes
 }
 
 // New returns the service's HTTP handler: the shared ginx engine with the
@@ -66,7 +66,7 @@ func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 	if a.now == nil {
 		a.now = time.Now
 	}
-	a.accounts = newAccounts(opts.Auth, a.now, log)
+	a.accounts = newAccountRoutes(opts.Auth, a.now, log)
 	a.Register(e)
 	return e
 }

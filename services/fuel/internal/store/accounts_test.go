@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 )
 
 // clock is a settable store clock.
@@ -42,15 +43,15 @@ func TestUsers(t *testing.T) {
 			t.Fatalf("first new user %+v: want id 2 (after the built-in user) and a trimmed name", ann)
 		}
 		for _, dup := range []string{"ann", "ANN", "Ann", "owner"} {
-			if _, err := s.CreateUser(ctx, dup, "h", false); !errors.Is(err, ErrUsernameTaken) {
-				t.Errorf("CreateUser(%q): %v, want ErrUsernameTaken", dup, err)
+			if _, err := s.CreateUser(ctx, dup, "h", false); !errors.Is(err, accounts.ErrUsernameTaken) {
+				t.Errorf("CreateUser(%q): %v, want accounts.ErrUsernameTaken", dup, err)
 			}
 		}
 		got, err := s.UserByUsername(ctx, "aNN")
 		if err != nil || got.ID != ann.ID || got.PasswordHash != "hash-a" || got.Admin {
 			t.Fatalf("UserByUsername: %+v %v", got, err)
 		}
-		if _, err := s.UserByUsername(ctx, "nobody"); !errors.Is(err, ErrUserNotFound) {
+		if _, err := s.UserByUsername(ctx, "nobody"); !errors.Is(err, accounts.ErrUserNotFound) {
 			t.Fatalf("unknown user: %v", err)
 		}
 		bob, _ := s.CreateUser(ctx, "bob", "hash-b", true)
@@ -61,7 +62,7 @@ func TestUsers(t *testing.T) {
 		if err := s.DeleteUser(ctx, ann.ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeleteUser(ctx, ann.ID); !errors.Is(err, ErrUserNotFound) {
+		if err := s.DeleteUser(ctx, ann.ID); !errors.Is(err, accounts.ErrUserNotFound) {
 			t.Fatalf("second delete: %v", err)
 		}
 		// Deleting frees the name.
@@ -93,7 +94,7 @@ func TestConcurrentCreateUserMakesOne(t *testing.T) {
 			switch {
 			case err == nil:
 				made++
-			case !errors.Is(err, ErrUsernameTaken):
+			case !errors.Is(err, accounts.ErrUsernameTaken):
 				t.Errorf("unexpected error: %v", err)
 			}
 		}
@@ -109,7 +110,7 @@ func TestClaimBuiltinUser(t *testing.T) {
 		if _, err := s.CreateUser(ctx, "taken", "", false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ClaimBuiltinUser(ctx, "TAKEN", "h"); !errors.Is(err, ErrUsernameTaken) {
+		if _, err := s.ClaimBuiltinUser(ctx, "TAKEN", "h"); !errors.Is(err, accounts.ErrUsernameTaken) {
 			t.Fatalf("claim with a taken name: %v", err)
 		}
 		admin, err := s.ClaimBuiltinUser(ctx, "admin", "hash")
@@ -119,7 +120,7 @@ func TestClaimBuiltinUser(t *testing.T) {
 		if admin.ID != auth.BuiltinUserID || admin.Username != "admin" || admin.PasswordHash != "hash" || !admin.Admin {
 			t.Fatalf("claimed %+v", admin)
 		}
-		if _, err := s.ClaimBuiltinUser(ctx, "other", "hash2"); !errors.Is(err, ErrAccountsClaimed) {
+		if _, err := s.ClaimBuiltinUser(ctx, "other", "hash2"); !errors.Is(err, accounts.ErrAccountsClaimed) {
 			t.Fatalf("second claim: %v", err)
 		}
 		if u, _ := s.UserByUsername(ctx, "admin"); u.PasswordHash != "hash" {
@@ -137,20 +138,20 @@ func TestTokens(t *testing.T) {
 		bob, _ := s.CreateUser(ctx, "bob", "h", true)
 
 		_, sessHash := auth.NewToken(auth.KindSession)
-		sess := Token{UserID: ann.ID, Kind: auth.KindSession, Scope: auth.ScopeWrite}
+		sess := accounts.Token{UserID: ann.ID, Kind: auth.KindSession, Scope: auth.ScopeWrite}
 		if err := s.CreateToken(ctx, &sess, sessHash); err != nil {
 			t.Fatal(err)
 		}
-		if !sess.ExpiresAt.Equal(c.now().Add(SessionMaxLife)) {
+		if !sess.ExpiresAt.Equal(c.now().Add(accounts.SessionMaxLife)) {
 			t.Fatalf("session ends %v", sess.ExpiresAt)
 		}
 		_, readHash := auth.NewToken(auth.KindToken)
-		read := Token{UserID: ann.ID, Kind: auth.KindToken, Name: "grafana", Scope: auth.ScopeRead}
+		read := accounts.Token{UserID: ann.ID, Kind: auth.KindToken, Name: "grafana", Scope: auth.ScopeRead}
 		if err := s.CreateToken(ctx, &read, readHash); err != nil {
 			t.Fatal(err)
 		}
 		_, shortHash := auth.NewToken(auth.KindToken)
-		short := Token{UserID: bob.ID, Kind: auth.KindToken, Name: "short", Scope: auth.ScopeWrite, ExpiresAt: c.now().Add(24 * time.Hour)}
+		short := accounts.Token{UserID: bob.ID, Kind: auth.KindToken, Name: "short", Scope: auth.ScopeWrite, ExpiresAt: c.now().Add(24 * time.Hour)}
 		if err := s.CreateToken(ctx, &short, shortHash); err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +168,7 @@ func TestTokens(t *testing.T) {
 			t.Fatalf("admin's token: %+v %v", id, err)
 		}
 		_, unknown := auth.NewToken(auth.KindSession)
-		if _, err := s.VerifyToken(ctx, unknown); !errors.Is(err, ErrInvalidToken) {
+		if _, err := s.VerifyToken(ctx, unknown); !errors.Is(err, accounts.ErrInvalidToken) {
 			t.Fatalf("unknown token: %v", err)
 		}
 
@@ -185,12 +186,12 @@ func TestTokens(t *testing.T) {
 
 		// A day later the short token has ended; the others have not.
 		c.add(24 * time.Hour)
-		if _, err := s.VerifyToken(ctx, shortHash); !errors.Is(err, ErrInvalidToken) {
+		if _, err := s.VerifyToken(ctx, shortHash); !errors.Is(err, accounts.ErrInvalidToken) {
 			t.Fatalf("expired token: %v", err)
 		}
 		// 30 idle days end the session; the personal token lives on.
-		c.add(SessionIdle)
-		if _, err := s.VerifyToken(ctx, sessHash); !errors.Is(err, ErrInvalidToken) {
+		c.add(accounts.SessionIdle)
+		if _, err := s.VerifyToken(ctx, sessHash); !errors.Is(err, accounts.ErrInvalidToken) {
 			t.Fatalf("idle session: %v", err)
 		}
 		if _, err := s.VerifyToken(ctx, readHash); err != nil {
@@ -202,13 +203,13 @@ func TestTokens(t *testing.T) {
 		}
 
 		// Revocation: only one's own.
-		if err := s.RevokeToken(ctx, bob.ID, read.ID); !errors.Is(err, ErrTokenNotFound) {
+		if err := s.RevokeToken(ctx, bob.ID, read.ID); !errors.Is(err, accounts.ErrTokenNotFound) {
 			t.Fatalf("bob revoked ann's token: %v", err)
 		}
 		if err := s.RevokeToken(ctx, ann.ID, read.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.VerifyToken(ctx, readHash); !errors.Is(err, ErrInvalidToken) {
+		if _, err := s.VerifyToken(ctx, readHash); !errors.Is(err, accounts.ErrInvalidToken) {
 			t.Fatalf("revoked token: %v", err)
 		}
 	})
@@ -220,7 +221,7 @@ func TestSessionMaxLife(t *testing.T) {
 		c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 		s.Now = c.now
 		_, hash := auth.NewToken(auth.KindSession)
-		sess := Token{UserID: auth.BuiltinUserID, Kind: auth.KindSession, Scope: auth.ScopeWrite}
+		sess := accounts.Token{UserID: auth.BuiltinUserID, Kind: auth.KindSession, Scope: auth.ScopeWrite}
 		if err := s.CreateToken(ctx, &sess, hash); err != nil {
 			t.Fatal(err)
 		}
@@ -231,8 +232,8 @@ func TestSessionMaxLife(t *testing.T) {
 				t.Fatalf("day %d: %v", day, err)
 			}
 		}
-		c.t = sess.CreatedAt.Add(SessionMaxLife)
-		if _, err := s.VerifyToken(ctx, hash); !errors.Is(err, ErrInvalidToken) {
+		c.t = sess.CreatedAt.Add(accounts.SessionMaxLife)
+		if _, err := s.VerifyToken(ctx, hash); !errors.Is(err, accounts.ErrInvalidToken) {
 			t.Fatalf("session past 90 days: %v", err)
 		}
 	})
@@ -254,9 +255,9 @@ func passwordChangeRevokes(t *testing.T, revokeTokens bool) {
 		ctx := context.Background()
 		ann, _ := s.CreateUser(ctx, "ann", "old", false)
 		bob, _ := s.CreateUser(ctx, "bob", "b", false)
-		mk := func(user uint64, k auth.Kind) (Token, []byte) {
+		mk := func(user uint64, k auth.Kind) (accounts.Token, []byte) {
 			_, h := auth.NewToken(k)
-			tok := Token{UserID: user, Kind: k, Scope: auth.ScopeWrite}
+			tok := accounts.Token{UserID: user, Kind: k, Scope: auth.ScopeWrite}
 			if err := s.CreateToken(ctx, &tok, h); err != nil {
 				t.Fatal(err)
 			}
@@ -297,20 +298,20 @@ func passwordChangeRevokes(t *testing.T, revokeTokens bool) {
 		if _, err := s.VerifyToken(ctx, hereHash); err == nil {
 			t.Error("a session other than the asking token outlived the password change")
 		}
-		if err := s.SetPassword(ctx, 999, "x", 0, revokeTokens); !errors.Is(err, ErrUserNotFound) {
+		if err := s.SetPassword(ctx, 999, "x", 0, revokeTokens); !errors.Is(err, accounts.ErrUserNotFound) {
 			t.Fatalf("unknown user: %v", err)
 		}
 		// Deleting a user deletes its tokens.
 		if err := s.DeleteUser(ctx, bob.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.VerifyToken(ctx, bobHash); !errors.Is(err, ErrInvalidToken) {
+		if _, err := s.VerifyToken(ctx, bobHash); !errors.Is(err, accounts.ErrInvalidToken) {
 			t.Fatalf("token of a deleted user: %v", err)
 		}
 	})
 }
 
-func tokenByID(t *testing.T, s *Store, user, id uint64) Token {
+func tokenByID(t *testing.T, s *Store, user, id uint64) accounts.Token {
 	t.Helper()
 	ts, err := s.Tokens(context.Background(), user)
 	if err != nil {
@@ -322,5 +323,5 @@ func tokenByID(t *testing.T, s *Store, user, id uint64) Token {
 		}
 	}
 	t.Fatalf("token %d of user %d not listed in %+v", id, user, ts)
-	return Token{}
+	return accounts.Token{}
 }

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -44,7 +45,7 @@ func (q *queries) Members(ctx context.Context, vehicleID uint64) ([]fuel.Member,
 
 // SetMember shares a vehicle with a user as role (viewer or editor), or
 // changes the role of a member. Only the owner may (ErrForbidden for a
-// member), and not with themselves; ErrUserNotFound for an unknown user.
+// member), and not with themselves; accounts.ErrUserNotFound for an unknown user.
 func (q *queries) SetMember(ctx context.Context, vehicleID, userID uint64, role fuel.Role) (fuel.Member, error) {
 	if _, err := fuel.ParseMemberRole("role", string(role)); err != nil {
 		return fuel.Member{}, err
@@ -59,11 +60,11 @@ func (q *queries) SetMember(ctx context.Context, vehicleID, userID uint64, role 
 			return apperr.Invalid("user_id", "is the vehicle's owner")
 		}
 		if !storable(userID) {
-			return ErrUserNotFound
+			return accounts.ErrUserNotFound
 		}
 		err = tx.Raw("SELECT username FROM users WHERE id = ?", userID).Row().Scan(&m.Username)
 		if errors.Is(err, sql.ErrNoRows) {
-			return ErrUserNotFound
+			return accounts.ErrUserNotFound
 		}
 		if err != nil {
 			return fmt.Errorf("get user %d: %w", userID, err)
@@ -73,7 +74,7 @@ func (q *queries) SetMember(ctx context.Context, vehicleID, userID uint64, role 
 			RETURNING `+timeColumn(q.dialect, "created_at"), vehicleID, userID, string(role), m.CreatedAt).
 			Row().Scan((*timestamp)(&m.CreatedAt))
 		if errors.Is(err, gorm.ErrForeignKeyViolated) {
-			return ErrUserNotFound // deleted since it was read
+			return accounts.ErrUserNotFound // deleted since it was read
 		}
 		if err != nil {
 			return fmt.Errorf("set member: %w", err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gorm.io/gorm"
+
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 )
 
 // maxUsernameRunes is the schema's limit on users.username.
@@ -31,12 +33,12 @@ const randomUsernames = 4
 // username-2 .. username-9, then username with a random suffix. The
 // unique indexes decide between concurrent first sign-ins of one subject:
 // one inserts, the others find its row.
-func (q *queries) OIDCUser(ctx context.Context, issuer, subject, username string) (User, bool, error) {
+func (q *queries) OIDCUser(ctx context.Context, issuer, subject, username string) (accounts.User, bool, error) {
 	if issuer == "" || subject == "" {
-		return User{}, false, errors.New("oidc user: issuer and subject are required")
+		return accounts.User{}, false, errors.New("oidc user: issuer and subject are required")
 	}
 	u, err := q.userByOIDC(q.read.WithContext(ctx), issuer, subject)
-	if err == nil || !errors.Is(err, ErrUserNotFound) {
+	if err == nil || !errors.Is(err, accounts.ErrUserNotFound) {
 		return u, false, err
 	}
 	base := strings.TrimSpace(username)
@@ -46,13 +48,13 @@ func (q *queries) OIDCUser(ctx context.Context, issuer, subject, username string
 	for i := range 1 + numberedUsernames + randomUsernames {
 		name, err := usernameCandidate(base, i)
 		if err != nil {
-			return User{}, false, err
+			return accounts.User{}, false, err
 		}
-		u := User{Username: name, CreatedAt: q.now()}
+		u := accounts.User{Username: name, CreatedAt: q.now()}
 		err = q.write.WithContext(ctx).Raw("INSERT INTO users (username, password_hash, is_admin, oidc_issuer, oidc_subject, created_at) "+
 			"VALUES (?, '', ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id", u.Username, false, issuer, subject, u.CreatedAt).Scan(&u.ID).Error
 		if err != nil {
-			return User{}, false, fmt.Errorf("create oidc user: %w", err)
+			return accounts.User{}, false, fmt.Errorf("create oidc user: %w", err)
 		}
 		if u.ID != 0 {
 			return u, true, nil
@@ -63,22 +65,22 @@ func (q *queries) OIDCUser(ctx context.Context, issuer, subject, username string
 		switch u, err := q.userByOIDC(q.write.WithContext(ctx), issuer, subject); {
 		case err == nil:
 			return u, false, nil
-		case !errors.Is(err, ErrUserNotFound):
-			return User{}, false, err
+		case !errors.Is(err, accounts.ErrUserNotFound):
+			return accounts.User{}, false, err
 		}
 	}
-	return User{}, false, fmt.Errorf("create oidc user %q: %w", base, ErrUsernameTaken)
+	return accounts.User{}, false, fmt.Errorf("create oidc user %q: %w", base, accounts.ErrUsernameTaken)
 }
 
 // userByOIDC returns the account linked to (issuer, subject).
-func (q *queries) userByOIDC(h *gorm.DB, issuer, subject string) (User, error) {
+func (q *queries) userByOIDC(h *gorm.DB, issuer, subject string) (accounts.User, error) {
 	u, err := q.scanUser(h.Raw("SELECT "+userColumns+timeColumn(q.dialect, "created_at")+
 		" FROM users WHERE oidc_issuer = ? AND oidc_subject = ?", issuer, subject).Row())
 	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, ErrUserNotFound
+		return accounts.User{}, accounts.ErrUserNotFound
 	}
 	if err != nil {
-		return User{}, fmt.Errorf("get oidc user: %w", err)
+		return accounts.User{}, fmt.Errorf("get oidc user: %w", err)
 	}
 	return u, nil
 }

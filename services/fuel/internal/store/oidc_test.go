@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 )
 
 const testIssuer = "https://id.example"
@@ -131,7 +133,7 @@ func TestConcurrentFirstOIDCSignInMakesOneUser(t *testing.T) {
 		if err != nil || len(users) != 2 || users[1].Username != "carol" {
 			t.Fatalf("users after concurrent sign-ins: %+v %v", users, err)
 		}
-		if _, err := s.UserByUsername(ctx, "carol-2"); !errors.Is(err, ErrUserNotFound) {
+		if _, err := s.UserByUsername(ctx, "carol-2"); !errors.Is(err, accounts.ErrUserNotFound) {
 			t.Fatalf("a losing sign-in made a second account: %v", err)
 		}
 	})

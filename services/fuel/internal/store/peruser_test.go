@@ -9,11 +9,12 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
 // as returns a context acting for a new user named name.
-func as(t *testing.T, s *Store, name string) (context.Context, User) {
+func as(t *testing.T, s *Store, name string) (context.Context, accounts.User) {
 	t.Helper()
 	u, err := s.CreateUser(context.Background(), name, "", false)
 	if err != nil {
@@ -176,7 +177,7 @@ func TestSharedVehicleViewerAndEditor(t *testing.T) {
 		_, err = s.SetMember(annCtx, va.ID, ann.ID, fuel.RoleEditor)
 		wantInvalid(t, "owner adding herself", err, "user_id")
 		_, err = s.SetMember(annCtx, va.ID, 999999, fuel.RoleViewer)
-		wantErr(t, "SetMember of an unknown user", err, ErrUserNotFound)
+		wantErr(t, "SetMember of an unknown user", err, accounts.ErrUserNotFound)
 		_, err = s.SetMember(annCtx, va.ID, viewer.ID, fuel.RoleOwner)
 		wantInvalid(t, "SetMember as owner", err, "role")
 
