@@ -17,25 +17,7 @@ import (
 	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/accounts"
-	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
-
-// Accounts is what the account routes need of the store.
-type Accounts interface {
-	CreateUser(ctx context.Context, username, passwordHash string, admin bool) (accounts.User, error)
-	UserByUsername(ctx context.Context, username string) (accounts.User, error)
-	Users(ctx context.Context) ([]accounts.User, error)
-	DeleteUser(ctx context.Context, id uint64) error
-	SetPassword(ctx context.Context, userID uint64, passwordHash string, keep uint64, revokeTokens bool) error
-	CreateToken(ctx context.Context, t *accounts.Token, hash []byte) error
-	VerifyToken(ctx context.Context, hash []byte) (auth.Identity, error)
-	Tokens(ctx context.Context, userID uint64) ([]accounts.Token, error)
-	RevokeToken(ctx context.Context, userID, id uint64) error
-	Members(ctx context.Context, vehicleID uint64) ([]fuel.Member, error)
-	SetMember(ctx context.Context, vehicleID, userID uint64, role fuel.Role) (fuel.Member, error)
-	RemoveMember(ctx context.Context, vehicleID, userID uint64) error
-	OIDCUser(ctx context.Context, issuer, subject, username string) (accounts.User, bool, error)
-}
 
 // AuthOptions configure accounts (proto-docs/auth-decisions.md).
 type AuthOptions struct {
@@ -44,7 +26,7 @@ type AuthOptions struct {
 	// valid bearer token.
 	Mode auth.Mode
 	// Accounts is the store of users and tokens; required in local mode.
-	Accounts Accounts
+	Accounts accounts.Store
 	// IdentitySecret signs the identity GET /auth/verify hands the gateway
 	// for docqa-service.
 	IdentitySecret []byte

@@ -25,6 +25,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -67,8 +68,9 @@ type queries struct {
 }
 
 var (
-	_ fuel.Store = (*Store)(nil)
-	_ fuel.Store = (*queries)(nil)
+	_ fuel.Store     = (*Store)(nil)
+	_ fuel.Store     = (*queries)(nil)
+	_ accounts.Store = (*Store)(nil)
 )
 
 // withTx returns the queries that run every statement in tx.
