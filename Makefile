@@ -51,9 +51,11 @@ web: ## the web client: services/web/dist (Vite build; reports the initial JS si
 web-check: ## the web client's type check, lint and unit tests
 	cd $(WEB) && npm run --silent typecheck && npm run --silent lint && npm run --silent test
 
+# exec: the script, not a shell between, answers Ctrl-C (it stops the three
+# and exits 0; make then says nothing more).
 run: ## start both services and Caddy on http://localhost:8000 (Ctrl-C stops all)
 run: build
-	@deploy/scripts/run-local.sh
+	@exec deploy/scripts/run-local.sh
 
 test: ## every module with -race, PostgreSQL integration tests included, then the web client's unit and end-to-end tests
 test: bin/caddy

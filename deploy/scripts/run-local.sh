@@ -35,14 +35,19 @@ stop_all() {
 	echo "stopped fuel-service, docqa-service and caddy"
 }
 trap stop_all EXIT
-trap 'exit 130' INT TERM
+# Ctrl-C is how this is meant to end: a success, not make's "Error 130".
+trap 'exit 0' INT TERM
 
-# wait_healthy URL PID: until URL answers 2xx; fails when PID exits first.
+# wait_healthy URL PID [WHAT]: until URL answers 2xx; fails when PID exits
+# first. After a second without an answer it says once what it waits for.
 wait_healthy() {
-	local url=$1 pid=$2
+	local url=$1 pid=$2 what=${3:-} tries=0
 	for _ in $(seq 1 300); do
 		if bin/healthcheck -url "$url" -timeout 1s >/dev/null 2>&1; then
 			return 0
+		fi
+		if ((++tries == 10)) && [[ -n $what ]]; then
+			echo "run: waiting for $what" >&2
 		fi
 		if ! kill -0 "$pid" 2>/dev/null; then
 			echo "run: the process behind $url exited; see its log above" >&2
@@ -58,8 +63,8 @@ bin/fuel-service &
 pids+=($!)
 bin/docqa-service &
 pids+=($!)
-wait_healthy "http://${FUEL_UPSTREAM}/health" "${pids[0]}"
-wait_healthy "http://${DOCQA_UPSTREAM}/health" "${pids[1]}"
+wait_healthy "http://${FUEL_UPSTREAM}/health" "${pids[0]}" "fuel-service (opening its database)"
+wait_healthy "http://${DOCQA_UPSTREAM}/health" "${pids[1]}" "docqa-service (compiling the PDF engine; a first start takes a few seconds)"
 
 bin/caddy run --config Caddyfile --adapter caddyfile &
 pids+=($!)
@@ -75,5 +80,6 @@ cat <<MSG
   Press Ctrl-C to stop all three.
 
 MSG
-# Stop everything as soon as any one of them exits.
+# Stop everything as soon as any one of them exits (its exit status is
+# this script's).
 wait -n "${pids[@]}"

@@ -117,7 +117,8 @@ func TestMapErrorAndRetryAfter(t *testing.T) {
 }
 
 // Health probes answer every few seconds: their successful answers are
-// access-logged at DEBUG, other paths and failing probes as before.
+// access-logged at DEBUG, other paths as before, and a failing probe at
+// WARN when it starts failing and at INFO when it recovers.
 func TestQuietPathsLoggedAtDebug(t *testing.T) {
 	var logs bytes.Buffer
 	e := New(logging.New(&logs, slog.LevelInfo), Options{QuietPaths: []string{"/health"}})
@@ -145,6 +146,27 @@ func TestQuietPathsLoggedAtDebug(t *testing.T) {
 	do(e, http.MethodGet, "/health", "")
 	if got := logLines(&logs, `"path":"/health"`, `"status":503`, `"level":"WARN"`); len(got) != 1 {
 		t.Fatalf("a failing probe must still be logged: %s", logs.String())
+	}
+	// Asked again while still failing: once is enough (a service that
+	// starts, or a dependency that is down, is polled every few seconds).
+	for range 5 {
+		do(e, http.MethodGet, "/health", "")
+	}
+	if got := logLines(&logs, `"path":"/health"`, `"status":503`); len(got) != 1 {
+		t.Fatalf("a probe failing again was logged %d times: %s", len(got), logs.String())
+	}
+	// Its recovery is logged once, at INFO; then it is quiet again.
+	healthy = true
+	for range 3 {
+		do(e, http.MethodGet, "/health", "")
+	}
+	if got := logLines(&logs, `"path":"/health"`, `"status":200`, `"level":"INFO"`); len(got) != 1 {
+		t.Fatalf("the recovery was logged %d times at INFO: %s", len(got), logs.String())
+	}
+	healthy = false
+	do(e, http.MethodGet, "/health", "")
+	if got := logLines(&logs, `"path":"/health"`, `"status":503`, `"level":"WARN"`); len(got) != 2 {
+		t.Fatalf("a second failure after the recovery must be logged: %s", logs.String())
 	}
 
 	var debug bytes.Buffer

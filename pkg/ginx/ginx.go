@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -139,17 +140,31 @@ func validRequestID(id string) bool {
 	return true
 }
 
+// accessLog logs each request. A quiet path (a probe, a scrape) is logged
+// at debug, and a failing one at warn when it starts failing and at info
+// when it recovers: a probe asked every few seconds while a dependency
+// starts or is down says so once, not at every poll.
 func accessLog(log *slog.Logger, quietPaths []string) gin.HandlerFunc {
+	failing := make(map[string]*atomic.Bool, len(quietPaths))
+	for _, p := range quietPaths {
+		failing[p] = new(atomic.Bool)
+	}
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
 		status := c.Writer.Status()
 		level := slog.LevelInfo
-		switch {
-		case status >= 500:
+		if was, quiet := failing[c.Request.URL.Path]; quiet {
+			failed := status >= 500
+			switch changed := was.Swap(failed) != failed; {
+			case changed && failed:
+				level = slog.LevelWarn
+			case changed: // recovered
+			default:
+				level = slog.LevelDebug
+			}
+		} else if status >= 500 {
 			level = slog.LevelWarn
-		case slices.Contains(quietPaths, c.Request.URL.Path):
-			level = slog.LevelDebug
 		}
 		log.Log(c.Request.Context(), level, "request",
 			"method", c.Request.Method,
