@@ -15,13 +15,26 @@ export function AsOf({ asOf }: { asOf: string | null }) {
 }
 
 /** ErrorText shows what went wrong; id lets the input it is about point to it (aria-describedby). */
-export function ErrorText({ error, id }: { error: Error | string | null | undefined; id?: string }) {
+/** ErrorText shows an error; beside a field (field set), only what it says of that field, without the field's name. */
+export function ErrorText({ error, id, field }: { error: Error | string | null | undefined; id?: string; field?: string }) {
   if (!error) return null;
+  const message = typeof error === 'string' ? error : error.message;
   return (
     <p class="error" role="alert" id={id}>
-      {typeof error === 'string' ? error : error.message}
+      {field === undefined ? message : messageFor(message, field)}
     </p>
   );
+}
+
+/**
+ * messageFor: the parts of a service's message that name field, without
+ * the name ("does not match" of "current_password: does not match"); the
+ * whole message when no part names it.
+ */
+export function messageFor(message: string, field: string): string {
+  const prefix = `${field}: `;
+  const parts = message.split('; ').filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+  return parts.length > 0 ? parts.join('; ') : message;
 }
 
 /**

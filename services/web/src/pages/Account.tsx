@@ -64,13 +64,13 @@ function PasswordForm({ online, onChanged }: { online: boolean; onChanged: () =>
           <label for="password-current">{t('account.current')}</label>
           <input id="password-current" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)}
             aria-invalid={at === 'current_password' || undefined} aria-describedby={describedBy(at === 'current_password' && 'password-current-error')} />
-          {at === 'current_password' && <ErrorText id="password-current-error" error={error} />}
+          {at === 'current_password' && <ErrorText id="password-current-error" error={error} field="current_password" />}
         </div>
         <div class="field">
           <label for="password-new">{t('account.new')}</label>
           <input id="password-new" type="password" autocomplete="new-password" required value={next} onInput={(e) => setNext(e.currentTarget.value)}
             aria-invalid={at === 'new_password' || undefined} aria-describedby={describedBy(at === 'new_password' && 'password-new-error')} />
-          {at === 'new_password' && <ErrorText id="password-new-error" error={error} />}
+          {at === 'new_password' && <ErrorText id="password-new-error" error={error} field="new_password" />}
         </div>
         <div class="field">
           <label for="password-repeat">{t('account.repeat')}</label>
@@ -260,7 +260,7 @@ function Tokens({ online, reload, hasPassword, oidc }: TokensProps) {
             <label for="token-name">{t('tokens.name')}</label>
             <input id="token-name" autocomplete="off" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)}
               aria-invalid={at === 'name' || undefined} aria-describedby={describedBy(at === 'name' && 'token-name-error')} />
-            {at === 'name' && <ErrorText id="token-name-error" error={error} />}
+            {at === 'name' && <ErrorText id="token-name-error" error={error} field="name" />}
           </div>
           <div class="field">
             <label for="token-scope">{t('tokens.scope')}</label>
@@ -283,7 +283,7 @@ function Tokens({ online, reload, hasPassword, oidc }: TokensProps) {
               <input id="token-password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)}
                 aria-invalid={at === 'current_password' || undefined} aria-describedby={describedBy('token-password-hint', at === 'current_password' && 'token-password-error')} />
               <p id="token-password-hint" class="hint">{t('tokens.passwordHint')}</p>
-              {at === 'current_password' && <ErrorText id="token-password-error" error={error} />}
+              {at === 'current_password' && <ErrorText id="token-password-error" error={error} field="current_password" />}
             </div>
           )}
         </fieldset>
