@@ -127,13 +127,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	// Expired idempotency keys are purged in the background; the purge
-	// stops, and is waited for, before the store closes.
+	// Expired idempotency keys and password attempts are purged in the
+	// background; the purge stops, and is waited for, before the store
+	// closes.
 	purgeCtx, stopPurge := context.WithCancel(ctx)
 	purged := make(chan struct{})
 	go func() {
 		defer close(purged)
-		st.RunIdempotencyPurge(purgeCtx, cfg.PurgeInterval, log)
+		st.RunPurge(purgeCtx, cfg.PurgeInterval, log)
 	}()
 	defer func() {
 		stopPurge()

@@ -72,10 +72,12 @@ func (t Token) End() time.Time {
 	return end
 }
 
-// Store keeps the accounts and their tokens. Methods return the errors
-// named in their comments and other errors only for failures of the
-// database.
+// Store keeps the accounts and their tokens, and counts password
+// attempts. Methods return the errors named in their comments and other
+// errors only for failures of the database.
 type Store interface {
+	Attempts
+
 	// CreateUser stores a new account, its username trimmed;
 	// ErrUsernameTaken when the name is taken in any case.
 	CreateUser(ctx context.Context, username, passwordHash string, admin bool) (User, error)

@@ -29,7 +29,10 @@ type AuthOptions struct {
 	IdentitySecret []byte
 	// LoginsPerMinute bounds the password attempts (logins, password
 	// changes, the password check of a token's creation, all counted
-	// together) per username and per client address (0: no limit).
+	// together, so that a guesser gains nothing by spreading guesses over
+	// routes) per username and per client address (0: no limit). They
+	// are counted in Accounts (accounts.Attempts), which every instance
+	// on one database shares.
 	LoginsPerMinute int
 	// Passwords bounds the argon2id work running at once; the process's
 	// one bound (nil: a bound of this API's own, auth.NewPasswords(0, 0)).
@@ -45,14 +48,9 @@ type AuthOptions struct {
 
 // accountRoutes serves the account routes.
 type accountRoutes struct {
-	opts AuthOptions
-	// byUsername and byAddress count every password attempt: a login, a
-	// password change, the check of a token's creation (one budget, so
-	// that a guesser gains nothing by spreading guesses over routes).
-	byUsername *ginauth.Limiter
-	byAddress  *ginauth.Limiter
-	passwords  *auth.Passwords
-	now        func() time.Time
+	opts      AuthOptions
+	passwords *auth.Passwords
+	now       func() time.Time
 	// oidc is nil without OIDC sign-in.
 	oidc *oidcFlow
 	// tokens is nil without a TokenCacheTTL.
@@ -64,12 +62,10 @@ func newAccountRoutes(opts AuthOptions, now func() time.Time, log *slog.Logger) 
 		opts.Mode = auth.ModeOff
 	}
 	a := &accountRoutes{
-		opts:       opts,
-		byUsername: ginauth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
-		byAddress:  ginauth.NewLimiter(opts.LoginsPerMinute, time.Minute, opts.LoginsPerMinute),
-		passwords:  opts.Passwords,
-		now:        now,
-		tokens:     newTokenCache(opts.TokenCacheTTL, now),
+		opts:      opts,
+		passwords: opts.Passwords,
+		now:       now,
+		tokens:    newTokenCache(opts.TokenCacheTTL, now),
 	}
 	if a.passwords == nil {
 		a.passwords = auth.NewPasswords(0, 0)

@@ -22,7 +22,6 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
-	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/accounts"
 )
@@ -210,8 +209,11 @@ func (a *accountRoutes) signIn(c *gin.Context, fc flowCookie, valid bool) (token
 	f := a.oidc
 	// Every callback counts against the login limit of its address, like
 	// every password login.
-	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
-		return "", "", refuse("oidc_rate_limited", ginauth.Exhausted("login", wait))
+	if err := a.takeAttempt(c, "login", accounts.AttemptsByAddress, addressKey(c.ClientIP())); err != nil {
+		if apperr.From(err).Code == apperr.ResourceExhausted {
+			return "", "", refuse("oidc_rate_limited", err)
+		}
+		return "", "", err
 	}
 	if !valid {
 		return "", "", refuse("oidc_state", errors.New("no sign-in cookie, or a malformed one"))

@@ -34,12 +34,27 @@ func addressKey(ip string) string {
 
 // allowPassword takes one password attempt (what: "login", "password
 // change", ...) from the budgets of the client's address and of username,
-// or returns the 429 to answer.
+// or returns the 429 to answer (or the database's error).
 func (a *accountRoutes) allowPassword(c *gin.Context, what, username string) error {
-	if ok, wait := a.byAddress.Allow(addressKey(c.ClientIP())); !ok {
-		return ginauth.Exhausted(what, wait)
+	if err := a.takeAttempt(c, what, accounts.AttemptsByAddress, addressKey(c.ClientIP())); err != nil {
+		return err
 	}
-	if ok, wait := a.byUsername.Allow(strings.ToLower(username)); !ok {
+	return a.takeAttempt(c, what, accounts.AttemptsByUsername, strings.ToLower(username))
+}
+
+// takeAttempt counts one attempt against a budget of LoginsPerMinute in
+// the database, where every replica counts (proto-docs/auth-decisions.md,
+// "Password attempts counted across replicas"): nil within it, else the
+// 429 answer with its Retry-After.
+func (a *accountRoutes) takeAttempt(c *gin.Context, what string, kind accounts.AttemptKind, key string) error {
+	if a.opts.LoginsPerMinute <= 0 {
+		return nil
+	}
+	ok, wait, err := a.opts.Accounts.TakeAttempt(c.Request.Context(), kind, key, a.opts.LoginsPerMinute)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return ginauth.Exhausted(what, wait)
 	}
 	return nil

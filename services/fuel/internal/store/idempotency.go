@@ -82,12 +82,19 @@ const purgeBatch = 500
 // PurgeIdempotencyKeys deletes the stored answers created before before,
 // in small batches, and returns how many it deleted.
 func (s *Store) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
+	return s.purge(ctx, "idempotency keys", `DELETE FROM idempotency_keys WHERE (user_id, idem_key, method, path) IN
+		(SELECT user_id, idem_key, method, path FROM idempotency_keys WHERE created_at < ? LIMIT ?)`, before)
+}
+
+// purge runs stmt, a DELETE of at most its last argument's rows (filled
+// in with purgeBatch) matching before, until it deletes fewer, and returns
+// how many rows it deleted.
+func (s *Store) purge(ctx context.Context, what, stmt string, before any) (int64, error) {
 	var total int64
 	for {
-		res := s.write.WithContext(ctx).Exec(`DELETE FROM idempotency_keys WHERE (user_id, idem_key, method, path) IN
-			(SELECT user_id, idem_key, method, path FROM idempotency_keys WHERE created_at < ? LIMIT ?)`, before, purgeBatch)
+		res := s.write.WithContext(ctx).Exec(stmt, before, purgeBatch)
 		if res.Error != nil {
-			return total, fmt.Errorf("purge idempotency keys: %w", res.Error)
+			return total, fmt.Errorf("purge %s: %w", what, res.Error)
 		}
 		total += res.RowsAffected
 		if res.RowsAffected < purgeBatch {
@@ -96,10 +103,11 @@ func (s *Store) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int
 	}
 }
 
-// RunIdempotencyPurge purges expired idempotency keys every interval until
-// ctx is done. Run it in its own goroutine: requests never wait for it
+// RunPurge deletes, every interval until ctx is done, the expired
+// idempotency keys and the counts of password attempts whose windows no
+// longer count. Run it in its own goroutine: requests never wait for it
 // beyond one small batch.
-func (s *Store) RunIdempotencyPurge(ctx context.Context, every time.Duration, log *slog.Logger) {
+func (s *Store) RunPurge(ctx context.Context, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -108,12 +116,22 @@ func (s *Store) RunIdempotencyPurge(ctx context.Context, every time.Duration, lo
 			return
 		case <-t.C:
 		}
-		n, err := s.PurgeIdempotencyKeys(ctx, s.now().Add(-fuel.IdempotencyTTL))
-		switch {
-		case err != nil && !errors.Is(err, context.Canceled):
-			log.Error("purge idempotency keys", "err", err)
-		case n > 0:
-			log.Info("purged idempotency keys", "deleted", n)
+		now := s.now()
+		for _, p := range []struct {
+			what string
+			run  func(context.Context, time.Time) (int64, error)
+			at   time.Time
+		}{
+			{"idempotency keys", s.PurgeIdempotencyKeys, now.Add(-fuel.IdempotencyTTL)},
+			{"password attempts", s.PurgePasswordAttempts, now},
+		} {
+			n, err := p.run(ctx, p.at)
+			switch {
+			case err != nil && !errors.Is(err, context.Canceled):
+				log.Error("purge "+p.what, "err", err)
+			case n > 0:
+				log.Info("purged "+p.what, "deleted", n)
+			}
 		}
 	}
 }

@@ -11,13 +11,14 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
-// TestRunIdempotencyPurge runs the background purge with a short ticker:
-// it deletes the expired keys while requests keep creating records, and
-// returns once its context is cancelled.
-func TestRunIdempotencyPurge(t *testing.T) {
+// TestRunPurge runs the background purge with a short ticker:
+// it deletes the expired keys and password attempts while requests keep
+// creating records, and returns once its context is cancelled.
+func TestRunPurge(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
@@ -32,6 +33,9 @@ func TestRunIdempotencyPurge(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if _, _, err := s.TakeAttempt(ctx, accounts.AttemptsByAddress, "198.51.100.1", 10); err != nil {
+			t.Fatal(err)
+		}
 		<-clock
 		clock <- now.Add(fuel.IdempotencyTTL + time.Minute)
 
@@ -39,7 +43,7 @@ func TestRunIdempotencyPurge(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.RunIdempotencyPurge(purgeCtx, time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			s.RunPurge(purgeCtx, time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		}()
 		// Requests go on while the purge runs.
 		for {
@@ -51,7 +55,11 @@ func TestRunIdempotencyPurge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n == 0 {
+			m, err := s.CountRows(ctx, "password_attempts")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 && m == 0 {
 				break
 			}
 		}
