@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -57,4 +58,32 @@ func TestTakeAttempt(t *testing.T) {
 			t.Fatalf("purged %d (%v) while the window counts", n, err)
 		}
 	})
+}
+
+// BenchmarkTakeAttempt is the statement each budget of a password attempt
+// costs: an upsert of one key's row (updated after the first) and of a
+// new key each time (inserted).
+//
+//	go test -run '^$' -bench TakeAttempt ./services/fuel/internal/store/
+func BenchmarkTakeAttempt(b *testing.B) {
+	for _, d := range []Dialect{Postgres, SQLite} {
+		s := MustOpen(b, d)
+		ctx := context.Background()
+		b.Run(string(d)+"/same-key", func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := s.TakeAttempt(ctx, accounts.AttemptsByUsername, "root", 1<<30); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(string(d)+"/new-key", func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				if _, _, err := s.TakeAttempt(ctx, accounts.AttemptsByAddress, "198.51."+strconv.Itoa(i), 1<<30); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
