@@ -49,7 +49,8 @@ async function saveRefuel({ when, odometer, quantity, total }) {
 }
 // Money as the page shows it: the browser's en-IE gives the owner euros, written "€74.66";
 // digits is a price's places (at least the currency's two), none for a total.
-const money = (v, digits) => new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR', ...(digits === undefined ? {} : { maximumFractionDigits: digits }) }).format(v);
+// Euros with exactly digits decimals (a total 2, a price 3, a cost per km 4).
+const money = (v, digits = 2) => new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(v);
 // settled waits (up to 5 s) for a field to show want, then asserts it: a
 // value that follows another field's change arrives a render later.
 async function settled(label, want) {
@@ -246,10 +247,10 @@ describe('the web client', () => {
     await items.nth(2).waitFor();
     assert.equal(await items.count(), 3);
     const second = items.nth(1);
-    await second.getByText('600 km').waitFor();
+    await second.getByText('600.0 km', { exact: true }).waitFor();
     await second.getByText('6.75 L/100 km').waitFor(); // 40.5 L over 600 km
     await second.getByText('€70.47', { exact: true }).waitFor();
-    await second.getByText('€1.74/L', { exact: true }).waitFor(); // 70.47 / 40.5
+    await second.getByText('€1.740/L', { exact: true }).waitFor(); // 70.47 / 40.5
     await second.getByRole('button', { name: 'Edit' }).click();
     await page.getByRole('form', { name: 'Edit refuel' }).getByLabel('Station').fill('Shell');
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -274,8 +275,8 @@ describe('the web client', () => {
     const monthly = (await api('/api/vehicles/1/statistics/monthly?energy=gasoline&tz=Europe%2FBerlin')).body;
     assert.deepEqual(monthly.map((m) => [m.month, m.amount]), [['2026-03', 145.13]]);
     assert.deepEqual(await page.getByRole('figure', { name: 'Monthly cost' }).getByRole('cell').allInnerTexts(), ['€145.13']);
-    assert.deepEqual(await page.getByRole('figure', { name: 'Price per unit (per L)' }).getByRole('cell').allInnerTexts(), monthly.map((m) => money(m.avg_price, 4)));
-    assert.match(await page.getByRole('figure', { name: 'Price per unit (per L)' }).getByRole('cell').first().innerText(), /^€1\.\d{2,4}$/);
+    assert.deepEqual(await page.getByRole('figure', { name: 'Price per unit (per L)' }).getByRole('cell').allInnerTexts(), monthly.map((m) => money(m.avg_price, 3)));
+    assert.match(await page.getByRole('figure', { name: 'Price per unit (per L)' }).getByRole('cell').first().innerText(), /^€1\.\d{3}$/);
     const href = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
     const csv = await fetch(s.base + href).then((r) => r.text());
     assert.match(csv, /^id,vehicle_id,refuel_time/);
@@ -663,15 +664,15 @@ describe('the web client', () => {
       const cards = page.getByRole('group', { name: ENERGY_NAMES[e.energy], exact: true });
       const want = {
         Refuels: fmt(e.total_records, 0),
-        Quantity: `${fmt(e.total_quantity, 3)} ${u}`,
+        Quantity: `${fmt(e.total_quantity, 2)} ${u}`,
         Spent: { electricity: '€13.80', gasoline: '€122.00' }[e.energy],
-        'Average price': `${money(e.avg_price, 4)}/${u}`,
-        'Average consumption': { electricity: '5.23 kWh/100 km', gasoline: '5 L/100 km' }[e.energy],
-        'Cost per km': { electricity: '€0.0166', gasoline: '€0.09' }[e.energy],
+        'Mean of fill prices': `${money(e.avg_price, 3)}/${u}`,
+        'Average consumption': { electricity: '5.23 kWh/100 km', gasoline: '5.00 L/100 km' }[e.energy],
+        'Cost per km': { electricity: '€0.0166', gasoline: '€0.0900' }[e.energy],
       };
       assert.equal(want.Spent, money(e.total_amount));
-      assert.equal(want['Average consumption'], `${fmt(e.weighted_consumption)} ${u}/100 km`);
-      assert.equal(want['Cost per km'], money(e.weighted_cost_per_km, e.energy === 'gasoline' ? 2 : 4));
+      assert.equal(want['Average consumption'], `${fmt(e.weighted_consumption, 2)} ${u}/100 km`);
+      assert.equal(want['Cost per km'], money(e.weighted_cost_per_km, 4));
       for (const [label, value] of Object.entries(want)) {
         await cards.getByRole('group', { name: label, exact: true }).getByText(value, { exact: true }).waitFor();
       }

@@ -40,9 +40,10 @@ function watch(p) {
 
 const field = (p, label) => p.getByLabel(label, { exact: true });
 const round = (v, places) => Math.round(v * 10 ** places) / 10 ** places;
-const fmt = (v, places) => new Intl.NumberFormat('en-US', { maximumFractionDigits: places }).format(round(v, places));
-// Money in dollars as en-US writes it: a price at its places, at least the currency's two.
-const money = (v, places) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: places }).format(round(v, places));
+// Each measure with a fixed number of decimals (README, "Figures").
+const fmt = (v, places) => new Intl.NumberFormat('en-US', { minimumFractionDigits: places, maximumFractionDigits: places }).format(round(v, places));
+// Money in dollars as en-US writes it, with exactly places decimals (a price 3, a cost per distance 4).
+const money = (v, places) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: places, maximumFractionDigits: places }).format(round(v, places));
 
 async function signIn(p) {
   await p.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
@@ -125,24 +126,24 @@ describe("the owner's own measures", () => {
 
     await nav(page, 'History');
     const newest = page.getByRole('list', { name: 'Refuels' }).getByRole('listitem').first();
-    await newest.getByText('12,645 mi', { exact: true }).waitFor();
-    await newest.getByText('300 mi', { exact: true }).waitFor();
-    await newest.getByText('10 gal (full)', { exact: true }).waitFor();
+    await newest.getByText('12,645.0 mi', { exact: true }).waitFor();
+    await newest.getByText('300.0 mi', { exact: true }).waitFor();
+    await newest.getByText('10.00 gal (full)', { exact: true }).waitFor();
     await newest.getByText('$35.00', { exact: true }).waitFor();
-    await newest.getByText('$3.50/gal', { exact: true }).waitFor();
-    await newest.getByText('30 mpg', { exact: true }).waitFor();
+    await newest.getByText('$3.500/gal', { exact: true }).waitFor();
+    await newest.getByText('30.0 mpg', { exact: true }).waitFor();
 
     await nav(page, 'Statistics');
     assert.equal(await card(page, 'Distance').textContent(), `${fmt(st.total_distance / KM_PER_MI, 1)} mi`);
-    assert.equal(await card(page, 'Distance').textContent(), '300 mi');
+    assert.equal(await card(page, 'Distance').textContent(), '300.0 mi');
     assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), `${fmt(mpg, 1)} mpg`);
-    assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), '30 mpg');
-    assert.equal(await card(page, 'Gasoline quantity', 'Gasoline').textContent(), `${fmt(gas.total_quantity / L_PER_GAL_US, 3)} gal`);
+    assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), '30.0 mpg');
+    assert.equal(await card(page, 'Gasoline quantity', 'Gasoline').textContent(), `${fmt(gas.total_quantity / L_PER_GAL_US, 2)} gal`);
     assert.equal(await card(page, 'Total spent').textContent(), '$69.59');
-    assert.equal(await card(page, 'Average price', 'Gasoline').textContent(), `${money(gas.avg_price * L_PER_GAL_US, 4)}/gal`);
-    assert.match(await card(page, 'Average price', 'Gasoline').textContent(), /^\$3\.\d{2,4}\/gal$/);
+    assert.equal(await card(page, 'Mean of fill prices', 'Gasoline').textContent(), `${money(gas.avg_price * L_PER_GAL_US, 3)}/gal`);
+    assert.match(await card(page, 'Mean of fill prices', 'Gasoline').textContent(), /^\$3\.\d{3}\/gal$/);
     assert.equal(await card(page, 'Cost per mi', 'Gasoline').textContent(), money(gas.weighted_cost_per_km * KM_PER_MI, 4));
-    assert.match(await card(page, 'Cost per mi', 'Gasoline').textContent(), /^\$0\.\d{2,4}$/);
+    assert.match(await card(page, 'Cost per mi', 'Gasoline').textContent(), /^\$0\.\d{4}$/);
 
     const months = (await api(`/api/vehicles/${v.body.id}/statistics/monthly?energy=gasoline&tz=America%2FChicago`)).body;
     const fig = page.getByRole('figure', { name: 'Consumption (mpg)', exact: true });
@@ -153,7 +154,7 @@ describe("the owner's own measures", () => {
       const cells = await fig.getByRole('cell').allInnerTexts();
       assert.deepEqual([rows, cells], [months.map((m) => m.month), months.map((m) => fmt((100 * L_PER_GAL_US) / KM_PER_MI / m.consumption, 1))]);
     });
-    assert.deepEqual(await fig.getByRole('cell').allInnerTexts(), ['30']);
+    assert.deepEqual(await fig.getByRole('cell').allInnerTexts(), ['30.0']);
     await page.getByRole('figure', { name: 'Price per unit (per gal)', exact: true }).waitFor();
     await page.getByText('Calendar months in America/Chicago.').waitFor();
 
@@ -161,7 +162,7 @@ describe("the owner's own measures", () => {
     assert.equal(v.body.current_odometer, 0);
     await nav(page, 'Vehicles');
     const pickup = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Pickup' }) });
-    await pickup.getByText('12,645 mi', { exact: true }).waitFor();
+    await pickup.getByText('12,645.0 mi', { exact: true }).waitFor();
     await pickup.getByRole('button', { name: 'Edit' }).click();
     const odometer = page.getByRole('form', { name: 'Edit Pickup' }).getByLabel('Current odometer');
     assert.equal(await odometer.inputValue(), '12645');
@@ -174,8 +175,8 @@ describe("the owner's own measures", () => {
     await pickup.getByRole('button', { name: 'Edit' }).click();
     await odometer.fill('12000');
     await page.getByRole('button', { name: 'Save vehicle' }).click();
-    await page.getByRole('status').filter({ hasText: 'Vehicle updated. Its odometer shows 12,645 mi: a refuel has read that much.' }).waitFor();
-    await pickup.getByText('12,645 mi', { exact: true }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Vehicle updated. Its odometer shows 12,645.0 mi: a refuel has read that much.' }).waitFor();
+    await pickup.getByText('12,645.0 mi', { exact: true }).waitFor();
     assert.equal((await api(`/api/vehicles/${v.body.id}`)).body.current_odometer, 20350.155);
   });
 
@@ -203,7 +204,7 @@ describe("the owner's own measures", () => {
       const st = (await api(`/api/vehicles/${vehicleId}/statistics`)).body;
       const mpgUk = (100 * L_PER_GAL_UK) / KM_PER_MI / st.by_energy[0].weighted_consumption;
       await eventually(async () => assert.equal(await card(p2, 'Average consumption', 'Gasoline').textContent(), `${fmt(mpgUk, 1)} mpg (UK)`));
-      assert.equal(await card(p2, 'Average consumption', 'Gasoline').textContent(), '36 mpg (UK)');
+      assert.equal(await card(p2, 'Average consumption', 'Gasoline').textContent(), '36.0 mpg (UK)');
       await nav(p2, 'Settings');
       assert.equal(await field(p2, 'Consumption of liquid fuels').inputValue(), 'mpg_uk');
       assert.equal(await field(p2, 'Distance').inputValue(), 'mi');
@@ -261,7 +262,7 @@ describe("the owner's own measures", () => {
     // The figures in Chinese too: the navigation, the cards by their Chinese names.
     await page.goto(s.base + '/statistics');
     await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: '设置' }).waitFor();
-    await eventually(async () => assert.equal(await card(page, '平均油耗', '汽油').textContent(), '36 英里/英制加仑'));
+    await eventually(async () => assert.equal(await card(page, '平均油耗', '汽油').textContent(), '36.0 英里/英制加仑'));
     assert.equal(await card(page, '总花费').textContent(), 'US$69.59'); // dollars as zh-CN writes them
   });
 

@@ -5,7 +5,8 @@ import 'uplot/dist/uPlot.min.css';
 
 export interface Series {
   labels: string[];
-  values: number[];
+  /** null: no figure that month, a gap in the line. */
+  values: (number | null)[];
   name: string;
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLanguage } from '../i18n';
-import { currencyLabel, fmtMoney, fmtNumber, fmtPrice, setFormat } from './format';
+import { MONEY_EXTRA, currencyLabel, fmtMoney, fmtNumber, fmtPrice, setFormat } from './format';
 
 afterEach(() => {
   setFormat('en-US', 'USD');
@@ -10,14 +10,14 @@ afterEach(() => {
 describe("numbers in the owner's locale, the currency's sign", () => {
   it('a decimal comma where the locale uses one', () => {
     setFormat('de-DE', 'EUR');
-    expect(fmtNumber('1234.5', 2)).toBe('1.234,5');
+    expect(fmtNumber('1234.5', 2)).toBe('1.234,50');
     expect(currencyLabel()).toBe('€');
     setFormat('fr-FR', 'EUR');
     expect(fmtNumber('6.75', 2)).toBe('6,75');
   });
   it('a decimal point in en-US and zh-CN; the currency by its sign beside the amount fields', () => {
     setFormat('en-US', 'USD');
-    expect(fmtNumber('12645', 1)).toBe('12,645');
+    expect(fmtNumber('12645', 1)).toBe('12,645.0');
     expect(currencyLabel()).toBe('$');
     setFormat('zh-CN', 'CNY');
     expect(fmtNumber('7.84', 2)).toBe('7.84');
@@ -26,8 +26,16 @@ describe("numbers in the owner's locale, the currency's sign", () => {
   it('decimal strings are formatted exactly, beyond what a float holds', () => {
     setFormat('en-US', 'USD');
     expect(fmtNumber('12345678901234.567', 3)).toBe('12,345,678,901,234.567');
-    expect(fmtNumber('0.1', 3, 1)).toBe('0.1');
-    expect(fmtNumber('30', 1, 1)).toBe('30.0');
+  });
+  it('one measure, one number of decimals: 6.70 beside 6.63, never 6.7', () => {
+    setFormat('en-US', 'USD');
+    expect(fmtNumber('6.7', 2)).toBe('6.70');
+    expect(fmtNumber('6.63', 2)).toBe('6.63');
+    expect(fmtNumber('30', 1)).toBe('30.0');
+    expect(fmtNumber('6.635', 2)).toBe('6.64');
+    expect(fmtNumber('42', 0)).toBe('42');
+    setFormat('de-DE', 'EUR');
+    expect(fmtNumber('6.7', 2)).toBe('6,70');
   });
   it('an unknown locale falls back instead of throwing', () => {
     setFormat('xx-not-a-locale', 'USD');
@@ -48,21 +56,23 @@ describe("money in the owner's currency, as the locale writes it", () => {
     expect(fmtMoney('74.6649')).toBe('$74.66');
     expect(fmtMoney('0')).toBe('$0.00');
   });
-  it('en-US USD: a price keeps its places, at least the currency\'s two, and its unit', () => {
+  it('en-US USD: a price per unit has one place more than the currency, a cost per distance two, always', () => {
     setFormat('en-US', 'USD');
-    expect(fmtMoney('1.799', 4)).toBe('$1.799');
-    expect(fmtMoney('1.8', 4)).toBe('$1.80');
-    expect(fmtMoney('3.5', 4)).toBe('$3.50');
-    expect(fmtMoney('1.79955', 4)).toBe('$1.7996');
-    expect(fmtMoney('0.0227', 4)).toBe('$0.0227');
-    expect(fmtPrice('1.799', 'L', 4)).toBe('$1.799/L');
-    expect(fmtPrice('3.5', 'gal', 4)).toBe('$3.50/gal');
+    expect(fmtMoney('1.799', MONEY_EXTRA.price)).toBe('$1.799');
+    expect(fmtMoney('1.8', MONEY_EXTRA.price)).toBe('$1.800');
+    expect(fmtMoney('1.7995', MONEY_EXTRA.price)).toBe('$1.800');
+    expect(fmtMoney('0.0227', MONEY_EXTRA.costPerDistance)).toBe('$0.0227');
+    expect(fmtMoney('0.02', MONEY_EXTRA.costPerDistance)).toBe('$0.0200');
+    expect(fmtPrice('1.799', 'L')).toBe('$1.799/L');
+    expect(fmtPrice('3.5', 'gal')).toBe('$3.500/gal');
   });
   it('de-DE EUR: a decimal comma, a point between thousands, the sign after', () => {
     setFormat('de-DE', 'EUR');
     expect(fmtMoney('74.66')).toBe(`74,66${NBSP}€`);
     expect(fmtMoney('1234.5')).toBe(`1.234,50${NBSP}€`);
-    expect(fmtPrice('1.799', 'L', 4)).toBe(`1,799${NBSP}€/L`);
+    expect(fmtMoney(70)).toBe(`70,00${NBSP}€`);
+    expect(fmtPrice('1.799', 'L')).toBe(`1,799${NBSP}€/L`);
+    expect(fmtPrice('1.8', 'L')).toBe(`1,800${NBSP}€/L`);
   });
   it('ja-JP JPY: no fraction digits for a total (rounded half-up), a price keeps its own', () => {
     setFormat('ja-JP', 'JPY');
@@ -70,8 +80,8 @@ describe("money in the owner's currency, as the locale writes it", () => {
     expect(fmtMoney('74.5')).toBe('￥75');
     expect(fmtMoney('74.49')).toBe('￥74');
     expect(fmtMoney('12345')).toBe('￥12,345');
-    expect(fmtMoney('169.5', 4)).toBe('￥169.5');
-    expect(fmtMoney('170', 4)).toBe('￥170');
+    expect(fmtMoney('169.54', MONEY_EXTRA.price)).toBe('￥169.5');
+    expect(fmtMoney('170', MONEY_EXTRA.price)).toBe('￥170.0');
     setFormat('en-US', 'JPY');
     expect(fmtMoney('74.66')).toBe('¥75');
   });
@@ -80,7 +90,7 @@ describe("money in the owner's currency, as the locale writes it", () => {
     setLanguage('zh');
     expect(fmtMoney('74.66')).toBe('¥74.66');
     expect(fmtMoney('1234.5')).toBe('¥1,234.50');
-    expect(fmtPrice('7.85', '升', 4)).toBe('¥7.85/升');
+    expect(fmtPrice('7.85', '升')).toBe('¥7.850/升');
     setFormat('zh-CN', 'USD');
     expect(fmtMoney('69.59')).toBe('US$69.59');
   });
@@ -88,7 +98,7 @@ describe("money in the owner's currency, as the locale writes it", () => {
     setFormat('en-US', 'USD');
     // As a float 12345678901234.565 is 12345678901234.564453125, which would round down.
     expect(fmtMoney('12345678901234.565')).toBe('$12,345,678,901,234.57');
-    expect(fmtMoney('0.125', 2)).toBe('$0.13');
+    expect(fmtMoney('0.1255', MONEY_EXTRA.price)).toBe('$0.126');
   });
   it('a currency code Intl refuses shows the plain number and the code', () => {
     setFormat('en-US', 'dollars');

@@ -26,35 +26,45 @@ export function setFormat(l: string, c: string): void {
 // Intl formats a decimal string exactly (ECMA-402 "Intl.NumberFormat v3"); the type wants a number.
 const exact = (v: number | string) => v as unknown as number;
 
-/** fmtNumber: v with at most maxDigits decimals (and at least minDigits). */
-export function fmtNumber(v: number | string, maxDigits = 2, minDigits = 0): string {
-  return new Intl.NumberFormat(locale, { maximumFractionDigits: maxDigits, minimumFractionDigits: Math.min(minDigits, maxDigits) }).format(exact(v));
+/** fmtNumber: v with exactly places decimals ("6.70", not "6.7"): one measure, one number of decimals. */
+export function fmtNumber(v: number | string, places = 2): string {
+  return new Intl.NumberFormat(locale, { minimumFractionDigits: places, maximumFractionDigits: places }).format(exact(v));
+}
+
+/** Places beyond the currency's minor units: a price per unit of energy one ($1.799), a cost per distance two ($0.1853). */
+export const MONEY_EXTRA = { total: 0, price: 1, costPerDistance: 2 } as const;
+
+/** currencyPlaces: the currency's minor units (2 for USD and EUR, 0 for JPY), as Intl knows them. */
+export function currencyPlaces(): number {
+  try {
+    return new Intl.NumberFormat(locale, { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
 }
 
 /**
  * fmtMoney: an amount in the owner's currency, as the owner's locale writes
- * it. A total (maxDigits omitted) has the currency's own fraction digits
- * (2 for USD and EUR, 0 for JPY); a price (per unit, per distance) passes its
- * display places as maxDigits and shows at least the currency's digits
- * ("$1.80", "$1.799", "$1.7995"). Rounding is Intl's half-expand on the
+ * it, with exactly the currency's minor units plus extra decimals: a total
+ * "70,00 €" / "$70.00" / "￥70", a price per unit (extra 1) "$1.799", a cost
+ * per distance (extra 2) "$0.1853". Rounding is Intl's half-expand on the
  * decimal digits of v (a number from the API is given as its own shortest
- * decimal string). A currency code Intl refuses shows as the plain number and
- * the code, instead of breaking the page.
+ * decimal string), the one rounding a figure gets. A currency code Intl
+ * refuses shows as the plain number and the code, instead of breaking the page.
  */
-export function fmtMoney(v: number | string, maxDigits?: number): string {
+export function fmtMoney(v: number | string, extra: number = MONEY_EXTRA.total): string {
   const digits = typeof v === 'number' ? String(v) : v;
+  const places = currencyPlaces() + extra;
   try {
-    const own = new Intl.NumberFormat(locale, { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    const max = maxDigits === undefined ? own : Math.max(maxDigits, own);
-    return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: own, maximumFractionDigits: max }).format(exact(digits));
+    return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: places, maximumFractionDigits: places }).format(exact(digits));
   } catch {
-    return `${fmtNumber(digits, maxDigits ?? 2)} ${currency}`;
+    return `${fmtNumber(digits, places)} ${currency}`;
   }
 }
 
 /** fmtPrice: a price per unit with its unit ("$1.799/L"; the catalogue's pattern). */
-export function fmtPrice(v: number | string, unit: string, maxDigits: number): string {
-  return t('unit.priceEach', { price: fmtMoney(v, maxDigits), unit });
+export function fmtPrice(v: number | string, unit: string): string {
+  return t('unit.priceEach', { price: fmtMoney(v, MONEY_EXTRA.price), unit });
 }
 
 /** currencyLabel: how the currency is written beside a field ("US$", "€", "¥"). */

@@ -2,7 +2,10 @@
 // units (km, L, kWh, kg) and the units the owner chose, in big.js with the
 // exact factors (1 mi = 1.609344 km, 1 US gal = 3.785411784 L, 1 UK gal =
 // 4.54609 L). Input goes to metric rounded to the scale the service stores
-// (3 places), display comes back rounded to the display precision; since a
+// (3 places); a value for display comes back exact (not rounded), and only
+// the formatter (lib/format.ts) rounds it, once, to the places of its measure
+// (PLACES below), so no figure is rounded and then converted or rounded
+// again. A form's field asks for the stored precision (3 places); since a
 // stored value is off by at most 0.0005 metric units, i.e. less than 0.0005
 // owner units for every factor >= 1, a value typed with up to 3 decimals
 // reads back exactly (12 345 mi stays 12 345 mi). Consumptions expressed as
@@ -43,14 +46,16 @@ export const L_PER: Record<VolumeUnit, Big> = { l: new Big(1), gal_us: new Big('
 /** The scale the service stores odometers and quantities with (numeric(14,3)). */
 export const STORED_PLACES = 3;
 
-/** Display precision of each measure. */
+/**
+ * Display places of each measure, fixed: every figure of a measure shows
+ * this many decimals (services/web/README.md, "Figures"). Money is not here:
+ * it has its currency's minor units (lib/format.ts fmtMoney), a price per
+ * unit one more, a cost per distance two more.
+ */
 export const PLACES = {
   odometer: 1,
   distance: 1,
-  quantity: 3,
-  price: 4,
-  money: 2,
-  costPerDistance: 4,
+  quantity: 2,
 } as const;
 
 /** Places shown for each consumption unit (mpg as pumps and brochures give it, with one). */
@@ -62,7 +67,8 @@ export const CONSUMPTION_PLACES: Record<AnyConsumptionUnit, number> = {
 
 type Num = number | string | Big;
 const big = (v: Num): Big => (v instanceof Big ? v : new Big(v));
-const r = (v: Big, places: number): string => canonical(v.round(places, Big.roundHalfUp));
+/** r: v rounded half-up to places, or exact when places is undefined (a figure for display). */
+const r = (v: Big, places?: number): string => canonical(places === undefined ? v : v.round(places, Big.roundHalfUp));
 
 /** distanceFactor: km per owner distance unit. */
 function distanceFactor(u: DistanceUnit): Big {
@@ -82,8 +88,8 @@ export function distanceToKm(value: string, units: Units): string {
   return r(big(value).times(distanceFactor(units.distance)), STORED_PLACES);
 }
 
-/** kmToDistance: km from the service in the owner's unit, rounded to places. */
-export function kmToDistance(km: Num, units: Units, places: number = PLACES.distance): string {
+/** kmToDistance: km from the service in the owner's unit, rounded to places (exact without). */
+export function kmToDistance(km: Num, units: Units, places?: number): string {
   return r(big(km).div(distanceFactor(units.distance)), places);
 }
 
@@ -92,13 +98,13 @@ export function quantityToMetric(value: string, energyUnit: EnergyUnit, units: U
   return r(big(value).times(quantityFactor(energyUnit, units)), STORED_PLACES);
 }
 
-/** metricToQuantity: a metric quantity from the service in the owner's unit, rounded to places. */
-export function metricToQuantity(q: Num, energyUnit: EnergyUnit, units: Units, places: number = PLACES.quantity): string {
+/** metricToQuantity: a metric quantity from the service in the owner's unit, rounded to places (exact without). */
+export function metricToQuantity(q: Num, energyUnit: EnergyUnit, units: Units, places?: number): string {
   return r(big(q).div(quantityFactor(energyUnit, units)), places);
 }
 
-/** pricePerOwnerUnit: a price per metric unit (an average of the service) as a price per owner unit. */
-export function pricePerOwnerUnit(pricePerMetric: Num, energyUnit: EnergyUnit, units: Units, places: number = PLACES.price): string {
+/** pricePerOwnerUnit: a price per metric unit (an average of the service) as a price per owner unit, exact. */
+export function pricePerOwnerUnit(pricePerMetric: Num, energyUnit: EnergyUnit, units: Units, places?: number): string {
   return r(big(pricePerMetric).times(quantityFactor(energyUnit, units)), places);
 }
 
@@ -106,16 +112,17 @@ export function pricePerOwnerUnit(pricePerMetric: Num, energyUnit: EnergyUnit, u
  * recordPrice: the unit price of one record in the owner's unit, computed as
  * the service defines it (total / quantity) from the stored total and the
  * quantity, so a price typed per gallon reads back without the 4-place
- * rounding of price_per_liter multiplied by the factor. null for no quantity.
+ * rounding of price_per_liter multiplied by the factor; exact (rounded to 20
+ * places, big.js's DP), for the formatter to round. null for no quantity.
  */
-export function recordPrice(total: Num, metricQuantity: Num, energyUnit: EnergyUnit, units: Units, places: number = PLACES.price): string | null {
+export function recordPrice(total: Num, metricQuantity: Num, energyUnit: EnergyUnit, units: Units, places?: number): string | null {
   const q = big(metricQuantity);
   if (q.lte(0)) return null;
   return r(big(total).div(q).times(quantityFactor(energyUnit, units)), places);
 }
 
-/** costPerDistance: the service's cost per km as cost per owner distance unit. */
-export function costPerDistance(perKm: Num, units: Units, places: number = PLACES.costPerDistance): string {
+/** costPerDistance: the service's cost per km as cost per owner distance unit, exact. */
+export function costPerDistance(perKm: Num, units: Units, places?: number): string {
   return r(big(perKm).times(distanceFactor(units.distance)), places);
 }
 
@@ -155,13 +162,14 @@ export function inverseConstant(u: AnyConsumptionUnit): Big | null {
 
 /**
  * convertConsumption: the service's consumption (metric quantity per 100 km:
- * L, kWh or kg) in the owner's unit, rounded half-up to the unit's display
- * places, with those places written ("30.0"). null when there is nothing to
- * convert (0: no sample).
+ * L, kWh or kg) in the owner's unit, exact (the formatter rounds it to
+ * CONSUMPTION_PLACES), or rounded half-up to places with those places
+ * written ("30.0"). null when there is nothing to convert (0: no sample).
  */
-export function convertConsumption(per100km: Num, u: AnyConsumptionUnit, places: number = CONSUMPTION_PLACES[u]): string | null {
+export function convertConsumption(per100km: Num, u: AnyConsumptionUnit, places?: number): string | null {
   const c = big(per100km);
   if (c.lte(0)) return null;
   const k = inverseConstant(u);
-  return (k ? k.div(c) : c).round(places, Big.roundHalfUp).toFixed(places);
+  const v = k ? k.div(c) : c;
+  return places === undefined ? canonical(v) : v.round(places, Big.roundHalfUp).toFixed(places);
 }

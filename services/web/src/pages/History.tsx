@@ -11,7 +11,7 @@ import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
 import {
-  PLACES, consumptionUnitOf, convertConsumption, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric, recordPrice, type Units,
+  CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric, recordPrice, type Units,
 } from '../lib/units';
 import { consumptionLabel, distanceLabel, fmtDistance, quantityLabel } from '../lib/labels';
 
@@ -116,9 +116,9 @@ function RecordItem({ r, span, online, writable, onEdit, onDelete }: { r: Refuel
         <div><dt>{t('history.odometer')}</dt><dd>{fmtDistance(r.odometer, u)}</dd></div>
         <div><dt>{t('history.quantity')}</dt><dd>{qty(r.liters, r.unit, u)}{r.is_full ? t('history.full') : t('history.partial')}</dd></div>
         <div><dt>{t('history.total')}</dt><dd>{fmtMoney(r.total_amount)}</dd></div>
-        {price !== null && <div><dt>{t('history.price')}</dt><dd>{fmtPrice(price, quantityLabel(r.unit, u), PLACES.price)}</dd></div>}
+        {price !== null && <div><dt>{t('history.price')}</dt><dd>{fmtPrice(price, quantityLabel(r.unit, u))}</dd></div>}
         {span?.distance != null && <div><dt>{t('history.distance')}</dt><dd>{fmtDistance(span.distance, u)}</dd></div>}
-        {consumption !== null && <div><dt>{t('history.consumption')}</dt><dd>{`${fmtNumber(consumption, 2)} ${consumptionLabel(r.unit, u)}`}</dd></div>}
+        {consumption !== null && <div><dt>{t('history.consumption')}</dt><dd>{`${fmtNumber(consumption, CONSUMPTION_PLACES[consumptionUnitOf(r.unit, u)])} ${consumptionLabel(r.unit, u)}`}</dd></div>}
         {r.missed_previous && <div><dt>{t('history.note')}</dt><dd>{t('history.missedNote')}</dd></div>}
         {r.station_name && <div><dt>{t('history.station')}</dt><dd>{r.station_name}</dd></div>}
         {r.remark && <div><dt>{t('history.notes')}</dt><dd>{r.remark}</dd></div>}

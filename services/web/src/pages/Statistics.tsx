@@ -3,12 +3,12 @@ import type { VehicleContext } from './context';
 import { fuel, paths, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
 import { ApiError, download } from '../api/http';
 import { useOnline, useResource } from '../hooks';
-import { fmtDateTime, fmtMoney, fmtNumber, fmtPrice } from '../lib/format';
+import { MONEY_EXTRA, fmtDateTime, fmtMoney, fmtNumber, fmtPrice } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 import { t } from '../i18n';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import {
-  CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, costPerDistance, metricToQuantity, pricePerOwnerUnit, type Units,
+  CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, costPerDistance, metricToQuantity, pricePerOwnerUnit, recordPrice, type Units,
 } from '../lib/units';
 import { consumptionLabel, distanceLabel, energyName, fmtDistance, quantityLabel } from '../lib/labels';
 import type { Series } from '../components/chart';
@@ -27,8 +27,9 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
   const unit = quantityLabel(energyUnit, u);
   const cu = consumptionUnitOf(energyUnit, u);
   const months = monthly.data ?? [];
-  // The service's monthly figures converted one by one (a month without a sample stays 0 on the chart, as before).
-  const monthConsumption = months.map((m) => convertConsumption(m.consumption, cu) ?? '0');
+  // The service's monthly figures converted one by one; a month without a
+  // consumption sample (the service's 0) is null: a gap in the chart, "–" in its table.
+  const monthConsumption = months.map((m) => convertConsumption(m.consumption, cu));
   const monthPrice = months.map((m) => pricePerOwnerUnit(m.avg_price, m.unit, u));
   // Which charts show as tables: kept here, so choosing another energy (the
   // charts unmount while its months load) keeps the owner's choice.
@@ -69,7 +70,7 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
           {months.length > 0 && (
             <>
               <ChartBlock id="consumption" title={t('stats.consumptionChart', { unit: consumptionLabel(energyUnit, u) })} name={t('stats.consumptionName')} {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={monthConsumption} format={(v) => fmtNumber(v, CONSUMPTION_PLACES[cu])} />
-              <ChartBlock id="price" title={t('stats.priceChart', { unit: t('unit.per', { unit }) })} name={t('stats.priceName')} {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={monthPrice} format={(v) => fmtMoney(v, PLACES.price)} />
+              <ChartBlock id="price" title={t('stats.priceChart', { unit: t('unit.per', { unit }) })} name={t('stats.priceName')} {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={monthPrice} format={(v) => fmtMoney(v, MONEY_EXTRA.price)} />
               <ChartBlock id="cost" title={t('stats.costChart')} name={t('stats.costName')} {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => String(m.amount))} format={(v) => fmtMoney(v)} />
             </>
           )}
@@ -102,6 +103,9 @@ function EnergyCards({ e, u, several }: { e: EnergyStatistics; u: Units; several
   // show the mean cost of the samples until the next fetch.
   const consumption = e.consumption_samples > 0 ? convertConsumption(e.weighted_consumption, consumptionUnitOf(e.unit, u)) : null;
   const costPerKm = e.weighted_cost_per_km ?? e.cost_per_km;
+  // The contract's avg_price is the mean of the fills' unit prices; beside it
+  // the price paid per unit: all the money over all the quantity, in decimal.
+  const paid = recordPrice(e.total_amount, e.total_quantity, e.unit, u);
   return (
     <div class="energy-cards" role="group" {...(several ? { 'aria-labelledby': id } : { 'aria-label': name })}>
       {several && <h3 id={id}>{name}</h3>}
@@ -109,9 +113,10 @@ function EnergyCards({ e, u, several }: { e: EnergyStatistics; u: Units; several
         {several && <Card label={t('stats.refuels')} value={fmtNumber(e.total_records, 0)} />}
         <Card label={several ? t('stats.quantity') : t('stats.energyQuantity', { energy: name })} value={`${fmtNumber(metricToQuantity(e.total_quantity, e.unit, u), PLACES.quantity)} ${q}`} />
         {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount)} />}
-        <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q, PLACES.price)} />
-        <Card label={t('stats.avgConsumption')} value={consumption !== null ? `${fmtNumber(consumption, 2)} ${consumptionLabel(e.unit, u)}` : t('stats.notEnough')} />
-        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtMoney(costPerDistance(costPerKm, u), PLACES.costPerDistance) : '–'} />
+        <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q)} />
+        {paid !== null && <Card label={t('stats.paidPrice')} value={fmtPrice(paid, q)} />}
+        <Card label={t('stats.avgConsumption')} value={consumption !== null ? `${fmtNumber(consumption, CONSUMPTION_PLACES[consumptionUnitOf(e.unit, u)])} ${consumptionLabel(e.unit, u)}` : t('stats.notEnough')} />
+        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtMoney(costPerDistance(costPerKm, u), MONEY_EXTRA.costPerDistance) : '–'} />
       </div>
     </div>
   );
@@ -126,8 +131,8 @@ interface ChartProps {
   title: string;
   name: string;
   labels: string[];
-  /** Decimal strings, already in the owner's units. */
-  values: string[];
+  /** Decimal strings, already in the owner's units; null for a month without the figure (a gap, "–"). */
+  values: (string | null)[];
   /** How a value reads in the table (a number, or money in the owner's currency). */
   format: (v: string) => string;
   table: boolean;
@@ -145,7 +150,7 @@ function ChartBlock({ id, title, name, labels, values, format, table, onToggle }
     chartModule.then(
       (m) => {
         // uPlot draws numbers; the figures themselves are in the table.
-        if (live && el.current) cleanup = m.drawChart(el.current, { labels, values: values.map(Number), name } satisfies Series);
+        if (live && el.current) cleanup = m.drawChart(el.current, { labels, values: values.map((v) => (v === null ? null : Number(v))), name } satisfies Series);
       },
       () => live && setFailed(true),
     );
@@ -162,7 +167,7 @@ function ChartBlock({ id, title, name, labels, values, format, table, onToggle }
         <table>
           <thead><tr><th scope="col">{t('stats.month')}</th><th scope="col">{name}</th></tr></thead>
           <tbody>
-            {labels.map((l, i) => <tr key={l}><th scope="row">{l}</th><td>{format(values[i] ?? '0')}</td></tr>)}
+            {labels.map((l, i) => <tr key={l}><th scope="row">{l}</th><td>{values[i] == null ? '–' : format(values[i])}</td></tr>)}
           </tbody>
         </table>
       ) : (

@@ -8,7 +8,7 @@ import { useAction, useOnline, useServerData } from '../hooks';
 import { AsOf, Badge, ErrorText, Status } from '../components/common';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
-import { distanceToKm, kmToDistance, metricToQuantity, quantityToMetric } from '../lib/units';
+import { PLACES, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric } from '../lib/units';
 import { distanceLabel, fmtDistance, fuelTypeName, quantityLabel } from '../lib/labels';
 
 export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles, user }: VehicleContext) {
@@ -69,7 +69,7 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                   {v.plate_number && <div><dt>{t('vehicles.plate')}</dt><dd>{v.plate_number}</dd></div>}
                   <div><dt>{t('vehicles.fuelType')}</dt><dd>{FUEL_TYPES.includes(v.fuel_type) ? fuelTypeName(v.fuel_type) : v.fuel_type}</dd></div>
                   {v.current_odometer > 0 && <div><dt>{t('vehicles.odometer')}</dt><dd>{fmtDistance(v.current_odometer, activeUnits())}</dd></div>}
-                  {v.tank_capacity > 0 && <div><dt>{t('vehicles.tank')}</dt><dd>{`${fmtNumber(metricToQuantity(v.tank_capacity, 'l', activeUnits()), 2)} ${quantityLabel('l', activeUnits())}`}</dd></div>}
+                  {v.tank_capacity > 0 && <div><dt>{t('vehicles.tank')}</dt><dd>{`${fmtNumber(metricToQuantity(v.tank_capacity, 'l', activeUnits()), PLACES.quantity)} ${quantityLabel('l', activeUnits())}`}</dd></div>}
                 </dl>
                 {owns(v) && <div class="buttons">
                   <button type="button" class="secondary" disabled={!online} onClick={() => { setMessage(null); setEditing(v.id); }}>{t('common.edit')}</button>
