@@ -2,6 +2,7 @@
 // with its stylesheet, never part of the first screen).
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { roundTicks } from '../lib/ticks';
 
 export interface Series {
   labels: string[];
@@ -27,7 +28,15 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
       scales: { x: { time: false, range: [-0.5, Math.max(0.5, xs.length - 0.5)] } },
       axes: [
         { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, splits: () => xs, values: (_u, splits) => splits.map((i) => s.labels[i] ?? '') },
-        { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
+        // Round steps, each label with the decimals the step needs: no repeated labels on a narrow range.
+        {
+          stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid },
+          splits: (_u, _i, min, max) => roundTicks(min, max, 5).ticks,
+          values: (_u, splits) => {
+            const d = splits.length > 1 ? roundTicks(Math.min(...splits), Math.max(...splits), 5).decimals : 0;
+            return splits.map((v) => new Intl.NumberFormat(document.documentElement.lang || undefined, { minimumFractionDigits: d, maximumFractionDigits: d }).format(v));
+          },
+        },
       ],
       series: [{}, { label: s.name, stroke: accent, width: 2, fill: accent + '33', points: { show: true, size: 6, fill: accent } }],
     },
