@@ -126,16 +126,16 @@ describe("the owner's own measures", () => {
 
     await nav(page, 'History');
     const newest = page.getByRole('list', { name: 'Refuels' }).getByRole('listitem').first();
-    await newest.getByText('12,645.0 mi', { exact: true }).waitFor();
-    await newest.getByText('300.0 mi', { exact: true }).waitFor();
+    await newest.getByText('12,645 mi', { exact: true }).waitFor();
+    await newest.getByText('300 mi', { exact: true }).waitFor();
     await newest.getByText('10.00 gal (full)', { exact: true }).waitFor();
     await newest.getByText('$35.00', { exact: true }).waitFor();
     await newest.getByText('$3.500/gal', { exact: true }).waitFor();
     await newest.getByText('30.0 mpg', { exact: true }).waitFor();
 
     await nav(page, 'Statistics');
-    assert.equal(await card(page, 'Distance').textContent(), `${fmt(st.total_distance / KM_PER_MI, 1)} mi`);
-    assert.equal(await card(page, 'Distance').textContent(), '300.0 mi');
+    assert.equal(await card(page, 'Distance').textContent(), `${fmt(st.total_distance / KM_PER_MI, 0)} mi`);
+    assert.equal(await card(page, 'Distance').textContent(), '300 mi');
     assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), `${fmt(mpg, 1)} mpg`);
     assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), '30.0 mpg');
     assert.equal(await card(page, 'Gasoline quantity', 'Gasoline').textContent(), `${fmt(gas.total_quantity / L_PER_GAL_US, 2)} gal`);
@@ -162,21 +162,22 @@ describe("the owner's own measures", () => {
     assert.equal(v.body.current_odometer, 0);
     await nav(page, 'Vehicles');
     const pickup = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Pickup' }) });
-    await pickup.getByText('12,645.0 mi', { exact: true }).waitFor();
+    await pickup.getByText('12,645 mi', { exact: true }).waitFor();
     await pickup.getByRole('button', { name: 'Edit' }).click();
     const odometer = page.getByRole('form', { name: 'Edit Pickup' }).getByLabel('Current odometer');
     assert.equal(await odometer.inputValue(), '12645');
     await odometer.fill('12700,5');
     await page.getByRole('button', { name: 'Save vehicle' }).click();
-    await pickup.getByText('12,700.5 mi', { exact: true }).waitFor();
+    // The card shows whole miles (README, "Figures"): 20439.473 km is 12,700.4998 mi.
+    await pickup.getByText('12,700 mi', { exact: true }).waitFor();
     assert.equal((await api(`/api/vehicles/${v.body.id}`)).body.current_odometer, 20439.473); // 12700.5 x 1.609344 = 20439.4734...
     await page.getByRole('status').filter({ hasText: /^Vehicle updated\.$/ }).waitFor();
     // Below the last refuel's reading: kept, but the vehicle shows the reading, and says why.
     await pickup.getByRole('button', { name: 'Edit' }).click();
     await odometer.fill('12000');
     await page.getByRole('button', { name: 'Save vehicle' }).click();
-    await page.getByRole('status').filter({ hasText: 'Vehicle updated. Its odometer shows 12,645.0 mi: a refuel has read that much.' }).waitFor();
-    await pickup.getByText('12,645.0 mi', { exact: true }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Vehicle updated. Its odometer shows 12,645 mi: a refuel has read that much.' }).waitFor();
+    await pickup.getByText('12,645 mi', { exact: true }).waitFor();
     assert.equal((await api(`/api/vehicles/${v.body.id}`)).body.current_odometer, 20350.155);
   });
 
@@ -223,11 +224,11 @@ describe("the owner's own measures", () => {
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved on this device' }).waitFor();
       await nav(page, 'Statistics');
-      await eventually(async () => assert.equal(await card(page, 'Distance').textContent(), '482.8 km'));
+      await eventually(async () => assert.equal(await card(page, 'Distance').textContent(), '483 km'));
       assert.equal((await api('/api/preferences')).body.distance_unit, 'mi', 'nothing reached the server yet');
       await page.reload();
       await page.getByRole('heading', { level: 1, name: 'Statistics' }).waitFor();
-      await eventually(async () => assert.equal(await card(page, 'Distance').textContent(), '482.8 km'));
+      await eventually(async () => assert.equal(await card(page, 'Distance').textContent(), '483 km'));
     } finally {
       await s.context.setOffline(false);
     }

@@ -76,8 +76,10 @@ describe('distances, quantities and prices', () => {
     expect(fmtMoney(costPerDistance('0.11512', US), MONEY_EXTRA.costPerDistance)).toBe('$0.1853');
     // 37.872 L is 10.004723... gal: 10.00 from the exact value, not 10.005 (3 places) and then 10.01.
     expect(fmtNumber(metricToQuantity('37.872', 'l', US), PLACES.quantity)).toBe('10.00');
-    // A distance: 1 place from the exact miles (0.04999... mi is 0.0, not 0.05 -> 0.1).
-    expect(fmtNumber(kmToDistance('0.08045', US), PLACES.distance)).toBe('0.0');
+    // A distance: whole miles from the exact value (804.5 km is 499.89... mi: 500; rounded to
+    // 2 places first, 499.90, it is still 500, and 0.80465 km is 0.49998... mi: 0, not 0.50 -> 1).
+    expect(fmtNumber(kmToDistance('804.5', US), PLACES.distance)).toBe('500');
+    expect(fmtNumber(kmToDistance('0.80465', US), PLACES.distance)).toBe('0');
   });
 });
 

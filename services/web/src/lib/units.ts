@@ -53,8 +53,8 @@ export const STORED_PLACES = 3;
  * unit one more, a cost per distance two more.
  */
 export const PLACES = {
-  odometer: 1,
-  distance: 1,
+  odometer: 0,
+  distance: 0,
   quantity: 2,
 } as const;
 
