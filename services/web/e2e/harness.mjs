@@ -198,8 +198,9 @@ export function fakeChat() {
  * password, loginsPerMinute = 20}) accounts are on (AUTH_MODE=local) and that user is the first
  * administrator; s.login() then answers a token for API calls of the test. With oidc (and auth)
  * single sign-on is on, through a provider that signs in s.oidcUser ({ sub, preferred_username }).
+ * chatModel false starts docqa as installed by default, without a chat model.
  */
-export async function startStack({ auth, oidc = false, locale = 'en-IE', timezoneId = 'Europe/Berlin' } = {}) {
+export async function startStack({ auth, oidc = false, locale = 'en-IE', timezoneId = 'Europe/Berlin', chatModel = true } = {}) {
   for (const f of ['fuel-service', 'docqa-service', 'caddy']) {
     if (!existsSync(join(bin, f))) throw new Error(`${join(bin, f)} is missing: run make build first`);
   }
@@ -259,9 +260,10 @@ export async function startStack({ auth, oidc = false, locale = 'en-IE', timezon
     DOCQA_PDF_CACHE_DIR: process.env.DOCQA_PDF_CACHE_DIR ?? join(repo, 'var', 'pdfium-cache'),
     EMBEDDING_BASE_URL: '',
     EMBEDDING_API_KEY: '',
-    CHAT_BASE_URL: `http://127.0.0.1:${chatPort}/v1`,
-    CHAT_API_KEY: 'e2e',
-    CHAT_MODEL: 'fake',
+    // chatModel false: the default install, no chat model (docqa quotes passages).
+    CHAT_BASE_URL: chatModel ? `http://127.0.0.1:${chatPort}/v1` : '',
+    CHAT_API_KEY: chatModel ? 'e2e' : '',
+    CHAT_MODEL: chatModel ? 'fake' : '',
     LOG_LEVEL: 'warn',
     ...authEnv,
   });

@@ -232,6 +232,16 @@ type ChatModel interface {
 	Name() string
 }
 
+// Quoter is a ChatModel that writes no prose: its answer quotes passages
+// of the sources (the local fallback when no chat model is configured).
+// Clients are told so, since a quotation is not an answer.
+type Quoter interface {
+	ChatModel
+	// Quoted returns the positions in sources of the passages Stream quotes
+	// for question, in the order it quotes them, before anything streams.
+	Quoted(question string, sources []ScoredChunk) []int
+}
+
 // Reranker scores passages against a question with a cross-encoder (the
 // common /rerank API of self-hostable rerank servers).
 type Reranker interface {

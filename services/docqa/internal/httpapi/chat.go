@@ -116,7 +116,15 @@ type sourceView struct {
 	Text       string  `json:"text"`
 }
 
+// Answer modes of the sources event: what the answer that follows is.
+const (
+	modeAnswer = "answer" // a chat model writes it, citing sources as [n]
+	modeQuotes = "quotes" // no chat model: quoted passages (docqa.Quoter)
+)
+
 type sourcesEvent struct {
+	// Mode says what the answer is: written by a model or quoted.
+	Mode    string       `json:"mode"`
 	Sources []sourceView `json:"sources"`
 }
 
@@ -167,8 +175,12 @@ func (h *handler) chat(c *gin.Context) {
 
 	h.chatStreams.Inc()
 	defer h.chatStreams.Dec()
+	mode := modeAnswer
+	if _, ok := h.cfg.Chat.(docqa.Quoter); ok {
+		mode = modeQuotes
+	}
 	w := sse.New(c.Writer)
-	if err := w.Event("sources", sourcesEvent{Sources: toSourceViews(hits)}); err != nil {
+	if err := w.Event("sources", sourcesEvent{Mode: mode, Sources: toSourceViews(hits)}); err != nil {
 		return // the client is gone
 	}
 	stop := w.Heartbeat(h.cfg.Heartbeat)

@@ -18,6 +18,7 @@ import (
 )
 
 type sourcesData struct {
+	Mode    string `json:"mode"`
 	Sources []struct {
 		DocID      string  `json:"docId"`
 		FileName   string  `json:"fileName"`
@@ -58,7 +59,7 @@ func TestChatStream(t *testing.T) {
 		}
 		var src sourcesData
 		unmarshal(t, events[0].Data, &src)
-		if len(src.Sources) != 2 {
+		if len(src.Sources) != 2 || src.Mode != "answer" {
 			t.Fatalf("sources = %+v", src)
 		}
 		for i, h := range src.Sources {
@@ -446,6 +447,11 @@ func TestChatLocalFallback(t *testing.T) {
 		events := withoutComments(readEvents(t, s.chat(t, `{"question":"What is the tyre pressure?","topK":2}`)))
 		if events[0].Name != "sources" || events[len(events)-1].Name != "done" || len(events) < 3 {
 			t.Fatalf("events = %+v", events)
+		}
+		var src sourcesData
+		unmarshal(t, events[0].Data, &src)
+		if src.Mode != "quotes" {
+			t.Errorf("mode = %q, want quotes: no chat model is configured", src.Mode)
 		}
 		var answer strings.Builder
 		for _, ev := range events[1 : len(events)-1] {

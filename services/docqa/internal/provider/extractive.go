@@ -29,7 +29,7 @@ type ExtractiveChat struct {
 	lex *LexicalEmbedder
 }
 
-var _ docqa.ChatModel = (*ExtractiveChat)(nil)
+var _ docqa.Quoter = (*ExtractiveChat)(nil)
 
 // NewExtractiveChat returns the local fallback chat model.
 func NewExtractiveChat() *ExtractiveChat { return &ExtractiveChat{lex: NewLexicalEmbedder()} }
@@ -40,7 +40,8 @@ func (*ExtractiveChat) Name() string { return "local:extractive" }
 // Stream sends one delta per quoted passage (or NoSourcesAnswer) and returns
 // "stop". It fails only when ctx ends or onDelta fails.
 func (e *ExtractiveChat) Stream(ctx context.Context, req docqa.ChatRequest, onDelta func(content string) error) (string, error) {
-	if len(req.Sources) == 0 {
+	picks := e.picks(req.Question, req.Sources)
+	if len(picks) == 0 {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
@@ -49,37 +50,66 @@ func (e *ExtractiveChat) Stream(ctx context.Context, req docqa.ChatRequest, onDe
 		}
 		return "stop", nil
 	}
-	q := e.lex.Vector(req.Question)
-	seen := map[string]bool{}
-	quoted := 0
-	for i, src := range req.Sources {
-		if quoted == extractivePassages {
-			break
-		}
-		quote := e.quote(src.Chunk.Text, q)
-		if quote == "" || seen[quote] {
-			continue
-		}
-		seen[quote] = true
+	for k, p := range picks {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
 		sep := ""
-		if quoted > 0 {
+		if k > 0 {
 			sep = "\n\n"
 		}
-		piece := fmt.Sprintf("%s[%d] %s, p. %d: %s", sep, i+1, src.Document.FileName, src.Chunk.Page, quote)
+		src := req.Sources[p.index]
+		piece := fmt.Sprintf("%s[%d] %s, p. %d: %s", sep, p.index+1, src.Document.FileName, src.Chunk.Page, p.quote)
 		if err := onDelta(piece); err != nil {
-			return "", err
-		}
-		quoted++
-	}
-	if quoted == 0 {
-		if err := onDelta(NoSourcesAnswer); err != nil {
 			return "", err
 		}
 	}
 	return "stop", nil
+}
+
+// Quoted returns the positions in sources of the passages Stream quotes.
+func (e *ExtractiveChat) Quoted(question string, sources []docqa.ScoredChunk) []int {
+	picks := e.picks(question, sources)
+	out := make([]int, len(picks))
+	for i, p := range picks {
+		out[i] = p.index
+	}
+	return out
+}
+
+type pick struct {
+	index int    // in the sources
+	quote string // what is quoted of it
+}
+
+// picks chooses the passages to quote: the leading sources, best first, up
+// to extractivePassages, skipping one whose page is already quoted or whose
+// quote is a repeat.
+func (e *ExtractiveChat) picks(question string, sources []docqa.ScoredChunk) []pick {
+	q := e.lex.Vector(question)
+	type page struct {
+		md5, file string
+		n         int
+	}
+	pages := map[page]bool{}
+	quotes := map[string]bool{}
+	var out []pick
+	for i, src := range sources {
+		if len(out) == extractivePassages {
+			break
+		}
+		pg := page{src.Document.FileMD5, src.Document.FileName, src.Chunk.Page}
+		if pages[pg] {
+			continue
+		}
+		quote := e.quote(src.Chunk.Text, q)
+		if quote == "" || quotes[quote] {
+			continue
+		}
+		pages[pg], quotes[quote] = true, true
+		out = append(out, pick{i, quote})
+	}
+	return out
 }
 
 // quote picks the sentences of text most similar to the question vector q,

@@ -109,8 +109,15 @@ export function trimHistory(history: readonly ChatMessage[]): ChatMessage[] {
   return history.slice(-HISTORY_ITEMS).map((m) => ({ role: m.role, content: firstCodePoints(m.content, HISTORY_CHARS) }));
 }
 
+/**
+ * AnswerMode: what the answer is. `answer`: written by the configured chat
+ * model; `quotes`: no chat model is configured and the answer is passages
+ * quoted from the manuals, not a written answer.
+ */
+export type AnswerMode = 'answer' | 'quotes';
+
 export interface AskHandlers {
-  onSources(sources: Source[]): void;
+  onSources(sources: Source[], mode: AnswerMode): void;
   onContent(piece: string): void;
 }
 
@@ -134,7 +141,7 @@ export async function ask(question: string, history: ChatMessage[], h: AskHandle
     await readEventStream(res.body, (ev) => {
       if (finish !== null || failure) return;
       const d = ev.data as Record<string, unknown>;
-      if (ev.event === 'sources') h.onSources((d.sources as Source[]) ?? []);
+      if (ev.event === 'sources') h.onSources((d.sources as Source[]) ?? [], d.mode === 'quotes' ? 'quotes' : 'answer');
       else if (ev.event === 'message' && typeof d.content === 'string') h.onContent(d.content);
       else if (ev.event === 'done') finish = typeof d.finishReason === 'string' ? d.finishReason : 'stop';
       else if (ev.event === 'error') {

@@ -243,6 +243,8 @@ export const en = {
   'ask.sourcesOf': 'Sources of answer {n}',
   'ask.sources': 'Sources',
   'ask.source': '{file}, p. {page}',
+  'ask.quotesMode': 'No AI model is configured: these are the passages of your manuals that best match your question, quoted as they are.',
+  'ask.quotesHowTo': 'How to configure a model',
   'ask.answer': 'Answer',
   'ask.noAnswer': 'No answer: {message}',
   'ask.looking': 'Looking in the manuals…',

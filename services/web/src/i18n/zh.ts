@@ -233,6 +233,8 @@ export const zh: Record<MessageKey, string> = {
   'ask.sourcesOf': '第 {n} 个回答的出处',
   'ask.sources': '出处',
   'ask.source': '{file}，第 {page} 页',
+  'ask.quotesMode': '未配置 AI 模型：以下是手册中与你的问题最相符的段落，按原文引用。',
+  'ask.quotesHowTo': '如何配置模型',
   'ask.answer': '回答',
   'ask.noAnswer': '没有回答：{message}',
   'ask.looking': '正在查阅手册…',

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { ask, type ChatMessage, type Source } from '../api/docqa';
+import { ask, type AnswerMode, type ChatMessage, type Source } from '../api/docqa';
 import { NetworkError } from '../api/http';
 import { useOnline } from '../hooks';
 import { DocumentLink, ErrorText } from '../components/common';
@@ -9,6 +9,8 @@ interface Turn {
   question: string;
   answer: string;
   sources: Source[];
+  /** mode: a written answer or quoted passages (no chat model is configured); null until the service says. */
+  mode: AnswerMode | null;
   /** failed: why the answer stopped before it was complete; what arrived of it is not shown as an answer. */
   failed?: string;
 }
@@ -36,6 +38,18 @@ function Sources({ sources, label, withToken, onError }: SourcesProps) {
   );
 }
 
+/** CONFIGURATION_DOCS: the README's configuration section, where a chat model is set up (CHAT_BASE_URL, CHAT_API_KEY, CHAT_MODEL). */
+export const CONFIGURATION_DOCS = 'https://github.com/carhub/backend#configuration';
+
+/** QuotesNotice says that the answer below is quoted passages, not a written answer, and where a model is configured. */
+function QuotesNotice() {
+  return (
+    <p class="notice quotes-notice">
+      {t('ask.quotesMode')} <a href={CONFIGURATION_DOCS} target="_blank" rel="noopener noreferrer">{t('ask.quotesHowTo')}</a>
+    </p>
+  );
+}
+
 /** accounts: AUTH_MODE=local, where opening a source needs the bearer token. */
 export function Ask({ accounts }: { accounts: boolean }) {
   const online = useOnline();
@@ -60,14 +74,14 @@ export function Ask({ accounts }: { accounts: boolean }) {
       { role: 'assistant' as const, content: t.answer },
     ]);
     if (done.length > 0) setTurns((ts) => [...ts, ...done]);
-    const turn: Turn = { question: q, answer: '', sources: [] };
+    const turn: Turn = { question: q, answer: '', sources: [], mode: null };
     setCurrent(turn);
     setQuestion('');
     setStreaming(true);
     abort.current = new AbortController();
     try {
       await ask(q, history, {
-        onSources: (sources) => setCurrent((t) => (t ? { ...t, sources } : t)),
+        onSources: (sources, mode) => setCurrent((t) => (t ? { ...t, sources, mode } : t)),
         onContent: (piece) => setCurrent((t) => (t ? { ...t, answer: t.answer + piece } : t)),
       }, abort.current.signal);
     } catch (err) {
@@ -100,6 +114,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
           {turns.map((turn, i) => (
             <div class="turn" key={i}>
               <p class="q">{turn.question}</p>
+              {turn.mode === 'quotes' && <QuotesNotice />}
               <p class="a">{turn.answer}</p>
               <Sources sources={turn.sources} label={t('ask.sourcesOf', { n: i + 1 })} withToken={accounts} onError={setError} />
             </div>
@@ -113,7 +128,10 @@ export function Ask({ accounts }: { accounts: boolean }) {
             {current.failed ? (
               <p class="error" role="alert">{t('ask.noAnswer', { message: current.failed })}</p>
             ) : (
-              <p class="a">{current.answer || (streaming ? t('ask.looking') : '')}</p>
+              <>
+                {current.mode === 'quotes' && <QuotesNotice />}
+                <p class="a">{current.answer || (streaming ? t('ask.looking') : '')}</p>
+              </>
             )}
           </section>
           {!current.failed && <Sources sources={current.sources} label={t('ask.sources')} withToken={accounts} onError={setError} />}

@@ -1,0 +1,54 @@
+// Answers that say what they are: the Ask page on the default install, where
+// docqa has no chat model and quotes passages of the manuals.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack } from './harness.mjs';
+import { makePdf } from './pdf.mjs';
+
+let s;
+let page;
+
+// Six pages that all speak of the engine oil: retrieval finds every one, the
+// answer quotes three.
+const manual = makePdf([
+  ['Engine oil. Change the engine oil every 15000 km or once a year.'],
+  ['Engine oil grade. Use engine oil of grade 5W-30 for the engine.'],
+  ['Engine oil level. Check the engine oil level every month.'],
+  ['Engine oil filter. Replace the engine oil filter with the engine oil.'],
+  ['Engine oil capacity. The engine takes 4.5 litres of engine oil.'],
+  ['Engine oil warning. A red engine oil light means stop the engine.'],
+]);
+
+async function ask(question) {
+  await page.getByLabel('Question', { exact: true }).fill(question);
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  const answer = page.getByRole('region', { name: 'Answer' });
+  await page.waitForFunction(() => document.querySelector('.answer')?.getAttribute('aria-busy') === 'false');
+  return answer;
+}
+
+before(async () => {
+  s = await startStack({ chatModel: false });
+  page = s.context.pages()[0] ?? (await s.context.newPage());
+  const form = new FormData();
+  form.append('file', new Blob([manual], { type: 'application/pdf' }), 'oil-manual.pdf');
+  const res = await fetch(`${s.base}/api/documents/upload`, { method: 'POST', body: form });
+  assert.equal(res.status, 200, await res.text());
+});
+
+after(async () => {
+  await s?.stop();
+});
+
+describe('Ask without a chat model', () => {
+  it('says that the answer is quoted passages and links to where a model is configured', async () => {
+    await page.goto(`${s.base}/ask`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    const answer = await ask('How often should I change the engine oil?');
+    const notice = answer.getByText('No AI model is configured: these are the passages of your manuals that best match your question', { exact: false });
+    await notice.waitFor();
+    const link = answer.getByRole('link', { name: 'How to configure a model' });
+    assert.match(await link.getAttribute('href'), /#configuration$/);
+    assert.match(await answer.innerText(), /\[1\] oil-manual\.pdf, p\. \d: /);
+  });
+});
