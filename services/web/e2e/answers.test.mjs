@@ -51,4 +51,26 @@ describe('Ask without a chat model', () => {
     assert.match(await link.getAttribute('href'), /#configuration$/);
     assert.match(await answer.innerText(), /\[1\] oil-manual\.pdf, p\. \d: /);
   });
+
+  it('three quotes give three source links, numbered as quoted; More sources holds the rest, collapsed', async () => {
+    await page.goto(`${s.base}/ask`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    const answer = await ask('How often should I change the engine oil?');
+    const text = await answer.innerText();
+    const quoted = [...text.matchAll(/\[(\d)\] oil-manual\.pdf, p\. (\d): /g)].map((m) => [Number(m[1]), `oil-manual.pdf, p. ${m[2]}`]);
+    assert.deepEqual(quoted.map(([n]) => n), [1, 2, 3], text);
+    const list = page.getByRole('list', { name: 'Sources', exact: true });
+    const links = list.getByRole('link');
+    assert.deepEqual(await links.allInnerTexts(), quoted.map(([, name]) => name), 'one link per quote, in the order quoted');
+    const more = page.getByText('More sources (3)', { exact: true });
+    await more.waitFor();
+    const rest = page.getByRole('list', { name: 'More sources', exact: true }).getByRole('link');
+    assert.equal(await rest.first().isVisible(), false, 'collapsed until asked for');
+    await more.click();
+    await rest.first().waitFor();
+    const restNames = await rest.allInnerTexts();
+    assert.equal(restNames.length, 3);
+    const all = new Set([...quoted.map(([, name]) => name), ...restNames]);
+    assert.equal(all.size, 6, 'the six pages, each once');
+  });
 });

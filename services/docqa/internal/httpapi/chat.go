@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -124,8 +126,14 @@ const (
 
 type sourcesEvent struct {
 	// Mode says what the answer is: written by a model or quoted.
-	Mode    string       `json:"mode"`
+	Mode string `json:"mode"`
+	// Sources are what the answer's [n] number: in quotes mode the quoted
+	// passages only, in answer mode every retrieved passage (the prompt's
+	// numbering).
 	Sources []sourceView `json:"sources"`
+	// More are the retrieved passages not in Sources (quotes mode), best
+	// first; empty in answer mode.
+	More []sourceView `json:"more"`
 }
 
 type contentEvent struct {
@@ -134,10 +142,13 @@ type contentEvent struct {
 
 type doneEvent struct {
 	FinishReason string `json:"finishReason"`
+	// Used are the 1-based positions in the sources event's sources that the
+	// answer uses, one per (document, page), in the order first used.
+	Used []int `json:"used"`
 }
 
 func toSourceViews(hits []docqa.ScoredChunk) []sourceView {
-	out := make([]sourceView, len(hits))
+	out := make([]sourceView, len(hits)) // [] rather than null when none
 	for i, h := range hits {
 		out[i] = sourceView{
 			DocID:      h.Chunk.ID,
@@ -175,12 +186,15 @@ func (h *handler) chat(c *gin.Context) {
 
 	h.chatStreams.Inc()
 	defer h.chatStreams.Dec()
-	mode := modeAnswer
-	if _, ok := h.cfg.Chat.(docqa.Quoter); ok {
+	mode, sources, more := modeAnswer, hits, []docqa.ScoredChunk(nil)
+	if quoter, ok := h.cfg.Chat.(docqa.Quoter); ok {
+		// The quotes are chosen before anything streams, so the sources
+		// event lists only what the answer quotes.
 		mode = modeQuotes
+		sources, more = splitQuoted(hits, quoter.Quoted(q.Question, hits))
 	}
 	w := sse.New(c.Writer)
-	if err := w.Event("sources", sourcesEvent{Mode: mode, Sources: toSourceViews(hits)}); err != nil {
+	if err := w.Event("sources", sourcesEvent{Mode: mode, Sources: toSourceViews(sources), More: toSourceViews(more)}); err != nil {
 		return // the client is gone
 	}
 	stop := w.Heartbeat(h.cfg.Heartbeat)
@@ -195,12 +209,14 @@ func (h *handler) chat(c *gin.Context) {
 		case <-ctx.Done():
 		}
 	}()
+	var answer strings.Builder
 	finish, err := h.cfg.Chat.Stream(ctx, docqa.ChatRequest{
 		Messages:    rag.BuildMessages(q.Question, q.History, hits, h.cfg.CountTokens, h.cfg.Budget),
 		Question:    q.Question,
 		Temperature: h.cfg.Temperature,
-		Sources:     hits,
+		Sources:     sources,
 	}, func(content string) error {
+		answer.WriteString(content)
 		return w.Event("", contentEvent{Content: content})
 	})
 	stop()
@@ -216,7 +232,76 @@ func (h *handler) chat(c *gin.Context) {
 		h.streamError(c, w, err)
 		return
 	}
-	_ = w.Event("done", doneEvent{FinishReason: finish})
+	used := citedSources(answer.String(), sources)
+	if mode == modeQuotes {
+		used = onePerPage(sources, seq(len(sources)))
+	}
+	_ = w.Event("done", doneEvent{FinishReason: finish, Used: used})
+}
+
+// splitQuoted returns the hits at the quoted positions, in the order
+// quoted, and the others in their order.
+func splitQuoted(hits []docqa.ScoredChunk, quoted []int) (used, rest []docqa.ScoredChunk) {
+	in := make([]bool, len(hits))
+	for _, i := range quoted {
+		if i >= 0 && i < len(hits) && !in[i] {
+			in[i] = true
+			used = append(used, hits[i])
+		}
+	}
+	for i, h := range hits {
+		if !in[i] {
+			rest = append(rest, h)
+		}
+	}
+	return used, rest
+}
+
+// citation is a model's "[2]" or "[2, 3]" (the prompt asks for [n] or [2][3]).
+var citation = regexp.MustCompile(`\[(\d+(?:\s*[,，]\s*\d+)*)\]`)
+
+// citedSources returns the 1-based positions in sources that answer cites,
+// in the order first cited, one per (document, page); numbers outside the
+// sources are ignored.
+func citedSources(answer string, sources []docqa.ScoredChunk) []int {
+	var ns []int
+	for _, m := range citation.FindAllStringSubmatch(answer, -1) {
+		for _, f := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == '，' || r == ' ' }) {
+			if n, err := strconv.Atoi(f); err == nil && n >= 1 && n <= len(sources) {
+				ns = append(ns, n)
+			}
+		}
+	}
+	return onePerPage(sources, ns)
+}
+
+// onePerPage keeps the first of ns (1-based positions in sources) per
+// (document, page); it never returns nil, so the JSON is a list.
+func onePerPage(sources []docqa.ScoredChunk, ns []int) []int {
+	type page struct {
+		md5 string
+		n   int
+	}
+	seen := map[page]bool{}
+	out := []int{}
+	for _, n := range ns {
+		s := sources[n-1]
+		pg := page{s.Document.FileMD5, s.Chunk.Page}
+		if !seen[pg] {
+			seen[pg] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// seq is 1..n.
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
 }
 
 var errShuttingDown = errors.New("server shutting down")

@@ -17,8 +17,19 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
 )
 
+type sourceData struct {
+	DocID      string  `json:"docId"`
+	FileName   string  `json:"fileName"`
+	FileMD5    string  `json:"fileMd5"`
+	Page       int     `json:"page"`
+	ChunkIndex int     `json:"chunkIndex"`
+	Score      float64 `json:"score"`
+	Text       string  `json:"text"`
+}
+
 type sourcesData struct {
-	Mode    string `json:"mode"`
+	Mode    string       `json:"mode"`
+	More    []sourceData `json:"more"`
 	Sources []struct {
 		DocID      string  `json:"docId"`
 		FileName   string  `json:"fileName"`
@@ -78,7 +89,7 @@ func TestChatStream(t *testing.T) {
 			got.WriteString(c.Content)
 		}
 		last := events[len(events)-1]
-		if last.Name != "done" || last.Data != `{"finishReason":"stop"}` {
+		if last.Name != "done" || last.Data != `{"finishReason":"stop","used":[]}` {
 			t.Errorf("last event = %+v", last)
 		}
 
@@ -408,7 +419,7 @@ func TestChatClientDisconnectCancelsProvider(t *testing.T) {
 // as many as topK asks, though the other manual holds the same words.
 func TestChatDocuments(t *testing.T) {
 	forEachAuthMode(t, func(t *testing.T, accounts bool) {
-		s := newService(t, options{accounts: accounts, local: true})
+		s := newService(t, options{accounts: accounts, local: true, writing: true})
 		alpha := s.uploadPDF(t, "alpha.pdf", manual("alpha"))
 		beta := s.uploadPDF(t, "beta.pdf", manual("beta"))
 		for _, tc := range []struct {
@@ -717,4 +728,75 @@ func historyBody(t *testing.T, question string, turns int, role, content string,
 		}
 	}
 	return string(b), want
+}
+
+// TestChatQuotesListOnlyTheQuoted: without a chat model the sources event
+// lists the quoted passages, numbered as the answer numbers them, and the
+// rest of the retrieved under more; done says all are used.
+func TestChatQuotesListOnlyTheQuoted(t *testing.T) {
+	s := newService(t, options{local: true})
+	twelvePages(t, s)
+	events := withoutComments(readEvents(t, s.chat(t, `{"question":"Which item do I check at every inspection?","topK":6}`)))
+	names := make([]string, len(events))
+	for i, ev := range events {
+		names[i] = ev.Name
+	}
+	if !slices.Equal(names, []string{"sources", "", "", "", "done"}) {
+		t.Fatalf("events = %q, want sources, three quotes, done", names)
+	}
+	var src sourcesData
+	unmarshal(t, events[0].Data, &src)
+	if src.Mode != "quotes" || len(src.Sources) != 3 || len(src.More) != 3 {
+		t.Fatalf("sources event: mode %q, %d sources, %d more; want quotes, 3 quoted, the other 3 retrieved", src.Mode, len(src.Sources), len(src.More))
+	}
+	ids := map[string]bool{}
+	for _, h := range src.Sources {
+		ids[h.DocID] = true
+	}
+	for _, h := range src.More {
+		ids[h.DocID] = true
+	}
+	if len(ids) != 6 {
+		t.Errorf("sources and more hold %d distinct chunks, want the 6 retrieved", len(ids))
+	}
+	for i, ev := range events[1:4] {
+		var c struct{ Content string }
+		unmarshal(t, ev.Data, &c)
+		want := fmt.Sprintf("[%d] twelve.pdf, p. %d: ", i+1, src.Sources[i].Page)
+		if !strings.HasPrefix(strings.TrimLeft(c.Content, "\n"), want) {
+			t.Errorf("quote %d = %q, want it to start %q", i+1, c.Content, want)
+		}
+	}
+	if events[4].Data != `{"finishReason":"stop","used":[1,2,3]}` {
+		t.Errorf("done = %s", events[4].Data)
+	}
+}
+
+// TestChatAnswerSaysWhichSourcesItCites: a model's citations are known at
+// the end; done lists them in the order first cited, numbers outside the
+// sources ignored.
+func TestChatAnswerSaysWhichSourcesItCites(t *testing.T) {
+	s := newService(t, options{fake: []openaifake.Option{openaifake.WithScript(openaifake.Script{
+		Deltas: openaifake.Text("Item two is checked [", "2], then item one [1][2]", " and [9]."),
+	})}})
+	twelvePages(t, s)
+	events := withoutComments(readEvents(t, s.chat(t, `{"question":"Which item do I check at every inspection?","topK":5}`)))
+	names := make([]string, len(events))
+	for i, ev := range events {
+		names[i] = ev.Name
+	}
+	if !slices.Equal(names, []string{"sources", "", "", "", "done"}) {
+		t.Fatalf("events = %q", names)
+	}
+	var src sourcesData
+	unmarshal(t, events[0].Data, &src)
+	if src.Mode != "answer" || len(src.Sources) != 5 || src.More == nil || len(src.More) != 0 {
+		t.Fatalf("sources event: mode %q, %d sources, more %v; want answer, the 5 retrieved, []", src.Mode, len(src.Sources), src.More)
+	}
+	if !strings.Contains(events[0].Data, `"more":[]`) {
+		t.Errorf("more is not an empty list: %s", events[0].Data)
+	}
+	if events[4].Data != `{"finishReason":"stop","used":[2,1]}` {
+		t.Errorf("done = %s, want used [2,1]", events[4].Data)
+	}
 }

@@ -84,8 +84,12 @@ type service struct {
 }
 
 type options struct {
-	fake        []openaifake.Option
-	local       bool // use the local fallbacks instead of the fake provider
+	fake  []openaifake.Option
+	local bool // use the local fallbacks instead of the fake provider
+	// writing (with local) hides that the extractive model quotes: the
+	// stream is in answer mode and its sources event lists every retrieved
+	// passage, in retrieval order (tests of retrieval).
+	writing     bool
 	heartbeat   time.Duration
 	maxUpload   int64
 	firstByte   time.Duration
@@ -130,6 +134,9 @@ func newService(t testing.TB, opts options) *service {
 	)
 	if opts.local {
 		emb, chat, mode = provider.NewLexicalEmbedder(), provider.NewExtractiveChat(), "local"
+		if opts.writing {
+			chat = writingModel{chat}
+		}
 	} else {
 		s.fake = openaifake.New(t, opts.fake...)
 		e, err := provider.NewEmbedder(provider.EmbedderConfig{
@@ -501,3 +508,6 @@ func storedCount(t testing.TB, s *service) int {
 	}
 	return len(docs)
 }
+
+// writingModel is a ChatModel that does not say it quotes.
+type writingModel struct{ docqa.ChatModel }

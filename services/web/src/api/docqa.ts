@@ -117,7 +117,13 @@ export function trimHistory(history: readonly ChatMessage[]): ChatMessage[] {
 export type AnswerMode = 'answer' | 'quotes';
 
 export interface AskHandlers {
-  onSources(sources: Source[], mode: AnswerMode): void;
+  /**
+   * onSources: the passages the answer's [n] refer to (sources[n-1]) and the
+   * retrieved ones it does not quote (more; quotes mode only).
+   */
+  onSources(sources: Source[], mode: AnswerMode, more: Source[]): void;
+  /** onUsed: at the end, the 1-based positions in sources the answer uses, in the order first used. */
+  onUsed?(used: number[]): void;
   onContent(piece: string): void;
 }
 
@@ -141,9 +147,13 @@ export async function ask(question: string, history: ChatMessage[], h: AskHandle
     await readEventStream(res.body, (ev) => {
       if (finish !== null || failure) return;
       const d = ev.data as Record<string, unknown>;
-      if (ev.event === 'sources') h.onSources((d.sources as Source[]) ?? [], d.mode === 'quotes' ? 'quotes' : 'answer');
+      if (ev.event === 'sources') h.onSources((d.sources as Source[]) ?? [], d.mode === 'quotes' ? 'quotes' : 'answer', (d.more as Source[]) ?? []);
       else if (ev.event === 'message' && typeof d.content === 'string') h.onContent(d.content);
-      else if (ev.event === 'done') finish = typeof d.finishReason === 'string' ? d.finishReason : 'stop';
+      else if (ev.event === 'done') {
+        finish = typeof d.finishReason === 'string' ? d.finishReason : 'stop';
+        // A service older than `used` cited everything it listed.
+        if (Array.isArray(d.used)) h.onUsed?.(d.used.filter((n): n is number => typeof n === 'number'));
+      }
       else if (ev.event === 'error') {
         failure = new ApiError(200, typeof d.code === 'string' ? d.code : 'INTERNAL', typeof d.message === 'string' ? d.message : t('docqa.answerFailed'));
       }

@@ -245,6 +245,8 @@ export const en = {
   'ask.source': '{file}, p. {page}',
   'ask.quotesMode': 'No AI model is configured: these are the passages of your manuals that best match your question, quoted as they are.',
   'ask.quotesHowTo': 'How to configure a model',
+  'ask.moreSources': 'More sources ({n})',
+  'ask.moreSourcesList': 'More sources',
   'ask.answer': 'Answer',
   'ask.noAnswer': 'No answer: {message}',
   'ask.looking': 'Looking in the manuals…',

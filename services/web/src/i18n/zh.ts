@@ -235,6 +235,8 @@ export const zh: Record<MessageKey, string> = {
   'ask.source': '{file}，第 {page} 页',
   'ask.quotesMode': '未配置 AI 模型：以下是手册中与你的问题最相符的段落，按原文引用。',
   'ask.quotesHowTo': '如何配置模型',
+  'ask.moreSources': '更多出处（{n}）',
+  'ask.moreSourcesList': '更多出处',
   'ask.answer': '回答',
   'ask.noAnswer': '没有回答：{message}',
   'ask.looking': '正在查阅手册…',

@@ -9,6 +9,10 @@ interface Turn {
   question: string;
   answer: string;
   sources: Source[];
+  /** more: retrieved passages the answer does not quote (quotes mode). */
+  more: Source[];
+  /** used: the 1-based positions in sources the answer uses; null until the service says (at its end). */
+  used: number[] | null;
   /** mode: a written answer or quoted passages (no chat model is configured); null until the service says. */
   mode: AnswerMode | null;
   /** failed: why the answer stopped before it was complete; what arrived of it is not shown as an answer. */
@@ -16,25 +20,50 @@ interface Turn {
 }
 
 interface SourcesProps {
-  sources: Source[];
+  turn: Turn;
   label: string;
   withToken: boolean;
   onError: (message: string | null) => void;
 }
 
-/** The answer text with the service's "[n]" source markers left as they are. */
-function Sources({ sources, label, withToken, onError }: SourcesProps) {
-  if (sources.length === 0) return null;
+/**
+ * splitSources: the sources the answer uses, each with the number it has in
+ * the answer ("[n]"), in the order used, and the rest of the retrieved. A
+ * model's citations are known only at the end: until then all are the rest.
+ */
+export function splitSources(turn: Pick<Turn, 'sources' | 'more' | 'used'>): { used: { n: number; source: Source }[]; rest: Source[] } {
+  const used = (turn.used ?? []).flatMap((n) => {
+    const source = turn.sources[n - 1];
+    return source ? [{ n, source }] : [];
+  });
+  const rest = turn.sources.filter((_, i) => !turn.used?.includes(i + 1)).concat(turn.more);
+  return { used, rest };
+}
+
+/** The sources the answer uses, numbered as in its text, and the rest of the retrieved behind "More sources". */
+function Sources({ turn, label, withToken, onError }: SourcesProps) {
+  const { used, rest } = splitSources(turn);
+  const link = (s: Source) => (
+    <DocumentLink md5={s.fileMd5} page={s.page} name={s.fileName} withToken={withToken} onError={onError}>
+      {t('ask.source', { file: s.fileName, page: s.page })}
+    </DocumentLink>
+  );
   return (
-    <ol class="sources" aria-label={label}>
-      {sources.map((s) => (
-        <li key={s.docId}>
-          <DocumentLink md5={s.fileMd5} page={s.page} name={s.fileName} withToken={withToken} onError={onError}>
-            {t('ask.source', { file: s.fileName, page: s.page })}
-          </DocumentLink>
-        </li>
-      ))}
-    </ol>
+    <>
+      {used.length > 0 && (
+        <ol class="sources" aria-label={label}>
+          {used.map(({ n, source }) => <li key={source.docId} value={n}>{link(source)}</li>)}
+        </ol>
+      )}
+      {rest.length > 0 && (
+        <details class="more-sources">
+          <summary>{t('ask.moreSources', { n: rest.length })}</summary>
+          <ul class="sources" aria-label={t('ask.moreSourcesList')}>
+            {rest.map((s) => <li key={s.docId}>{link(s)}</li>)}
+          </ul>
+        </details>
+      )}
+    </>
   );
 }
 
@@ -74,14 +103,15 @@ export function Ask({ accounts }: { accounts: boolean }) {
       { role: 'assistant' as const, content: t.answer },
     ]);
     if (done.length > 0) setTurns((ts) => [...ts, ...done]);
-    const turn: Turn = { question: q, answer: '', sources: [], mode: null };
+    const turn: Turn = { question: q, answer: '', sources: [], more: [], used: null, mode: null };
     setCurrent(turn);
     setQuestion('');
     setStreaming(true);
     abort.current = new AbortController();
     try {
       await ask(q, history, {
-        onSources: (sources, mode) => setCurrent((t) => (t ? { ...t, sources, mode } : t)),
+        onSources: (sources, mode, more) => setCurrent((t) => (t ? { ...t, sources, mode, more } : t)),
+        onUsed: (used) => setCurrent((t) => (t ? { ...t, used } : t)),
         onContent: (piece) => setCurrent((t) => (t ? { ...t, answer: t.answer + piece } : t)),
       }, abort.current.signal);
     } catch (err) {
@@ -116,7 +146,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
               <p class="q">{turn.question}</p>
               {turn.mode === 'quotes' && <QuotesNotice />}
               <p class="a">{turn.answer}</p>
-              <Sources sources={turn.sources} label={t('ask.sourcesOf', { n: i + 1 })} withToken={accounts} onError={setError} />
+              <Sources turn={turn} label={t('ask.sourcesOf', { n: i + 1 })} withToken={accounts} onError={setError} />
             </div>
           ))}
         </section>
@@ -134,7 +164,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
               </>
             )}
           </section>
-          {!current.failed && <Sources sources={current.sources} label={t('ask.sources')} withToken={accounts} onError={setError} />}
+          {!current.failed && <Sources turn={current} label={t('ask.sources')} withToken={accounts} onError={setError} />}
         </div>
       )}
       <form class="form" onSubmit={(e) => void submit(e)}>
