@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 )
@@ -113,7 +114,12 @@ func (e *ExtractiveChat) picks(question string, sources []docqa.ScoredChunk) []p
 }
 
 // quote picks the sentences of text most similar to the question vector q,
-// in their original order, up to extractiveQuoteRunes characters.
+// in their original order, up to extractiveQuoteRunes characters. Sentences
+// are quoted whole: sentences that were not next to each other are joined
+// by " … ", a quote that begins where the passage begins in the middle of a
+// sentence starts with "…", one that ends where the passage is cut off ends
+// with "…", and a single sentence longer than the budget is cut at the last
+// word that fits, followed by "…", never inside a word.
 func (e *ExtractiveChat) quote(text string, q []float32) string {
 	sentences := splitSentences(text)
 	if len(sentences) == 0 {
@@ -144,17 +150,69 @@ func (e *ExtractiveChat) quote(text string, q []float32) string {
 			continue
 		}
 		keep = append(keep, r.i)
-		used += n + 1
+		used += n + len(" … ") // the joiner, at most
 		if used >= extractiveQuoteRunes {
 			break
 		}
 	}
 	slices.Sort(keep)
-	parts := make([]string, len(keep))
+	var b strings.Builder
 	for k, i := range keep {
-		parts[k] = sentences[i]
+		switch {
+		case k == 0:
+		case i == keep[k-1]+1:
+			b.WriteString(" ")
+		default:
+			b.WriteString(" … ")
+		}
+		b.WriteString(sentences[i])
 	}
-	return truncateRunes(strings.Join(parts, " "), extractiveQuoteRunes)
+	out, cut := cutAtWord(b.String(), extractiveQuoteRunes)
+	if keep[0] == 0 && startsMidSentence(text) {
+		out = "…" + out
+	}
+	if !cut && keep[len(keep)-1] == len(sentences)-1 && !endsSentence(text) {
+		out += "…"
+	}
+	return out
+}
+
+// startsMidSentence tells a passage that begins inside a sentence (the
+// splitter cut it there): its first character is a lower-case letter or a
+// mark that only follows something.
+func startsMidSentence(text string) bool {
+	text = strings.TrimLeftFunc(text, unicode.IsSpace)
+	r, _ := utf8.DecodeRuneInString(text)
+	return unicode.IsLower(r) || strings.ContainsRune(",;:)]}、，；：）」", r)
+}
+
+// endsSentence tells a passage whose last character ends a sentence (or a
+// clause a heading or list item ends with).
+func endsSentence(text string) bool {
+	text = strings.TrimRightFunc(text, unicode.IsSpace)
+	r, _ := utf8.DecodeLastRuneInString(text)
+	return strings.ContainsRune(".?!:;。？！：；)）\"”」", r)
+}
+
+// cutAtWord returns s if it has at most n characters, else its first n
+// characters up to the last white space among them (all n when there is
+// none, as in Chinese, where each character is a word) followed by "…";
+// cut says whether it cut.
+func cutAtWord(s string, n int) (_ string, cut bool) {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s, false
+	}
+	head := rs[:n]
+	if !unicode.IsSpace(rs[n]) {
+		for i := len(head) - 1; i > 0; i-- {
+			if unicode.IsSpace(head[i]) {
+				head = head[:i]
+				break
+			}
+		}
+	}
+	return strings.TrimRightFunc(string(head), unicode.IsSpace) + "…", true
 }
 
 // splitSentences cuts after 。？！, after . ? ! followed by a space (so "3.5"
@@ -187,14 +245,6 @@ func splitSentences(text string) []string {
 	}
 	flush()
 	return out
-}
-
-func truncateRunes(s string, n int) string {
-	rs := []rune(s)
-	if len(rs) <= n {
-		return s
-	}
-	return strings.TrimRightFunc(string(rs[:n]), unicode.IsSpace) + "…"
 }
 
 func dot(a, b []float32) float32 {

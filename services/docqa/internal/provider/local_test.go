@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/provider"
@@ -176,5 +177,59 @@ func TestExtractiveChatStopsOnDeltaError(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Fatalf("err = %v after %d calls, want onDelta's error after 1", err, calls)
+	}
+}
+
+// quoteOf is the quote the extractive model makes of one passage.
+func quoteOf(t *testing.T, text, question string) string {
+	t.Helper()
+	got, _, err := collect(context.Background(), provider.NewExtractiveChat(), docqa.ChatRequest{
+		Question: question, Sources: []docqa.ScoredChunk{source("m.pdf", 4, text, 1)},
+	})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Stream: %q, %v", got, err)
+	}
+	q, ok := strings.CutPrefix(got[0], "[1] m.pdf, p. 4: ")
+	if !ok {
+		t.Fatalf("piece %q", got[0])
+	}
+	return q
+}
+
+// TestExtractiveQuoteBeginningMidSentence: a passage the splitter began
+// inside a sentence is quoted with an ellipsis before it, whole words.
+func TestExtractiveQuoteBeginningMidSentence(t *testing.T) {
+	got := quoteOf(t, "ges of the engine oil every 15,000 km. Rotate the tyres every 10,000 km.", "engine oil")
+	if want := "…ges of the engine oil every 15,000 km. Rotate the tyres every 10,000 km."; got != want {
+		t.Errorf("quote %q, want %q", got, want)
+	}
+	// Over the budget, the broken first sentence is left out: no ellipsis then.
+	long := "Rotate the tyres " + strings.Repeat("from front to back ", 19) + "at each service."
+	if got := quoteOf(t, "of the oil. "+long, "rotate the tyres"); got != long {
+		t.Errorf("quote %q, want %q", got, long)
+	}
+	// A passage cut off at its end says so; sentences that were apart are joined by an ellipsis.
+	filler := "The weather " + strings.Repeat("was fine and dry ", 22) + "all day."
+	got = quoteOf(t, "Check the oil level monthly. "+filler+" Top up the oil if the level is low and the engine", "oil level")
+	if want := "Check the oil level monthly. … Top up the oil if the level is low and the engine…"; got != want {
+		t.Errorf("quote %q, want %q", got, want)
+	}
+}
+
+// TestExtractiveQuoteLongSentence: one sentence over the quote budget is
+// cut after the last whole word that fits.
+func TestExtractiveQuoteLongSentence(t *testing.T) {
+	words := strings.Repeat("lubrication ", 60) // 720 characters, one sentence
+	got := quoteOf(t, "Engine "+words+"matters.", "engine lubrication")
+	if !strings.HasSuffix(got, "lubrication…") || strings.Contains(got, "  ") {
+		t.Errorf("quote does not end on a whole word: …%q", got[max(0, len(got)-40):])
+	}
+	if n := utf8.RuneCountInString(got); n > 401 || n < 380 {
+		t.Errorf("quote of %d characters, want the 400 budget cut at a word", n)
+	}
+	// Chinese has no spaces: every character is a word.
+	zh := quoteOf(t, strings.Repeat("机油", 300)+"。", "机油")
+	if n := utf8.RuneCountInString(zh); n != 401 || !strings.HasSuffix(zh, "…") {
+		t.Errorf("Chinese quote of %d characters %q…", n, zh[:12])
 	}
 }
