@@ -73,4 +73,40 @@ describe('Ask without a chat model', () => {
     const all = new Set([...quoted.map(([, name]) => name), ...restNames]);
     assert.equal(all.size, 6, 'the six pages, each once');
   });
+
+  it('the answer shows as it arrives: the first part before the second is sent', async () => {
+    await page.goto(`${s.base}/ask`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    // The page's own fetch answers /api/chat/stream with a stream whose second part is held until
+    // the test releases it (Playwright's route.fulfill can only send a whole body at once).
+    await page.evaluate(() => {
+      const real = window.fetch;
+      let release;
+      const held = new Promise((ok) => { release = ok; });
+      window.releaseSecondPart = release;
+      window.fetch = async (input, init) => {
+        const url = typeof input === 'string' ? input : input.url;
+        if (!url.endsWith('/api/chat/stream')) return real(input, init);
+        const enc = new TextEncoder();
+        const body = new ReadableStream({
+          async start(c) {
+            c.enqueue(enc.encode('event: sources\ndata: {"mode":"answer","sources":[],"more":[]}\n\ndata: {"content":"The first part,"}\n\n'));
+            await held;
+            c.enqueue(enc.encode('data: {"content":" then the second."}\n\nevent: done\ndata: {"finishReason":"stop","used":[]}\n\n'));
+            c.close();
+          },
+        });
+        return new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+      };
+    });
+    await page.getByLabel('Question', { exact: true }).fill('Does it stream?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    const answer = page.getByRole('region', { name: 'Answer' });
+    await answer.getByText('The first part,', { exact: true }).waitFor();
+    assert.equal(await answer.getAttribute('aria-busy'), 'true', 'the stream is still open');
+    assert.doesNotMatch(await answer.innerText(), /second/);
+    await page.evaluate(() => window.releaseSecondPart());
+    await answer.getByText('The first part, then the second.', { exact: true }).waitFor();
+    await page.waitForFunction(() => document.querySelector('.answer')?.getAttribute('aria-busy') === 'false');
+  });
 });
