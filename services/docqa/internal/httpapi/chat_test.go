@@ -30,15 +30,7 @@ type sourceData struct {
 type sourcesData struct {
 	Mode    string       `json:"mode"`
 	More    []sourceData `json:"more"`
-	Sources []struct {
-		DocID      string  `json:"docId"`
-		FileName   string  `json:"fileName"`
-		FileMD5    string  `json:"fileMd5"`
-		Page       int     `json:"page"`
-		ChunkIndex int     `json:"chunkIndex"`
-		Score      float64 `json:"score"`
-		Text       string  `json:"text"`
-	} `json:"sources"`
+	Sources []sourceData `json:"sources"`
 }
 
 // twelvePages stores a document of twelve one-chunk pages.
@@ -736,16 +728,7 @@ func historyBody(t *testing.T, question string, turns int, role, content string,
 func TestChatQuotesListOnlyTheQuoted(t *testing.T) {
 	s := newService(t, options{local: true})
 	twelvePages(t, s)
-	events := withoutComments(readEvents(t, s.chat(t, `{"question":"Which item do I check at every inspection?","topK":6}`)))
-	names := make([]string, len(events))
-	for i, ev := range events {
-		names[i] = ev.Name
-	}
-	if !slices.Equal(names, []string{"sources", "", "", "", "done"}) {
-		t.Fatalf("events = %q, want sources, three quotes, done", names)
-	}
-	var src sourcesData
-	unmarshal(t, events[0].Data, &src)
+	events, src := sourcesThenThree(t, s, `{"question":"Which item do I check at every inspection?","topK":6}`)
 	if src.Mode != "quotes" || len(src.Sources) != 3 || len(src.More) != 3 {
 		t.Fatalf("sources event: mode %q, %d sources, %d more; want quotes, 3 quoted, the other 3 retrieved", src.Mode, len(src.Sources), len(src.More))
 	}
@@ -780,16 +763,12 @@ func TestChatAnswerSaysWhichSourcesItCites(t *testing.T) {
 		Deltas: openaifake.Text("Item two is checked [", "2], then item one [1][2]", " and [9]."),
 	})}})
 	twelvePages(t, s)
-	events := withoutComments(readEvents(t, s.chat(t, `{"question":"Which item do I check at every inspection?","topK":5}`)))
-	names := make([]string, len(events))
-	for i, ev := range events {
-		names[i] = ev.Name
+	events, src := sourcesThenThree(t, s, `{"question":"Which item do I check at every inspection?","topK":5}`)
+	for i, want := range []string{"Item two is checked [", "2], then item one [1][2]", " and [9]."} {
+		if got := events[i+1].Data; got != fmt.Sprintf(`{"content":%q}`, want) {
+			t.Errorf("content %d = %s, want %q", i+1, got, want)
+		}
 	}
-	if !slices.Equal(names, []string{"sources", "", "", "", "done"}) {
-		t.Fatalf("events = %q", names)
-	}
-	var src sourcesData
-	unmarshal(t, events[0].Data, &src)
 	if src.Mode != "answer" || len(src.Sources) != 5 || src.More == nil || len(src.More) != 0 {
 		t.Fatalf("sources event: mode %q, %d sources, more %v; want answer, the 5 retrieved, []", src.Mode, len(src.Sources), src.More)
 	}
@@ -799,4 +778,22 @@ func TestChatAnswerSaysWhichSourcesItCites(t *testing.T) {
 	if events[4].Data != `{"finishReason":"stop","used":[2,1]}` {
 		t.Errorf("done = %s, want used [2,1]", events[4].Data)
 	}
+}
+
+// sourcesThenThree asks body and checks that the stream is a sources event,
+// three pieces of the answer and done; it returns the events and the
+// sources event's data.
+func sourcesThenThree(t *testing.T, s *service, body string) ([]event, sourcesData) {
+	t.Helper()
+	events := withoutComments(readEvents(t, s.chat(t, body)))
+	names := make([]string, len(events))
+	for i, ev := range events {
+		names[i] = ev.Name
+	}
+	if !slices.Equal(names, []string{"sources", "", "", "", "done"}) {
+		t.Fatalf("events = %q, want sources, three pieces, done", names)
+	}
+	var src sourcesData
+	unmarshal(t, events[0].Data, &src)
+	return events, src
 }
