@@ -244,7 +244,7 @@ export const en = {
   'ask.sources': 'Sources',
   'ask.source': '{file}, p. {page}',
   'ask.quotesMode': 'No AI model is configured: these are the passages of your manuals that best match your question, quoted as they are.',
-  'ask.quotesHowTo': 'How to configure a model',
+  'ask.quotesHowTo': 'Whoever runs this app can configure one with CHAT_BASE_URL and CHAT_API_KEY (README, "Configuration").',
   'ask.moreSources': 'More sources ({n})',
   'ask.moreSourcesList': 'More sources',
   'ask.answer': 'Answer',

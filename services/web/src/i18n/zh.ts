@@ -234,7 +234,7 @@ export const zh: Record<MessageKey, string> = {
   'ask.sources': '出处',
   'ask.source': '{file}，第 {page} 页',
   'ask.quotesMode': '未配置 AI 模型：以下是手册中与你的问题最相符的段落，按原文引用。',
-  'ask.quotesHowTo': '如何配置模型',
+  'ask.quotesHowTo': '本应用的管理员可通过 CHAT_BASE_URL 和 CHAT_API_KEY 配置模型（见 README 的 "Configuration" 一节）。',
   'ask.moreSources': '更多出处（{n}）',
   'ask.moreSourcesList': '更多出处',
   'ask.answer': '回答',

@@ -67,14 +67,15 @@ function Sources({ turn, label, withToken, onError }: SourcesProps) {
   );
 }
 
-/** CONFIGURATION_DOCS: the README's configuration section, where a chat model is set up (CHAT_BASE_URL, CHAT_API_KEY, CHAT_MODEL). */
-export const CONFIGURATION_DOCS = 'https://github.com/carhub/backend#configuration';
-
-/** QuotesNotice says that the answer below is quoted passages, not a written answer, and where a model is configured. */
+/**
+ * QuotesNotice says that the answer below is quoted passages, not a written
+ * answer, and how the operator configures a model. No link: the README that
+ * says more is the installation's, not served by it.
+ */
 function QuotesNotice() {
   return (
     <p class="notice quotes-notice">
-      {t('ask.quotesMode')} <a href={CONFIGURATION_DOCS} target="_blank" rel="noopener noreferrer">{t('ask.quotesHowTo')}</a>
+      {t('ask.quotesMode')} {t('ask.quotesHowTo')}
     </p>
   );
 }
