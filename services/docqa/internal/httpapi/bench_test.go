@@ -126,14 +126,16 @@ func chatBody(b *testing.B, items int, content string) []byte {
 
 // BenchmarkChatHistoryCPU measures the CPU time of the whole service
 // process per chat request (decode, validate, retrieve, count the
-// history's tokens, answer with the local extractive model) when the
-// history is as large as the limits allow: maxHistoryItems turns of
+// history's tokens for the prompt, answer with the local extractive model
+// standing in for a writing one: a quoting model gets no prompt, so its
+// requests count no history) when the history is as large as the limits
+// allow: maxHistoryItems turns of
 // maxHistoryChars characters, each one unbroken run of a kind. "none" is
 // the same request without history. Reported as cpu-ms/op.
 //
 //	go test -run '^$' -bench ChatHistoryCPU -benchtime 5x ./internal/httpapi
 func BenchmarkChatHistoryCPU(b *testing.B) {
-	s := newService(b, options{local: true})
+	s := newService(b, options{local: true, writing: true})
 	s.uploadPDF(b, "manual.pdf", manual("bench"))
 	kinds := slices.Sorted(maps.Keys(historyRuns))
 	for _, kind := range append([]string{"none"}, kinds...) {

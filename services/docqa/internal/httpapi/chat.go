@@ -209,9 +209,15 @@ func (h *handler) chat(c *gin.Context) {
 		case <-ctx.Done():
 		}
 	}()
+	// A quoting model reads the question and its sources only: the prompt
+	// (and counting its history's tokens) is for a model that writes.
+	var messages []docqa.Message
+	if mode == modeAnswer {
+		messages = rag.BuildMessages(q.Question, q.History, hits, h.cfg.CountTokens, h.cfg.Budget)
+	}
 	var answer strings.Builder
 	finish, err := h.cfg.Chat.Stream(ctx, docqa.ChatRequest{
-		Messages:    rag.BuildMessages(q.Question, q.History, hits, h.cfg.CountTokens, h.cfg.Budget),
+		Messages:    messages,
 		Question:    q.Question,
 		Temperature: h.cfg.Temperature,
 		Sources:     sources,
