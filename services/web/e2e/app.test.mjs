@@ -462,7 +462,7 @@ describe('the web client', () => {
   });
 
   let md5 = '';
-  it('Manuals: upload with progress, listed, the original served', async () => {
+  it('Manuals: upload with progress, listed by title with the file name under it, the original served', async () => {
     await nav('Manuals');
     await page.evaluate(() => {
       window.__sawProgress = false;
@@ -480,6 +480,16 @@ describe('the web client', () => {
     const item = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'e2e-manual.pdf' }) });
     await item.getByText('2 pages').waitFor();
     md5 = (await api('/api/documents')).body[0].fileMd5;
+
+    // A manual with a title is listed by it, its file name under it.
+    const titled = makePdf([['Owner information', 'Tyre pressure: 2.4 bar front and rear.']], { title: 'Golf Owner\'s Manual (2019)' });
+    await field('Upload a PDF').setInputFiles({ name: 'golf_om_2019_en.pdf', mimeType: 'application/pdf', buffer: titled });
+    await page.getByRole('status').filter({ hasText: 'Stored golf_om_2019_en.pdf: 1 page' }).waitFor({ timeout: 60_000 });
+    const byTitle = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Golf Owner\'s Manual (2019)', exact: true }) });
+    await byTitle.getByText('golf_om_2019_en.pdf', { exact: true }).waitFor();
+    const other = (await api('/api/documents')).body.find((d) => d.fileName === 'golf_om_2019_en.pdf');
+    assert.equal(other?.title, 'Golf Owner\'s Manual (2019)');
+    assert.equal((await fetch(`${s.base}/api/documents/${other.fileMd5}`, { method: 'DELETE' })).status, 204);
     const file = await fetch(`${s.base}/api/documents/${md5}/file`);
     assert.equal(file.status, 200, 'GET /api/documents/:md5/file serves the original');
     assert.match(file.headers.get('content-type') ?? '', /application\/pdf/);

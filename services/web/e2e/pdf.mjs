@@ -1,6 +1,7 @@
 // makePdf writes a small valid PDF: one page per entry of pages, each a few
-// lines of Helvetica text, with a correct cross-reference table.
-export function makePdf(pages) {
+// lines of Helvetica text, with a correct cross-reference table; title, when
+// given, is the document information dictionary's Title.
+export function makePdf(pages, { title } = {}) {
   const objects = [];
   const add = (body) => {
     objects.push(body);
@@ -18,6 +19,7 @@ export function makePdf(pages) {
     kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`));
   }
   objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
+  const info = title === undefined ? 0 : add(`<< /Title (${title.replace(/[\\()]/g, (c) => '\\' + c)}) >>`);
   objects[pagesObj - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
   let out = '%PDF-1.4\n';
   const offsets = [];
@@ -28,6 +30,6 @@ export function makePdf(pages) {
   const xref = Buffer.byteLength(out);
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${info ? ` /Info ${info} 0 R` : ''} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }

@@ -75,7 +75,9 @@ export function Manuals({ accounts }: { accounts: boolean }) {
       <ul class="records" aria-label={t('manuals.list')}>
         {docs.data?.map((d) => (
           <li key={d.fileMd5} class="record" aria-labelledby={`doc-${d.fileMd5}`}>
-            <h3 id={`doc-${d.fileMd5}`}>{d.fileName}</h3>
+            {/* By its title, the file name under it: "Golf Owner's Manual" says more than "golf_om_2019_en.pdf". */}
+            <h3 id={`doc-${d.fileMd5}`}>{d.title.trim() || d.fileName}</h3>
+            {d.title.trim() !== '' && <p class="hint">{d.fileName}</p>}
             <p>{[t('manuals.pages', { n: d.pages }), fmtBytes(d.size), t('manuals.added', { date: fmtDate(d.createdAt) }), ...(d.truncated ? [t('manuals.truncated')] : [])].join(' · ')}</p>
             <div class="buttons">
               <DocumentLink class="button secondary" md5={d.fileMd5} page={1} name={d.fileName} withToken={accounts} onError={setError}>{t('common.open')}</DocumentLink>
