@@ -111,6 +111,9 @@ type Vehicle struct {
 	// who read it may do (set by the store's reads).
 	OwnerID uint64
 	Role    Role
+	// Currency is the owner's home currency (ISO 4217; "" when not
+	// chosen): the currency of the vehicle's amounts, for every member.
+	Currency string
 }
 
 // Normalize rounds the quantities to the stored scale, so that what a write
@@ -191,8 +194,25 @@ type Refuel struct {
 	// before this one: the span it closes yields no sample.
 	MissedPrevious bool
 	Remark         string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Currency is the ISO 4217 code the record was paid in when that is
+	// not the home currency of the vehicle's owner; "" for the home
+	// currency. TotalAmount and PricePerLiter are in this currency.
+	Currency string
+	// HomeAmount is what the owner was charged for the record in the home
+	// currency; valid exactly when Currency is set.
+	HomeAmount decimal.NullDecimal
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// HomeTotal is the record's amount in the home currency, the one the
+// statistics count: HomeAmount when it was paid in another currency,
+// else TotalAmount.
+func (r *Refuel) HomeTotal() decimal.Decimal {
+	if r.Currency != "" && r.HomeAmount.Valid {
+		return r.HomeAmount.Decimal
+	}
+	return r.TotalAmount
 }
 
 // Normalize rounds quantities to the stored scale, brings RefuelTime to UTC
@@ -203,6 +223,9 @@ func (r *Refuel) Normalize() {
 	r.Odometer = RoundQuantity(r.Odometer)
 	r.Liters = RoundQuantity(r.Liters)
 	r.TotalAmount = RoundQuantity(r.TotalAmount)
+	if r.HomeAmount.Valid {
+		r.HomeAmount.Decimal = RoundQuantity(r.HomeAmount.Decimal)
+	}
 	r.PricePerLiter = decimal.Zero
 	if r.Liters.IsPositive() {
 		r.PricePerLiter = r.TotalAmount.DivRound(r.Liters, PriceScale)
@@ -256,6 +279,10 @@ type RefuelUpdate struct {
 	IsFull         *bool
 	MissedPrevious *bool
 	Remark         *string
+	// Currency "" is the home currency; set to "" without HomeAmount, it
+	// also clears the home amount.
+	Currency   *string
+	HomeAmount *decimal.NullDecimal
 }
 
 // Apply copies the set fields of u onto r.
@@ -271,6 +298,11 @@ func (u RefuelUpdate) Apply(r *Refuel) {
 	set(&r.IsFull, u.IsFull)
 	set(&r.MissedPrevious, u.MissedPrevious)
 	set(&r.Remark, u.Remark)
+	set(&r.Currency, u.Currency)
+	set(&r.HomeAmount, u.HomeAmount)
+	if u.Currency != nil && *u.Currency == "" && u.HomeAmount == nil {
+		r.HomeAmount = decimal.NullDecimal{}
+	}
 }
 
 // RefuelFilter selects the refuels of GET /api/refuels. Start and End are
@@ -356,6 +388,12 @@ type Store interface {
 	// It sets UpdatedAt and returns the whole preferences; ErrUserGone when
 	// the user no longer exists.
 	UpdatePreferences(ctx context.Context, u PreferencesUpdate) (Preferences, error)
+	// ChangeCurrency changes the caller's home currency as c says, in one
+	// transaction: the records of every vehicle the caller owns (shared
+	// ones included, none the caller is only a member of) and the
+	// currency preference, all or nothing. ErrCurrencyChanged when the
+	// stored currency is set and is not c.From.
+	ChangeCurrency(ctx context.Context, c CurrencyChange) (CurrencyChangeResult, error)
 
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error

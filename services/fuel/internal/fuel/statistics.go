@@ -72,7 +72,9 @@ type EnergyStats struct {
 // Odometer, Liters and TotalAmount in thousandths (QuantityScale places),
 // PricePerLiter in ten-thousandths (PriceScale places). Integers keep the
 // one pass over thousands of records free of allocations while staying
-// exact.
+// exact. The money is in the home currency: for a record paid in another
+// currency, TotalAmount is its home amount and PricePerLiter that over
+// Liters (the store fills them in).
 type StatsRecord struct {
 	ID             uint64
 	RefuelTime     time.Time

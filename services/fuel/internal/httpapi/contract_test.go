@@ -349,7 +349,7 @@ func TestSuccessAnswers(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *server) {
 		res := s.must(200, "POST", "/api/vehicles", `{"name":"Golf","brand":"VW","model":"Golf 8","plate_number":"B-XY 123","fuel_type":"gasoline","tank_capacity":50,"current_odometer":12000.5,"default_vehicle":true}`)
 		v := object(t, res.body)
-		wantKeys := []string{"id", "name", "brand", "model", "plate_number", "fuel_type", "tank_capacity", "current_odometer", "default_vehicle", "created_at", "updated_at", "role"}
+		wantKeys := []string{"id", "name", "brand", "model", "plate_number", "fuel_type", "tank_capacity", "current_odometer", "default_vehicle", "created_at", "updated_at", "role", "currency"}
 		if len(v) != len(wantKeys) {
 			t.Errorf("vehicle has %d members, want %d: %s", len(v), len(wantKeys), res.body)
 		}
@@ -359,7 +359,7 @@ func TestSuccessAnswers(t *testing.T) {
 			}
 		}
 		for k, want := range map[string]string{"name": `"Golf"`, "brand": `"VW"`, "model": `"Golf 8"`, "plate_number": `"B-XY 123"`,
-			"fuel_type": `"gasoline"`, "tank_capacity": `50`, "current_odometer": `12000.5`, "default_vehicle": `true`} {
+			"fuel_type": `"gasoline"`, "tank_capacity": `50`, "current_odometer": `12000.5`, "default_vehicle": `true`, "currency": `null`} {
 			if got := literal(v[k]); got != want {
 				t.Errorf("%s = %s, want %s", k, got, want)
 			}
@@ -380,7 +380,8 @@ func TestSuccessAnswers(t *testing.T) {
 		rres := s.must(200, "POST", "/api/refuels", `{"vehicle_id":`+vid+`,"refuel_time":"2026-03-01T10:00:00+02:00","odometer":12500,"fuel_type":"E10","liters":40.5,"total_amount":70.47,"station_name":"Aral","is_full":true,"remark":"A2"}`)
 		r := object(t, rres.body)
 		wantR := map[string]string{"vehicle_id": vid, "refuel_time": `"2026-03-01T08:00:00Z"`, "odometer": `12500`, "fuel_type": `"E10"`,
-			"energy": `"gasoline"`, "unit": `"l"`, "liters": `40.5`, "total_amount": `70.47`, "price_per_liter": `1.74`, "station_name": `"Aral"`, "is_full": `true`, "missed_previous": `false`, "remark": `"A2"`}
+			"energy": `"gasoline"`, "unit": `"l"`, "liters": `40.5`, "total_amount": `70.47`, "price_per_liter": `1.74`, "station_name": `"Aral"`, "is_full": `true`, "missed_previous": `false`, "remark": `"A2"`,
+			"currency": `null`, "home_amount": `null`}
 		if len(r) != len(wantR)+3 {
 			t.Errorf("refuel has %d members, want %d: %s", len(r), len(wantR)+3, rres.body)
 		}

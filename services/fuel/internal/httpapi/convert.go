@@ -51,6 +51,8 @@ func (req refuelRequest) toRefuelUpdate(create bool) (fuel.RefuelUpdate, error) 
 		IsFull:         b.boolean("is_full", req.IsFull, false),
 		MissedPrevious: b.boolean("missed_previous", req.MissedPrevious, false),
 		Remark:         b.str("remark", req.Remark, false),
+		Currency:       b.currency("currency", req.Currency),
+		HomeAmount:     b.nullDecimal("home_amount", req.HomeAmount),
 	}
 	return u, b.err()
 }
@@ -86,6 +88,18 @@ func (m *members) boolean(field string, o optBool, required bool) *bool {
 
 func (m *members) decimal(field string, o optNumber, required bool) *decimal.Decimal {
 	v, err := decimalField(field, o, required, m.create)
+	m.errs = append(m.errs, err)
+	return v
+}
+
+func (m *members) currency(field string, o optString) *string {
+	v, err := currencyField(field, o)
+	m.errs = append(m.errs, err)
+	return v
+}
+
+func (m *members) nullDecimal(field string, o optNumber) *decimal.NullDecimal {
+	v, err := nullDecimalField(field, o)
 	m.errs = append(m.errs, err)
 	return v
 }
@@ -168,6 +182,40 @@ func decimalField(field string, o optNumber, required, create bool) (*decimal.De
 		return nil, err
 	}
 	return &d, nil
+}
+
+// currencyField reads the optional currency of a record: absent leaves
+// it alone (on create: the home currency), null resets it to the home
+// currency, a string must be an ISO 4217 code (any case).
+func currencyField(field string, o optString) (*string, error) {
+	use, reset, err := presence(field, o.Set, o.Null, false, false)
+	if err != nil || (!use && !reset) {
+		return nil, err
+	}
+	v := ""
+	if use {
+		if v, err = fuel.ParseCurrency(field, o.V); err != nil {
+			return nil, err
+		}
+	}
+	return &v, nil
+}
+
+// nullDecimalField reads an optional amount that null clears (absent
+// leaves it alone).
+func nullDecimalField(field string, o optNumber) (*decimal.NullDecimal, error) {
+	use, reset, err := presence(field, o.Set, o.Null, false, false)
+	if err != nil || (!use && !reset) {
+		return nil, err
+	}
+	if reset {
+		return &decimal.NullDecimal{}, nil
+	}
+	d, err := parseDecimal(field, o.Raw)
+	if err != nil {
+		return nil, err
+	}
+	return &decimal.NullDecimal{Decimal: d, Valid: true}, nil
 }
 
 func idField(field string, o optNumber, create bool) (*uint64, error) {

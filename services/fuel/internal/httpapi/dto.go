@@ -40,6 +40,10 @@ type refuelRequest struct {
 	IsFull         optBool   `json:"is_full"`
 	MissedPrevious optBool   `json:"missed_previous"`
 	Remark         optString `json:"remark"`
+	// Currency (ISO 4217) and HomeAmount: a record paid in another
+	// currency than the home one; null resets to the home currency.
+	Currency   optString `json:"currency"`
+	HomeAmount optNumber `json:"home_amount"`
 }
 
 // vehicleResponse carries every field of the Vehicle table.
@@ -58,6 +62,9 @@ type vehicleResponse struct {
 	// Role is what the caller may do with the vehicle: owner, editor or
 	// viewer (always owner with accounts off).
 	Role string `json:"role"`
+	// Currency is the currency of the vehicle's amounts: its owner's
+	// currency preference, null when the owner has chosen none.
+	Currency *string `json:"currency"`
 }
 
 // refuelResponse carries every field of the RefuelRecord table plus id, the
@@ -77,8 +84,11 @@ type refuelResponse struct {
 	IsFull         bool        `json:"is_full"`
 	MissedPrevious bool        `json:"missed_previous"`
 	Remark         string      `json:"remark"`
-	CreatedAt      string      `json:"created_at"`
-	UpdatedAt      string      `json:"updated_at"`
+	// Currency is null for the home currency; HomeAmount goes with it.
+	Currency   *string      `json:"currency"`
+	HomeAmount *json.Number `json:"home_amount"`
+	CreatedAt  string       `json:"created_at"`
+	UpdatedAt  string       `json:"updated_at"`
 }
 
 // statisticsResponse is the Statistics table plus the extra fields of
@@ -147,6 +157,7 @@ func toVehicleResponse(v fuel.Vehicle) vehicleResponse {
 		CreatedAt:       formatTime(v.CreatedAt),
 		UpdatedAt:       formatTime(v.UpdatedAt),
 		Role:            string(v.Role),
+		Currency:        nullIfEmpty(v.Currency),
 	}
 }
 
@@ -166,9 +177,19 @@ func toRefuelResponse(r fuel.Refuel) refuelResponse {
 		IsFull:         r.IsFull,
 		MissedPrevious: r.MissedPrevious,
 		Remark:         r.Remark,
+		Currency:       nullIfEmpty(r.Currency),
+		HomeAmount:     nullNumber(r.HomeAmount),
 		CreatedAt:      formatTime(r.CreatedAt),
 		UpdatedAt:      formatTime(r.UpdatedAt),
 	}
+}
+
+func nullNumber(d decimal.NullDecimal) *json.Number {
+	if !d.Valid {
+		return nil
+	}
+	n := number(d.Decimal)
+	return &n
 }
 
 func toStatisticsResponse(s fuel.Statistics) statisticsResponse {

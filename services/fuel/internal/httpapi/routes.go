@@ -100,4 +100,5 @@ func (a *API) Register(r gin.IRouter) {
 
 	api.GET("/preferences", a.getPreferences)
 	api.PUT("/preferences", a.updatePreferences)
+	api.POST("/preferences/currency", a.changeCurrency)
 }

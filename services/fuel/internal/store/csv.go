@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 	"gorm.io/gorm"
 
+	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
@@ -89,6 +90,13 @@ func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel
 		}
 		if !v.Role.CanWriteRefuels() {
 			return fuel.ErrForbidden
+		}
+		// Records paid abroad are checked against the owner's currency.
+		for i := range rs {
+			if err := rs[i].SettleCurrency(v.Currency.String); err != nil {
+				e := apperr.From(err)
+				return &apperr.Error{Code: e.Code, Field: e.Field, Message: "record of " + rs[i].RefuelTime.Format(time.RFC3339) + ": " + e.Message}
+			}
 		}
 		stored, err := q.storedImportKeys(tx, vehicleID)
 		if err != nil {

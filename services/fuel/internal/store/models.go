@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -25,6 +26,9 @@ type vehicleRow struct {
 	OwnerID         uint64
 	// Role is what the reading user may do; not a column.
 	Role fuel.Role `gorm:"-"`
+	// Currency is the owner's currency preference (NULL when not chosen);
+	// not a column.
+	Currency sql.NullString `gorm:"-"`
 	// TopReading is the highest odometer reading of the vehicle's refuels
 	// (not valid without any); not a column. CurrentOdometer is the
 	// column, the owner's value, which a Save writes back unchanged.
@@ -54,11 +58,16 @@ func (vehicleRow) TableName() string { return "vehicles" }
 func vehicleSelect(d Dialect, uid uint64) (string, []any) {
 	return "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " + topReading(d) + ", " +
 			"(v.default_vehicle AND v.owner_id = ?), " + timeColumn(d, "v.created_at") + ", " + timeColumn(d, "v.updated_at") +
-			", v.owner_id, CASE WHEN v.owner_id = ? THEN 'owner' ELSE m.role END " +
+			", v.owner_id, CASE WHEN v.owner_id = ? THEN 'owner' ELSE m.role END, " + ownerCurrency + " " +
 			"FROM vehicles v LEFT JOIN vehicle_members m ON m.vehicle_id = v.id AND m.user_id = ? " +
 			"WHERE (v.owner_id = ? OR m.user_id IS NOT NULL)",
 		[]any{uid, uid, uid, uid}
 }
+
+// ownerCurrency is the subquery of the currency preference of the owner
+// of the vehicle of alias v: the currency of its amounts (NULL when not
+// chosen). One primary-key read.
+const ownerCurrency = "(SELECT p.currency FROM user_preferences p WHERE p.user_id = v.owner_id)"
 
 // visibleTo is the condition that the vehicle of alias v is visible to the
 // user of its two arguments (both the user's id): owned or shared.
@@ -77,7 +86,7 @@ func writableBy(v string) string {
 // cannot read SQLite's timestamps as text (see timeColumn).
 func (r *vehicleRow) scan(row interface{ Scan(...any) error }) error {
 	return row.Scan(&r.ID, &r.Name, &r.Brand, &r.Model, &r.PlateNumber, &r.FuelType, &r.TankCapacity,
-		&r.CurrentOdometer, &r.TopReading, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt), &r.OwnerID, &r.Role)
+		&r.CurrentOdometer, &r.TopReading, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt), &r.OwnerID, &r.Role, &r.Currency)
 }
 
 func toVehicleRow(v fuel.Vehicle) vehicleRow {
@@ -95,6 +104,7 @@ func toVehicleRow(v fuel.Vehicle) vehicleRow {
 		UpdatedAt:       v.UpdatedAt,
 		OwnerID:         v.OwnerID,
 		Role:            v.Role,
+		Currency:        sql.NullString{String: v.Currency, Valid: v.Currency != ""},
 	}
 }
 
@@ -123,6 +133,7 @@ func (r vehicleRow) toVehicle() fuel.Vehicle {
 		UpdatedAt:       r.UpdatedAt.UTC(),
 		OwnerID:         r.OwnerID,
 		Role:            r.Role,
+		Currency:        r.Currency.String,
 	}
 }
 
@@ -141,6 +152,9 @@ type refuelRow struct {
 	IsFull         bool
 	MissedPrevious bool
 	Remark         string
+	// Currency is NULL for the home currency; HomeAmount goes with it.
+	Currency       sql.NullString
+	HomeAmount     decimal.NullDecimal
 	CreatedAt      time.Time `gorm:"autoCreateTime:false"`
 	UpdatedAt      time.Time `gorm:"autoUpdateTime:false"`
 }
@@ -151,14 +165,14 @@ func (refuelRow) TableName() string { return "refuels" }
 // order scan reads them.
 func refuelColumns(d Dialect) string {
 	return "r.id, r.vehicle_id, " + timeColumn(d, "r.refuel_time") + ", r.odometer, r.fuel_type, r.energy, r.liters, r.total_amount, " +
-		"r.price_per_liter, r.station_name, r.is_full, r.missed_previous, r.remark, " +
+		"r.price_per_liter, r.station_name, r.is_full, r.missed_previous, r.remark, r.currency, r.home_amount, " +
 		timeColumn(d, "r.created_at") + ", " + timeColumn(d, "r.updated_at")
 }
 
 // scan reads one row of refuelColumns, then the columns of extra.
 func (r *refuelRow) scan(row interface{ Scan(...any) error }, extra ...any) error {
 	return row.Scan(append([]any{&r.ID, &r.VehicleID, (*timestamp)(&r.RefuelTime), &r.Odometer, &r.FuelType, &r.Energy, &r.Liters, &r.TotalAmount,
-		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt)}, extra...)...)
+		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, &r.Currency, &r.HomeAmount, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt)}, extra...)...)
 }
 
 func toRefuelRow(r fuel.Refuel) refuelRow {
@@ -176,6 +190,8 @@ func toRefuelRow(r fuel.Refuel) refuelRow {
 		IsFull:         r.IsFull,
 		MissedPrevious: r.MissedPrevious,
 		Remark:         r.Remark,
+		Currency:       sql.NullString{String: r.Currency, Valid: r.Currency != ""},
+		HomeAmount:     r.HomeAmount,
 		CreatedAt:      r.CreatedAt,
 		UpdatedAt:      r.UpdatedAt,
 	}
@@ -196,6 +212,8 @@ func (r refuelRow) toRefuel() fuel.Refuel {
 		IsFull:         r.IsFull,
 		MissedPrevious: r.MissedPrevious,
 		Remark:         r.Remark,
+		Currency:       r.Currency.String,
+		HomeAmount:     r.HomeAmount,
 		CreatedAt:      r.CreatedAt.UTC(),
 		UpdatedAt:      r.UpdatedAt.UTC(),
 	}

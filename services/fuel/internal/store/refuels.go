@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
@@ -17,6 +18,7 @@ import (
 // the insert, whose foreign key still catches a vehicle deleted in between.
 func (q *queries) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
 	r.Normalize()
+	var home string
 	if r.VehicleID != 0 {
 		v, err := q.refuelVehicle(ctx, q.read, r.VehicleID)
 		if err != nil {
@@ -25,8 +27,9 @@ func (q *queries) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
 		if r.Energy == "" {
 			r.Energy = fuel.DefaultEnergy(v.FuelType)
 		}
+		home = v.Currency.String
 	}
-	if err := r.Validate(); err != nil {
+	if err := apperr.Join(r.Validate(), r.SettleCurrency(home)); err != nil {
 		return err
 	}
 	r.ID = 0
@@ -114,9 +117,12 @@ func (q *queries) UpdateRefuel(ctx context.Context, id uint64, u fuel.RefuelUpda
 		r := row.toRefuel()
 		u.Apply(&r)
 		r.Normalize()
-		if r.VehicleID != row.VehicleID || r.Energy == "" {
+		// The home currency is that of the owner of the record's (possibly
+		// new) vehicle; a record in the home currency needs none.
+		var home string
+		if r.VehicleID != row.VehicleID || r.Energy == "" || r.Currency != "" || r.HomeAmount.Valid {
 			if r.VehicleID == 0 {
-				return r.Validate()
+				return apperr.Join(r.Validate(), r.SettleCurrency(home))
 			}
 			v, err := q.refuelVehicle(ctx, tx, r.VehicleID)
 			if err != nil {
@@ -125,8 +131,9 @@ func (q *queries) UpdateRefuel(ctx context.Context, id uint64, u fuel.RefuelUpda
 			if r.Energy == "" {
 				r.Energy = fuel.DefaultEnergy(v.FuelType)
 			}
+			home = v.Currency.String
 		}
-		if err := r.Validate(); err != nil {
+		if err := apperr.Join(r.Validate(), r.SettleCurrency(home)); err != nil {
 			return err
 		}
 		r.UpdatedAt = q.now()

@@ -48,7 +48,7 @@ func (q *queries) scanStats(tx *gorm.DB, vehicleID uint64, start, end *time.Time
 	// Asking PostgreSQL for (x * 1000)::int8 instead costs it five times
 	// the execution time.
 	query := "SELECT id, " + timeColumn(q.dialect, "refuel_time") +
-		", energy, odometer, liters, total_amount, price_per_liter, is_full, missed_previous FROM refuels WHERE vehicle_id = ?"
+		", energy, odometer, liters, total_amount, price_per_liter, is_full, missed_previous, home_amount FROM refuels WHERE vehicle_id = ?"
 	args := []any{vehicleID}
 	if start != nil {
 		query += " AND refuel_time >= ?"
@@ -74,13 +74,14 @@ func feedStats(rows *sql.Rows, add func(fuel.StatsRecord)) error {
 	var (
 		r                                  fuel.StatsRecord
 		energy, odo, liters, amount, price sql.RawBytes
+		home                               sql.RawBytes // NULL (nil) for a record in the home currency
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.ID, (*timestamp)(&r.RefuelTime), &energy, &odo, &liters, &amount, &price, &r.IsFull, &r.MissedPrevious); err != nil {
+		if err := rows.Scan(&r.ID, (*timestamp)(&r.RefuelTime), &energy, &odo, &liters, &amount, &price, &r.IsFull, &r.MissedPrevious, &home); err != nil {
 			return fmt.Errorf("scan refuel: %w", err)
 		}
 		r.Energy = energyOf(energy)
-		if err := parseStatsRecord(&r, odo, liters, amount, price); err != nil {
+		if err := parseStatsRecord(&r, odo, liters, amount, price, home); err != nil {
 			return fmt.Errorf("refuel %d: %w", r.ID, err)
 		}
 		r.RefuelTime = r.RefuelTime.UTC()
@@ -93,8 +94,14 @@ func feedStats(rows *sql.Rows, add func(fuel.StatsRecord)) error {
 }
 
 // parseStatsRecord fills the fixed-point quantities of r from their
-// decimal text.
-func parseStatsRecord(r *fuel.StatsRecord, odo, liters, amount, price []byte) error {
+// decimal text. A record paid in another currency (home not nil) counts
+// its home amount, and the price per unit that makes (home amount over
+// liters, rounded half-up to PriceScale places as Refuel.Normalize
+// rounds the stored price).
+func parseStatsRecord(r *fuel.StatsRecord, odo, liters, amount, price, home []byte) error {
+	if home != nil {
+		amount, price = home, nil
+	}
 	var err error
 	if r.Odometer, err = parseFixed(odo, fuel.QuantityScale); err != nil {
 		return err
@@ -105,8 +112,27 @@ func parseStatsRecord(r *fuel.StatsRecord, odo, liters, amount, price []byte) er
 	if r.TotalAmount, err = parseFixed(amount, fuel.QuantityScale); err != nil {
 		return err
 	}
+	if price == nil {
+		r.PricePerLiter = homePrice(r.TotalAmount, r.Liters)
+		return nil
+	}
 	r.PricePerLiter, err = parseFixed(price, fuel.PriceScale)
 	return err
+}
+
+// homePrice is amount over liters (both in thousandths) in
+// ten-thousandths, rounded half-up; 0 without liters. amount × 10^4 stays
+// below 2^63: amounts are at most 10^14 thousandths.
+func homePrice(amount, liters int64) int64 {
+	if liters <= 0 {
+		return 0
+	}
+	n := amount * 10_000
+	q, rem := n/liters, n%liters
+	if 2*rem >= liters {
+		q++
+	}
+	return q
 }
 
 // energyOf reads the energy column without allocating for the known

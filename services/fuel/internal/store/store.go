@@ -65,6 +65,11 @@ type queries struct {
 
 	// Now is the clock for created_at / updated_at.
 	Now func() time.Time
+
+	// afterConvert, when set (by tests), runs after each record a change
+	// of currency converts, with their count so far; its error fails the
+	// change.
+	afterConvert func(n int) error
 }
 
 var (
@@ -75,7 +80,7 @@ var (
 
 // withTx returns the queries that run every statement in tx.
 func (q *queries) withTx(tx *gorm.DB) *queries {
-	return &queries{read: tx, write: tx, dialect: q.dialect, Now: q.Now}
+	return &queries{read: tx, write: tx, dialect: q.dialect, Now: q.Now, afterConvert: q.afterConvert}
 }
 
 // OpenPostgres connects to the PostgreSQL database at dsn and applies the

@@ -63,6 +63,11 @@ func (q *queries) CreateVehicle(ctx context.Context, v *fuel.Vehicle) error {
 		return fmt.Errorf("create vehicle: %w", err)
 	}
 	*v = row.toVehicle()
+	// The vehicle's currency is its owner's: the caller's.
+	err = q.write.WithContext(ctx).Raw("SELECT coalesce((SELECT currency FROM user_preferences WHERE user_id = ?), '')", v.OwnerID).Row().Scan(&v.Currency)
+	if err != nil {
+		return fmt.Errorf("create vehicle: read currency: %w", err)
+	}
 	return nil
 }
 
@@ -102,7 +107,7 @@ func (q *queries) readVehicle(ctx context.Context, h *gorm.DB, id uint64, lock, 
 	}
 	query := "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " + top + ", " +
 		"v.default_vehicle, " + timeColumn(q.dialect, "v.created_at") + ", " + timeColumn(q.dialect, "v.updated_at") +
-		", v.owner_id, '' FROM vehicles v WHERE v.id = ?" + q.lockClause(lock)
+		", v.owner_id, '', " + ownerCurrency + " FROM vehicles v WHERE v.id = ?" + q.lockClause(lock)
 	err := row.scan(db.Raw(query, id).Row())
 	if errors.Is(err, sql.ErrNoRows) {
 		return row, fuel.ErrVehicleNotFound
