@@ -95,6 +95,8 @@ const (
 	colPartial // true: not full
 	colMissed
 	colRemark
+	colCurrency
+	colHomeAmount
 )
 
 // layout is one file format as told by its header: its columns and the
@@ -120,6 +122,7 @@ var (
 		"refuel_time": colTime, "odometer": colOdometer, "odometer_km": colOdometer, "fuel_type": colFuelType, "energy": colEnergy,
 		"unit": colUnit, "liters": colVolume, "total_amount": colAmount, "station_name": colStation,
 		"is_full": colFull, "missed_previous": colMissed, "remark": colRemark,
+		"currency": colCurrency, "home_amount": colHomeAmount,
 	}}
 	fuellyLayout = layout{format: FormatFuelly, cols: map[string]role{
 		"fuelup_date": colTime, "odometer": colOdometer, "gallons": colVolume, "price": colPrice,
@@ -147,6 +150,7 @@ var roleNames = map[role]string{
 	colTime: "date", colOdometer: "odometer", colFuelType: "fuel_type", colEnergy: "energy", colUnit: "unit",
 	colVolume: "volume", colAmount: "total amount", colPrice: "price", colStation: "station",
 	colFull: "is_full", colPartial: "partial", colMissed: "missed", colRemark: "remark",
+	colCurrency: "currency", colHomeAmount: "home_amount",
 }
 
 // columns is where a file keeps each role, and what its header calls it.
@@ -515,6 +519,20 @@ func toRefuel(rec []string, cols columns, format, order string, volume, distance
 	}
 	if r.MissedPrevious, err = parseBool(cols.name(colMissed), field(rec, cols, colMissed)); err != nil {
 		return r, err
+	}
+	// Our export's record paid abroad; whether its currency is the home
+	// one is the store's to tell (fuel.Refuel.SettleCurrency).
+	if c := field(rec, cols, colCurrency); c != "" {
+		if r.Currency, err = fuel.ParseCurrency(cols.name(colCurrency), c); err != nil {
+			return r, err
+		}
+	}
+	if h := field(rec, cols, colHomeAmount); h != "" {
+		home, err := parseNumber(cols.name(colHomeAmount), h, opts.semicolons)
+		if err != nil {
+			return r, err
+		}
+		r.HomeAmount = decimal.NullDecimal{Decimal: home, Valid: true}
 	}
 	r.Normalize()
 	if err := r.Validate(); err != nil {

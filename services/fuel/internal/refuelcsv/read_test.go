@@ -293,15 +293,16 @@ func TestReadNative(t *testing.T) {
 	at := time.Date(2026, 3, 1, 8, 0, 0, 123456000, time.UTC)
 	in := []fuel.Refuel{
 		{ID: 3, VehicleID: 1, RefuelTime: at, Odometer: dec("12500.5"), FuelType: "E10", Energy: fuel.Gasoline, Liters: dec("40.5"), TotalAmount: dec("70.47"),
-			PricePerLiter: dec("1.74"), StationName: `Aral "Nord", A2`, IsFull: true, Remark: "line\nbreak", CreatedAt: at, UpdatedAt: at},
+			PricePerLiter: dec("1.74"), StationName: `Aral "Nord", A2`, IsFull: true, Remark: "line\nbreak", CreatedAt: at, UpdatedAt: at,
+			Currency: "CHF", HomeAmount: decimal.NullDecimal{Decimal: dec("73.125"), Valid: true}},
 		{ID: 4, VehicleID: 1, RefuelTime: at.Add(time.Hour), Odometer: dec("13000"), FuelType: "Type 2", Energy: fuel.Electricity, Liters: dec("10"), TotalAmount: dec("0"),
 			MissedPrevious: true, Remark: "crlf\r\nremark", CreatedAt: at, UpdatedAt: at},
 	}
 	file := export(t, in)
 	// The remark's LF is written as it is; only the records end with CRLF.
-	want := "id,vehicle_id,refuel_time,odometer_km,fuel_type,energy,unit,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at\r\n" +
-		"3,1,2026-03-01T08:00:00.123456Z,12500.5,E10,gasoline,l,40.5,70.47,1.74,\"Aral \"\"Nord\"\", A2\",true,false,\"line\nbreak\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z\r\n" +
-		"4,1,2026-03-01T09:00:00.123456Z,13000,Type 2,electricity,kWh,10,0,0,,false,true,\"crlf\r\nremark\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z\r\n"
+	want := "id,vehicle_id,refuel_time,odometer_km,fuel_type,energy,unit,liters,total_amount,price_per_liter,station_name,is_full,missed_previous,remark,created_at,updated_at,currency,home_amount\r\n" +
+		"3,1,2026-03-01T08:00:00.123456Z,12500.5,E10,gasoline,l,40.5,70.47,1.74,\"Aral \"\"Nord\"\", A2\",true,false,\"line\nbreak\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z,CHF,73.125\r\n" +
+		"4,1,2026-03-01T09:00:00.123456Z,13000,Type 2,electricity,kWh,10,0,0,,false,true,\"crlf\r\nremark\",2026-03-01T08:00:00.123456Z,2026-03-01T08:00:00.123456Z,,\r\n"
 	if file != want {
 		t.Errorf("export:\n%q\nwant\n%q", file, want)
 	}
@@ -314,6 +315,13 @@ func TestReadNative(t *testing.T) {
 	})
 	if !res.Refuels[0].RefuelTime.Equal(at) {
 		t.Errorf("refuel_time %v, want %v", res.Refuels[0].RefuelTime, at)
+	}
+	// The currency paid abroad and the home amount come back; none is none.
+	if r := res.Refuels[0]; r.Currency != "CHF" || !r.HomeAmount.Valid || r.HomeAmount.Decimal.String() != "73.125" {
+		t.Errorf("record paid abroad read as %q %v", r.Currency, r.HomeAmount)
+	}
+	if r := res.Refuels[1]; r.Currency != "" || r.HomeAmount.Valid {
+		t.Errorf("home record read as %q %v", r.Currency, r.HomeAmount)
 	}
 }
 

@@ -24,11 +24,15 @@ import (
 )
 
 // Header is the header row of an export: the JSON field names of a
-// RefuelRecord, in the order of the JSON answers. unit is the unit of
-// liters and price_per_liter (l, kWh or kg), derived from energy.
+// RefuelRecord, in the order of the JSON answers, but for currency and
+// home_amount, which came later and go last (a program that reads the
+// columns by position still finds the others where they were). unit is
+// the unit of liters and price_per_liter (l, kWh or kg), derived from
+// energy; currency is empty for the home currency.
 var Header = []string{
 	"id", "vehicle_id", "refuel_time", "odometer_km", "fuel_type", "energy", "unit", "liters", "total_amount",
 	"price_per_liter", "station_name", "is_full", "missed_previous", "remark", "created_at", "updated_at",
+	"currency", "home_amount",
 }
 
 // timeLayout is the JSON answers' layout: UTC, Z, up to microseconds.
@@ -165,6 +169,10 @@ func (w *Writer) Write(r fuel.Refuel) error {
 	rec[13] = neutralize(r.Remark)
 	rec[14] = r.CreatedAt.UTC().Format(timeLayout)
 	rec[15] = r.UpdatedAt.UTC().Format(timeLayout)
+	rec[16], rec[17] = r.Currency, ""
+	if r.HomeAmount.Valid {
+		rec[17] = w.quantity(r.HomeAmount.Decimal)
+	}
 	return w.writeRecord(rec)
 }
 

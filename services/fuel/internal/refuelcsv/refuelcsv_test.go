@@ -91,7 +91,7 @@ func TestExportRFC4180(t *testing.T) {
 		})
 		want = append(want, []string{
 			"9", "7", "2026-03-01T08:00:00.123456Z", "100.5", "E10", "electricity", "kWh", "40", "60", "1.5",
-			cell(station), "true", "false", cell(s), "2026-03-01T08:00:00.123456Z", "2026-03-01T08:00:00.123456Z",
+			cell(station), "true", "false", cell(s), "2026-03-01T08:00:00.123456Z", "2026-03-01T08:00:00.123456Z", "", "",
 		})
 	}
 	file := export(t, in)
