@@ -13,7 +13,6 @@ import (
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
-
 func nullDec(s string) decimal.NullDecimal { return decimal.NullDecimal{Decimal: dec(s), Valid: true} }
 
 // setCurrency stores ctx's user's currency preference.
@@ -333,7 +332,6 @@ func TestRefuelCurrencyRules(t *testing.T) {
 		}
 	})
 }
-
 
 func TestStatisticsCountTheHomeAmount(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *Store) {

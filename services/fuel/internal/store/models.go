@@ -153,10 +153,10 @@ type refuelRow struct {
 	MissedPrevious bool
 	Remark         string
 	// Currency is NULL for the home currency; HomeAmount goes with it.
-	Currency       sql.NullString
-	HomeAmount     decimal.NullDecimal
-	CreatedAt      time.Time `gorm:"autoCreateTime:false"`
-	UpdatedAt      time.Time `gorm:"autoUpdateTime:false"`
+	Currency   sql.NullString
+	HomeAmount decimal.NullDecimal
+	CreatedAt  time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt  time.Time `gorm:"autoUpdateTime:false"`
 }
 
 func (refuelRow) TableName() string { return "refuels" }
