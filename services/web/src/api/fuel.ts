@@ -20,6 +20,8 @@ export interface Vehicle {
   updated_at: string;
   /** What the signed-in user may do with it; absent in snapshots from a service before roles (then the owner's). */
   role?: Role;
+  /** The currency of its amounts: its owner's (null: the owner chose none); absent in older snapshots. */
+  currency?: string | null;
 }
 
 /** Role: the vehicle's owner, or a member it is shared with (AUTH_MODE=local). */
@@ -64,6 +66,10 @@ export interface RefuelRecord {
   is_full: boolean;
   missed_previous: boolean;
   remark: string;
+  /** Paid in another currency than the home one (null: the home currency); absent in older snapshots. */
+  currency?: string | null;
+  /** What was charged in the home currency when currency is set. */
+  home_amount?: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -81,6 +87,27 @@ export interface RefuelInput {
   is_full: boolean;
   missed_previous: boolean;
   remark: string;
+  /** Only for a refuel paid in another currency: that currency and what the home currency was charged. */
+  currency?: string;
+  home_amount?: Dec;
+}
+
+/** CurrencyChange: POST /api/preferences/currency (relabel, or convert at rate: new units per old unit). */
+export interface CurrencyChange {
+  from: string;
+  currency: string;
+  mode: 'relabel' | 'convert';
+  rate?: Dec;
+  /** Instead of rate: old units per new unit (amounts are divided by it), the rate of the change being undone. */
+  inverse_rate?: Dec;
+}
+
+export interface CurrencyChangeResult {
+  mode: 'relabel' | 'convert';
+  from: string;
+  currency: string;
+  vehicles: number;
+  refuels: number;
 }
 
 export interface EnergyStatistics {
@@ -195,6 +222,9 @@ export const fuel = {
   /** refuelBefore: the vehicle's refuel at or just before the time, in a list of at most one. */
   refuelBefore: (vid: number, at: string) =>
     request<RefuelRecord[]>('GET', `${paths.refuels(vid)}&end_date=${encodeURIComponent(at)}&limit=1`),
+  /** changeCurrency: with a key made once per confirmation, so a resend after a lost answer is replayed, never run twice. */
+  changeCurrency: (c: CurrencyChange, key: string) =>
+    request<CurrencyChangeResult>('POST', '/api/preferences/currency', { body: jsonWithDecimals(c), headers: { 'Idempotency-Key': key } }),
   importCsv: (vid: number, file: File, dryRun: boolean) => {
     const form = new FormData();
     form.append('file', file);

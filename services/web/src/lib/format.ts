@@ -35,9 +35,9 @@ export function fmtNumber(v: number | string, places = 2): string {
 export const MONEY_EXTRA = { total: 0, price: 1, costPerDistance: 2 } as const;
 
 /** currencyPlaces: the currency's minor units (2 for USD and EUR, 0 for JPY), as Intl knows them. */
-export function currencyPlaces(): number {
+export function currencyPlaces(code: string = currency): number {
   try {
-    return new Intl.NumberFormat(locale, { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    return new Intl.NumberFormat(locale, { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {
     return 2;
   }
@@ -52,28 +52,33 @@ export function currencyPlaces(): number {
  * decimal string), the one rounding a figure gets. A currency code Intl
  * refuses shows as the plain number and the code, instead of breaking the page.
  */
-export function fmtMoney(v: number | string, extra: number = MONEY_EXTRA.total): string {
+export function fmtMoney(v: number | string, extra: number = MONEY_EXTRA.total, code: string = currency): string {
   const digits = typeof v === 'number' ? String(v) : v;
-  const places = currencyPlaces() + extra;
+  const places = currencyPlaces(code) + extra;
   try {
-    return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: places, maximumFractionDigits: places }).format(exact(digits));
+    return new Intl.NumberFormat(locale, { style: 'currency', currency: code, minimumFractionDigits: places, maximumFractionDigits: places }).format(exact(digits));
   } catch {
-    return `${fmtNumber(digits, places)} ${currency}`;
+    return `${fmtNumber(digits, places)} ${code}`;
   }
 }
 
-/** fmtPrice: a price per unit with its unit ("$1.799/L"; the catalogue's pattern). */
-export function fmtPrice(v: number | string, unit: string): string {
-  return t('unit.priceEach', { price: fmtMoney(v, MONEY_EXTRA.price), unit });
+/** homeCurrency: the currency the owner's amounts are in (the preference in force). */
+export function homeCurrency(): string {
+  return currency;
+}
+
+/** fmtPrice: a price per unit with its unit ("$1.799/L"; the catalogue's pattern), in code (default: the owner's currency). */
+export function fmtPrice(v: number | string, unit: string, code: string = currency): string {
+  return t('unit.priceEach', { price: fmtMoney(v, MONEY_EXTRA.price, code), unit });
 }
 
 /** currencyLabel: how the currency is written beside a field ("US$", "€", "¥"). */
-export function currencyLabel(): string {
+export function currencyLabel(code: string = currency): string {
   try {
-    const part = new Intl.NumberFormat(locale, { style: 'currency', currency }).formatToParts(0).find((p) => p.type === 'currency');
-    return part?.value ?? currency;
+    const part = new Intl.NumberFormat(locale, { style: 'currency', currency: code }).formatToParts(0).find((p) => p.type === 'currency');
+    return part?.value ?? code;
   } catch {
-    return currency;
+    return code;
   }
 }
 

@@ -24,6 +24,8 @@ export interface RefuelSummary {
   unit: string;
   is_full: boolean;
   station_name: string;
+  /** The currency paid in, for a refuel paid in another currency than the home one. */
+  currency?: string;
 }
 
 /** What an item writes: a new refuel (the default, also of items stored before kinds existed) or a change of preferences. */

@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
 import { ENERGIES, canWriteRefuels, defaultEnergy, fuel, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
-import { currencyLabel, fmtDateTime, fmtNumber, fromLocalInput, localInputValue } from '../lib/format';
+import { currencyLabel, fmtDateTime, fmtNumber, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
 import { distanceToKm, kmToDistance, quantityToMetric, PLACES } from '../lib/units';
@@ -14,7 +14,7 @@ import { sessions } from '../api/session';
 import { useResource } from '../hooks';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker, chooseVehicle } from '../components/common';
 
-type FieldName = 'vehicle' | 'when' | 'odometer' | 'quantity' | 'total' | 'price';
+type FieldName = 'vehicle' | 'when' | 'odometer' | 'quantity' | 'total' | 'price' | 'home';
 
 /** show writes a canonical decimal with a comma when the owner types commas. */
 function show(value: string, comma: boolean): string {
@@ -35,6 +35,9 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   const [missed, setMissed] = useState(false);
   const [station, setStation] = useState('');
   const [notes, setNotes] = useState('');
+  // Paid abroad: the currency paid in ('' : the home currency) and what the home currency was charged.
+  const [paidIn, setPaidIn] = useState('');
+  const [homeAmount, setHomeAmount] = useState('');
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<{ field: FieldName | null; message: string } | null>(null);
   const [saving, setSaving] = useState(false);
@@ -102,6 +105,11 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     const liters = quantity === null ? null : quantityToMetric(quantity, unitOf(en), units);
     if (liters === null || new Big(liters).lte(0)) return fail('quantity', t('add.errQuantity', { unit }));
     if (total === null) return fail('total', t('add.errTotal'));
+    // The vehicle's amounts are in its owner's currency.
+    const home = vehicle.currency ?? homeCurrency();
+    const abroad = paidIn !== '' && paidIn !== home;
+    const charged = abroad ? parseDecimal(homeAmount) : null;
+    if (abroad && charged === null) return fail('home', t('add.errHomeAmount', { currency: home }));
     // A refuel entered later for an earlier day is held against the one
     // before it in time, not the newest (asked for; offline the newest
     // stands in). Older than every refuel, it has none to be held against.
@@ -137,6 +145,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
       is_full: full,
       missed_previous: missed,
       remark: notes.trim(),
+      ...(abroad && charged !== null ? { currency: paidIn, home_amount: new Dec(charged) } : {}),
     };
     setSaving(true);
     try {
@@ -146,7 +155,8 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         path: paths.createRefuel,
         body: jsonWithDecimals(input),
         owner: (await sessions.current())?.user?.id,
-        summary: { vehicle_id: vehicle.id, refuel_time: at, odometer: odo, liters, total_amount: total, energy: en, unit: unitOf(en), is_full: full, station_name: input.station_name },
+        summary: { vehicle_id: vehicle.id, refuel_time: at, odometer: odo, liters, total_amount: total, energy: en, unit: unitOf(en), is_full: full, station_name: input.station_name,
+          ...(abroad ? { currency: paidIn } : {}) },
       });
       const r = await sync();
       if (r.rejected.includes(key)) {
@@ -163,7 +173,9 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
       setNotes('');
       setMissed(false);
       setFull(true);
+      setHomeAmount('');
       if (!another) {
+        setPaidIn('');
         setStation('');
         setWhen(localInputValue(new Date()));
       }
@@ -173,6 +185,9 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
       setSaving(false);
     }
   }
+
+  const homeCode = vehicle?.currency ?? homeCurrency();
+  const paidCurrency = paidIn || homeCode;
 
   const invalid = (f: FieldName) => (error?.field === f ? true : undefined);
   const describedBy = (f: FieldName, extra?: string) => [error?.field === f ? 'form-error' : '', extra ?? ''].filter(Boolean).join(' ') || undefined;
@@ -231,7 +246,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
             <input id="total" inputMode="decimal" autoComplete="off" value={triple.total}
               aria-invalid={invalid('total')} aria-describedby={describedBy('total', 'total-unit')}
               onInput={(e) => onTriple('total', e.currentTarget.value)} />
-            <span id="total-unit" class="unit">{currencyLabel()}</span>
+            <span id="total-unit" class="unit">{currencyLabel(paidCurrency)}</span>
           </div>
         </div>
         <div class="field">
@@ -240,9 +255,30 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
             <input id="price" inputMode="decimal" autoComplete="off" value={triple.price}
               aria-invalid={invalid('price')} aria-describedby={describedBy('price', 'price-unit')}
               onInput={(e) => onTriple('price', e.currentTarget.value)} />
-            <span id="price-unit" class="unit">{t('unit.pricePer', { currency: currencyLabel(), unit })}</span>
+            <span id="price-unit" class="unit">{t('unit.pricePer', { currency: currencyLabel(paidCurrency), unit })}</span>
           </div>
         </div>
+        <details class="abroad" open={paidIn !== '' || undefined}>
+          <summary>{t('add.abroad')}</summary>
+          <div class="field">
+            <label for="paid-in">{t('add.abroadCurrency')}</label>
+            <select id="paid-in" value={paidIn || homeCode} onChange={(e) => setPaidIn(e.currentTarget.value === homeCode ? '' : e.currentTarget.value)}>
+              {currencyCodes(homeCode).map((c) => <option key={c} value={c}>{c}</option>)}
+            </select>
+          </div>
+          {paidIn !== '' && (
+            <div class="field">
+              <label for="home-amount">{t('add.homeAmount')}</label>
+              <div class="with-unit">
+                <input id="home-amount" inputMode="decimal" autoComplete="off" value={homeAmount}
+                  aria-invalid={invalid('home')} aria-describedby={describedBy('home', 'home-unit')}
+                  onInput={(e) => setHomeAmount(e.currentTarget.value)} />
+                <span id="home-unit" class="unit">{currencyLabel(homeCode)}</span>
+              </div>
+            </div>
+          )}
+          <p class="hint">{t('add.abroadHint')}</p>
+        </details>
         <p class="hint">{t('add.hint')}</p>
         <div class="check">
           <input id="full" type="checkbox" checked={full} onChange={(e) => setFull(e.currentTarget.checked)} />
@@ -269,4 +305,15 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
       </form>
     </>
   );
+}
+
+/** currencyCodes: the ISO 4217 codes the browser knows, the home one among them. */
+function currencyCodes(home: string): string[] {
+  let list: string[];
+  try {
+    list = Intl.supportedValuesOf('currency');
+  } catch {
+    list = ['CHF', 'CNY', 'EUR', 'GBP', 'JPY', 'USD'];
+  }
+  return list.includes(home) ? list : [...list, home].sort();
 }

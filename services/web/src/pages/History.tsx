@@ -6,7 +6,7 @@ import { outbox, sync } from '../offline/sync';
 import { isRefuel, type OutboxItem, type RefuelSummary } from '../offline/outbox';
 import { spans, type Span } from '../lib/spans';
 import { Dec, parseDecimal } from '../lib/decimal';
-import { fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, localInputValue } from '../lib/format';
+import { fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
@@ -37,6 +37,8 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
   // A vehicle shared with the user to view only: its records show without Edit and Delete.
   const chosenVehicle = vehicles?.find((v) => v.id === chosen);
   const writable = chosenVehicle === undefined || canWriteRefuels(chosenVehicle);
+  // The vehicle's amounts are in its owner's currency (a shared vehicle's may not be the user's).
+  const home = chosenVehicle?.currency ?? homeCurrency();
   const [error, setError] = useState<string | null>(null);
   const online = useOnline();
 
@@ -89,7 +91,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
                 <EditRefuel record={r} onDone={(saved) => { setEditing(null); if (saved) { setMessage(t('history.updated')); list.reload(); } }} />
               </li>
             ) : (
-              <RecordItem key={r.id} r={r} span={sp.get(r.id)} online={online} writable={writable}
+              <RecordItem key={r.id} r={r} home={home} span={sp.get(r.id)} online={online} writable={writable}
                 onEdit={() => { setMessage(null); setEditing(r.id); }} onDelete={() => void remove(r)} />
             ),
           )}
@@ -104,10 +106,13 @@ function qty(v: number | string, unit: EnergyUnit, u: Units): string {
   return `${fmtNumber(metricToQuantity(v, unit, u), PLACES.quantity)} ${quantityLabel(unit, u)}`;
 }
 
-function RecordItem({ r, span, online, writable, onEdit, onDelete }: { r: RefuelRecord; span: Span | undefined; online: boolean; writable: boolean; onEdit: () => void; onDelete: () => void }) {
+function RecordItem({ r, home, span, online, writable, onEdit, onDelete }: { r: RefuelRecord; home: string; span: Span | undefined; online: boolean; writable: boolean; onEdit: () => void; onDelete: () => void }) {
   const hid = `rec-${r.id}`;
   const u = activeUnits();
   const price = recordPrice(r.total_amount, r.liters, r.unit, u);
+  // Paid in another currency: what was paid there, and what the home currency was charged.
+  const abroad = Boolean(r.currency) && r.home_amount != null;
+  const paid = abroad ? r.currency! : home;
   const consumption = span?.consumption != null ? convertConsumption(span.consumption, consumptionUnitOf(r.unit, u)) : null;
   return (
     <li class="record" aria-labelledby={hid}>
@@ -115,8 +120,9 @@ function RecordItem({ r, span, online, writable, onEdit, onDelete }: { r: Refuel
       <dl>
         <div><dt>{t('history.odometer')}</dt><dd>{fmtDistance(r.odometer, u)}</dd></div>
         <div><dt>{t('history.quantity')}</dt><dd>{qty(r.liters, r.unit, u)}{r.is_full ? t('history.full') : t('history.partial')}</dd></div>
-        <div><dt>{t('history.total')}</dt><dd>{fmtMoney(r.total_amount)}</dd></div>
-        {price !== null && <div><dt>{t('history.price')}</dt><dd>{fmtPrice(price, quantityLabel(r.unit, u))}</dd></div>}
+        <div><dt>{t('history.total')}</dt><dd>{fmtMoney(r.total_amount, 0, paid)}
+          {abroad && <span class="charged">{` · ${t('history.chargedAtHome', { amount: fmtMoney(r.home_amount!, 0, home) })}`}</span>}</dd></div>
+        {price !== null && <div><dt>{t('history.price')}</dt><dd>{fmtPrice(price, quantityLabel(r.unit, u), paid)}</dd></div>}
         {span?.distance != null && <div><dt>{t('history.distance')}</dt><dd>{fmtDistance(span.distance, u)}</dd></div>}
         {consumption !== null && <div><dt>{t('history.consumption')}</dt><dd>{`${fmtNumber(consumption, CONSUMPTION_PLACES[consumptionUnitOf(r.unit, u)])} ${consumptionLabel(r.unit, u)}`}</dd></div>}
         {r.missed_previous && <div><dt>{t('history.note')}</dt><dd>{t('history.missedNote')}</dd></div>}
@@ -146,7 +152,7 @@ function QueuedItem({ item, gone }: { item: OutboxItem & { summary: RefuelSummar
       <dl>
         <div><dt>{t('history.odometer')}</dt><dd>{fmtDistance(s.odometer, u)}</dd></div>
         <div><dt>{t('history.quantity')}</dt><dd>{qty(s.liters, s.unit as EnergyUnit, u)}{s.is_full ? t('history.full') : t('history.partial')}</dd></div>
-        <div><dt>{t('history.total')}</dt><dd>{fmtMoney(s.total_amount)}</dd></div>
+        <div><dt>{t('history.total')}</dt><dd>{s.currency ? fmtMoney(s.total_amount, 0, s.currency) : fmtMoney(s.total_amount)}</dd></div>
       </dl>
       {attention && (
         <div class="buttons">

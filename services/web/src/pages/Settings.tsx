@@ -10,6 +10,7 @@ import type { OutboxItem } from '../offline/outbox';
 import { ErrorText, Status } from '../components/common';
 import type { User } from '../api/session';
 import { Account } from './Account';
+import { CurrencyChange } from './CurrencyChange';
 
 /** Locales offered; the current one and the browser's are added when missing. */
 const LOCALES = [
@@ -40,6 +41,13 @@ function currencyName(code: string, locale: string): string {
   } catch {
     return code;
   }
+}
+
+/** withoutCurrency: the edits but the currency's (changed, or given up, through CurrencyChange). */
+function withoutCurrency(edits: PreferencesPatch): PreferencesPatch {
+  const next = { ...edits };
+  delete next.currency;
+  return next;
 }
 
 const withCurrent = (list: string[], ...more: string[]) => [...new Set([...list, ...more])];
@@ -76,13 +84,15 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
     setStatus(null);
     setError(null);
     const patch: PreferencesPatch = {};
-    for (const f of PREFERENCE_FIELDS) if (form[f] !== preferences[f]) (patch as Record<string, string>)[f] = form[f];
-    setEdits({});
+    // The currency changes through its own choice (CurrencyChange), never with the others.
+    for (const f of PREFERENCE_FIELDS) if (f !== 'currency' && form[f] !== preferences[f]) (patch as Record<string, string>)[f] = form[f];
+    setEdits(edits.currency === undefined ? {} : { currency: edits.currency });
     if (Object.keys(patch).length === 0) return setStatus(t('settings.saved'));
     // In force at once, whatever the connection.
     const before = preferences;
-    activate(form);
-    onChange(form);
+    const saved = { ...form, currency: preferences.currency };
+    activate(saved);
+    onChange(saved);
     setBusy(true);
     try {
       const r = await savePreferences(patch);
@@ -138,6 +148,18 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
           {select('locale', t('settings.locale'), locales.map((l) => ({ value: l, label: nameOf(l), lang: l })))}
           <p class="hint">{t('settings.localeHint')}</p>
           {select('currency', t('settings.currency'), currencies.map((c) => ({ value: c, label: currencyName(c, preferences.locale) })))}
+          {form.currency !== preferences.currency && (
+            <CurrencyChange from={preferences.currency} to={form.currency}
+              onCancel={() => setEdits(withoutCurrency)}
+              onDone={(r, message) => {
+                const next = { ...preferences, currency: r.currency };
+                activate(next);
+                onChange(next);
+                setEdits(withoutCurrency);
+                setError(null);
+                setStatus(message);
+              }} />
+          )}
           {select('time_zone', t('settings.timeZone'), zones.map((z) => ({ value: z, label: z })))}
         </fieldset>
         <ErrorText error={error} />
