@@ -30,6 +30,12 @@ export type MemberRole = Exclude<Role, 'owner'>;
 
 /** owns: the user may change, share and delete the vehicle. */
 export const owns = (v: Vehicle) => (v.role ?? 'owner') === 'owner';
+/**
+ * currencyOf: the currency of a vehicle's amounts. Its owner's: for the user's own vehicles the
+ * user's currency in force (mine; a vehicle read before a change still says the old one), for a
+ * shared one the owner's, as the vehicle says.
+ */
+export const currencyOf = (v: Vehicle | undefined, mine: string): string => (v && !owns(v) && v.currency) || mine;
 /** canWriteRefuels: the user may add, change and delete the vehicle's refuels (not a viewer). */
 export const canWriteRefuels = (v: Vehicle) => v.role !== 'viewer';
 

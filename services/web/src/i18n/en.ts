@@ -405,7 +405,7 @@ export const en = {
   'currency.direction': 'The rate is given as',
   'currency.rateForward': '1 {from} = … {to}',
   'currency.rateInverse': '1 {to} = … {from}',
-  'currency.undoHint': 'To undo a conversion later, convert back giving the same rate the other way round (1 {to} = … {from} becomes 1 {from} = … {to}): the amounts come back exactly when that rate is 1 or more.',
+  'currency.undoHint': 'To undo this conversion later, change back and give the same rate the same way round (1 {from} = … {to}): the amounts come back exactly when that rate is 1 or more.',
   'currency.preview': 'For example: {before} → {after}',
   'currency.shared': 'Vehicles shared with you keep their owner\'s currency; those you share show yours.',
   'currency.apply': 'Change currency',

@@ -392,7 +392,7 @@ export const zh: Record<MessageKey, string> = {
   'currency.direction': '汇率的写法',
   'currency.rateForward': '1 {from} = … {to}',
   'currency.rateInverse': '1 {to} = … {from}',
-  'currency.undoHint': '以后要撤销换算，请用同一个汇率反方向换算回去（1 {to} = … {from} 改为 1 {from} = … {to}）：该汇率不小于 1 时，金额会完全恢复。',
+  'currency.undoHint': '以后要撤销这次换算，请改回原货币并以相同方向给出相同汇率（1 {from} = … {to}）：该汇率不小于 1 时，金额会完全恢复。',
   'currency.preview': '例如：{before} → {after}',
   'currency.shared': '别人共享给您的车辆保持其车主的货币；您共享出去的车辆显示您的货币。',
   'currency.apply': '更改货币',

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
-import { ENERGIES, canWriteRefuels, defaultEnergy, fuel, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
+import { ENERGIES, canWriteRefuels, currencyOf, defaultEnergy, fuel, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
 import { currencyLabel, fmtDateTime, fmtNumber, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { t } from '../i18n';
@@ -106,7 +106,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     if (liters === null || new Big(liters).lte(0)) return fail('quantity', t('add.errQuantity', { unit }));
     if (total === null) return fail('total', t('add.errTotal'));
     // The vehicle's amounts are in its owner's currency.
-    const home = vehicle.currency ?? homeCurrency();
+    const home = currencyOf(vehicle, homeCurrency());
     const abroad = paidIn !== '' && paidIn !== home;
     const charged = abroad ? parseDecimal(homeAmount) : null;
     if (abroad && charged === null) return fail('home', t('add.errHomeAmount', { currency: home }));
@@ -186,7 +186,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     }
   }
 
-  const homeCode = vehicle?.currency ?? homeCurrency();
+  const homeCode = currencyOf(vehicle, homeCurrency());
   const paidCurrency = paidIn || homeCode;
 
   const invalid = (f: FieldName) => (error?.field === f ? true : undefined);

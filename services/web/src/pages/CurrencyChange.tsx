@@ -110,7 +110,7 @@ export function CurrencyChange({ from, to, onDone, onCancel }: Props) {
             <label for="currency-rate">{rateLabel}</label>
             <input id="currency-rate" inputMode="decimal" autoComplete="off" value={rateText} onInput={(e) => setRateText(e.currentTarget.value)} />
           </div>
-          <p class="hint">{t('currency.undoHint')}</p>
+          <p class="hint">{t('currency.undoHint', { from, to })}</p>
         </>
       )}
       {after !== null && mode !== null && (

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
-import { canWriteRefuels, fuel, paths, type EnergyUnit, type RefuelRecord } from '../api/fuel';
+import { canWriteRefuels, currencyOf, fuel, paths, type EnergyUnit, type RefuelRecord } from '../api/fuel';
 import { useOnline, useResource } from '../hooks';
 import { outbox, sync } from '../offline/sync';
 import { isRefuel, type OutboxItem, type RefuelSummary } from '../offline/outbox';
@@ -38,7 +38,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
   const chosenVehicle = vehicles?.find((v) => v.id === chosen);
   const writable = chosenVehicle === undefined || canWriteRefuels(chosenVehicle);
   // The vehicle's amounts are in its owner's currency (a shared vehicle's may not be the user's).
-  const home = chosenVehicle?.currency ?? homeCurrency();
+  const home = currencyOf(chosenVehicle, homeCurrency());
   const [error, setError] = useState<string | null>(null);
   const online = useOnline();
 

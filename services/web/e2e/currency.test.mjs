@@ -1,0 +1,160 @@
+// End-to-end, the currency of the owner's amounts (proto-docs/fuel-decisions.md,
+// "Currency"), with accounts on, in en-IE (euros): changing the currency in
+// Settings asks what it means. Convert at 1.1 converts every amount on the
+// server (History shows them converted, exactly); relabel keeps the numbers and
+// changes the symbol; a refuel paid in another currency shows what was paid and
+// what was charged at home, and the statistics count the home amount; offline
+// the change is refused, not queued. The built client behind the real Caddy,
+// against the real services, in Debian's Chromium.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { axeBothSchemes, eventually, startStack } from './harness.mjs';
+
+const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
+
+let s;
+let page;
+let token;
+let vehicleId;
+const pageErrors = [];
+
+const api = async (path, init = {}) => {
+  const res = await fetch(s.base + path, { ...init, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...init.headers } });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+};
+
+const field = (p, label) => p.getByLabel(label, { exact: true });
+// Screenshots of the part a test is about, to look at (README, "Browser tests").
+const shot = (name, what = page.locator('main')) => what.screenshot({ path: `/tmp/currency-${name}.png` });
+
+async function nav(p, name) {
+  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await p.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+/** totals: the Total of each refuel in History, newest first. */
+async function totals(p) {
+  const items = p.getByRole('list', { name: 'Refuels' }).getByRole('listitem');
+  await items.first().waitFor();
+  return items.evaluateAll((lis) => lis.map((li) => [...li.querySelectorAll('div')].find((d) => d.querySelector('dt')?.textContent === 'Total')?.querySelector('dd')?.textContent));
+}
+
+/** changeCurrency picks to in Settings and answers the question that opens. */
+async function changeCurrency(to, mode, rate) {
+  await nav(page, 'Settings');
+  await field(page, 'Currency').selectOption(to);
+  await page.getByRole('heading', { level: 2, name: /^Change the currency from/ }).waitFor();
+  await page.getByRole('radio', { name: mode === 'convert' ? /^Convert:/ : /^Relabel:/ }).check();
+  if (rate) await page.getByLabel(/^1 [A-Z]{3} = … [A-Z]{3}$/).fill(rate);
+}
+
+before(async () => {
+  s = await startStack({ auth: ADMIN, locale: 'en-IE', timezoneId: 'Europe/Dublin' });
+  page = s.context.pages()[0] ?? (await s.context.newPage());
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('dialog', (d) => void d.accept());
+  token = await s.login();
+});
+
+after(async () => {
+  await s?.stop();
+});
+
+describe('the currency of the amounts', () => {
+  it('a first start in en-IE keeps euros; two refuels are stored', async () => {
+    await page.goto(s.base + '/');
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await field(page, 'Username').fill(ADMIN.username);
+    await field(page, 'Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await eventually(async () => assert.equal((await api('/api/preferences')).body.currency, 'EUR'));
+    const v = await api('/api/vehicles', { method: 'POST', body: JSON.stringify({ name: 'Golf', fuel_type: 'diesel' }) });
+    vehicleId = v.body.id;
+    for (const [at, odo, liters, total] of [['2026-03-01T08:00:00Z', 1000, 40, 281.74], ['2026-03-10T08:00:00Z', 1500, 30, 70.47]]) {
+      const r = await api('/api/refuels', { method: 'POST', body: JSON.stringify({ vehicle_id: vehicleId, refuel_time: at, odometer: odo, fuel_type: 'B7', liters, total_amount: total, is_full: true }) });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+    await page.reload();
+    await nav(page, 'History');
+    assert.deepEqual(await totals(page), ['€70.47', '€281.74']);
+  });
+
+  it('convert at 1.1: a preview, then every amount converted on the server, exactly', async () => {
+    await changeCurrency('USD', 'convert', '1.1');
+    // The example is the newest refuel: 70.47 × 1.1 = 77.517.
+    await page.getByText('For example: €70.47 → US$77.52', { exact: true }).waitFor();
+    assert.deepEqual(await axeBothSchemes(page), [], 'Settings with the currency question');
+    await shot('convert-phone', page.locator('section.currency-change'));
+    await page.getByRole('button', { name: 'Change currency' }).click();
+    await page.getByRole('status').filter({ hasText: 'Currency changed to USD; 2 refuel records converted.' }).waitFor();
+    const records = (await api(`/api/refuels?vehicle_id=${vehicleId}`)).body;
+    assert.deepEqual(records.map((r) => [r.total_amount, r.price_per_liter]), [[77.517, 2.5839], [309.914, 7.7479]]);
+    assert.equal((await api('/api/preferences')).body.currency, 'USD');
+    await nav(page, 'History');
+    assert.deepEqual(await totals(page), ['US$77.52', 'US$309.91']);
+  });
+
+  it('relabel: the same numbers with the new symbol', async () => {
+    await changeCurrency('GBP', 'relabel');
+    await page.getByText('For example: US$77.52 → £77.52', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Change currency' }).click();
+    await page.getByRole('status').filter({ hasText: 'Currency changed to GBP; no amount changed.' }).waitFor();
+    await nav(page, 'History');
+    assert.deepEqual(await totals(page), ['£77.52', '£309.91']);
+    assert.deepEqual((await api(`/api/refuels?vehicle_id=${vehicleId}`)).body.map((r) => r.total_amount), [77.517, 309.914]);
+  });
+
+  it('a refuel paid in francs shows both amounts; the statistics count the pounds charged', async () => {
+    await nav(page, 'Add refuel');
+    await field(page, 'Date and time').fill('2026-03-20T08:00');
+    await field(page, 'Odometer').fill('2000');
+    await field(page, 'Quantity').fill('25');
+    await field(page, 'Total amount').fill('50');
+    await page.getByText('Paid in another currency', { exact: true }).click();
+    await field(page, 'Currency paid in').selectOption('CHF');
+    await page.locator('#total-unit').filter({ hasText: 'CHF' }).waitFor();
+    // Without the amount charged at home it is not saved, and the message says which field.
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Amount charged at home: enter what was charged in GBP.' }).waitFor();
+    await field(page, 'Amount charged at home').fill('45.5');
+    await shot('abroad-phone', page.locator('details.abroad'));
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const [newest] = (await api(`/api/refuels?vehicle_id=${vehicleId}`)).body;
+    assert.deepEqual([newest.total_amount, newest.currency, newest.home_amount], [50, 'CHF', 45.5]);
+
+    await nav(page, 'History');
+    assert.deepEqual(await totals(page), ['CHF\u00a050.00 · £45.50 charged at home', '£77.52', '£309.91']);
+    await shot('history-phone', page.getByRole('list', { name: 'Refuels' }).getByRole('listitem').first());
+    // 309.914 + 77.517 + 45.5 = 432.931: the home amount, not the 50 francs.
+    assert.equal((await api(`/api/vehicles/${vehicleId}/statistics`)).body.total_amount, 432.931);
+    await nav(page, 'Statistics');
+    await page.getByRole('group', { name: 'Total spent', exact: true }).locator('.card-value').filter({ hasText: '£432.93' }).waitFor();
+  });
+
+  it('offline the change is refused, not queued; nothing changes', async () => {
+    await nav(page, 'Settings');
+    await s.context.setOffline(true);
+    try {
+      await field(page, 'Currency').selectOption('EUR');
+      await page.getByText('Changing the currency needs a connection: nothing was changed. Try again when you are online.').first().waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Change currency' }).isDisabled(), true);
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      assert.equal(await field(page, 'Currency').inputValue(), 'GBP');
+    } finally {
+      await s.context.setOffline(false);
+    }
+    assert.equal((await api('/api/preferences')).body.currency, 'GBP');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('desktop width: the question reads well', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await changeCurrency('EUR', 'convert', '1.17');
+    await page.getByText('For example: £45.50 → €53.24', { exact: true }).waitFor();
+    assert.deepEqual(await axeBothSchemes(page), []);
+    await shot('convert-desktop', page.locator('section.currency-change'));
+    await page.getByRole('button', { name: 'Cancel' }).click();
+  });
+});
