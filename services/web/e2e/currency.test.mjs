@@ -133,6 +133,33 @@ describe('the currency of the amounts', () => {
     await page.getByRole('group', { name: 'Total spent', exact: true }).locator('.card-value').filter({ hasText: '£432.93' }).waitFor();
   });
 
+  it("a viewer of the shared vehicle reads its owner's pounds, whatever the viewer prefers", async () => {
+    const viv = await api('/api/users', { method: 'POST', body: JSON.stringify({ username: 'viv', password: 'viv-password-1' }) });
+    assert.equal(viv.status, 201, JSON.stringify(viv.body));
+    const shared = await api(`/api/vehicles/${vehicleId}/members/${viv.body.id}`, { method: 'PUT', body: JSON.stringify({ role: 'viewer' }) });
+    assert.equal(shared.status, 200, JSON.stringify(shared.body));
+    const vivToken = await s.login('viv', 'viv-password-1');
+    const put = await fetch(s.base + '/api/preferences', {
+      method: 'PUT', headers: { Authorization: `Bearer ${vivToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ currency: 'JPY' }),
+    });
+    assert.equal(put.status, 200);
+    const other = await s.newProfile();
+    try {
+      const p2 = other.pages()[0] ?? (await other.newPage());
+      await p2.goto(s.base + '/');
+      await p2.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      await field(p2, 'Username').fill('viv');
+      await field(p2, 'Password').fill('viv-password-1');
+      await p2.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await nav(p2, 'History');
+      assert.deepEqual(await totals(p2), ['CHF\u00a050.00 · £45.50 charged at home', '£77.52', '£309.91']);
+      await nav(p2, 'Statistics');
+      await p2.getByRole('group', { name: 'Total spent', exact: true }).locator('.card-value').filter({ hasText: '£432.93' }).waitFor();
+    } finally {
+      await other.close();
+    }
+  });
+
   it('offline the change is refused, not queued; nothing changes', async () => {
     await nav(page, 'Settings');
     await s.context.setOffline(true);

@@ -173,3 +173,36 @@ func TestRefuelInAnotherCurrency(t *testing.T) {
 		}
 	})
 }
+
+func TestCSVCarriesTheCurrencyPaid(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *server) {
+		s.must(200, "PUT", "/api/preferences", `{"currency":"EUR"}`)
+		from := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+		to := s.mustVehicle(`{"name":"Polo","fuel_type":"diesel"}`)
+		s.mustRefuel(`{"vehicle_id":` + from + `,"refuel_time":"2026-03-01T08:00:00Z","odometer":1000,"fuel_type":"B7","liters":40,"total_amount":66,"currency":"CHF","home_amount":61.234,"is_full":true}`)
+		s.mustRefuel(`{"vehicle_id":` + from + `,"refuel_time":"2026-03-02T08:00:00Z","odometer":1500,"fuel_type":"B7","liters":30,"total_amount":45.5,"is_full":true}`)
+		file := s.must(200, "GET", "/api/vehicles/"+from+"/refuels.csv", "").body
+		lines := strings.Split(string(file), "\r\n")
+		if !strings.HasSuffix(lines[0], ",currency,home_amount") || !strings.HasSuffix(lines[1], ",CHF,61.234") || !strings.HasSuffix(lines[2], ",,") {
+			t.Fatalf("export:\n%s", file)
+		}
+		if res := s.upload(to, "", file); res.status != 200 {
+			t.Fatalf("import: %d %s", res.status, res.body)
+		}
+		got := array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+to, "").body)
+		if len(got) != 2 || literal(got[1]["currency"]) != `"CHF"` || literal(got[1]["home_amount"]) != "61.234" ||
+			literal(got[0]["currency"]) != "null" || literal(got[0]["home_amount"]) != "null" {
+			t.Errorf("imported: %v", got)
+		}
+		// A file whose record paid abroad lacks the home amount: refused, naming the field; nothing stored.
+		bad := strings.Replace(string(file), ",CHF,61.234", ",CHF,", 1)
+		third := s.mustVehicle(`{"name":"Up","fuel_type":"diesel"}`)
+		res := s.upload(third, "", []byte(bad))
+		if res.status != 400 || !strings.Contains(string(res.body), "home_amount") {
+			t.Errorf("import without home amount: %d %s", res.status, res.body)
+		}
+		if n := len(array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+third, "").body)); n != 0 {
+			t.Errorf("%d records stored by a refused import", n)
+		}
+	})
+}

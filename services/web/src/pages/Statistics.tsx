@@ -1,9 +1,9 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
-import { fuel, paths, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
+import { currencyOf, fuel, paths, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
 import { ApiError, download } from '../api/http';
 import { useOnline, useResource } from '../hooks';
-import { MONEY_EXTRA, fmtDateTime, fmtMoney, fmtNumber, fmtPrice } from '../lib/format';
+import { MONEY_EXTRA, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, homeCurrency } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 import { t } from '../i18n';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
@@ -23,6 +23,8 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
   const zone = activePrefs().time_zone;
   const monthly = useResource<MonthStatistics[]>(chosen !== null && energy ? paths.monthly(chosen, energy, zone) : null);
   const u = activeUnits();
+  // The vehicle's money is in its owner's currency (a shared vehicle's may not be the user's).
+  const cur = currencyOf(vehicles?.find((v) => v.id === chosen), homeCurrency());
   const energyUnit = s?.by_energy.find((e) => e.energy === energy)?.unit ?? 'l';
   const unit = quantityLabel(energyUnit, u);
   const cu = consumptionUnitOf(energyUnit, u);
@@ -48,11 +50,11 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
           <h2 id="cards-h">{t('stats.summary')}</h2>
           <div class="cards">
             <Card label={t('stats.refuels')} value={fmtNumber(s.total_records, 0)} />
-            <Card label={t('stats.totalSpent')} value={fmtMoney(s.total_amount)} />
+            <Card label={t('stats.totalSpent')} value={fmtMoney(s.total_amount, 0, cur)} />
             <Card label={t('stats.distance')} value={fmtDistance(s.total_distance, u)} />
             {s.last_refuel_time && <Card label={t('stats.lastRefuel')} value={fmtDateTime(s.last_refuel_time)} />}
           </div>
-          {s.by_energy.map((e) => <EnergyCards key={e.energy} e={e} u={u} several={s.by_energy.length > 1} />)}
+          {s.by_energy.map((e) => <EnergyCards key={e.energy} e={e} u={u} cur={cur} several={s.by_energy.length > 1} />)}
         </section>
       )}
       {s && s.total_records > 0 && energy && (
@@ -70,8 +72,8 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
           {months.length > 0 && (
             <>
               <ChartBlock id="consumption" title={t('stats.consumptionChart', { unit: consumptionLabel(energyUnit, u) })} name={t('stats.consumptionName')} {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={monthConsumption} format={(v) => fmtNumber(v, CONSUMPTION_PLACES[cu])} />
-              <ChartBlock id="price" title={t('stats.priceChart', { unit: t('unit.per', { unit }) })} name={t('stats.priceName')} {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={monthPrice} format={(v) => fmtMoney(v, MONEY_EXTRA.price)} />
-              <ChartBlock id="cost" title={t('stats.costChart')} name={t('stats.costName')} {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => String(m.amount))} format={(v) => fmtMoney(v)} />
+              <ChartBlock id="price" title={t('stats.priceChart', { unit: t('unit.per', { unit }) })} name={t('stats.priceName')} {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={monthPrice} format={(v) => fmtMoney(v, MONEY_EXTRA.price, cur)} />
+              <ChartBlock id="cost" title={t('stats.costChart')} name={t('stats.costName')} {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => String(m.amount))} format={(v) => fmtMoney(v, 0, cur)} />
             </>
           )}
         </section>
@@ -93,7 +95,7 @@ function Card({ label, value }: { label: string; value: string }) {
   );
 }
 
-function EnergyCards({ e, u, several }: { e: EnergyStatistics; u: Units; several: boolean }) {
+function EnergyCards({ e, u, cur, several }: { e: EnergyStatistics; u: Units; cur: string; several: boolean }) {
   const q = quantityLabel(e.unit, u);
   const id = useId();
   const name = energyName(e.energy);
@@ -112,11 +114,11 @@ function EnergyCards({ e, u, several }: { e: EnergyStatistics; u: Units; several
       <div class="cards">
         {several && <Card label={t('stats.refuels')} value={fmtNumber(e.total_records, 0)} />}
         <Card label={several ? t('stats.quantity') : t('stats.energyQuantity', { energy: name })} value={`${fmtNumber(metricToQuantity(e.total_quantity, e.unit, u), PLACES.quantity)} ${q}`} />
-        {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount)} />}
-        <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q)} />
-        {paid !== null && <Card label={t('stats.paidPrice')} value={fmtPrice(paid, q)} />}
+        {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount, 0, cur)} />}
+        <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q, cur)} />
+        {paid !== null && <Card label={t('stats.paidPrice')} value={fmtPrice(paid, q, cur)} />}
         <Card label={t('stats.avgConsumption')} value={consumption !== null ? `${fmtNumber(consumption, CONSUMPTION_PLACES[consumptionUnitOf(e.unit, u)])} ${consumptionLabel(e.unit, u)}` : t('stats.notEnough')} />
-        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtMoney(costPerDistance(costPerKm, u), MONEY_EXTRA.costPerDistance) : '–'} />
+        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtMoney(costPerDistance(costPerKm, u), MONEY_EXTRA.costPerDistance, cur) : '–'} />
       </div>
     </div>
   );
