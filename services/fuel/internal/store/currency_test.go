@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -370,6 +371,39 @@ func TestStatisticsCountTheHomeAmount(t *testing.T) {
 		}
 		if got := m.Months[0]; !got.Amount.Equal(dec("149")) || !got.AvgPrice.Equal(dec("1.4")) {
 			t.Errorf("month: amount %s avg_price %s, want 149 and 1.4", got.Amount, got.AvgPrice)
+		}
+	})
+}
+
+// TestChangeCurrencyTwiceAtOnce: the same change submitted twice at once
+// (two tabs, a double click) converts once: one succeeds, the other finds
+// the new currency stored and is refused.
+func TestChangeCurrencyTwiceAtOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *Store) {
+		f := newCurrencyFixture(t, s)
+		c := fuel.CurrencyChange{From: "EUR", To: "USD", Mode: fuel.CurrencyConvert, Rate: dec("1.1")}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = s.ChangeCurrency(f.ann, c) })
+		}
+		wg.Wait()
+		ok, conflict := 0, 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case apperr.From(err).Code == apperr.Conflict:
+				conflict++
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}
+		if ok != 1 || conflict != 1 {
+			t.Errorf("%d succeeded, %d refused; want 1 and 1 (%v)", ok, conflict, errs)
+		}
+		if got := amountsOf(t, s, f.ann, f.home.ID); got.total != "309.914" {
+			t.Errorf("281.74 became %s, want 309.914 (converted once)", got.total)
 		}
 	})
 }
