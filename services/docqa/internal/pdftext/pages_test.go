@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image"
+	"image/draw"
+	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -16,6 +19,7 @@ import (
 	"time"
 
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/splitter"
 )
 
 // labelled has four pages numbered i, ii, then 3-12, 3-13 (a chapter
@@ -282,3 +286,108 @@ func lineBox(words []word, line string) (word, bool) {
 
 // engineCacheDir is the tests' compilation cache.
 func engineCacheDir() string { return engine.cfg.CacheDir }
+
+// benchDoc is a real document of 18 pages of text (Adobe's errata of the
+// PDF reference), for the page benchmarks.
+const benchDoc = "testdata/corpus/pdfcpu-adobe_errata.pdf"
+
+// BenchmarkRender draws one page of a real document 1000 px wide (what a
+// phone asks for by default), then encodes it as the HTTP layer may: the
+// time of each step and the bytes of each encoding.
+func BenchmarkRender(b *testing.B) {
+	f, size := mustOpen(b, benchDoc)
+	img, err := engine.Render(context.Background(), f, size, 2, 1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("render-1000px", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := engine.Render(context.Background(), f, size, 2, 1000); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	gray := image.NewGray(img.Bounds())
+	draw.Draw(gray, gray.Bounds(), img, image.Point{}, draw.Src)
+	for _, tc := range []struct {
+		name  string
+		img   image.Image
+		level png.CompressionLevel
+	}{
+		{"png-rgb-default", img, png.DefaultCompression},
+		{"png-rgb-bestspeed", img, png.BestSpeed},
+		{"png-gray-default", gray, png.DefaultCompression},
+		{"png-gray-bestspeed", gray, png.BestSpeed},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				var buf bytes.Buffer
+				if err := (&png.Encoder{CompressionLevel: tc.level}).Encode(&buf, tc.img); err != nil {
+					b.Fatal(err)
+				}
+				n = buf.Len()
+			}
+			b.ReportMetric(float64(n)/1024, "KiB")
+		})
+	}
+}
+
+// BenchmarkLocate measures the two places highlights could be computed:
+// at answer time, five passages of one document located in its original
+// (open, load the pages' text, find them); and what ingestion would add,
+// every chunk of the document located (to set beside BenchmarkExtract of
+// the same document, extract-doc).
+func BenchmarkLocate(b *testing.B) {
+	f, size := mustOpen(b, benchDoc)
+	doc, err := engine.Extract(context.Background(), f, size, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	split, err := splitter.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var all []Passage
+	for _, p := range doc.Pages {
+		for _, c := range split.Split(p.Text) {
+			all = append(all, Passage{Page: p.Number, Text: c})
+		}
+	}
+	// Five passages on five pages, as a chat answer's sources.
+	var five []Passage
+	for i := 0; len(five) < 5 && i < len(all); i += max(1, len(all)/5) {
+		five = append(five, all[i])
+	}
+	for _, tc := range []struct {
+		name     string
+		passages []Passage
+	}{{"open-only", nil}, {"answer-time-5-sources", five}, {"ingestion-every-chunk", all}} {
+		b.Run(tc.name, func(b *testing.B) {
+			found := 0
+			for b.Loop() {
+				rects, err := engine.Locate(context.Background(), f, size, tc.passages)
+				if err != nil {
+					b.Fatal(err)
+				}
+				found = 0
+				for _, r := range rects {
+					if len(r) > 0 {
+						found++
+					}
+				}
+			}
+			if found != len(tc.passages) {
+				b.Errorf("%d of %d passages found", found, len(tc.passages))
+			}
+			b.ReportMetric(float64(len(tc.passages)), "passages")
+		})
+	}
+	b.Run("extract-doc", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := engine.Extract(context.Background(), f, size, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
