@@ -256,6 +256,7 @@ export async function startStack({ auth, oidc = false, locale = 'en-IE', timezon
     DOCQA_TEMP_DIR: join(dir, 'uploads'),
     DOCQA_DATA_DIR: join(dir, 'data'),
     DOCQA_FILES_DIR: join(dir, 'files'),
+    DOCQA_PAGE_CACHE_DIR: join(dir, 'pages'),
     // The compiled PDF engine is cached where `make run` keeps it: later runs start at once.
     DOCQA_PDF_CACHE_DIR: process.env.DOCQA_PDF_CACHE_DIR ?? join(repo, 'var', 'pdfium-cache'),
     EMBEDDING_BASE_URL: '',
