@@ -116,9 +116,10 @@ type options struct {
 	uploadsPerUser int
 	// pageCacheBytes bounds the page cache (0: its default); pageWait and
 	// pageBudget replace the page routes' defaults.
-	pageCacheBytes int64
-	pageWait       time.Duration
-	pageBudget     time.Duration
+	pageCacheBytes  int64
+	pageWait        time.Duration
+	pageBudget      time.Duration
+	highlightBudget time.Duration
 	// pages replaces the page engine (the shared PDF engine).
 	pages httpapi.PageEngine
 }
@@ -207,7 +208,8 @@ func newService(t testing.TB, opts options) *service {
 		AuthMode: authMode,
 		Store:    store, Embedder: emb, Chat: chat, Pipeline: pipe, Originals: files, PDFEngine: opts.pdfReady,
 		Pages: opts.pages, PageCache: s.pages, PageWait: opts.pageWait, PageBudget: opts.pageBudget,
-		CountTokens: split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
+		HighlightBudget: opts.highlightBudget,
+		CountTokens:     split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
 		UploadStallTimeout: opts.uploadStall,
 		StoreKind:          "embedded", EmbedderMode: mode, ChatMode: mode,
 		IdentitySecret: opts.identitySecret, ChatPerMinute: opts.chatPerMinute, UploadsPerUser: opts.uploadsPerUser,

@@ -275,6 +275,11 @@ type slowPages struct {
 	renders int
 }
 
+func (p *slowPages) Locate(ctx context.Context, r io.ReaderAt, size int64, passages []pdftext.Passage) ([][]pdftext.Rect, error) {
+	<-p.release
+	return p.Engine.Locate(ctx, r, size, passages)
+}
+
 func (p *slowPages) Render(ctx context.Context, r io.ReaderAt, size int64, page, width int) (*image.RGBA, error) {
 	if p.busy {
 		return nil, pdftext.ErrBusy
@@ -330,6 +335,27 @@ func TestPageRenderBounds(t *testing.T) {
 			t.Errorf("%d renders for one page, want 1", slow.renders)
 		}
 	})
+}
+
+// Sources whose highlights take longer than the budget are sent without
+// them, on time, and the answer follows.
+func TestSourcesWithoutHighlightsPastTheBudget(t *testing.T) {
+	slow := &slowPages{Engine: pdfEngine, release: make(chan struct{})}
+	defer close(slow.release)
+	s := newService(t, options{local: true, writing: true, pages: slow, highlightBudget: 100 * time.Millisecond})
+	s.uploadPDF(t, "manual.pdf", book())
+	start := time.Now()
+	resp := s.chat(t, `{"question":"How often do I replace the brake fluid?"}`)
+	events := withoutComments(readEvents(t, resp))
+	if len(events) < 2 || events[0].Name != "sources" || events[len(events)-1].Name != "done" {
+		t.Fatalf("events %+v", events)
+	}
+	if strings.Contains(events[0].Data, "highlights") || !strings.Contains(events[0].Data, `"pageLabel":"3-12"`) {
+		t.Errorf("sources %s: want labels without highlights", events[0].Data)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the answer took %v with a highlight budget of 100ms", d)
+	}
 }
 
 type highlightData struct {

@@ -391,3 +391,55 @@ func BenchmarkLocate(b *testing.B) {
 		}
 	})
 }
+
+// The highlights and the rendered image agree, on pages turned by /Rotate
+// too: each rectangle covers ink of the drawn page, a band around a line
+// holds no ink outside its rectangle, and a turned page's lines run the
+// way it is shown (a 90 or 270 turn makes them vertical).
+func TestHighlightsLandOnTheDrawnText(t *testing.T) {
+	text := "Line one of the rotated page.\nReplace the brake fluid every two years.\nLine three."
+	for _, rotate := range []int{0, 90, 180, 270} {
+		t.Run(strconv.Itoa(rotate), func(t *testing.T) {
+			pdf := ingesttest.Book("", ingesttest.Page{Text: text, Width: 500, Height: 300, Rotate: rotate})
+			rects, err := engine.Locate(context.Background(), bytes.NewReader(pdf), int64(len(pdf)),
+				[]Passage{{Page: 1, Text: "Replace the brake fluid every two years."}})
+			if err != nil || len(rects[0]) != 1 {
+				t.Fatalf("Locate = %v, %v; want one line", rects, err)
+			}
+			r := rects[0][0]
+			if vertical := r.Bottom-r.Top > r.Right-r.Left; vertical != (rotate%180 != 0) {
+				t.Errorf("rectangle %+v: vertical %v at /Rotate %d", r, vertical, rotate)
+			}
+			img, err := engine.Render(context.Background(), bytes.NewReader(pdf), int64(len(pdf)), 1, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := img.Bounds()
+			ink := func(x0, y0, x1, y1 float64) int {
+				n := 0
+				for y := int(y0 * float64(b.Dy())); y < int(y1*float64(b.Dy())); y++ {
+					for x := int(x0 * float64(b.Dx())); x < int(x1*float64(b.Dx())); x++ {
+						if img.RGBAAt(x, y).R < 128 {
+							n++
+						}
+					}
+				}
+				return n
+			}
+			inside := ink(r.Left, r.Top, r.Right, r.Bottom)
+			if inside < 200 {
+				t.Errorf("rectangle %+v covers %d dark pixels of the drawn page: it is not on the text", r, inside)
+			}
+			// Along the line, past its ends, there is no ink of it.
+			var before, after int
+			if rotate%180 == 0 {
+				before, after = ink(0, r.Top, r.Left-0.005, r.Bottom), ink(r.Right+0.005, r.Top, 1, r.Bottom)
+			} else {
+				before, after = ink(r.Left, 0, r.Right, r.Top-0.005), ink(r.Left, r.Bottom+0.005, r.Right, 1)
+			}
+			if before+after > 0 {
+				t.Errorf("rectangle %+v: %d + %d dark pixels on its line outside it", r, before, after)
+			}
+		})
+	}
+}

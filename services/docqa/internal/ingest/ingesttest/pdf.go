@@ -34,6 +34,9 @@ func PDF(pages ...string) []byte {
 type Page struct {
 	Text          string
 	Width, Height float64
+	// Rotate is the page's /Rotate (0, 90, 180, 270): how a viewer turns
+	// it clockwise.
+	Rotate int
 }
 
 // Book returns a PDF of pages whose catalog has /PageLabels labels: the
@@ -44,7 +47,7 @@ func Book(labels string, pages ...Page) []byte {
 	w := newWriter(&b)
 	w.catalog = labels
 	for _, p := range pages {
-		w.pageSized(p.Text, 0, p.Width, p.Height)
+		w.pageSized(p.Text, 0, p.Width, p.Height, p.Rotate)
 	}
 	if err := w.finish(); err != nil {
 		panic(err)
@@ -166,10 +169,11 @@ func (w *writer) stream(num int, dict string, data []byte) {
 // maxShow is the most bytes of text one Tj operator shows.
 const maxShow = 16 << 10
 
-func (w *writer) page(text string, imageBytes int) { w.pageSized(text, imageBytes, 0, 0) }
+func (w *writer) page(text string, imageBytes int) { w.pageSized(text, imageBytes, 0, 0, 0) }
 
-// pageSized writes a page of width x height points (zero: 612 x 792).
-func (w *writer) pageSized(text string, imageBytes int, width, height float64) {
+// pageSized writes a page of width x height points (zero: 612 x 792),
+// turned by rotate degrees.
+func (w *writer) pageSized(text string, imageBytes int, width, height float64, rotate int) {
 	if width <= 0 || height <= 0 {
 		width, height = 612, 792
 	}
@@ -205,7 +209,11 @@ func (w *writer) pageSized(text string, imageBytes int, width, height float64) {
 	contentNum := w.next()
 	w.stream(contentNum, "", content.Bytes())
 	pageNum := w.next()
-	w.object(pageNum, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << %s >> /Contents %d 0 R >>", width, height, resources, contentNum))
+	rot := ""
+	if rotate != 0 {
+		rot = fmt.Sprintf(" /Rotate %d", rotate)
+	}
+	w.object(pageNum, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g]%s /Resources << %s >> /Contents %d 0 R >>", width, height, rot, resources, contentNum))
 	w.kids = append(w.kids, pageNum)
 }
 
