@@ -186,22 +186,22 @@ func (h *handler) pagePNG(c *gin.Context, doc docqa.Document, n int) {
 
 func (h *handler) pagePDF(c *gin.Context, doc docqa.Document, n int) {
 	key := fmt.Sprintf("%s-%d.pdf", doc.FileMD5, n)
-	label := strconv.Itoa(n)
+	if h.notModified(c, key) {
+		return
+	}
 	// The label names the file; reading it (PDFium) is far cheaper than
 	// the cut, and answers a page out of range before any cut.
 	data, err := h.produce(c.Request.Context(), key+".label", func(wait context.Context, f *os.File, size int64) ([]byte, error) {
 		l, _, err := h.cfg.Pages.PageLabel(wait, f, size, n)
 		return []byte(l), err
 	})
-	if err == nil && len(data) > 0 {
-		label = string(data)
-	}
 	if err != nil {
 		ginx.Fail(c, h.pageError(doc.FileMD5, n, err))
 		return
 	}
-	if h.notModified(c, key) {
-		return
+	label := string(data)
+	if label == "" {
+		label = strconv.Itoa(n)
 	}
 	data, err = h.produce(c.Request.Context(), key, func(wait context.Context, f *os.File, size int64) ([]byte, error) {
 		select {
