@@ -397,6 +397,20 @@ export const en = {
   'docqa.uploadFailed': 'The upload failed',
   'docqa.uploadOffline': 'The upload needs a connection; it was not sent',
   'docqa.uploadEnded': 'The upload stream ended early',
+  // The page view (a cited page as an image)
+  'page.title': '{file}, p. {page}',
+  'page.close': 'Close',
+  'page.zoomIn': 'Zoom in',
+  'page.zoomOut': 'Zoom out',
+  'page.openPdf': 'Open PDF',
+  'page.save': 'Save this page',
+  'page.fileName': '{file} p. {page}.pdf',
+  'page.saveOffline': 'Saving the page needs a connection.',
+  'page.loading': 'Loading the page…',
+  'page.needsConnection': 'This page has not been viewed on this device before: showing it needs a connection.',
+  'page.failed': 'The page could not be shown: {message}',
+  'page.imageAlt': 'Page {page} of {file}',
+  'page.highlighted': 'The cited passage is highlighted.',
 } as const;
 
 export type MessageKey = keyof typeof en;

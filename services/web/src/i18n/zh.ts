@@ -384,4 +384,18 @@ export const zh: Record<MessageKey, string> = {
   'docqa.uploadFailed': '上传失败',
   'docqa.uploadOffline': '上传需要网络连接；文件未发送',
   'docqa.uploadEnded': '上传流提前结束',
+  // The page view (a cited page as an image)
+  'page.title': '{file}，第 {page} 页',
+  'page.close': '关闭',
+  'page.zoomIn': '放大',
+  'page.zoomOut': '缩小',
+  'page.openPdf': '打开 PDF',
+  'page.save': '保存此页',
+  'page.fileName': '{file} 第 {page} 页.pdf',
+  'page.saveOffline': '保存此页需要网络连接。',
+  'page.loading': '正在加载此页…',
+  'page.needsConnection': '此设备上尚未查看过此页：显示它需要网络连接。',
+  'page.failed': '无法显示此页：{message}',
+  'page.imageAlt': '{file} 第 {page} 页',
+  'page.highlighted': '引用的段落已高亮显示。',
 };
