@@ -27,8 +27,8 @@ export interface Source {
   text: string;
   /** The number printed on the page ("3-12", "iv"), when the PDF has page labels. */
   pageLabel?: string;
-  /** The passage's rectangles on its page (0..1 from the top left), when the service knows them. */
-  rects?: Highlight[];
+  /** The passage's lines on its page as rectangles (0..1 from the top left), when the service could place them. */
+  highlights?: Highlight[];
   /** The passage was read by OCR from a scanned page. */
   ocr?: boolean;
 }
