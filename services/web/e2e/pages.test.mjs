@@ -69,21 +69,27 @@ describe('the page view', () => {
     // The page is US Letter (612 x 792 pt): the image keeps its shape, and is sharp for a 390 px phone.
     assert.ok(Math.abs(img.natural[1] / img.natural[0] - 792 / 612) < 0.01, `aspect ratio ${img.natural}`);
     assert.ok(img.natural[0] >= img.box.width, `${img.natural[0]} px for ${img.box.width} px on screen`);
-    // The marks cover the pressure's line (baseline 722 pt from the bottom, 12 pt Helvetica, from x = 72 pt)
-    // and nothing of the page's first line (baseline 740 pt).
+    // The passage is the page's three lines (baselines 740, 722 and 704 pt from the bottom, 12 pt
+    // Helvetica from x = 72 pt): one mark per line, in order, each as wide as its line's text.
     const marks = await dialog.locator('.page-mark').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON()));
-    assert.ok(marks.length >= 1, 'the passage is marked');
     const rel = marks.map((m) => ({
       left: (m.left - img.box.left) / img.box.width,
+      right: (m.right - img.box.left) / img.box.width,
       top: (m.top - img.box.top) / img.box.height,
       bottom: (m.bottom - img.box.top) / img.box.height,
     }));
-    const line = { top: (792 - 722 - 12) / 792, bottom: (792 - 722 + 4) / 792 };
-    assert.ok(rel.some((r) => Math.abs(r.left - 72 / 612) < 0.02 && r.top < line.bottom && r.bottom > line.top),
-      `a mark on the pressure's line: ${JSON.stringify(rel)}`);
-    const firstLine = { top: (792 - 740 - 12) / 792, bottom: (792 - 740 + 2) / 792 };
-    assert.ok(rel.every((r) => r.bottom <= firstLine.top + 0.001 || r.top >= firstLine.bottom - 0.001),
-      `no mark on the heading's line: ${JSON.stringify(rel)}`);
+    const lines = [740, 722, 704];
+    assert.equal(rel.length, lines.length, `one mark per line: ${JSON.stringify(rel)}`);
+    rel.forEach((r, i) => {
+      // Every line's capitals stand from its baseline to about 8.6 pt above it (Helvetica's cap height).
+      const glyphs = { top: (792 - lines[i] - 8) / 792, bottom: (792 - lines[i]) / 792 };
+      assert.ok(r.top <= glyphs.top + 0.002 && r.bottom >= glyphs.bottom - 0.002, `mark ${i} covers its line: ${JSON.stringify(r)}`);
+      assert.ok(r.bottom - r.top < 18 / 792, `mark ${i} is one line high: ${JSON.stringify(r)}`);
+      assert.ok(Math.abs(r.left - 72 / 612) < 0.01, `mark ${i} starts where its line does: ${r.left}`);
+    });
+    // "Wheels." is about 40 pt wide, the pressure's line about 340 pt.
+    assert.ok(rel[0].right - rel[0].left < 60 / 612, `the heading's mark is short: ${JSON.stringify(rel[0])}`);
+    assert.ok(rel[1].right - rel[1].left > 300 / 612, `the pressure's mark is long: ${JSON.stringify(rel[1])}`);
     assert.deepEqual(await axeBothSchemes(page), [], 'the page view passes axe-core, light and dark');
   });
 
