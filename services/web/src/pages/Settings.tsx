@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n';
-import { activate, PREFERENCE_FIELDS, type Preferences, type PreferencesPatch } from '../lib/preferences';
+import { activate, PREFERENCE_FIELDS, unitPreferences, unitsOf, type Preferences, type PreferencesPatch } from '../lib/preferences';
 import {
-  CONSUMPTION_UNITS, DISTANCE_UNITS, ELECTRIC_CONSUMPTION_UNITS, GAS_CONSUMPTION_UNITS, VOLUME_UNITS,
+  CONSUMPTION_UNITS, DISTANCE_UNITS, ELECTRIC_CONSUMPTION_UNITS, GAS_CONSUMPTION_UNITS, VOLUME_UNITS, type Units,
 } from '../lib/units';
+import { changeUnit, SYSTEM_UNITS, systemOf, UNIT_SYSTEMS, type UnitField, type UnitSystem } from '../lib/unitsystems';
 import { queuedPreferences, savePreferences } from '../offline/preferences';
 import { outbox, sync } from '../offline/sync';
 import type { OutboxItem } from '../offline/outbox';
@@ -70,6 +71,17 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
   }, []);
 
   const set = <K extends keyof Preferences>(k: K, v: Preferences[K]) => setEdits((x) => ({ ...x, [k]: v }));
+  // Which units followed the last change of distance or volume (said under the fields, not saved yet).
+  const [followed, setFollowed] = useState<UnitField[]>([]);
+  const setUnit = (field: UnitField, value: string) => {
+    const r = changeUnit(unitsOf(form), field, value as never);
+    setEdits((x) => ({ ...x, ...unitPreferences(r.units) }));
+    setFollowed(r.followed);
+  };
+  const setSystem = (system: UnitSystem) => {
+    setEdits((x) => ({ ...x, ...unitPreferences(SYSTEM_UNITS[system]) }));
+    setFollowed([]);
+  };
 
   async function submit(e: Event) {
     e.preventDefault();
@@ -78,6 +90,7 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
     const patch: PreferencesPatch = {};
     for (const f of PREFERENCE_FIELDS) if (form[f] !== preferences[f]) (patch as Record<string, string>)[f] = form[f];
     setEdits({});
+    setFollowed([]);
     if (Object.keys(patch).length === 0) return setStatus(t('settings.saved'));
     // In force at once, whatever the connection.
     const before = preferences;
@@ -108,6 +121,20 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
     </div>
   );
   const units = (list: string[]) => list.map((u) => ({ value: u, label: t(`settings.opt.${u}` as Parameters<typeof t>[0]) }));
+  const unitSelect = (field: UnitField, k: keyof Preferences, label: string, list: string[]) => (
+    <div class="field">
+      <label for={`pref-${k}`}>{label}</label>
+      <select id={`pref-${k}`} value={form[k]} onChange={(e) => setUnit(field, e.currentTarget.value)}>
+        {units(list).map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+      </select>
+    </div>
+  );
+  const formUnits: Units = unitsOf(form);
+  const system = systemOf(formUnits);
+  const followedText = followed.map((f) => t('settings.followed', {
+    field: t(f === 'consumption' ? 'settings.consumption' : 'settings.electric'),
+    unit: t(`settings.opt.${formUnits[f]}` as Parameters<typeof t>[0]),
+  })).join(' ');
   const locales = withCurrent(LOCALES, form.locale, preferences.locale, navigator.language);
   const currencies = withCurrent(supportedValues('currency', ['CNY', 'EUR', 'GBP', 'USD']), form.currency);
   const zones = withCurrent(supportedValues('timeZone', ['UTC']), form.time_zone);
@@ -127,11 +154,21 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
       <form class="form" onSubmit={(e) => void submit(e)}>
         <fieldset>
           <legend>{t('settings.units')}</legend>
-          {select('distance_unit', t('settings.distance'), units(DISTANCE_UNITS))}
-          {select('volume_unit', t('settings.volume'), units(VOLUME_UNITS))}
-          {select('consumption_unit', t('settings.consumption'), units(CONSUMPTION_UNITS))}
-          {select('electric_consumption_unit', t('settings.electric'), units(ELECTRIC_CONSUMPTION_UNITS))}
-          {select('gas_consumption_unit', t('settings.gas'), units(GAS_CONSUMPTION_UNITS))}
+          <div class="field">
+            <label for="pref-unit-system">{t('settings.system')}</label>
+            <select id="pref-unit-system" value={system} aria-describedby="pref-unit-system-hint"
+              onChange={(e) => e.currentTarget.value !== 'custom' && setSystem(e.currentTarget.value as UnitSystem)}>
+              {UNIT_SYSTEMS.map((x) => <option key={x} value={x}>{t(`settings.system.${x}`)}</option>)}
+              {system === 'custom' && <option value="custom" disabled>{t('settings.system.custom')}</option>}
+            </select>
+            <p class="hint" id="pref-unit-system-hint">{t('settings.systemHint')}</p>
+          </div>
+          {unitSelect('distance', 'distance_unit', t('settings.distance'), DISTANCE_UNITS)}
+          {unitSelect('volume', 'volume_unit', t('settings.volume'), VOLUME_UNITS)}
+          {unitSelect('consumption', 'consumption_unit', t('settings.consumption'), CONSUMPTION_UNITS)}
+          {unitSelect('electric', 'electric_consumption_unit', t('settings.electric'), ELECTRIC_CONSUMPTION_UNITS)}
+          {unitSelect('gas', 'gas_consumption_unit', t('settings.gas'), GAS_CONSUMPTION_UNITS)}
+          <p class="hint" aria-live="polite">{followedText}</p>
         </fieldset>
         <fieldset>
           <legend>{t('settings.region')}</legend>
