@@ -50,6 +50,8 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
 
   const records = list.data ?? [];
   const sp = spans(records);
+  // With records of several energies (a plug-in hybrid), each figure is per km driven on any energy.
+  const several = new Set(records.map((r) => r.energy)).size > 1;
 
   async function remove(r: RefuelRecord) {
     if (!window.confirm(t('history.deleteConfirm', { when: fmtDateTime(r.refuel_time) }))) return;
@@ -89,7 +91,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
                 <EditRefuel record={r} onDone={(saved) => { setEditing(null); if (saved) { setMessage(t('history.updated')); list.reload(); } }} />
               </li>
             ) : (
-              <RecordItem key={r.id} r={r} span={sp.get(r.id)} online={online} writable={writable}
+              <RecordItem key={r.id} r={r} span={sp.get(r.id)} several={several} online={online} writable={writable}
                 onEdit={() => { setMessage(null); setEditing(r.id); }} onDelete={() => void remove(r)} />
             ),
           )}
@@ -104,7 +106,7 @@ function qty(v: number | string, unit: EnergyUnit, u: Units): string {
   return `${fmtNumber(metricToQuantity(v, unit, u), PLACES.quantity)} ${quantityLabel(unit, u)}`;
 }
 
-function RecordItem({ r, span, online, writable, onEdit, onDelete }: { r: RefuelRecord; span: Span | undefined; online: boolean; writable: boolean; onEdit: () => void; onDelete: () => void }) {
+function RecordItem({ r, span, several, online, writable, onEdit, onDelete }: { r: RefuelRecord; span: Span | undefined; several: boolean; online: boolean; writable: boolean; onEdit: () => void; onDelete: () => void }) {
   const hid = `rec-${r.id}`;
   const u = activeUnits();
   const price = recordPrice(r.total_amount, r.liters, r.unit, u);
@@ -118,7 +120,16 @@ function RecordItem({ r, span, online, writable, onEdit, onDelete }: { r: Refuel
         <div><dt>{t('history.total')}</dt><dd>{fmtMoney(r.total_amount)}</dd></div>
         {price !== null && <div><dt>{t('history.price')}</dt><dd>{fmtPrice(price, quantityLabel(r.unit, u))}</dd></div>}
         {span?.distance != null && <div><dt>{t('history.distance')}</dt><dd>{fmtDistance(span.distance, u)}</dd></div>}
-        {consumption !== null && <div><dt>{t('history.consumption')}</dt><dd>{`${fmtNumber(consumption, CONSUMPTION_PLACES[consumptionUnitOf(r.unit, u)])} ${consumptionLabel(r.unit, u)}`}</dd></div>}
+        {consumption !== null && span?.over != null && (
+          <div>
+            <dt>{several ? t('history.consumptionAll') : t('history.consumption')}</dt>
+            {/* The distance it is over: since the previous full record of this energy, which may be further back than the previous record. */}
+            <dd>{t('history.consumptionOver', {
+              value: `${fmtNumber(consumption, CONSUMPTION_PLACES[consumptionUnitOf(r.unit, u)])} ${consumptionLabel(r.unit, u)}`,
+              distance: fmtDistance(span.over, u),
+            })}</dd>
+          </div>
+        )}
         {r.missed_previous && <div><dt>{t('history.note')}</dt><dd>{t('history.missedNote')}</dd></div>}
         {r.station_name && <div><dt>{t('history.station')}</dt><dd>{r.station_name}</dd></div>}
         {r.remark && <div><dt>{t('history.notes')}</dt><dd>{r.remark}</dd></div>}
