@@ -54,7 +54,7 @@ type Statistics struct {
 	// the cost. For a single-energy vehicle it equals WeightedCostPerKm.
 	CombinedCostPerKm decimal.Decimal
 	FirstRefuelTime   *time.Time
-	LastRefuelTime  *time.Time
+	LastRefuelTime    *time.Time
 
 	// MainEnergy is the energy the quantity fields describe: the vehicle's
 	// default energy when it has records, else the energy with the most
