@@ -75,7 +75,7 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
           <p class="hint">{t('stats.monthsIn', { zone })}</p>
           {months.length > 0 && (
             <>
-              <ChartBlock id="consumption" title={t('stats.consumptionChart', { unit: consumptionLabel(energyUnit, u) })} name={t('stats.consumptionName')} {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={monthConsumption} format={(v) => fmtNumber(v, CONSUMPTION_PLACES[cu])} />
+              <ChartBlock id="consumption" title={energies.length > 1 ? t(`stats.all.${cu}`) : t('stats.consumptionChart', { unit: consumptionLabel(energyUnit, u) })} name={energies.length > 1 ? t(`stats.all.${cu}`) : t('stats.consumptionName')} {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={monthConsumption} format={(v) => fmtNumber(v, CONSUMPTION_PLACES[cu])} />
               <ChartBlock id="price" title={t('stats.priceChart', { unit: t('unit.per', { unit }) })} name={t('stats.priceName')} {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={monthPrice} format={(v) => fmtMoney(v, MONEY_EXTRA.price)} />
               <ChartBlock id="cost" title={t('stats.costChart')} name={t('stats.costName')} {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => String(m.amount))} format={(v) => fmtMoney(v)} />
             </>
@@ -128,10 +128,10 @@ function EnergyCards({ e, u, several }: { e: EnergyStatistics; u: Units; several
     <div class="energy-cards" role="group" {...(several ? { 'aria-labelledby': id } : { 'aria-label': name })}>
       {several && <h3 id={id}>{name}</h3>}
       <div class="cards">
-        {several && <Card label={t('stats.refuels')} value={fmtNumber(e.total_records, 0)} note={t('stats.note.energyRefuels', { energy: name })} />}
+        {several && <Card label={t('stats.refuels')} value={fmtNumber(e.total_records, 0)} note={t('stats.note.energyRefuels')} />}
         <Card label={several ? t('stats.quantity') : t('stats.energyQuantity', { energy: name })} value={`${fmtNumber(metricToQuantity(e.total_quantity, e.unit, u), PLACES.quantity)} ${q}`}
           note={t('stats.note.quantity')} />
-        {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount)} note={t('stats.note.spent', { energy: name })} />}
+        {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount)} note={t('stats.note.spent')} />}
         <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q)} note={t('stats.note.avgPrice')} />
         {paid !== null && <Card label={t('stats.paidPrice')} value={fmtPrice(paid, q)} note={t('stats.note.paidPrice')} />}
         <Card label={several ? t(`stats.all.${cu}`) : t('stats.avgConsumption')}
