@@ -339,6 +339,44 @@ describe("the owner's own measures", () => {
     assert.equal(await card(page, '总花费').textContent(), 'US$69.59'); // dollars as zh-CN writes them
   });
 
+  it('Chinese: a plug-in hybrid reads per 100 km of all driving, History names the km, light and dark, phone and desktop', async () => {
+    // Petrol 10 000 km; a charge at 10 100 km; another at 10 150 km (5 kWh over 50 km = 10 kWh per
+    // 100 km driven); petrol 28.5 L at 10 500 km (over 500 km: 5.70 L/100 km, 350 km since the charge).
+    // The units are the UK system's (mi, L, mpg UK, mi/kWh), chosen before: 500 km = 310.686 mi;
+    // 28.5 L / 500 km = 5.7 L/100 km = 282.4809… / 5.7 = 49.6 mpg (UK); 10 kWh/100 km = 62.1371… / 10 = 6.21 mi/kWh.
+    const v = await api('/api/vehicles', { method: 'POST', body: JSON.stringify({ name: 'Outlander', fuel_type: 'plug_in_hybrid' }) });
+    for (const [i, [energy, odometer, liters, total_amount]] of [['gasoline', 10000, 40, 70], ['electricity', 10100, 8, 2.4], ['electricity', 10150, 5, 1.5], ['gasoline', 10500, 28.5, 51.3]].entries()) {
+      const r = await api('/api/refuels', { method: 'POST', body: JSON.stringify({ vehicle_id: v.body.id, refuel_time: `2026-04-0${i + 1}T12:00:00Z`, fuel_type: 'x', energy, odometer, liters, total_amount, is_full: true }) });
+      assert.ok(r.status === 200 || r.status === 201, JSON.stringify(r.body));
+    }
+    await page.goto(s.base + '/statistics');
+    await page.getByRole('heading', { level: 1, name: '统计' }).waitFor();
+    await field(page, '车辆').selectOption(String(v.body.id));
+    await eventually(async () => assert.equal(await card(page, '每千瓦时行驶英里数（所有能源）', '电').textContent(), '6.21 英里/千瓦时'));
+    assert.equal(await card(page, '每英制加仑行驶英里数（所有能源）', '汽油').textContent(), '49.6 英里/英制加仑');
+    const note = page.getByRole('group', { name: '汽油', exact: true }).getByRole('group', { name: '每英制加仑行驶英里数（所有能源）', exact: true }).locator('.card-note');
+    assert.equal(await note.textContent(), '这种能源两次加满之间，基于以任何能源行驶的 311 英里');
+    // 51.30 / 500 km + 1.50 / 50 km = 0.1026 + 0.03 = 0.1326 per km = 0.2134 per mi.
+    assert.equal(await card(page, '每英里费用（所有能源）').textContent(), 'US$0.2134');
+    for (const [w, h] of [[390, 844], [1280, 800]]) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark']) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.screenshot({ path: join(shots, `zh-phev-statistics-${w}-${scheme}.png`), fullPage: true });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(s.base + '/history');
+    await page.getByRole('heading', { level: 1, name: '历史' }).waitFor();
+    await field(page, '车辆').selectOption(String(v.body.id));
+    const newest = page.getByRole('list', { name: '加油记录' }).getByRole('listitem').first();
+    await newest.getByText('49.6 英里/英制加仑，基于 311 英里', { exact: true }).waitFor();
+    await newest.getByText('按总行驶里程计（所有能源）', { exact: true }).waitFor();
+    assert.deepEqual(await axeBothSchemes(page), []);
+    await page.screenshot({ path: join(shots, 'zh-phev-history-390-light.png') });
+  });
+
   it('Chinese: a manual of 1 page and of 2 pages, counted with the measure word, the progress in Chinese', async () => {
     for (const pages of [1, 2]) {
       const name = `zh-${pages}.pdf`;
