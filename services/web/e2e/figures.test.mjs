@@ -248,10 +248,11 @@ describe('manual upload progress wording', () => {
   };
 
   for (const pages of [1, 3]) {
-    it(`${pages} page${pages === 1 ? '' : 's'}: one phrase per stage, plurals right, no word repeated from the stage`, async () => {
+    it(`${pages} page${pages === 1 ? '' : 's'}: one phrase per stage, plurals right, no word repeated from the stage`, async (t) => {
       const name = `wording-${pages}.pdf`;
       const pdf = makePdf(Array.from({ length: pages }, (_, i) => [`Page ${i + 1} of the wording manual.`, 'Check the tyre pressure every month when the tyres are cold.']));
       const { lines, status } = await upload(name, pdf);
+      t.diagnostic(`progress shown: ${JSON.stringify(lines)}`);
       const doc = (await api('/api/documents')).body.find((d) => d.fileName === name);
       assert.equal(doc.pages, pages);
       const ok = allowed(doc, pdf.length);
