@@ -8,7 +8,8 @@ import { changeUnit, SYSTEM_UNITS, systemOf, UNIT_SYSTEMS, type UnitField, type 
 import { queuedPreferences, savePreferences } from '../offline/preferences';
 import { outbox, sync } from '../offline/sync';
 import type { OutboxItem } from '../offline/outbox';
-import { ErrorText, Status } from '../components/common';
+import { Status } from '../components/common';
+import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import type { User } from '../api/session';
 import { Account } from './Account';
 
@@ -43,6 +44,18 @@ function currencyName(code: string, locale: string): string {
   }
 }
 
+/** Each preference's label, as its field shows it (read when used: the language can change). */
+const LABELS: Record<(typeof PREFERENCE_FIELDS)[number], () => string> = {
+  distance_unit: () => t('settings.distance'),
+  volume_unit: () => t('settings.volume'),
+  consumption_unit: () => t('settings.consumption'),
+  electric_consumption_unit: () => t('settings.electric'),
+  gas_consumption_unit: () => t('settings.gas'),
+  locale: () => t('settings.locale'),
+  currency: () => t('settings.currency'),
+  time_zone: () => t('settings.timeZone'),
+};
+
 const withCurrent = (list: string[], ...more: string[]) => [...new Set([...list, ...more])];
 
 interface Props {
@@ -60,7 +73,8 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
   const [edits, setEdits] = useState<PreferencesPatch>({});
   const form: Preferences = { ...preferences, ...edits };
   const [status, setStatus] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const errorsOf = useFormErrors(errors);
   const [refused, setRefused] = useState<OutboxItem[]>([]);
   const [busy, setBusy] = useState(false);
 
@@ -86,7 +100,7 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
   async function submit(e: Event) {
     e.preventDefault();
     setStatus(null);
-    setError(null);
+    setErrors([]);
     const patch: PreferencesPatch = {};
     for (const f of PREFERENCE_FIELDS) if (form[f] !== preferences[f]) (patch as Record<string, string>)[f] = form[f];
     setEdits({});
@@ -103,7 +117,10 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
         activate(before);
         onChange(before);
         setEdits(patch); // the owner's choice stays on the form, to correct
-        setError(t('settings.notSaved', { message: r.message }));
+        // Each preference the service names is marked on its field; the rest is said of the form.
+        setErrors(fromService(r.message, Object.fromEntries(PREFERENCE_FIELDS.map((f) => [f, { id: `pref-${f}`, label: LABELS[f]() }])),
+          (message) => t('settings.notSaved', { message })));
+        errorsOf.reveal();
       } else {
         setStatus(r.kind === 'saved' ? t('settings.saved') : t('settings.queued'));
       }
@@ -115,9 +132,10 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
   const select = <K extends keyof Preferences>(k: K, label: string, options: { value: string; label: string; lang?: string }[]) => (
     <div class="field">
       <label for={`pref-${k}`}>{label}</label>
-      <select id={`pref-${k}`} value={form[k]} onChange={(e) => set(k, e.currentTarget.value as Preferences[K])}>
+      <select id={`pref-${k}`} value={form[k]} {...errorsOf.control(`pref-${k}`)} onChange={(e) => set(k, e.currentTarget.value as Preferences[K])}>
         {options.map((o) => <option key={o.value} value={o.value} lang={o.lang}>{o.label}</option>)}
       </select>
+      <FieldMessage form={errorsOf} id={`pref-${k}`} />
     </div>
   );
   const units = (list: string[]) => list.map((u) => ({ value: u, label: t(`settings.opt.${u}` as Parameters<typeof t>[0]) }));
@@ -151,7 +169,8 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
           </div>
         </div>
       ))}
-      <form class="form" onSubmit={(e) => void submit(e)}>
+      <form class="form" noValidate onSubmit={(e) => void submit(e)}>
+        <ErrorSummary form={errorsOf} />
         <fieldset>
           <legend>{t('settings.units')}</legend>
           <div class="field">
@@ -177,7 +196,6 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
           {select('currency', t('settings.currency'), currencies.map((c) => ({ value: c, label: currencyName(c, preferences.locale) })))}
           {select('time_zone', t('settings.timeZone'), zones.map((z) => ({ value: z, label: z })))}
         </fieldset>
-        <ErrorText error={error} />
         {status && <Status>{status}</Status>}
         <div class="buttons">
           <button type="submit" disabled={busy}>{t('settings.save')}</button>
