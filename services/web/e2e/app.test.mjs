@@ -4,7 +4,7 @@
 // something they need is missing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeViolations, eventually as retry, startStack } from './harness.mjs';
+import { axeViolations, eventually as retry, navLink, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -34,7 +34,7 @@ async function goto(path) {
 }
 
 async function nav(name) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await (await navLink(page, name)).click();
   await page.getByRole('heading', { level: 1, name }).waitFor();
 }
 
@@ -85,8 +85,8 @@ describe('the web client', () => {
     await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
     await page.reload();
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
-    for (const name of ['Add refuel', 'History', 'Statistics', 'Vehicles', 'Manuals', 'Ask']) {
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).waitFor();
+    for (const name of ['Home', 'Add refuel', 'History', 'Statistics', 'Vehicles', 'Manuals', 'Ask', 'Settings']) {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).waitFor({ state: 'attached' });
     }
   });
 
@@ -422,7 +422,7 @@ describe('the web client', () => {
       await ctx.unroute('**/api/refuels');
       await ctx.setOffline(false);
     });
-    await goto('/');
+    await goto('/add');
     await field('Vehicle').selectOption({ label: 'Spare' });
     await settled('Energy', 'diesel');
     await ctx.setOffline(true);
@@ -449,7 +449,7 @@ describe('the web client', () => {
   });
 
   it('an updated app asks before it reloads; a half-filled form is kept', async () => {
-    await goto('/');
+    await goto('/add');
     await field('Station').fill('half-filled');
     s.publishUpdate();
     await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => r?.update()));
@@ -744,8 +744,8 @@ describe('the web client', () => {
       await page.setViewportSize(size);
       await goto('/');
       for (const [name, controls] of pages) {
-        const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
-        assert.ok(await link.isVisible(), `${size.width}px: the link ${name} is visible`);
+        const link = await navLink(page, name);
+        assert.ok(await link.isVisible(), `${size.width}px: the link ${name} is visible (under More on a phone)`);
         await nav(name);
         await page.waitForLoadState('networkidle');
         for (const c of await controls()) {

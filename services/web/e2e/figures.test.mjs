@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { axeBothSchemes, startStack } from './harness.mjs';
+import { axeBothSchemes, navLink, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 // Screenshots to look at (not compared): $SHOTS_DIR, else a directory under the system's temp.
@@ -30,7 +30,7 @@ const api = async (path, body) => {
 };
 
 async function nav(name) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await (await navLink(page, name)).click();
   await page.getByRole('heading', { level: 1, name }).waitFor();
 }
 

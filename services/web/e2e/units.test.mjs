@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { axeBothSchemes, axeViolations, eventually, startStack } from './harness.mjs';
+import { axeBothSchemes, axeViolations, eventually, navLink, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 // Screenshots to look at (not compared): $SHOTS_DIR, else a directory under the system's temp.
@@ -61,7 +61,7 @@ async function signIn(p) {
 }
 
 async function nav(p, name) {
-  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await (await navLink(p, name)).click();
   await p.getByRole('heading', { level: 1, name }).waitFor();
 }
 
@@ -86,7 +86,7 @@ after(async () => {
 describe("the owner's own measures", () => {
   it('a first start in en-US saves miles, US gallons, mpg, dollars and the zone as the preferences', async () => {
     assert.deepEqual((await api('/api/preferences')).body.distance_unit, null, 'nothing chosen before the first start');
-    await page.goto(s.base + '/');
+    await page.goto(s.base + '/add');
     await signIn(page);
     await page.getByRole('heading', { level: 1, name: 'Add refuel' }).waitFor();
     await eventually(async () => {
@@ -101,7 +101,7 @@ describe("the owner's own measures", () => {
     const v = await api('/api/vehicles', { method: 'POST', body: JSON.stringify({ name: 'Pickup', fuel_type: 'gasoline' }) });
     assert.ok(v.status === 200 || v.status === 201, JSON.stringify(v.body));
     vehicleId = v.body.id;
-    await page.goto(s.base + '/');
+    await page.goto(s.base + '/add');
     await page.locator('#odometer-unit').filter({ hasText: 'mi' }).waitFor();
     await page.locator('#quantity-unit').filter({ hasText: 'gal' }).waitFor();
     await page.locator('#price-unit').filter({ hasText: '$ per gal' }).waitFor();
@@ -334,7 +334,7 @@ describe("the owner's own measures", () => {
     assert.deepEqual(found, []);
     // The figures in Chinese too: the navigation, the cards by their Chinese names.
     await page.goto(s.base + '/statistics');
-    await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: '设置' }).waitFor();
+    await (await navLink(page, '设置', { label: '主导航', more: '更多' })).waitFor();
     await eventually(async () => assert.equal(await card(page, '平均油耗', '汽油').textContent(), '36.0 英里/英制加仑'));
     assert.equal(await card(page, '总花费').textContent(), 'US$69.59'); // dollars as zh-CN writes them
   });
