@@ -86,7 +86,7 @@ describe('the web client', () => {
     await page.reload();
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
     for (const name of ['Home', 'Add refuel', 'History', 'Statistics', 'Vehicles', 'Manuals', 'Ask', 'Settings']) {
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).waitFor({ state: 'attached' });
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true, includeHidden: true }).waitFor({ state: 'attached' });
     }
   });
 

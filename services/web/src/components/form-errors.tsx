@@ -46,11 +46,16 @@ export function fromService(message: string | null | undefined, fields: ServiceF
   return errors;
 }
 
-/** focusInView focuses el without the browser's own scroll, then scrolls it into view inside its scroll margins (below the sticky header, above the bar). */
+/**
+ * focusInView focuses el without the browser's own scroll, then scrolls its
+ * field (label, input and message together; the control alone when it has
+ * none) into view inside the scroll margins: below the sticky header, above
+ * the bottom bar.
+ */
 export function focusInView(el: HTMLElement | null | undefined): void {
   if (!el) return;
   el.focus({ preventScroll: true });
-  el.scrollIntoView({ block: 'nearest' });
+  (el.closest('.field, .check') ?? el).scrollIntoView({ block: 'nearest' });
 }
 
 export interface FormErrors {
