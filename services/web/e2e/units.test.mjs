@@ -320,7 +320,7 @@ describe("the owner's own measures", () => {
     const found = [];
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
-      for (const [path, heading] of [['/', '添加加油'], ['/history', '历史'], ['/statistics', '统计'], ['/vehicles', '车辆'], ['/manuals', '手册'], ['/ask', '提问'], ['/settings', '设置']]) {
+      for (const [path, heading] of [['/', '首页'], ['/add', '添加加油'], ['/history', '历史'], ['/statistics', '统计'], ['/vehicles', '车辆'], ['/manuals', '手册'], ['/ask', '提问'], ['/settings', '设置']]) {
         await page.goto(s.base + path);
         await page.getByRole('heading', { level: 1, name: heading }).waitFor();
         await page.waitForLoadState('networkidle');
