@@ -328,6 +328,49 @@ describe('the frame and the start page', () => {
     });
   }
 
+  it("History's edit form and Settings show their errors the same way: summary, field, focus below the header", async () => {
+    const back = await api('/api/preferences', { method: 'PUT', body: JSON.stringify({ locale: 'en-IE' }) });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+    await page.setViewportSize(PHONE);
+    await go('/history', 'History');
+    const first = page.getByRole('list', { name: 'Refuels' }).getByRole('listitem').first();
+    await first.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit refuel' });
+    const odo = edit.getByLabel('Odometer', { exact: true });
+    const id = (await odo.getAttribute('id')).replace(/-odo$/, '');
+    await odo.fill('');
+    await edit.getByLabel('Total amount', { exact: true }).fill('x');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    const summary = edit.getByRole('alert').filter({ has: page.getByRole('heading', { name: 'There is a problem' }) });
+    await summary.waitFor();
+    assert.deepEqual(await summary.getByRole('link').allInnerTexts(), ['Odometer: enter a number.', 'Total amount: enter a number.']);
+    await eventually(async () => assert.equal(await page.evaluate(() => document.activeElement?.id), `${id}-odo`));
+    assert.equal(await odo.getAttribute('aria-invalid'), 'true');
+    const header = await box(page.getByRole('banner'));
+    assert.ok((await box(odo)).y >= header.y + header.height, 'the odometer lies below the header');
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+
+    // Settings: the service refuses a preference (its own message, naming the field).
+    await go('/settings', 'Settings');
+    await page.route('**/api/preferences', (route) => (route.request().method() === 'PUT'
+      ? route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'INVALID_ARGUMENT', message: 'currency: "USD" is not accepted here' }) })
+      : route.fallback()));
+    try {
+      await page.getByLabel('Currency', { exact: true }).selectOption('USD');
+      await page.getByRole('button', { name: 'Save settings', exact: true }).click();
+      const prefSummary = page.getByRole('alert').filter({ has: page.getByRole('heading', { name: 'There is a problem' }) });
+      await prefSummary.getByRole('link', { name: 'Currency: "USD" is not accepted here', exact: true }).waitFor();
+      await eventually(async () => assert.equal(await page.evaluate(() => document.activeElement?.id), 'pref-currency'));
+      assert.equal(await page.locator('#pref-currency').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.locator('#pref-currency-error').textContent(), 'Currency: "USD" is not accepted here');
+      const top = await box(page.getByRole('banner'));
+      assert.ok((await box(page.locator('#pref-currency'))).y >= top.y + top.height, 'the currency lies below the header');
+      assert.deepEqual(await axeBothSchemes(page), [], 'Settings with its error');
+    } finally {
+      await page.unroute('**/api/preferences');
+    }
+  });
+
   it('no uncaught error in the whole run', () => {
     assert.deepEqual(pageErrors, []);
   });
