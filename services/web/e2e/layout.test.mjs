@@ -163,6 +163,25 @@ describe('the frame and the start page', () => {
     const shown = (await trend.getByRole('listitem').allInnerTexts()).map((x) => x.split(' ').at(-1));
     assert.deepEqual(shown, want);
 
+    // Offline, the dashboard shows what was last fetched, marked as such, with the same figures.
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await page.reload();
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await heading('Home').waitFor();
+    await page.waitForLoadState('networkidle');
+    await s.context.setOffline(true);
+    try {
+      await page.reload();
+      await heading('Home').waitFor();
+      await page.getByText(/^Offline: showing the data as of /).waitFor();
+      assert.equal(await figure(section, 'Cost').textContent(), '€61.37');
+      assert.equal(await figure(section, 'Quantity').textContent(), '41.50 L');
+      assert.equal(await figure(thisMonth, 'Spent on fuel').textContent(), `€${(cents / 100).toFixed(2)}`);
+      assert.deepEqual((await trend.getByRole('listitem').allInnerTexts()).map((x) => x.split(' ').at(-1)), want);
+    } finally {
+      await s.context.setOffline(false);
+    }
+
     // The big action leads to the form.
     await page.getByRole('main').getByRole('link', { name: 'Add refuel', exact: true }).click();
     await heading('Add refuel').waitFor();
@@ -210,6 +229,11 @@ describe('the frame and the start page', () => {
         assert.equal(await more.getAttribute('aria-expanded'), 'false');
         assert.equal(await more.evaluate((el) => el === document.activeElement), true, 'the focus is back on More');
         assert.equal(await navOf(L).getByRole('link', { name: L.pages[4], exact: true }).isVisible(), false);
+        // Tabbing on past its last link closes it too.
+        await page.keyboard.press('Enter');
+        assert.equal(await more.getAttribute('aria-expanded'), 'true');
+        for (let i = 0; i < 5; i++) await page.keyboard.press('Tab');
+        assert.equal(await more.getAttribute('aria-expanded'), 'false', 'the focus left the navigation: More is closed');
       });
 
       it('phone: nothing hides behind the bar at the bottom of a long page', async () => {

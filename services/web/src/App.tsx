@@ -110,7 +110,7 @@ function useStickyHeight(top: { current: HTMLElement | null }) {
 /**
  * Navigation: on a phone a bar at the bottom with the destinations of the
  * bar and "More", a disclosure that shows the others above the bar (Escape,
- * a click outside or a navigation closes it); on a wide screen (styles.css)
+ * a click outside, the focus leaving it or a navigation closes it); on a wide screen (styles.css)
  * every destination in one row and no "More".
  */
 function Navigation({ path }: { path: string }) {
@@ -142,6 +142,11 @@ function Navigation({ path }: { path: string }) {
           setOpen(false);
           more.current?.focus();
         }
+      }}
+      onFocusOut={(e) => {
+        // Tabbing on past its last link closes it: an open sheet would cover the page being tabbed to.
+        const next = e.relatedTarget as Node | null;
+        if (open && next !== null && !nav.current?.contains(next)) setOpen(false);
       }}>
       <ul class="bar">
         {PAGES.filter((p) => p.bar).map(link)}
