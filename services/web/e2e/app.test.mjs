@@ -609,7 +609,7 @@ describe('the web client', () => {
     it(`axe-core finds no serious or critical violation on any page (${scheme})`, async () => {
       await page.emulateMedia({ colorScheme: scheme });
       const found = [];
-      for (const path of ['/', '/history', '/statistics', '/vehicles', '/manuals', '/ask', '/settings']) {
+      for (const path of ['/', '/add', '/history', '/statistics', '/vehicles', '/manuals', '/ask', '/settings']) {
         await goto(path);
         await page.waitForLoadState('networkidle');
         const violations = await axeViolations(page);
@@ -721,6 +721,7 @@ describe('the web client', () => {
     const first = (list) => page.getByRole('list', { name: list }).getByRole('listitem').first();
     // [page, its main controls, whether each must be enabled]
     const pages = [
+      ['Home', () => [page.getByRole('main').getByRole('link', { name: 'Add refuel', exact: true }), page.getByRole('region', { name: 'Last refuel' })]],
       ['Add refuel', () => [
         ...['Vehicle', 'Date and time', 'Odometer', 'Quantity', 'Energy', 'Total amount', 'Price per unit', 'Full tank', 'Missed a fill-up before this', 'Station', 'Notes'].map(field),
         button('Save'), button('Save and add another'),
