@@ -93,8 +93,8 @@ function usePreferences(user: User | null): [Preferences, (p: Preferences) => vo
 
 /**
  * useStickyHeight keeps --top-h (on the root) equal to the sticky header's
- * height, which the account's name can wrap: the page's scroll padding and
- * every field's scroll margin keep a focused field below it.
+ * height, which the text size and the top safe-area inset change: every
+ * field's scroll margin keeps a focused field below it.
  */
 function useStickyHeight(top: { current: HTMLElement | null }) {
   useEffect(() => {
@@ -229,7 +229,7 @@ export function App({ user, accounts, oidc, onSignOut, notice, onDismissNotice }
         <Navigation path={path} />
         {accounts && (
           <div class="account">
-            <span>{t('app.signedInAs')}<strong>{user?.username ?? '…'}</strong></span>
+            <span title={user?.username}>{t('app.signedInAs')}<strong>{user?.username ?? '…'}</strong></span>
             <button type="button" class="secondary" onClick={onSignOut}>{t('app.signOut')}</button>
           </div>
         )}
