@@ -3,7 +3,8 @@
 // same message beside the field (aria-invalid, aria-describedby). After a
 // failed submit the first bad field takes the focus, scrolled clear of the
 // sticky header and the bottom bar (styles.css scroll-margin). One shared
-// way for every form: Add refuel, the vehicle form, Settings and Account.
+// way for every form: Add refuel, History's edit form, the vehicle form,
+// Settings and Account.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n';
 
