@@ -34,13 +34,13 @@ const api = async (path, init = {}) => {
 
 const EN = {
   nav: 'Main', more: 'More', home: 'Home', add: 'Add refuel',
-  pages: ['Home', 'Add refuel', 'History', 'Statistics', 'Ask', 'Manuals', 'Vehicles', 'Settings'],
+  pages: ['Home', 'Add refuel', 'History', 'Ask', 'Statistics', 'Manuals', 'Vehicles', 'Settings'],
   problem: 'There is a problem', odometer: 'Odometer', save: 'Save',
   lastRefuel: 'Last refuel', date: 'Date', quantity: 'Quantity', cost: 'Cost', spent: 'Spent on fuel',
 };
 const ZH = {
   nav: '主导航', more: '更多', home: '首页', add: '添加加油',
-  pages: ['首页', '添加加油', '历史', '统计', '提问', '手册', '车辆', '设置'],
+  pages: ['首页', '添加加油', '历史', '提问', '统计', '手册', '车辆', '设置'],
   problem: '有问题需要修改', odometer: '里程表读数', save: '保存',
   lastRefuel: '上次加油', date: '日期', quantity: '加注量', cost: '费用', spent: '燃料花费',
 };
