@@ -120,7 +120,10 @@ func FromGin(routes gin.RoutesInfo) []Route {
 
 // Diff compares documented operations with registered routes. Parameter
 // names do not matter ("/x/{id}" matches "/x/{vehicleId}"), only where the
-// parameters are. Both results are sorted.
+// parameters are. A documented parameter with a suffix in its segment
+// ("/pages/{n}.png") is served by a route whose parameter takes the whole
+// segment ("/pages/{page}"), as gin's parameters do: gin cannot end one
+// with a suffix, so the handler splits it. Both results are sorted.
 func Diff(documented, registered []Route) (undocumented, unserved []Route) {
 	key := func(r Route) Route {
 		return Route{Method: strings.ToUpper(r.Method), Path: specParam.ReplaceAllString(r.Path, "{}")}
@@ -146,7 +149,8 @@ func Diff(documented, registered []Route) (undocumented, unserved []Route) {
 	return undocumented, unserved
 }
 
-var specParam = regexp.MustCompile(`\{[^}/]*\}`)
+// specParam is a parameter and whatever follows it in its segment.
+var specParam = regexp.MustCompile(`\{[^}/]*\}[^/]*`)
 
 func sortRoutes(rs []Route) {
 	slices.SortFunc(rs, func(a, b Route) int {

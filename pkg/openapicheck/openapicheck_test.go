@@ -118,6 +118,16 @@ func TestFromGin(t *testing.T) {
 	}
 }
 
+func TestDiffParameterWithASuffix(t *testing.T) {
+	undoc, unimpl := Diff(
+		[]Route{{"GET", "/p/{n}.png"}, {"GET", "/p/{n}.pdf"}, {"GET", "/q/{n}.png"}, {"GET", "/r/a.png"}},
+		[]Route{{"GET", "/p/{page}"}, {"GET", "/r/{x}"}},
+	)
+	if !slices.Equal(undoc, []Route{{"GET", "/r/{x}"}}) || !slices.Equal(unimpl, []Route{{"GET", "/q/{n}.png"}, {"GET", "/r/a.png"}}) {
+		t.Fatalf("Diff = %v, %v", undoc, unimpl)
+	}
+}
+
 func TestDiffIgnoresParameterNames(t *testing.T) {
 	undoc, unimpl := Diff(
 		[]Route{{"GET", "/x/{id}/y/{name}"}, {"POST", "/x"}},

@@ -36,8 +36,26 @@ export default defineConfig({
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/api(\/|$)/, /^\/health$/],
         cleanupOutdatedCaches: true,
-        // Nothing from another origin, nothing at run time from a CDN.
-        runtimeCaching: [],
+        // Nothing from another origin, nothing at run time from a CDN. The
+        // one API answer kept here: the page images of the page view
+        // (src/components/PageView.tsx), so a page viewed once shows again
+        // offline. The network first (a document deleted or no longer shared
+        // is not shown from here while online), at most 60 of them,
+        // the least recently used out first; signing out empties the cache
+        // (src/Root.tsx), since it is keyed by address, not by user.
+        runtimeCaching: [
+          {
+            urlPattern: ({ url, sameOrigin }) => sameOrigin && /^\/api\/documents\/[^/]+\/pages\/\d+\.png$/.test(url.pathname),
+            handler: 'NetworkFirst',
+            method: 'GET',
+            options: {
+              cacheName: 'carhub-pages',
+              networkTimeoutSeconds: 15,
+              expiration: { maxEntries: 60, purgeOnQuotaError: true },
+              cacheableResponse: { statuses: [200] },
+            },
+          },
+        ],
       },
     }),
   ],

@@ -4,7 +4,7 @@
 // something they need is missing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeViolations, eventually as retry, startStack } from './harness.mjs';
+import { axeViolations, eventually as retry, navLink, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -34,7 +34,7 @@ async function goto(path) {
 }
 
 async function nav(name) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await (await navLink(page, name)).click();
   await page.getByRole('heading', { level: 1, name }).waitFor();
 }
 
@@ -85,8 +85,8 @@ describe('the web client', () => {
     await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
     await page.reload();
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
-    for (const name of ['Add refuel', 'History', 'Statistics', 'Vehicles', 'Manuals', 'Ask']) {
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).waitFor();
+    for (const name of ['Home', 'Add refuel', 'History', 'Statistics', 'Vehicles', 'Manuals', 'Ask', 'Settings']) {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true, includeHidden: true }).waitFor({ state: 'attached' });
     }
   });
 
@@ -422,7 +422,7 @@ describe('the web client', () => {
       await ctx.unroute('**/api/refuels');
       await ctx.setOffline(false);
     });
-    await goto('/');
+    await goto('/add');
     await field('Vehicle').selectOption({ label: 'Spare' });
     await settled('Energy', 'diesel');
     await ctx.setOffline(true);
@@ -449,7 +449,7 @@ describe('the web client', () => {
   });
 
   it('an updated app asks before it reloads; a half-filled form is kept', async () => {
-    await goto('/');
+    await goto('/add');
     await field('Station').fill('half-filled');
     s.publishUpdate();
     await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => r?.update()));
@@ -609,7 +609,7 @@ describe('the web client', () => {
     it(`axe-core finds no serious or critical violation on any page (${scheme})`, async () => {
       await page.emulateMedia({ colorScheme: scheme });
       const found = [];
-      for (const path of ['/', '/history', '/statistics', '/vehicles', '/manuals', '/ask', '/settings']) {
+      for (const path of ['/', '/add', '/history', '/statistics', '/vehicles', '/manuals', '/ask', '/settings']) {
         await goto(path);
         await page.waitForLoadState('networkidle');
         const violations = await axeViolations(page);
@@ -677,12 +677,13 @@ describe('the web client', () => {
         Quantity: `${fmt(e.total_quantity, 2)} ${u}`,
         Spent: { electricity: '€13.80', gasoline: '€122.00' }[e.energy],
         'Mean of fill prices': `${money(e.avg_price, 3)}/${u}`,
-        'Average consumption': { electricity: '5.23 kWh/100 km', gasoline: '5.00 L/100 km' }[e.energy],
-        'Cost per km': { electricity: '€0.0166', gasoline: '€0.0900' }[e.energy],
+        // Two energies: each energy's figures are per km driven on any energy, and say so.
+        [`${u} per 100 km driven (all energies)`]: { electricity: '5.23 kWh/100 km', gasoline: '5.00 L/100 km' }[e.energy],
+        'Cost per km driven (all energies)': { electricity: '€0.0166', gasoline: '€0.0900' }[e.energy],
       };
       assert.equal(want.Spent, money(e.total_amount));
-      assert.equal(want['Average consumption'], `${fmt(e.weighted_consumption, 2)} ${u}/100 km`);
-      assert.equal(want['Cost per km'], money(e.weighted_cost_per_km, 4));
+      assert.equal(want[`${u} per 100 km driven (all energies)`], `${fmt(e.weighted_consumption, 2)} ${u}/100 km`);
+      assert.equal(want['Cost per km driven (all energies)'], money(e.weighted_cost_per_km, 4));
       for (const [label, value] of Object.entries(want)) {
         await cards.getByRole('group', { name: label, exact: true }).getByText(value, { exact: true }).waitFor();
       }
@@ -695,7 +696,7 @@ describe('the web client', () => {
     const table = async (energy, unit) => {
       const want = (await api(`/api/vehicles/${v.id}/statistics/monthly?energy=${energy}&tz=Europe%2FBerlin`)).body;
       assert.ok(want.length > 0 && want.every((m) => m.energy === energy));
-      const fig = page.getByRole('figure', { name: `Consumption (${unit}/100 km)`, exact: true });
+      const fig = page.getByRole('figure', { name: `${unit} per 100 km driven (all energies)`, exact: true });
       await eventually(async () => {
         const months = await fig.getByRole('rowheader').allInnerTexts();
         const values = await fig.getByRole('cell').allInnerTexts();
@@ -704,7 +705,7 @@ describe('the web client', () => {
       });
       return want;
     };
-    const gasFig = page.getByRole('figure', { name: 'Consumption (L/100 km)', exact: true });
+    const gasFig = page.getByRole('figure', { name: 'L per 100 km driven (all energies)', exact: true });
     await gasFig.getByRole('button', { name: 'Show as table' }).click();
     const gasMonths = await table('gasoline', 'L');
     await field('Energy').selectOption({ label: 'Electricity' });
@@ -720,6 +721,7 @@ describe('the web client', () => {
     const first = (list) => page.getByRole('list', { name: list }).getByRole('listitem').first();
     // [page, its main controls, whether each must be enabled]
     const pages = [
+      ['Home', () => [page.getByRole('main').getByRole('link', { name: 'Add refuel', exact: true }), page.getByRole('region', { name: 'Last refuel' })]],
       ['Add refuel', () => [
         ...['Vehicle', 'Date and time', 'Odometer', 'Quantity', 'Energy', 'Total amount', 'Price per unit', 'Full tank', 'Missed a fill-up before this', 'Station', 'Notes'].map(field),
         button('Save'), button('Save and add another'),
@@ -728,7 +730,7 @@ describe('the web client', () => {
       ['Statistics', async () => [
         // The plug-in hybrid: per-energy cards and the energy picker, the widest this page gets.
         await field('Vehicle').selectOption({ label: 'Plug-in' }).then(() => field('Vehicle')), page.getByRole('group', { name: 'Refuels', exact: true }).first(), field('Energy'),
-        page.getByRole('figure', { name: /^Consumption/ }), page.getByRole('figure', { name: /^Consumption/ }).getByRole('button', { name: /^Show as/ }),
+        page.getByRole('figure', { name: /per 100 km driven \(all energies\)$/ }), page.getByRole('figure', { name: /per 100 km driven \(all energies\)$/ }).getByRole('button', { name: /^Show as/ }),
         page.getByRole('link', { name: 'Export CSV' }), field('CSV file to import'),
       ]],
       ['Vehicles', () => [button('Add vehicle'), first('Vehicles').getByRole('button', { name: 'Edit' }), first('Vehicles').getByRole('button', { name: 'Delete' })]],
@@ -743,8 +745,8 @@ describe('the web client', () => {
       await page.setViewportSize(size);
       await goto('/');
       for (const [name, controls] of pages) {
-        const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
-        assert.ok(await link.isVisible(), `${size.width}px: the link ${name} is visible`);
+        const link = await navLink(page, name);
+        assert.ok(await link.isVisible(), `${size.width}px: the link ${name} is visible (under More on a phone)`);
         await nav(name);
         await page.waitForLoadState('networkidle');
         for (const c of await controls()) {
@@ -757,7 +759,7 @@ describe('the web client', () => {
         }
         if (name === 'Statistics') {
           // A chart drawn at one width follows the next.
-          await page.getByRole('figure', { name: /^Consumption/ }).locator('canvas').waitFor();
+          await page.getByRole('figure', { name: /per 100 km driven \(all energies\)$/ }).locator('canvas').waitFor();
         }
         assert.equal(await overflow(), '', `${size.width}px ${name}: the page scrolls sideways`);
       }
@@ -773,7 +775,7 @@ describe('the web client', () => {
     }
     // Turning the window narrow again: the chart follows, nothing overflows.
     await nav('Statistics');
-    const canvas = page.getByRole('figure', { name: /^Consumption/ }).locator('canvas');
+    const canvas = page.getByRole('figure', { name: /per 100 km driven \(all energies\)$/ }).locator('canvas');
     await canvas.waitFor();
     const wide = (await canvas.boundingBox()).width;
     await page.setViewportSize({ width: 390, height: 844 });

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { axeBothSchemes, eventually, sessionOf, startStack } from './harness.mjs';
+import { axeBothSchemes, eventually, navLink, sessionOf, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -30,7 +30,7 @@ const field = (label) => page.getByLabel(label, { exact: true });
 const heading = (name) => page.getByRole('heading', { level: 1, name });
 
 async function nav(name) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await (await navLink(page, name)).click();
   await heading(name).waitFor();
 }
 
@@ -346,7 +346,7 @@ describe('the web client with accounts', () => {
       const theirs = (await api('/api/auth/login', null, { method: 'POST', headers: json, body: JSON.stringify({ username: 'mallory', password: 'mallory-password-1' }) })).body.token;
       const asked = dialogs.length;
       await page.goto(ssoLink(theirs, ANY_STATE));
-      await heading('Add refuel').waitFor();
+      await heading('Home').waitFor();
       const notice = page.getByRole('status').filter({ hasText: 'This sign-in link was not started from this browser and was ignored.' });
       await notice.waitFor();
       assert.equal(page.url(), s.base + '/');
@@ -364,7 +364,7 @@ describe('the web client with accounts', () => {
 
     await page.goto(`${s.base}/login#error=access_denied`);
     // Signed in already: the error page is not shown to a signed-in user.
-    await heading('Add refuel').waitFor();
+    await heading('Home').waitFor();
     assert.equal(page.url(), s.base + '/');
   });
 
@@ -394,7 +394,11 @@ describe('the web client with accounts', () => {
     await field('Username').fill('SAM');
     await field('Password').fill('sam-password-2');
     await page.getByRole('button', { name: 'Add user', exact: true }).click();
-    await page.getByRole('alert').filter({ hasText: 'username: "SAM" is taken' }).waitFor();
+    // In the form's error summary, as a link to the field, and beside the field, which has the focus.
+    const addUser = page.getByRole('form', { name: 'Add a user' });
+    await addUser.getByRole('alert').getByRole('link', { name: 'Username: "SAM" is taken' }).waitFor();
+    assert.equal(await field('Username').getAttribute('aria-invalid'), 'true');
+    assert.equal(await field('Username').evaluate((el) => el === document.activeElement), true, 'the bad field has the focus');
 
     // The password: the repetition is checked here, the current one by the service.
     const form = page.getByRole('form', { name: 'Change password' });
@@ -406,15 +410,18 @@ describe('the web client with accounts', () => {
     await form.getByLabel('New password', { exact: true }).fill('e2e-admin-password-2');
     await form.getByLabel('New password again', { exact: true }).fill('e2e-admin-password-3');
     await page.getByRole('button', { name: 'Change password', exact: true }).click();
-    await page.getByRole('alert').filter({ hasText: 'The new password and its repetition differ.' }).waitFor();
+    await form.getByRole('alert').getByRole('link', { name: 'The new password and its repetition differ.' }).waitFor();
+    assert.equal(await form.getByLabel('New password again', { exact: true }).getAttribute('aria-invalid'), 'true');
     await current.fill('not-the-password');
     await form.getByLabel('New password again', { exact: true }).fill('e2e-admin-password-2');
     await page.getByRole('button', { name: 'Change password', exact: true }).click();
-    // Beside the field it names, which points to it, without the field's name.
-    const wrong = form.getByRole('alert').filter({ hasText: /^does not match$/ });
-    await wrong.waitFor();
+    // In the summary (a link to the field) and beside the field it names, which points to it.
+    await form.getByRole('alert').getByRole('link', { name: 'Current password: does not match' }).waitFor();
+    const wrong = form.locator('#password-current-error');
+    assert.equal(await wrong.textContent(), 'Current password: does not match');
     assert.equal(await current.getAttribute('aria-invalid'), 'true');
-    assert.equal(await current.getAttribute('aria-describedby'), await wrong.getAttribute('id'));
+    assert.equal(await current.getAttribute('aria-describedby'), 'password-current-error');
+    assert.equal(await current.evaluate((el) => el === document.activeElement), true, 'the bad field has the focus');
     assert.equal((await api('/api/auth/me', other)).status, 200, 'nothing changed yet');
     assert.deepEqual(await axe(), [], 'the password form with its error beside the field');
     const sent = await changePassword(ADMIN.password, 'e2e-admin-password-2', true);
@@ -518,10 +525,11 @@ describe('the web client with accounts', () => {
     await tokenForm.getByLabel('Name (what uses it)', { exact: true }).fill('backup-script');
     await password.fill('not-the-password');
     await tokenForm.getByRole('button', { name: 'Create token', exact: true }).click();
-    const wrong = tokenForm.getByRole('alert').filter({ hasText: /^does not match$/ });
-    await wrong.waitFor();
+    await tokenForm.getByRole('alert').getByRole('link', { name: 'Current password: does not match' }).waitFor();
+    const wrong = tokenForm.locator('#token-password-error');
+    assert.equal(await wrong.textContent(), 'Current password: does not match');
     assert.equal(await password.getAttribute('aria-invalid'), 'true');
-    assert.deepEqual((await password.getAttribute('aria-describedby')).split(' '), ['token-password-hint', await wrong.getAttribute('id')]);
+    assert.deepEqual((await password.getAttribute('aria-describedby')).split(' '), ['token-password-hint', 'token-password-error']);
     assert.deepEqual(await axe(), [], 'the token form with its error beside the field');
     assert.equal((await api('/api/auth/tokens', mine)).body.filter((x) => x.kind === 'token').length, 0, 'no token was made');
     await password.fill(ADMIN.password);

@@ -8,7 +8,7 @@
 // against the real services, in Debian's Chromium.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, eventually, startStack } from './harness.mjs';
+import { axeBothSchemes, eventually, navLink, startStack } from './harness.mjs';
 
 const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
 
@@ -29,7 +29,7 @@ const field = (p, label) => p.getByLabel(label, { exact: true });
 const shot = (name, what = page.locator('main')) => what.screenshot({ path: `/tmp/currency-${name}.png` });
 
 async function nav(p, name) {
-  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await (await navLink(p, name)).click();
   await p.getByRole('heading', { level: 1, name }).waitFor();
 }
 

@@ -51,6 +51,21 @@ export async function axeBothSchemes(page) {
   return found;
 }
 
+/**
+ * navLink answers the main navigation's link to the page name, opening
+ * "More" first when the link is under it (a phone's bottom bar); label and
+ * more are the navigation's and the button's names in the page's language.
+ */
+export async function navLink(page, name, { label = 'Main', more = 'More' } = {}) {
+  const nav = page.getByRole('navigation', { name: label });
+  const link = nav.getByRole('link', { name, exact: true });
+  if (!(await link.isVisible())) {
+    await nav.getByRole('button', { name: more, exact: true }).click();
+    await link.waitFor();
+  }
+  return link;
+}
+
 /** sessionOf reads the session a page keeps in IndexedDB (carhub-auth/session), null when none. */
 export function sessionOf(page) {
   return page.evaluate(() => new Promise((ok, fail) => {
@@ -256,6 +271,7 @@ export async function startStack({ auth, oidc = false, locale = 'en-IE', timezon
     DOCQA_TEMP_DIR: join(dir, 'uploads'),
     DOCQA_DATA_DIR: join(dir, 'data'),
     DOCQA_FILES_DIR: join(dir, 'files'),
+    DOCQA_PAGE_CACHE_DIR: join(dir, 'pages'),
     // The compiled PDF engine is cached where `make run` keeps it: later runs start at once.
     DOCQA_PDF_CACHE_DIR: process.env.DOCQA_PDF_CACHE_DIR ?? join(repo, 'var', 'pdfium-cache'),
     EMBEDDING_BASE_URL: '',

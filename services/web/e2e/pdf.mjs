@@ -1,7 +1,9 @@
 // makePdf writes a small valid PDF: one page per entry of pages, each a few
 // lines of Helvetica text, with a correct cross-reference table; title, when
-// given, is the document information dictionary's Title.
-export function makePdf(pages, { title } = {}) {
+// given, is the document information dictionary's Title; pageLabels, when
+// given, is the catalog's /PageLabels number tree as PDF source (the printed
+// page numbers), e.g. '<< /Nums [0 << /S /r >> 2 << /S /D /P (A-) >>] >>'.
+export function makePdf(pages, { title, pageLabels } = {}) {
   const objects = [];
   const add = (body) => {
     objects.push(body);
@@ -18,7 +20,7 @@ export function makePdf(pages, { title } = {}) {
     const content = add(`<< /Length ${Buffer.byteLength(text)} >>\nstream\n${text}\nendstream`);
     kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`));
   }
-  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
+  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R${pageLabels ? ` /PageLabels ${pageLabels}` : ''} >>`;
   const info = title === undefined ? 0 : add(`<< /Title (${title.replace(/[\\()]/g, (c) => '\\' + c)}) >>`);
   objects[pagesObj - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
   let out = '%PDF-1.4\n';

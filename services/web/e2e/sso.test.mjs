@@ -6,7 +6,7 @@
 // comes back over another user's session asks first.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, sessionOf, startStack } from './harness.mjs';
+import { axeBothSchemes, navLink, sessionOf, startStack } from './harness.mjs';
 
 const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
 const STATE_KEY = 'carhub-sso-client-state';
@@ -83,7 +83,7 @@ describe('single sign-on', () => {
       assert.match(state, /^[A-Za-z0-9_-]{43}$/);
       const fragment = new URLSearchParams(new URL(arrived).hash.slice(1));
       assert.equal(fragment.get('client_state'), state, 'the service handed the value back');
-      await p.getByRole('heading', { level: 1, name: 'Add refuel' }).waitFor();
+      await p.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
       await p.getByRole('banner').getByText('Signed in as ann').waitFor();
       assert.equal(p.url(), s.base + '/');
       const session = await sessionOf(p);
@@ -94,7 +94,7 @@ describe('single sign-on', () => {
       assert.deepEqual(b.asked, []);
 
       // An account without a password makes a token without one, just after signing in.
-      await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
+      await (await navLink(p, 'Settings')).click();
       const tokenForm = p.getByRole('form', { name: 'New access token' });
       await tokenForm.getByLabel('Name (what uses it)', { exact: true }).fill('ann-script');
       assert.equal(await tokenForm.getByLabel('Current password').count(), 0);

@@ -8,7 +8,15 @@
 // behind the real Caddy, against the real services, in Debian's Chromium.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeViolations, eventually, startStack } from './harness.mjs';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { axeBothSchemes, axeViolations, eventually, navLink, startStack } from './harness.mjs';
+import { makePdf } from './pdf.mjs';
+
+// Screenshots to look at (not compared): $SHOTS_DIR, else a directory under the system's temp.
+const shots = process.env.SHOTS_DIR ?? join(tmpdir(), 'carhub-e2e-shots');
+mkdirSync(shots, { recursive: true });
 
 
 const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
@@ -53,7 +61,7 @@ async function signIn(p) {
 }
 
 async function nav(p, name) {
-  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await (await navLink(p, name)).click();
   await p.getByRole('heading', { level: 1, name }).waitFor();
 }
 
@@ -78,7 +86,7 @@ after(async () => {
 describe("the owner's own measures", () => {
   it('a first start in en-US saves miles, US gallons, mpg, dollars and the zone as the preferences', async () => {
     assert.deepEqual((await api('/api/preferences')).body.distance_unit, null, 'nothing chosen before the first start');
-    await page.goto(s.base + '/');
+    await page.goto(s.base + '/add');
     await signIn(page);
     await page.getByRole('heading', { level: 1, name: 'Add refuel' }).waitFor();
     await eventually(async () => {
@@ -93,7 +101,7 @@ describe("the owner's own measures", () => {
     const v = await api('/api/vehicles', { method: 'POST', body: JSON.stringify({ name: 'Pickup', fuel_type: 'gasoline' }) });
     assert.ok(v.status === 200 || v.status === 201, JSON.stringify(v.body));
     vehicleId = v.body.id;
-    await page.goto(s.base + '/');
+    await page.goto(s.base + '/add');
     await page.locator('#odometer-unit').filter({ hasText: 'mi' }).waitFor();
     await page.locator('#quantity-unit').filter({ hasText: 'gal' }).waitFor();
     await page.locator('#price-unit').filter({ hasText: '$ per gal' }).waitFor();
@@ -131,7 +139,7 @@ describe("the owner's own measures", () => {
     await newest.getByText('10.00 gal (full)', { exact: true }).waitFor();
     await newest.getByText('$35.00', { exact: true }).waitFor();
     await newest.getByText('$3.500/gal', { exact: true }).waitFor();
-    await newest.getByText('30.0 mpg', { exact: true }).waitFor();
+    await newest.getByText('30.0 mpg over 300 mi', { exact: true }).waitFor();
 
     await nav(page, 'Statistics');
     assert.equal(await card(page, 'Distance').textContent(), `${fmt(st.total_distance / KM_PER_MI, 0)} mi`);
@@ -233,7 +241,71 @@ describe("the owner's own measures", () => {
       await s.context.setOffline(false);
     }
     await eventually(async () => assert.equal((await api('/api/preferences')).body.distance_unit, 'km'));
-    assert.equal((await api('/api/preferences')).body.consumption_unit, 'mpg_uk', 'a patch: the other fields kept');
+    // mpg (UK) and mi/kWh belong to miles: they followed the distance to L/100 km and kWh/100 km.
+    const p = (await api('/api/preferences')).body;
+    assert.deepEqual([p.consumption_unit, p.electric_consumption_unit], ['l_per_100km', 'kwh_per_100km']);
+    assert.deepEqual([p.volume_unit, p.currency], ['gal_us', 'USD'], 'a patch: the other fields kept');
+  });
+
+  it('unit systems: US sets miles, US gallons and mpg together; distance alone to km moves the consumptions along; Custom when they match no system', async () => {
+    await page.goto(s.base + '/settings');
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    const system = field(page, 'Unit system');
+    const values = async () => Promise.all(['Distance', 'Volume of liquid fuels', 'Consumption of liquid fuels', 'Consumption of electricity', 'Consumption of gas (CNG, hydrogen)']
+      .map((l) => field(page, l).inputValue()));
+    // km with US gallons (left by the offline change) is no system.
+    await eventually(async () => assert.deepEqual(await values(), ['km', 'gal_us', 'l_per_100km', 'kwh_per_100km', 'kg_per_100km']));
+    assert.equal(await system.inputValue(), 'custom');
+    assert.equal(await system.locator('option:checked').textContent(), 'Custom');
+
+    await system.selectOption('us');
+    assert.deepEqual(await values(), ['mi', 'gal_us', 'mpg_us', 'mi_per_kwh', 'kg_per_100km']);
+    assert.equal(await system.locator('option:checked').textContent(), 'US (miles, US gallons, mpg)');
+    assert.equal(await system.locator('option[value="custom"]').count(), 0, 'Custom is offered only while the units match no system');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    let p = (await api('/api/preferences')).body;
+    assert.deepEqual([p.distance_unit, p.volume_unit, p.consumption_unit, p.electric_consumption_unit, p.gas_consumption_unit], ['mi', 'gal_us', 'mpg_us', 'mi_per_kwh', 'kg_per_100km']);
+    await nav(page, 'Statistics');
+    await eventually(async () => assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), '30.0 mpg'));
+    assert.equal(await card(page, 'Distance').textContent(), '300 mi');
+
+    // From US, only the distance to km: the consumptions follow (mpg and mi/kWh are miles' units),
+    // the gallons stay, and the system reads Custom. Said under the selects before saving.
+    await nav(page, 'Settings');
+    await field(page, 'Distance').selectOption('km');
+    assert.deepEqual(await values(), ['km', 'gal_us', 'l_per_100km', 'kwh_per_100km', 'kg_per_100km']);
+    assert.equal(await system.inputValue(), 'custom');
+    await page.getByText('Consumption of liquid fuels followed: Litres per 100 km (L/100 km). Consumption of electricity followed: kWh per 100 km.', { exact: true }).waitFor();
+    for (const [w, h] of [[390, 844], [1280, 800]]) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark']) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.screenshot({ path: join(shots, `settings-units-${w}-${scheme}.png`), fullPage: true });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    p = (await api('/api/preferences')).body;
+    assert.deepEqual([p.distance_unit, p.volume_unit, p.consumption_unit, p.electric_consumption_unit], ['km', 'gal_us', 'l_per_100km', 'kwh_per_100km']);
+    await nav(page, 'Statistics');
+    const st = (await api(`/api/vehicles/${vehicleId}/statistics`)).body;
+    // 37.854 L over 482.803 km = 7.8405… L/100 km.
+    await eventually(async () => assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), `${fmt(st.by_energy[0].weighted_consumption, 2)} L/100 km`));
+    assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), '7.84 L/100 km');
+
+    // A volume change moves mpg to the gallon of the volume: US, volume to litres is the UK system.
+    await nav(page, 'Settings');
+    await system.selectOption('us');
+    await field(page, 'Volume of liquid fuels').selectOption('l');
+    assert.deepEqual(await values(), ['mi', 'l', 'mpg_uk', 'mi_per_kwh', 'kg_per_100km']);
+    assert.equal(await system.inputValue(), 'uk');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    assert.equal((await api('/api/preferences')).body.consumption_unit, 'mpg_uk');
+    assert.deepEqual(await axeBothSchemes(page), []);
   });
 
   it('the Chinese interface passes axe-core on every page, light and dark, and nothing overflows at 390 px', async () => {
@@ -248,7 +320,7 @@ describe("the owner's own measures", () => {
     const found = [];
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
-      for (const [path, heading] of [['/', '添加加油'], ['/history', '历史'], ['/statistics', '统计'], ['/vehicles', '车辆'], ['/manuals', '手册'], ['/ask', '提问'], ['/settings', '设置']]) {
+      for (const [path, heading] of [['/', '首页'], ['/add', '添加加油'], ['/history', '历史'], ['/statistics', '统计'], ['/vehicles', '车辆'], ['/manuals', '手册'], ['/ask', '提问'], ['/settings', '设置']]) {
         await page.goto(s.base + path);
         await page.getByRole('heading', { level: 1, name: heading }).waitFor();
         await page.waitForLoadState('networkidle');
@@ -262,9 +334,74 @@ describe("the owner's own measures", () => {
     assert.deepEqual(found, []);
     // The figures in Chinese too: the navigation, the cards by their Chinese names.
     await page.goto(s.base + '/statistics');
-    await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: '设置' }).waitFor();
+    await (await navLink(page, '设置', { label: '主导航', more: '更多' })).waitFor();
     await eventually(async () => assert.equal(await card(page, '平均油耗', '汽油').textContent(), '36.0 英里/英制加仑'));
     assert.equal(await card(page, '总花费').textContent(), 'US$69.59'); // dollars as zh-CN writes them
+  });
+
+  it('Chinese: a plug-in hybrid reads per 100 km of all driving, History names the km, light and dark, phone and desktop', async () => {
+    // Petrol 10 000 km; a charge at 10 100 km; another at 10 150 km (5 kWh over 50 km = 10 kWh per
+    // 100 km driven); petrol 28.5 L at 10 500 km (over 500 km: 5.70 L/100 km, 350 km since the charge).
+    // The units are the UK system's (mi, L, mpg UK, mi/kWh), chosen before: 500 km = 310.686 mi;
+    // 28.5 L / 500 km = 5.7 L/100 km = 282.4809… / 5.7 = 49.6 mpg (UK); 10 kWh/100 km = 62.1371… / 10 = 6.21 mi/kWh.
+    const v = await api('/api/vehicles', { method: 'POST', body: JSON.stringify({ name: 'Outlander', fuel_type: 'plug_in_hybrid' }) });
+    for (const [i, [energy, odometer, liters, total_amount]] of [['gasoline', 10000, 40, 70], ['electricity', 10100, 8, 2.4], ['electricity', 10150, 5, 1.5], ['gasoline', 10500, 28.5, 51.3]].entries()) {
+      const r = await api('/api/refuels', { method: 'POST', body: JSON.stringify({ vehicle_id: v.body.id, refuel_time: `2026-04-0${i + 1}T12:00:00Z`, fuel_type: 'x', energy, odometer, liters, total_amount, is_full: true }) });
+      assert.ok(r.status === 200 || r.status === 201, JSON.stringify(r.body));
+    }
+    await page.goto(s.base + '/statistics');
+    await page.getByRole('heading', { level: 1, name: '统计' }).waitFor();
+    await field(page, '车辆').selectOption(String(v.body.id));
+    await eventually(async () => assert.equal(await card(page, '每千瓦时行驶英里数（所有能源）', '电').textContent(), '6.21 英里/千瓦时'));
+    assert.equal(await card(page, '每英制加仑行驶英里数（所有能源）', '汽油').textContent(), '49.6 英里/英制加仑');
+    const note = page.getByRole('group', { name: '汽油', exact: true }).getByRole('group', { name: '每英制加仑行驶英里数（所有能源）', exact: true }).locator('.card-note');
+    assert.equal(await note.textContent(), '这种能源两次加满之间，基于以任何能源行驶的 311 英里');
+    // 51.30 / 500 km + 1.50 / 50 km = 0.1026 + 0.03 = 0.1326 per km = 0.2134 per mi.
+    assert.equal(await card(page, '每英里费用（所有能源）').textContent(), 'US$0.2134');
+    for (const [w, h] of [[390, 844], [1280, 800]]) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark']) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.screenshot({ path: join(shots, `zh-phev-statistics-${w}-${scheme}.png`), fullPage: true });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(s.base + '/history');
+    await page.getByRole('heading', { level: 1, name: '历史' }).waitFor();
+    await field(page, '车辆').selectOption(String(v.body.id));
+    const newest = page.getByRole('list', { name: '加油记录' }).getByRole('listitem').first();
+    await newest.getByText('49.6 英里/英制加仑，基于 311 英里', { exact: true }).waitFor();
+    await newest.getByText('按总行驶里程计（所有能源）', { exact: true }).waitFor();
+    assert.deepEqual(await axeBothSchemes(page), []);
+    await page.screenshot({ path: join(shots, 'zh-phev-history-390-light.png') });
+  });
+
+  it('Chinese: a manual of 1 page and of 2 pages, counted with the measure word, the progress in Chinese', async () => {
+    for (const pages of [1, 2]) {
+      const name = `zh-${pages}.pdf`;
+      await page.goto(s.base + '/manuals');
+      await page.getByRole('heading', { level: 1, name: '手册' }).waitFor();
+      await page.evaluate(() => {
+        window.__progress = [];
+        new MutationObserver(() => {
+          const text = document.querySelector('.progress p[aria-live]')?.textContent;
+          if (text && window.__progress.at(-1) !== text) window.__progress.push(text);
+        }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      });
+      const pdf = makePdf(Array.from({ length: pages }, (_, i) => [`Page ${i + 1}.`, 'Check the tyre pressure every month when the tyres are cold.']));
+      await page.getByLabel('上传 PDF', { exact: true }).setInputFiles({ name, mimeType: 'application/pdf', buffer: pdf });
+      const status = page.getByRole('status').filter({ hasText: name });
+      await status.waitFor({ timeout: 60_000 });
+      const doc = (await api('/api/documents')).body.find((d) => d.fileName === name);
+      assert.equal(await status.textContent(), `已保存 ${name}：${pages} 页，${doc.chunks} 个段落。`);
+      const lines = await page.evaluate(() => window.__progress);
+      assert.ok(lines.length > 0);
+      // Every line is one of the Chinese phrases, none the service's English message.
+      for (const l of lines) assert.match(l, /^(正在发送：.+ \/ .+|已接收 .+|排队中：第 \d+ 位|正在读取第 \d+ 页，共 \d+ 页|已切分为 \d+ 个段落|正在索引段落：\d+ \/ \d+|正在保存 \d+ 个段落)$/, l);
+      const item = page.getByRole('list', { name: '手册' }).getByRole('listitem').filter({ has: page.getByRole('heading', { name }) });
+      assert.match(await item.locator('p').last().textContent(), new RegExp(`^${pages} 页 · `));
+    }
   });
 
   it('no CSP violation and no uncaught error in the whole run', () => {

@@ -4,6 +4,7 @@ import { useResource } from './hooks';
 import { paths, type Vehicle } from './api/fuel';
 import { onUpdateReady, applyUpdate } from './sw-register';
 import { AddRefuel } from './pages/AddRefuel';
+import { Home } from './pages/Home';
 import { History } from './pages/History';
 import { Statistics } from './pages/Statistics';
 import { Vehicles } from './pages/Vehicles';
@@ -11,6 +12,7 @@ import { Manuals } from './pages/Manuals';
 import { Ask } from './pages/Ask';
 import { Settings } from './pages/Settings';
 import { chooseVehicle } from './components/common';
+import { Icon, type IconName } from './components/icons';
 import type { VehicleContext } from './pages/context';
 import type { User } from './api/session';
 import { t, type MessageKey } from './i18n';
@@ -18,14 +20,23 @@ import { activate, PREFERENCE_FIELDS, prefs as activePrefs, type Preferences } f
 import { loadPreferences, queuedPreferences } from './offline/preferences';
 import { outbox } from './offline/sync';
 
-const PAGES: { path: string; name: MessageKey }[] = [
-  { path: '/', name: 'nav.add' },
-  { path: '/history', name: 'nav.history' },
-  { path: '/statistics', name: 'nav.statistics' },
-  { path: '/vehicles', name: 'nav.vehicles' },
-  { path: '/manuals', name: 'nav.manuals' },
-  { path: '/ask', name: 'nav.ask' },
-  { path: '/settings', name: 'nav.settings' },
+interface Page {
+  path: string;
+  name: MessageKey;
+  icon: IconName;
+  /** In the phone's bottom bar; the others are under "More" there (proto-docs/web-decisions.md). A wide screen shows all in one row. */
+  bar: boolean;
+}
+
+const PAGES: Page[] = [
+  { path: '/', name: 'nav.home', icon: 'home', bar: true },
+  { path: '/add', name: 'nav.add', icon: 'add', bar: true },
+  { path: '/history', name: 'nav.history', icon: 'history', bar: true },
+  { path: '/ask', name: 'nav.ask', icon: 'ask', bar: true },
+  { path: '/statistics', name: 'nav.statistics', icon: 'statistics', bar: false },
+  { path: '/manuals', name: 'nav.manuals', icon: 'manuals', bar: false },
+  { path: '/vehicles', name: 'nav.vehicles', icon: 'vehicles', bar: false },
+  { path: '/settings', name: 'nav.settings', icon: 'settings', bar: false },
 ];
 
 function readKept(key: string): Preferences | null {
@@ -80,6 +91,80 @@ function usePreferences(user: User | null): [Preferences, (p: Preferences) => vo
   return [current, apply];
 }
 
+/**
+ * useStickyHeight keeps --top-h (on the root) equal to the sticky header's
+ * height, which the text size and the top safe-area inset change: every
+ * field's scroll margin keeps a focused field below it.
+ */
+function useStickyHeight(top: { current: HTMLElement | null }) {
+  useEffect(() => {
+    const el = top.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const root = document.documentElement;
+    const o = new ResizeObserver(() => root.style.setProperty('--top-h', `${Math.ceil(el.getBoundingClientRect().height)}px`));
+    o.observe(el);
+    return () => o.disconnect();
+  }, []);
+}
+
+/**
+ * Navigation: on a phone a bar at the bottom with the destinations of the
+ * bar and "More", a disclosure that shows the others above the bar (Escape,
+ * a click outside, the focus leaving it or a navigation closes it); on a wide screen (styles.css)
+ * every destination in one row and no "More".
+ */
+function Navigation({ path }: { path: string }) {
+  const [open, setOpen] = useState(false);
+  const nav = useRef<HTMLElement>(null);
+  const more = useRef<HTMLButtonElement>(null);
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!open) return;
+    const outside = (e: Event) => {
+      if (!nav.current?.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('click', outside);
+    return () => document.removeEventListener('click', outside);
+  }, [open]);
+  const link = (p: Page) => (
+    <li key={p.path}>
+      <a href={p.path} aria-current={p.path === path ? 'page' : undefined}>
+        <Icon name={p.icon} />
+        <span class="label">{t(p.name)}</span>
+      </a>
+    </li>
+  );
+  const inMore = PAGES.some((p) => !p.bar && p.path === path);
+  return (
+    <nav ref={nav} class={open ? 'tabs open' : 'tabs'} aria-label={t('app.navLabel')}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && open) {
+          setOpen(false);
+          more.current?.focus();
+        }
+      }}
+      onFocusOut={(e) => {
+        // Tabbing on past its last link closes it: an open sheet would cover the page being tabbed to.
+        const next = e.relatedTarget as Node | null;
+        if (open && next !== null && !nav.current?.contains(next)) setOpen(false);
+      }}>
+      <ul class="bar">
+        {PAGES.filter((p) => p.bar).map(link)}
+        <li class="more-item">
+          <button ref={more} type="button" class={inMore ? 'more current' : 'more'} aria-expanded={open} aria-controls="nav-more"
+            onClick={() => setOpen(!open)}>
+            <Icon name="more" />
+            <span class="label">{t('nav.more')}</span>
+          </button>
+        </li>
+      </ul>
+      <ul id="nav-more" class="sheet">
+        {PAGES.filter((p) => !p.bar).map(link)}
+      </ul>
+    </nav>
+  );
+}
+
 interface AppProps {
   /** The signed-in user; null with accounts off (or before a single sign-on's user is known). */
   user: User | null;
@@ -102,6 +187,8 @@ export function App({ user, accounts, oidc, onSignOut, notice, onDismissNotice }
   const [update, setUpdate] = useState(false);
   const heading = useRef<HTMLDivElement>(null);
   const first = useRef(true);
+  const top = useRef<HTMLElement>(null);
+  useStickyHeight(top);
 
   useEffect(() => onUpdateReady(setUpdate), []);
   useEffect(() => {
@@ -123,7 +210,8 @@ export function App({ user, accounts, oidc, onSignOut, notice, onDismissNotice }
 
   let content;
   switch (path) {
-    case '/': content = <AddRefuel {...ctx} />; break;
+    case '/': content = <Home {...ctx} />; break;
+    case '/add': content = <AddRefuel {...ctx} />; break;
     case '/history': content = <History {...ctx} />; break;
     case '/statistics': content = <Statistics {...ctx} />; break;
     case '/vehicles': content = <Vehicles {...ctx} />; break;
@@ -136,20 +224,12 @@ export function App({ user, accounts, oidc, onSignOut, notice, onDismissNotice }
   return (
     <div class="app" onClick={onLinkClick}>
       <a class="skip" href="#main">{t('app.skip')}</a>
-      <header class="top">
+      <header class="top" ref={top}>
         <span class="brand" aria-hidden="true">CarHub</span>
-        <nav aria-label={t('app.navLabel')}>
-          <ul>
-            {PAGES.map((p) => (
-              <li key={p.path}>
-                <a href={p.path} aria-current={p.path === path ? 'page' : undefined}>{t(p.name)}</a>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        <Navigation path={path} />
         {accounts && (
           <div class="account">
-            <span>{t('app.signedInAs')}<strong>{user?.username ?? '…'}</strong></span>
+            <span title={user?.username}>{t('app.signedInAs')}<strong>{user?.username ?? '…'}</strong></span>
             <button type="button" class="secondary" onClick={onSignOut}>{t('app.signOut')}</button>
           </div>
         )}

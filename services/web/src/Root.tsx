@@ -62,6 +62,9 @@ async function pendingOf(userId: number | undefined): Promise<number> {
   return (await outbox.items()).filter((i) => isRefuel(i)).filter((i) => i.owner === undefined || userId === undefined || i.owner === userId).length;
 }
 
+/** PAGE_IMAGE_CACHE: the service worker's cache of page images (vite.config.ts). */
+const PAGE_IMAGE_CACHE = 'carhub-pages';
+
 export function Root() {
   const [config, setConfig] = useState<AuthConfig | null>(null);
   const [gate, setGate] = useState<Gate>({ kind: 'starting' });
@@ -131,6 +134,8 @@ export function Root() {
     // Without an answer the token stays valid on the server until it expires; it is forgotten here all the same.
     await authApi.logout().catch(() => undefined);
     await clearSnapshots();
+    // The page images kept for offline use (vite.config.ts, runtimeCaching) are the signed-out user's.
+    await globalThis.caches?.delete(PAGE_IMAGE_CACHE).catch(() => false);
     await sessions.signOut();
   }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/milvus"
 	"github.com/carhub/backend/services/docqa/internal/originals"
+	"github.com/carhub/backend/services/docqa/internal/pagecache"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 	"github.com/carhub/backend/services/docqa/internal/provider"
 	"github.com/carhub/backend/services/docqa/internal/rag"
@@ -107,6 +108,14 @@ type serviceConfig struct {
 	// (a restart then takes a tenth of a second); empty compiles at every
 	// start.
 	PDFCacheDir string `env:"DOCQA_PDF_CACHE_DIR" default:"var/pdfium-cache"`
+	// Single pages of the originals (GET /api/documents/:md5/pages/:n.png
+	// and .pdf, and the highlights of sources) are drawn on
+	// PDFPageInstances PDF engine instances of their own; the images and
+	// one-page PDFs are kept in PageCacheDir, beside the originals, at most
+	// PageCacheBytes (least recently used out first; kept across restarts).
+	PDFPageInstances int    `env:"PDF_PAGE_INSTANCES" default:"1"`
+	PageCacheDir     string `env:"DOCQA_PAGE_CACHE_DIR" default:"var/docqa-pages"`
+	PageCacheBytes   int64  `env:"DOCQA_PAGE_CACHE_BYTES" default:"268435456"` // 256 MiB
 
 	EmbeddingBaseURL     string        `env:"EMBEDDING_BASE_URL"`
 	EmbeddingAPIKey      string        `env:"EMBEDDING_API_KEY" secret:"true"`
@@ -244,7 +253,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	// The PDF engine compiles in the background while the service starts
 	// listening; /health says "starting" and uploads wait until it is ready.
-	pdf := pdftext.Start(pdftext.Config{Instances: cfg.IngestConcurrency, CacheDir: cfg.PDFCacheDir, Log: log})
+	if cfg.PDFPageInstances < 1 {
+		return fmt.Errorf("PDF_PAGE_INSTANCES: %d must be at least 1", cfg.PDFPageInstances)
+	}
+	if cfg.PageCacheBytes < 1 {
+		return fmt.Errorf("DOCQA_PAGE_CACHE_BYTES: %d must be at least 1", cfg.PageCacheBytes)
+	}
+	pdf := pdftext.Start(pdftext.Config{Instances: cfg.IngestConcurrency, PageInstances: cfg.PDFPageInstances,
+		CacheDir: cfg.PDFCacheDir, Log: log})
 	defer pdf.Close()
 
 	split, err := splitter.New()
@@ -254,6 +270,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	files, err := originals.Open(cfg.FilesDir)
 	if err != nil {
 		return fmt.Errorf("DOCQA_FILES_DIR: %w", err)
+	}
+	pageCache, err := pagecache.Open(cfg.PageCacheDir, cfg.PageCacheBytes)
+	if err != nil {
+		return fmt.Errorf("DOCQA_PAGE_CACHE_DIR: %w", err)
 	}
 	queue := cfg.IngestQueue
 	if queue == 0 {
@@ -298,6 +318,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Retriever:          retriever,
 		Pipeline:           pipeline,
 		Originals:          files,
+		Pages:              pdf,
+		PageCache:          pageCache,
 		PDFEngine:          pdf,
 		CountTokens:        split.CountTokens,
 		Budget:             rag.Budget{History: cfg.ChatHistoryTokens, Context: cfg.ChatContextTokens},

@@ -57,13 +57,14 @@ func runErr(t *testing.T, env map[string]string) error {
 func launch(t *testing.T, env map[string]string) (*started, error) {
 	t.Helper()
 	vars := map[string]string{
-		"DOCQA_ADDR":          "127.0.0.1:0",
-		"DOCQA_STORE_PATH":    t.TempDir(),
-		"DOCQA_DATA_DIR":      t.TempDir(),
-		"DOCQA_TEMP_DIR":      t.TempDir(),
-		"DOCQA_FILES_DIR":     t.TempDir(),
-		"DOCQA_PDF_CACHE_DIR": pdftexttest.CacheDir(),
-		"SHUTDOWN_DRAIN":      "0s", // stop at once; the drain has its own test
+		"DOCQA_ADDR":           "127.0.0.1:0",
+		"DOCQA_STORE_PATH":     t.TempDir(),
+		"DOCQA_DATA_DIR":       t.TempDir(),
+		"DOCQA_TEMP_DIR":       t.TempDir(),
+		"DOCQA_FILES_DIR":      t.TempDir(),
+		"DOCQA_PDF_CACHE_DIR":  pdftexttest.CacheDir(),
+		"DOCQA_PAGE_CACHE_DIR": t.TempDir(),
+		"SHUTDOWN_DRAIN":       "0s", // stop at once; the drain has its own test
 	}
 	for k, v := range env {
 		vars[k] = v
@@ -203,13 +204,23 @@ func TestRunLocalFallbacks(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !bytes.Equal(served, pdf) || resp.Header.Get("Content-Type") != "application/pdf" {
 		t.Fatalf("file = %d %q, %d bytes", resp.StatusCode, resp.Header.Get("Content-Type"), len(served))
 	}
+	// Its first page is drawn (DOCQA_PAGE_CACHE_DIR) and its passage found there.
+	resp, err = http.Get(s.URL + "/api/documents/" + doc["fileMd5"].(string) + "/pages/1.png?width=300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" || !bytes.HasPrefix(served, []byte("\x89PNG")) {
+		t.Fatalf("page 1 = %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
 	resp, err = http.Post(s.URL+"/api/chat/stream", "application/json", strings.NewReader(`{"question":"When are the spark plugs replaced?"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.HasPrefix(string(body), "event: sources\n") || !strings.Contains(string(body), "60000") || !strings.Contains(string(body), "event: done\ndata: {\"finishReason\":\"stop\",\"used\":[1") {
+	if !strings.HasPrefix(string(body), "event: sources\n") || !strings.Contains(string(body), "60000") || !strings.Contains(string(body), `"highlights":[{"x":`) || !strings.Contains(string(body), "event: done\ndata: {\"finishReason\":\"stop\",\"used\":[1") {
 		t.Fatalf("chat = %s", body)
 	}
 

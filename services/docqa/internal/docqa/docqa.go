@@ -144,7 +144,11 @@ type Chunk struct {
 	Index int // 0-based position within the document
 	// Heading is the nearest heading of the chunk's page (the document
 	// outline's entries there, joined by " / "), "" when none is known.
-	Heading   string
+	Heading string
+	// PageLabel is the page's printed label from the PDF's /PageLabels
+	// ("iii", "3-12"), "" when the PDF has none (and in chunks stored
+	// before labels were read).
+	PageLabel string
 	Text      string
 	Embedding []float32
 }

@@ -87,6 +87,10 @@ var migrations = []string{
 	ALTER TABLE documents_owned RENAME TO documents;
 	ALTER TABLE chunks_owned RENAME TO chunks;
 	CREATE INDEX chunks_by_document ON chunks (owner, md5, idx);`,
+
+	// A chunk's page label (the PDF's /PageLabels), '' when it has none
+	// or was stored before labels were read.
+	`ALTER TABLE chunks ADD COLUMN page_label TEXT NOT NULL DEFAULT '';`,
 }
 
 // openDB opens (creating when absent) the database at path and brings its
@@ -197,7 +201,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 		return fmt.Errorf("documents of %d different embedders: the store was written by another program", len(embedders))
 	}
 
-	rows, err = db.Query(`SELECT id, owner, md5, page, idx, heading, text, vector FROM chunks`)
+	rows, err = db.Query(`SELECT id, owner, md5, page, page_label, idx, heading, text, vector FROM chunks`)
 	if err != nil {
 		return err
 	}
@@ -206,7 +210,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 		var c docqa.Chunk
 		var key docKey
 		var blob []byte
-		if err := rows.Scan(&c.ID, &key.owner, &key.md5, &c.Page, &c.Index, &c.Heading, &c.Text, &blob); err != nil {
+		if err := rows.Scan(&c.ID, &key.owner, &key.md5, &c.Page, &c.PageLabel, &c.Index, &c.Heading, &c.Text, &blob); err != nil {
 			return err
 		}
 		d, ok := s.docs[key]
@@ -264,13 +268,13 @@ func writeUpsert(ctx context.Context, tx *sql.Tx, doc docqa.Document, embedder s
 		doc.CreatedAt.UTC().Format(time.RFC3339Nano), embedder); err != nil {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, owner, md5, page, idx, heading, text, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, owner, md5, page, page_label, idx, heading, text, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, c := range chunks {
-		if _, err := stmt.ExecContext(ctx, c.ID, doc.Owner, doc.FileMD5, c.Page, c.Index, c.Heading, c.Text, encodeVector(c.Embedding)); err != nil {
+		if _, err := stmt.ExecContext(ctx, c.ID, doc.Owner, doc.FileMD5, c.Page, c.PageLabel, c.Index, c.Heading, c.Text, encodeVector(c.Embedding)); err != nil {
 			return err
 		}
 	}

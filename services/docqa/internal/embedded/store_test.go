@@ -614,6 +614,45 @@ func TestOwners(t *testing.T) {
 	storetest.Owners(t, func(t *testing.T) docqa.VectorStore { return mustOpen(t, t.TempDir()) })
 }
 
+func TestPageLabels(t *testing.T) {
+	dir := t.TempDir()
+	storetest.PageLabels(t, func(t *testing.T) docqa.VectorStore { return mustOpen(t, dir) },
+		func(t *testing.T, s docqa.VectorStore) docqa.VectorStore {
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return mustOpen(t, dir)
+		})
+}
+
+// A database written before page labels (schema 3) opens with its chunks
+// unlabelled.
+func TestChunksBeforePageLabelsHaveNone(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBName)+"?_pragma=foreign_keys(ON)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{migrations[0], migrations[1], migrations[2], `PRAGMA user_version = 3`,
+		`INSERT INTO documents (owner, md5, file_name, size, pages, chunks, truncated, created_at, embedder, title)
+			VALUES (1, '` + md5A + `', 'a.pdf', 10, 1, 1, 0, '2026-01-01T00:00:00Z', 'e', '')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO chunks (id, owner, md5, page, idx, text, vector, heading) VALUES (?, 1, ?, 4, 0, 'oil change interval', ?, '')`,
+		docqa.OwnedChunkID(1, md5A, 0), md5A, encodeVector(vec(1, 0))); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := mustOpen(t, dir)
+	hits, err := s.Search(context.Background(), vec(1, 0), docqa.Query{TopK: 1})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.Page != 4 || hits[0].Chunk.PageLabel != "" {
+		t.Fatalf("Search = %+v, %v; want page 4 without a label", hits, err)
+	}
+}
+
 // A database written before documents had owners (schema 2) opens with its
 // documents the built-in user's, their chunk ids unchanged, and the
 // rebuilt tables keep the cascade from a document to its chunks.

@@ -74,7 +74,7 @@ func TestAccountsGuardEveryAPIRoute(t *testing.T) {
 	for _, want := range []string{
 		"POST /api/chat/stream", "POST /api/documents/upload", "POST /api/documents/upload/stream",
 		"POST /api/documents/import", "GET /api/documents", "DELETE /api/documents/:md5",
-		"GET /api/documents/:md5/file", "HEAD /api/documents/:md5/file",
+		"GET /api/documents/:md5/file", "HEAD /api/documents/:md5/file", "GET /api/documents/:md5/pages/:page",
 	} {
 		if !slices.Contains(seen, want) {
 			t.Errorf("route %s was not checked (routes %v)", want, seen)

@@ -109,13 +109,19 @@ func (r chatRequest) validate() (chatQuery, error) {
 
 // sourceView is one item of the sources event.
 type sourceView struct {
-	DocID      string  `json:"docId"`
-	FileName   string  `json:"fileName"`
-	FileMD5    string  `json:"fileMd5"`
-	Page       int     `json:"page"`
+	DocID    string `json:"docId"`
+	FileName string `json:"fileName"`
+	FileMD5  string `json:"fileMd5"`
+	Page     int    `json:"page"`
+	// PageLabel is the page's printed label ("iii", "3-12"), absent when
+	// the PDF has none or the chunk was stored before labels were read.
+	PageLabel  string  `json:"pageLabel,omitempty"`
 	ChunkIndex int     `json:"chunkIndex"`
 	Score      float32 `json:"score"`
 	Text       string  `json:"text"`
+	// Highlights are the passage's lines on its page (highlights.go),
+	// absent when they could not be found.
+	Highlights []rectView `json:"highlights,omitempty"`
 }
 
 // Answer modes of the sources event: what the answer that follows is.
@@ -147,7 +153,7 @@ type doneEvent struct {
 	Used []int `json:"used"`
 }
 
-func toSourceViews(hits []docqa.ScoredChunk) []sourceView {
+func toSourceViews(hits []docqa.ScoredChunk, highlights map[string][]rectView) []sourceView {
 	out := make([]sourceView, len(hits)) // [] rather than null when none
 	for i, h := range hits {
 		out[i] = sourceView{
@@ -155,6 +161,8 @@ func toSourceViews(hits []docqa.ScoredChunk) []sourceView {
 			FileName:   h.Document.FileName,
 			FileMD5:    h.Document.FileMD5,
 			Page:       h.Chunk.Page,
+			PageLabel:  h.Chunk.PageLabel,
+			Highlights: highlights[h.Chunk.ID],
 			ChunkIndex: h.Chunk.Index,
 			Score:      h.Score,
 			Text:       h.Chunk.Text,
@@ -193,8 +201,9 @@ func (h *handler) chat(c *gin.Context) {
 		mode = modeQuotes
 		sources, more = splitQuoted(hits, quoter.Quoted(q.Question, hits))
 	}
+	marks := h.highlights(ctx, hits)
 	w := sse.New(c.Writer)
-	if err := w.Event("sources", sourcesEvent{Mode: mode, Sources: toSourceViews(sources), More: toSourceViews(more)}); err != nil {
+	if err := w.Event("sources", sourcesEvent{Mode: mode, Sources: toSourceViews(sources, marks), More: toSourceViews(more, marks)}); err != nil {
 		return // the client is gone
 	}
 	stop := w.Heartbeat(h.cfg.Heartbeat)

@@ -25,6 +25,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
 	"github.com/carhub/backend/services/docqa/internal/originals"
+	"github.com/carhub/backend/services/docqa/internal/pagecache"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
 	"github.com/carhub/backend/services/docqa/internal/provider"
@@ -66,6 +67,8 @@ type service struct {
 	tempDir string
 	// filesDir keeps the originals (on tempDir's file system, as by default).
 	filesDir string
+	// pages caches rendered pages (bounded by options.pageCacheBytes).
+	pages *pagecache.Cache
 
 	embedder  docqa.Embedder
 	chatModel docqa.ChatModel
@@ -111,6 +114,14 @@ type options struct {
 	accounts       bool
 	chatPerMinute  int
 	uploadsPerUser int
+	// pageCacheBytes bounds the page cache (0: its default); pageWait and
+	// pageBudget replace the page routes' defaults.
+	pageCacheBytes  int64
+	pageWait        time.Duration
+	pageBudget      time.Duration
+	highlightBudget time.Duration
+	// pages replaces the page engine (the shared PDF engine).
+	pages httpapi.PageEngine
 }
 
 func newService(t testing.TB, opts options) *service {
@@ -127,6 +138,13 @@ func newService(t testing.TB, opts options) *service {
 		t.Fatal(err)
 	}
 
+	s.pages, err = pagecache.Open(t.TempDir(), opts.pageCacheBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.pages == nil {
+		opts.pages = pdfEngine
+	}
 	var (
 		emb  docqa.Embedder
 		chat docqa.ChatModel
@@ -189,7 +207,9 @@ func newService(t testing.TB, opts options) *service {
 	engine := httpapi.New(httpapi.Config{
 		AuthMode: authMode,
 		Store:    store, Embedder: emb, Chat: chat, Pipeline: pipe, Originals: files, PDFEngine: opts.pdfReady,
-		CountTokens: split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
+		Pages: opts.pages, PageCache: s.pages, PageWait: opts.pageWait, PageBudget: opts.pageBudget,
+		HighlightBudget: opts.highlightBudget,
+		CountTokens:     split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
 		UploadStallTimeout: opts.uploadStall,
 		StoreKind:          "embedded", EmbedderMode: mode, ChatMode: mode,
 		IdentitySecret: opts.identitySecret, ChatPerMinute: opts.chatPerMinute, UploadsPerUser: opts.uploadsPerUser,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginauth"
@@ -47,6 +48,20 @@ type Config struct {
 	Originals interface {
 		Open(md5 string) (*os.File, error)
 	}
+	// Pages draws and reads single pages of the originals (pdftext's
+	// Engine): GET /api/documents/:md5/pages/:n.png and .pdf, and the
+	// highlights of the chat's sources. Nil: those pages answer 404 and
+	// sources carry no highlights.
+	Pages PageEngine
+	// PageCache keeps rendered pages and one-page PDFs (nil: none kept).
+	PageCache PageCache
+	// PageWait bounds a page's wait for the engine (503 with Retry-After
+	// past it), PageBudget its whole preparation (503 past it; the work
+	// finishes and is cached), HighlightBudget the locating of a chat
+	// answer's sources on their pages. Zero: the Default* constants.
+	PageWait        time.Duration
+	PageBudget      time.Duration
+	HighlightBudget time.Duration
 	// PDFEngine reports whether the PDF engine has started (/health).
 	PDFEngine interface{ Ready() (bool, error) }
 	// CountTokens measures prompt text for the context budget (the
@@ -103,6 +118,10 @@ type handler struct {
 	// Per-user limits (limits.go).
 	chatLimit *ginauth.Limiter
 	uploads   *ginauth.Concurrency
+	// flight runs one render or cut per page at a time (pages.go); cuts
+	// bounds the pdfcpu cuts running at once.
+	flight singleflight.Group
+	cuts   chan struct{}
 }
 
 // New returns the engine serving every route of the docqa service.
@@ -125,6 +144,18 @@ func New(cfg Config) *gin.Engine {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.PageCache == nil {
+		cfg.PageCache = noCache{}
+	}
+	if cfg.PageWait <= 0 {
+		cfg.PageWait = DefaultPageWait
+	}
+	if cfg.PageBudget <= 0 {
+		cfg.PageBudget = DefaultPageBudget
+	}
+	if cfg.HighlightBudget <= 0 {
+		cfg.HighlightBudget = DefaultHighlightBudget
+	}
 	if cfg.PDFEngine == nil {
 		cfg.PDFEngine = alwaysReady{}
 	}
@@ -139,6 +170,7 @@ func New(cfg Config) *gin.Engine {
 		Name: "docqa_chat_streams_open",
 		Help: "Chat answers being streamed now.",
 	})}
+	h.cuts = make(chan struct{}, 1)
 	h.chatLimit = ginauth.NewLimiter(cfg.ChatPerMinute, time.Minute, cfg.ChatPerMinute)
 	h.uploads = ginauth.NewConcurrency(cfg.UploadsPerUser)
 	if cfg.Metrics != nil {
@@ -167,5 +199,7 @@ func New(cfg Config) *gin.Engine {
 	// requests and caches use it.
 	api.GET("/documents/:md5/file", h.documentFile)
 	api.HEAD("/documents/:md5/file", h.documentFile)
+	// :page is "N.png" or "N.pdf" (gin cannot end a parameter with a suffix).
+	api.GET("/documents/:md5/pages/:page", h.page)
 	return r
 }

@@ -514,7 +514,7 @@ func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated 
 			if len(chunks) == docqa.MaxChunks {
 				return chunks, true
 			}
-			chunks = append(chunks, docqa.Chunk{Page: page.Number, Index: len(chunks), Heading: strings.Join(page.Headings, " / "), Text: text})
+			chunks = append(chunks, docqa.Chunk{Page: page.Number, PageLabel: page.Label, Index: len(chunks), Heading: strings.Join(page.Headings, " / "), Text: text})
 		}
 	}
 	return chunks, truncated

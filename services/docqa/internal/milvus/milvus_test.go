@@ -1666,6 +1666,10 @@ func TestOwners(t *testing.T) {
 	storetest.Owners(t, func(t *testing.T) docqa.VectorStore { return newStore(t, newFake()) })
 }
 
+func TestPageLabels(t *testing.T) {
+	storetest.PageLabels(t, func(t *testing.T) docqa.VectorStore { return newStore(t, newFake()) }, nil)
+}
+
 // TestAdoptsRowsWithoutAnOwner: a collection written before documents had
 // owners becomes the built-in user's when the store opens, with every other
 // metadata key, the content and the vectors as they were; rows of another
@@ -1705,5 +1709,24 @@ func TestAdoptsRowsWithoutAnOwner(t *testing.T) {
 	newStore(t, f)
 	if len(f.upserts) != upserts {
 		t.Fatalf("a second open wrote %d upserts", len(f.upserts)-upserts)
+	}
+}
+
+// Rows written before page labels have none; a label of another type is
+// dropped without losing the row's other fields.
+func TestParseMetadataPageLabel(t *testing.T) {
+	for _, tc := range []struct {
+		js        string
+		label     string
+		chunkPage int
+	}{
+		{`{"fileMd5":"` + md5A + `","page":3,"chunkIndex":0}`, "", 3},
+		{`{"fileMd5":"` + md5A + `","page":3,"pageLabel":"iii"}`, "iii", 3},
+		{`{"fileMd5":"` + md5A + `","page":3,"pageLabel":5}`, "", 3},
+	} {
+		m := parseMetadata([]byte(tc.js))
+		if m.PageLabel != tc.label || m.Page != tc.chunkPage || m.FileMD5 != md5A {
+			t.Errorf("parseMetadata(%s) = label %q page %d md5 %q; want %q, %d", tc.js, m.PageLabel, m.Page, m.FileMD5, tc.label, tc.chunkPage)
+		}
 	}
 }

@@ -29,7 +29,10 @@ type metadata struct {
 	Page       int    `json:"page"`
 	ChunkIndex int    `json:"chunkIndex"`
 	// Heading is the chunk's heading (docqa.Chunk.Heading).
-	Heading   string `json:"heading"`
+	Heading string `json:"heading"`
+	// PageLabel is the page's printed label (docqa.Chunk.PageLabel),
+	// absent when the PDF has none or the row was written before labels.
+	PageLabel string `json:"pageLabel,omitempty"`
 	Size      int64  `json:"size"`
 	Pages     int    `json:"pages"`
 	Chunks    int    `json:"chunks"`
@@ -227,7 +230,7 @@ func parseMetadata(js []byte) metadata {
 	}
 	for key, dst := range map[string]any{
 		"owner": &m.Owner, "fileName": &m.FileName, "title": &m.Title, "fileMd5": &m.FileMD5, "page": &m.Page,
-		"chunkIndex": &m.ChunkIndex, "heading": &m.Heading, "size": &m.Size, "pages": &m.Pages,
+		"chunkIndex": &m.ChunkIndex, "heading": &m.Heading, "pageLabel": &m.PageLabel, "size": &m.Size, "pages": &m.Pages,
 		"chunks": &m.Chunks, "truncated": &m.Truncated, "createdAt": &m.CreatedAt,
 		"embedder": &m.Embedder, "contentTruncated": &m.ContentTruncated,
 	} {

@@ -117,11 +117,12 @@ func (s *Store) search(ctx context.Context, vector entity.Vector, field string, 
 	for i, row := range rows {
 		out[i] = docqa.ScoredChunk{
 			Chunk: docqa.Chunk{
-				ID:      row.id,
-				Page:    row.meta.Page,
-				Index:   row.meta.ChunkIndex,
-				Heading: row.meta.Heading,
-				Text:    row.content,
+				ID:        row.id,
+				Page:      row.meta.Page,
+				Index:     row.meta.ChunkIndex,
+				Heading:   row.meta.Heading,
+				PageLabel: row.meta.PageLabel,
+				Text:      row.content,
 			},
 			Document: row.meta.document(),
 			Score:    r.Scores[i],

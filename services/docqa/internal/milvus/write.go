@@ -97,6 +97,7 @@ func (s *Store) upsertBatch(ctx context.Context, doc docqa.Document, chunks []do
 			Page:             c.Page,
 			ChunkIndex:       c.Index,
 			Heading:          c.Heading,
+			PageLabel:        c.PageLabel,
 			Size:             doc.Size,
 			Pages:            doc.Pages,
 			Chunks:           doc.Chunks,

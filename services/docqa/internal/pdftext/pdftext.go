@@ -62,6 +62,9 @@ type Page struct {
 	// it, in outline order; at most 8, of at most 200 characters each.
 	// nil when none applies or the document has no outline.
 	Headings []string
+	// Label is the page's printed label from the document's /PageLabels
+	// ("iii", "3-12"), "" when the document has none.
+	Label string
 }
 
 // Errors returned by Extract. Their messages are fit to show to the person
@@ -87,6 +90,9 @@ type Config struct {
 	// Instances is how many documents may be read at once (default 1);
 	// Extract waits for a free instance.
 	Instances int
+	// PageInstances is how many single pages (Render, PageLabel, Locate)
+	// may be worked on at once (default 1), on instances of their own.
+	PageInstances int
 	// CacheDir keeps the engine's compiled machine code between starts
 	// (wazero's compilation cache): a restart then takes about a tenth of
 	// a second instead of several, and skips compilation's memory peak.
@@ -107,6 +113,11 @@ type Engine struct {
 	ready chan struct{} // closed once start has finished, well or not
 	err   error         // start's error, set before ready is closed
 	pool  pdfium.Pool
+	// extractSlots and pageSlots share the pool's instances out:
+	// Config.Instances to Extract, Config.PageInstances to the page
+	// methods (pages.go).
+	extractSlots chan struct{}
+	pageSlots    chan struct{}
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -121,6 +132,9 @@ func Start(cfg Config) *Engine {
 	if cfg.Instances < 1 {
 		cfg.Instances = 1
 	}
+	if cfg.PageInstances < 1 {
+		cfg.PageInstances = 1
+	}
 	if cfg.MaxPageChars <= 0 {
 		cfg.MaxPageChars = DefaultMaxPageChars
 	}
@@ -131,7 +145,8 @@ func Start(cfg Config) *Engine {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{cfg: cfg, ready: make(chan struct{}), closed: make(chan struct{})}
+	e := &Engine{cfg: cfg, ready: make(chan struct{}), closed: make(chan struct{}),
+		extractSlots: make(chan struct{}, cfg.Instances), pageSlots: make(chan struct{}, cfg.PageInstances)}
 	go e.start()
 	return e
 }
@@ -163,8 +178,8 @@ func (e *Engine) start() {
 		// (memory_unix.go) and returned when the document is done.
 		Context:       experimental.WithMemoryAllocator(context.Background(), experimental.MemoryAllocatorFunc(allocateMemory)),
 		MinIdle:       0,
-		MaxIdle:       e.cfg.Instances,
-		MaxTotal:      e.cfg.Instances,
+		MaxIdle:       e.cfg.Instances + e.cfg.PageInstances,
+		MaxTotal:      e.cfg.Instances + e.cfg.PageInstances,
 		RuntimeConfig: rc,
 		// No directory is mounted: the engine reads documents only
 		// through the reader Extract hands it.
@@ -257,6 +272,14 @@ func (e *Engine) Extract(ctx context.Context, r io.ReaderAt, size int64, progres
 		return Document{}, ErrClosed
 	default:
 	}
+	select {
+	case e.extractSlots <- struct{}{}:
+	case <-e.closed:
+		return Document{}, ErrClosed
+	case <-ctx.Done():
+		return Document{}, ctx.Err()
+	}
+	defer func() { <-e.extractSlots }()
 	inst, err := e.pool.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -313,7 +336,7 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 		if err := ctx.Err(); err != nil {
 			return Document{}, err
 		}
-		page := Page{Number: i + 1}
+		page := Page{Number: i + 1, Label: pageLabel(inst, doc.Document, i)}
 		if headings != nil {
 			page.Headings = headings[i]
 		}

@@ -32,18 +32,19 @@ var httpClient = &http.Client{Timeout: clientTimeout}
 func serviceEnv(t *testing.T, fake *openaifake.Server, storeDir string, extra map[string]string) map[string]string {
 	t.Helper()
 	env := map[string]string{
-		"DOCQA_STORE_PATH":    storeDir,
-		"DOCQA_DATA_DIR":      t.TempDir(),
-		"DOCQA_PDF_CACHE_DIR": pdftexttest.CacheDir(),
-		"DOCQA_TEMP_DIR":      t.TempDir(),
-		"DOCQA_FILES_DIR":     t.TempDir(),
-		"EMBEDDING_BASE_URL":  fake.URL,
-		"EMBEDDING_API_KEY":   openaifake.APIKey,
-		"EMBEDDING_MODEL":     "bge-m3",
-		"CHAT_BASE_URL":       fake.URL,
-		"CHAT_API_KEY":        openaifake.APIKey,
-		"CHAT_MODEL":          "chat-model",
-		"LOG_LEVEL":           "debug",
+		"DOCQA_STORE_PATH":     storeDir,
+		"DOCQA_DATA_DIR":       t.TempDir(),
+		"DOCQA_PDF_CACHE_DIR":  pdftexttest.CacheDir(),
+		"DOCQA_TEMP_DIR":       t.TempDir(),
+		"DOCQA_FILES_DIR":      t.TempDir(),
+		"DOCQA_PAGE_CACHE_DIR": t.TempDir(),
+		"EMBEDDING_BASE_URL":   fake.URL,
+		"EMBEDDING_API_KEY":    openaifake.APIKey,
+		"EMBEDDING_MODEL":      "bge-m3",
+		"CHAT_BASE_URL":        fake.URL,
+		"CHAT_API_KEY":         openaifake.APIKey,
+		"CHAT_MODEL":           "chat-model",
+		"LOG_LEVEL":            "debug",
 	}
 	for k, v := range extra {
 		env[k] = v

@@ -42,9 +42,19 @@ type Statistics struct {
 	// cost per km that goes with WeightedConsumption.
 	WeightedCostPerKm decimal.Decimal
 	// Samples is the number of consumption samples taken.
-	Samples         int64
-	FirstRefuelTime *time.Time
-	LastRefuelTime  *time.Time
+	Samples int64
+	// SampledDistance is the main energy's sampled distance: the distance
+	// WeightedConsumption and WeightedCostPerKm are computed over.
+	SampledDistance decimal.Decimal
+	// CombinedCostPerKm is the money of every energy per km driven: the sum
+	// over ByEnergy of each energy's sampled money over its sampled
+	// distance (both counting every km, whatever energy drove it), rounded
+	// once to PriceScale places. 0 while an energy with records has no
+	// sample: its share is unknown, and leaving it out would understate
+	// the cost. For a single-energy vehicle it equals WeightedCostPerKm.
+	CombinedCostPerKm decimal.Decimal
+	FirstRefuelTime   *time.Time
+	LastRefuelTime    *time.Time
 
 	// MainEnergy is the energy the quantity fields describe: the vehicle's
 	// default energy when it has records, else the energy with the most
@@ -66,6 +76,10 @@ type EnergyStats struct {
 	CostPerKm           decimal.Decimal
 	WeightedCostPerKm   decimal.Decimal
 	Samples             int64
+	// SampledDistance is the sum of the samples' distances: the odometer
+	// distance between this energy's full records, so it counts every km
+	// driven, on any energy. The weighted figures are over this distance.
+	SampledDistance decimal.Decimal
 }
 
 // StatsRecord is the part of a refuel the statistics read, in fixed point:
@@ -295,9 +309,28 @@ func (b *StatsBuilder) Statistics() Statistics {
 			s.WeightedConsumption = e.WeightedConsumption
 			s.WeightedCostPerKm = e.WeightedCostPerKm
 			s.Samples = e.Samples
+			s.SampledDistance = e.SampledDistance
 		}
 	}
+	s.CombinedCostPerKm = b.combinedCostPerKm()
 	return s
+}
+
+// combinedCostPerKm is the sum over the energies of their sampled money
+// over their sampled distance, exact until rounded once half-up to
+// PriceScale places; 0 when an energy has no sample.
+func (b *StatsBuilder) combinedCostPerKm() decimal.Decimal {
+	total := new(big.Rat)
+	for _, a := range b.energies {
+		if a.distance.Sign() <= 0 {
+			return decimal.Zero
+		}
+		total.Add(total, new(big.Rat).SetFrac(&a.sampledAmount, &a.distance))
+	}
+	// total = n/d, both non-negative: round n×10^PriceScale/d half-up.
+	num := decimal.NewFromBigInt(new(big.Int).Set(total.Num()), 0)
+	den := decimal.NewFromBigInt(new(big.Int).Set(total.Denom()), 0)
+	return num.DivRound(den, PriceScale)
 }
 
 // stats turns one energy's sums into its answer.
@@ -314,6 +347,7 @@ func (a *energyAcc) stats() EnergyStats {
 	}
 	e.WeightedConsumption = per100(&a.sampledLiters, &a.distance)
 	e.WeightedCostPerKm = perKm(&a.sampledAmount, &a.distance)
+	e.SampledDistance = decimal.NewFromBigInt(new(big.Int).Set(&a.distance), -QuantityScale)
 	return e
 }
 

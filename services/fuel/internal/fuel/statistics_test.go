@@ -44,13 +44,14 @@ func statsRecord(t *testing.T, id uint64, at time.Time, r erec) StatsRecord {
 // compares every field and the order of ByEnergy at once.
 func render(s Statistics) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "records=%d amount=%s distance=%s main=%s | liters=%s price=%s cons=%s weighted=%s cost=%s wcost=%s samples=%d\n",
+	fmt.Fprintf(&b, "records=%d amount=%s distance=%s main=%s | liters=%s price=%s cons=%s weighted=%s cost=%s wcost=%s samples=%d sdist=%s combined=%s\n",
 		s.TotalRecords, s.TotalAmount, s.TotalDistance, s.MainEnergy,
-		s.TotalLiters, s.AvgPrice, s.AvgConsumption, s.WeightedConsumption, s.CostPerKm, s.WeightedCostPerKm, s.Samples)
+		s.TotalLiters, s.AvgPrice, s.AvgConsumption, s.WeightedConsumption, s.CostPerKm, s.WeightedCostPerKm, s.Samples,
+		s.SampledDistance, s.CombinedCostPerKm)
 	for _, e := range s.ByEnergy {
-		fmt.Fprintf(&b, "%s: records=%d qty=%s amount=%s price=%s cons=%s weighted=%s cost=%s wcost=%s samples=%d\n",
+		fmt.Fprintf(&b, "%s: records=%d qty=%s amount=%s price=%s cons=%s weighted=%s cost=%s wcost=%s samples=%d dist=%s\n",
 			e.Energy, e.TotalRecords, e.TotalQuantity, e.TotalAmount, e.AvgPrice, e.AvgConsumption,
-			e.WeightedConsumption, e.CostPerKm, e.WeightedCostPerKm, e.Samples)
+			e.WeightedConsumption, e.CostPerKm, e.WeightedCostPerKm, e.Samples, e.SampledDistance)
 	}
 	return b.String()
 }
@@ -84,9 +85,9 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 				{Electricity, "10650", "5", "1.5", false, false},
 				{Electricity, "10700", "9", "2.7", true, false},
 			},
-			want: "records=7 amount=135.8 distance=700 main=gasoline | liters=70 price=1.75 cons=5 weighted=5 cost=0.09 wcost=0.09 samples=1\n" +
-				"electricity: records=5 qty=44 amount=13.8 price=0.31 cons=7.1984 weighted=5.2308 cost=0.0227 wcost=0.0166 samples=3\n" +
-				"gasoline: records=2 qty=70 amount=122 price=1.75 cons=5 weighted=5 cost=0.09 wcost=0.09 samples=1\n",
+			want: "records=7 amount=135.8 distance=700 main=gasoline | liters=70 price=1.75 cons=5 weighted=5 cost=0.09 wcost=0.09 samples=1 sdist=600 combined=0.1066\n" +
+				"electricity: records=5 qty=44 amount=13.8 price=0.31 cons=7.1984 weighted=5.2308 cost=0.0227 wcost=0.0166 samples=3 dist=650\n" +
+				"gasoline: records=2 qty=70 amount=122 price=1.75 cons=5 weighted=5 cost=0.09 wcost=0.09 samples=1 dist=600\n",
 		},
 		{
 			// An LPG conversion: the LPG record that missed a fill-up ends
@@ -105,9 +106,9 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 				{LPG, "2000", "30", "24", true, true},
 				{LPG, "2400", "36", "28.8", true, false},
 			},
-			want: "records=6 amount=132.8 distance=1400 main=gasoline | liters=8 price=1.8 cons=0.5 weighted=0.5 cost=0.009 wcost=0.009 samples=1\n" +
-				"lpg: records=4 qty=148 amount=118.4 price=0.8 cons=8.7 weighted=8.6667 cost=0.0696 wcost=0.0693 samples=2\n" +
-				"gasoline: records=2 qty=8 amount=14.4 price=1.8 cons=0.5 weighted=0.5 cost=0.009 wcost=0.009 samples=1\n",
+			want: "records=6 amount=132.8 distance=1400 main=gasoline | liters=8 price=1.8 cons=0.5 weighted=0.5 cost=0.009 wcost=0.009 samples=1 sdist=600 combined=0.0783\n" +
+				"lpg: records=4 qty=148 amount=118.4 price=0.8 cons=8.7 weighted=8.6667 cost=0.0696 wcost=0.0693 samples=2 dist=900\n" +
+				"gasoline: records=2 qty=8 amount=14.4 price=1.8 cons=0.5 weighted=0.5 cost=0.009 wcost=0.009 samples=1 dist=600\n",
 		},
 		{
 			// All records of one energy that is not the vehicle's default:
@@ -119,8 +120,8 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 				{Diesel, "500", "40", "60", true, false},
 				{Diesel, "1100", "45", "67.5", true, false},
 			},
-			want: "records=2 amount=127.5 distance=600 main=diesel | liters=85 price=1.5 cons=7.5 weighted=7.5 cost=0.1125 wcost=0.1125 samples=1\n" +
-				"diesel: records=2 qty=85 amount=127.5 price=1.5 cons=7.5 weighted=7.5 cost=0.1125 wcost=0.1125 samples=1\n",
+			want: "records=2 amount=127.5 distance=600 main=diesel | liters=85 price=1.5 cons=7.5 weighted=7.5 cost=0.1125 wcost=0.1125 samples=1 sdist=600 combined=0.1125\n" +
+				"diesel: records=2 qty=85 amount=127.5 price=1.5 cons=7.5 weighted=7.5 cost=0.1125 wcost=0.1125 samples=1 dist=600\n",
 		},
 		{
 			// Equal counts order by name; without default-energy records the
@@ -131,9 +132,42 @@ func TestStatisticsByEnergyGolden(t *testing.T) {
 				{Hydrogen, "100", "5", "60", true, false},
 				{CNG, "200", "10", "15", true, false},
 			},
-			want: "records=2 amount=75 distance=100 main=cng | liters=10 price=1.5 cons=0 weighted=0 cost=0 wcost=0 samples=0\n" +
-				"cng: records=1 qty=10 amount=15 price=1.5 cons=0 weighted=0 cost=0 wcost=0 samples=0\n" +
-				"hydrogen: records=1 qty=5 amount=60 price=12 cons=0 weighted=0 cost=0 wcost=0 samples=0\n",
+			want: "records=2 amount=75 distance=100 main=cng | liters=10 price=1.5 cons=0 weighted=0 cost=0 wcost=0 samples=0 sdist=0 combined=0\n" +
+				"cng: records=1 qty=10 amount=15 price=1.5 cons=0 weighted=0 cost=0 wcost=0 samples=0 dist=0\n" +
+				"hydrogen: records=1 qty=5 amount=60 price=12 cons=0 weighted=0 cost=0 wcost=0 samples=0 dist=0\n",
+		},
+		{
+			// The combined cost per km is rounded once: gasoline 1 / 300 km
+			// and electricity 1 / 300 km are 0.00333… each (0.0033 when
+			// rounded), together 2/300 = 0.00666…: 0.0067, not 0.0066.
+			// Gasoline prices 1.5 and 0.05: 0.775; electricity 0.3 and 0.1: 0.2.
+			// Each sample's distance counts every km, whatever energy drove it.
+			name: "combined cost rounded once",
+			def:  Gasoline,
+			recs: []erec{
+				{Gasoline, "1000", "40", "60", true, false},
+				{Electricity, "1000", "10", "3", true, false},
+				{Gasoline, "1300", "20", "1", true, false},
+				{Electricity, "1300", "10", "1", true, false},
+			},
+			want: "records=4 amount=65 distance=300 main=gasoline | liters=60 price=0.775 cons=6.6667 weighted=6.6667 cost=0.0033 wcost=0.0033 samples=1 sdist=300 combined=0.0067\n" +
+				"electricity: records=2 qty=20 amount=4 price=0.2 cons=3.3333 weighted=3.3333 cost=0.0033 wcost=0.0033 samples=1 dist=300\n" +
+				"gasoline: records=2 qty=60 amount=61 price=0.775 cons=6.6667 weighted=6.6667 cost=0.0033 wcost=0.0033 samples=1 dist=300\n",
+		},
+		{
+			// One charge yields no sample: electricity's money per km is
+			// unknown, so no combined cost (0) rather than petrol's alone.
+			// Gasoline: 30 L / 500 km = 6, 54 / 500 = 0.108.
+			name: "an energy without a sample",
+			def:  Gasoline,
+			recs: []erec{
+				{Gasoline, "1000", "40", "68", true, false},
+				{Electricity, "1100", "10", "3", true, false},
+				{Gasoline, "1500", "30", "54", true, false},
+			},
+			want: "records=3 amount=125 distance=500 main=gasoline | liters=70 price=1.75 cons=6 weighted=6 cost=0.108 wcost=0.108 samples=1 sdist=500 combined=0\n" +
+				"gasoline: records=2 qty=70 amount=122 price=1.75 cons=6 weighted=6 cost=0.108 wcost=0.108 samples=1 dist=500\n" +
+				"electricity: records=1 qty=10 amount=3 price=0.3 cons=0 weighted=0 cost=0 wcost=0 samples=0 dist=0\n",
 		},
 	}
 	for _, tt := range tests {

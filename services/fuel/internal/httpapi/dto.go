@@ -112,6 +112,10 @@ type statisticsResponse struct {
 	// describe (null without records); ByEnergy has every energy apart.
 	MainEnergy *string               `json:"main_energy"`
 	ByEnergy   []energyStatsResponse `json:"by_energy"`
+	// SampledDistance is the distance the weighted figures are over;
+	// CombinedCostPerKm the money of every energy per km driven.
+	SampledDistance   json.Number `json:"sampled_distance"`
+	CombinedCostPerKm json.Number `json:"combined_cost_per_km"`
 }
 
 // energyStatsResponse is one energy of a vehicle's statistics.
@@ -127,6 +131,7 @@ type energyStatsResponse struct {
 	CostPerKm           json.Number `json:"cost_per_km"`
 	WeightedCostPerKm   json.Number `json:"weighted_cost_per_km"`
 	ConsumptionSamples  int64       `json:"consumption_samples"`
+	SampledDistance     json.Number `json:"sampled_distance"`
 }
 
 // healthResponse is the body of GET /health; Code and Message are set
@@ -206,6 +211,8 @@ func toStatisticsResponse(s fuel.Statistics) statisticsResponse {
 		WeightedCostPerKm:   number(s.WeightedCostPerKm),
 		ConsumptionSamples:  s.Samples,
 		ByEnergy:            make([]energyStatsResponse, len(s.ByEnergy)),
+		SampledDistance:     number(s.SampledDistance),
+		CombinedCostPerKm:   number(s.CombinedCostPerKm),
 	}
 	if s.MainEnergy != "" {
 		main := string(s.MainEnergy)
@@ -224,6 +231,7 @@ func toStatisticsResponse(s fuel.Statistics) statisticsResponse {
 			CostPerKm:           number(e.CostPerKm),
 			WeightedCostPerKm:   number(e.WeightedCostPerKm),
 			ConsumptionSamples:  e.Samples,
+			SampledDistance:     number(e.SampledDistance),
 		}
 	}
 	if s.LastRefuel != nil {

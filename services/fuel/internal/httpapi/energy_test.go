@@ -102,8 +102,10 @@ func TestStatisticsByEnergy(t *testing.T) {
 		want := `{"vehicle_id":` + vid + `,"total_records":7,"total_liters":70,"total_amount":135.8,"avg_price":1.75,"avg_consumption":5,"cost_per_km":0.09,` +
 			`"last_refuel":` + string(lastBody) + `,"total_distance":700,"weighted_consumption":5,"weighted_cost_per_km":0.09,"consumption_samples":1,` +
 			`"first_refuel_time":"2026-03-01T08:00:00Z","last_refuel_time":"2026-03-07T08:00:00Z","main_energy":"gasoline","by_energy":[` +
-			`{"energy":"electricity","unit":"kWh","total_records":5,"total_quantity":44,"total_amount":13.8,"avg_price":0.31,"avg_consumption":7.1984,"weighted_consumption":5.2308,"cost_per_km":0.0227,"weighted_cost_per_km":0.0166,"consumption_samples":3},` +
-			`{"energy":"gasoline","unit":"l","total_records":2,"total_quantity":70,"total_amount":122,"avg_price":1.75,"avg_consumption":5,"weighted_consumption":5,"cost_per_km":0.09,"weighted_cost_per_km":0.09,"consumption_samples":1}]}`
+			`{"energy":"electricity","unit":"kWh","total_records":5,"total_quantity":44,"total_amount":13.8,"avg_price":0.31,"avg_consumption":7.1984,"weighted_consumption":5.2308,"cost_per_km":0.0227,"weighted_cost_per_km":0.0166,"consumption_samples":3,"sampled_distance":650},` +
+			`{"energy":"gasoline","unit":"l","total_records":2,"total_quantity":70,"total_amount":122,"avg_price":1.75,"avg_consumption":5,"weighted_consumption":5,"cost_per_km":0.09,"weighted_cost_per_km":0.09,"consumption_samples":1,"sampled_distance":600}],` +
+			// 54 / 600 km + 10.80 / 650 km = 0.09 + 0.0166153… = 0.1066153…
+			`"sampled_distance":600,"combined_cost_per_km":0.1066}`
 		if got != want {
 			t.Errorf("statistics\n got %s\nwant %s", got, want)
 		}

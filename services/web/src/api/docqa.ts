@@ -3,6 +3,7 @@ import { ApiError, NetworkError, request, send, toApiError } from './http';
 import { EventStreamReader, readEventStream } from './sse';
 import { sessions, tokenOf } from './session';
 import { t } from '../i18n';
+import type { Highlight } from '../lib/pageview';
 
 export interface DocumentInfo {
   fileName: string;
@@ -24,6 +25,12 @@ export interface Source {
   chunkIndex: number;
   score: number;
   text: string;
+  /** The number printed on the page ("3-12", "iv"), when the PDF has page labels. */
+  pageLabel?: string;
+  /** The passage's lines on its page as rectangles (0..1 from the top left), when the service could place them. */
+  highlights?: Highlight[];
+  /** The passage was read by OCR from a scanned page. */
+  ocr?: boolean;
 }
 
 export interface ChatMessage {
@@ -47,6 +54,34 @@ export function filePath(md5: string): string {
 /** fileUrl opens the original PDF at a page in the browser's viewer. */
 export function fileUrl(md5: string, page: number): string {
   return `${filePath(md5)}#page=${page}`;
+}
+
+/** pageImagePath: where docqa serves page n of a document as a PNG `width` pixels wide. */
+export function pageImagePath(md5: string, page: number, width: number): string {
+  return `/api/documents/${encodeURIComponent(md5)}/pages/${page}.png?width=${width}`;
+}
+
+/** pagePdfPath: where docqa serves page n of a document as a one-page PDF. */
+export function pagePdfPath(md5: string, page: number): string {
+  return `/api/documents/${encodeURIComponent(md5)}/pages/${page}.pdf`;
+}
+
+/**
+ * loadPageImage fetches a page's image with the bearer token (an <img> cannot
+ * send one) and returns a blob: URL for it; the caller revokes it. Offline,
+ * the service worker answers with the copy of a page viewed before; a page
+ * never viewed rejects with NetworkError.
+ */
+export async function loadPageImage(md5: string, page: number, width: number, signal?: AbortSignal): Promise<string> {
+  const res = await send('GET', pageImagePath(md5, page, width), { headers: { Accept: 'image/png' }, signal });
+  let bytes: Blob;
+  try {
+    bytes = await res.blob();
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new NetworkError(t('docqa.fileCutOff'));
+  }
+  return URL.createObjectURL(bytes);
 }
 
 /** BLOB_LIFETIME: how long the blob: URL of an opened file stays valid (ms); the viewer has read it long before. */

@@ -129,6 +129,8 @@ export interface EnergyStatistics {
   /** Absent in statistics cached from a service older than the field. */
   weighted_cost_per_km?: number;
   consumption_samples: number;
+  /** km the weighted figures are over (every km driven between this energy's full records); absent from an older service. */
+  sampled_distance?: number;
 }
 
 export interface Statistics {
@@ -148,6 +150,10 @@ export interface Statistics {
   last_refuel_time: string | null;
   main_energy: Energy | null;
   by_energy: EnergyStatistics[];
+  /** Absent from an older service (statistics cached offline). */
+  sampled_distance?: number;
+  /** Every energy's money per km driven, added up; 0 while an energy has no sample. */
+  combined_cost_per_km?: number;
 }
 
 export interface MonthStatistics {

@@ -5,6 +5,7 @@
 // ends that session (src/api/session.ts), and the app shows the login screen.
 import { sessions, tokenOf } from './session';
 import { t } from '../i18n';
+import { dispositionName } from '../lib/pageview';
 
 export class ApiError extends Error {
   constructor(
@@ -99,8 +100,8 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
  */
 export async function download(path: string, fallbackName: string): Promise<void> {
   const res = await send('GET', path, { headers: { Accept: '*/*' } });
-  const disposition = res.headers.get('Content-Disposition') ?? '';
-  const name = /filename="?([^";]+)"?/i.exec(disposition)?.[1] ?? fallbackName;
+  const disposition = res.headers.get('Content-Disposition');
+  const name = dispositionName(disposition) ?? fallbackName;
   const url = URL.createObjectURL(await res.blob());
   const a = document.createElement('a');
   a.href = url;

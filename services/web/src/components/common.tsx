@@ -3,6 +3,7 @@ import { fmtDateTime } from '../lib/format';
 import type { Vehicle } from '../api/fuel';
 import { fileUrl, openFile } from '../api/docqa';
 import { t } from '../i18n';
+import { FieldMessage, type FormErrors } from './form-errors';
 
 /** AsOf marks data that is a snapshot. */
 export function AsOf({ asOf }: { asOf: string | null }) {
@@ -14,41 +15,14 @@ export function AsOf({ asOf }: { asOf: string | null }) {
   );
 }
 
-/** ErrorText shows what went wrong; id lets the input it is about point to it (aria-describedby). */
-/** ErrorText shows an error; beside a field (field set), only what it says of that field, without the field's name. */
-export function ErrorText({ error, id, field }: { error: Error | string | null | undefined; id?: string; field?: string }) {
+/** ErrorText shows what went wrong (a form's errors show in its ErrorSummary and beside its fields: components/form-errors.tsx). */
+export function ErrorText({ error }: { error: Error | string | null | undefined }) {
   if (!error) return null;
-  const message = typeof error === 'string' ? error : error.message;
   return (
-    <p class="error" role="alert" id={id}>
-      {field === undefined ? message : messageFor(message, field)}
+    <p class="error" role="alert">
+      {typeof error === 'string' ? error : error.message}
     </p>
   );
-}
-
-/**
- * messageFor: the parts of a service's message that name field, without
- * the name ("does not match" of "current_password: does not match"); the
- * whole message when no part names it.
- */
-export function messageFor(message: string, field: string): string {
-  const prefix = `${field}: `;
-  const parts = message.split('; ').filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
-  return parts.length > 0 ? parts.join('; ') : message;
-}
-
-/**
- * fieldNamed: which of a form's fields a service's message is about, the
- * first it names (null: none of them). Its messages about input start with
- * the field's name ("current_password: does not match"), several joined by
- * "; ". The form shows the message beside that field.
- */
-export function fieldNamed<F extends string>(message: string | null, fields: readonly F[]): F | null {
-  for (const part of message?.split('; ') ?? []) {
-    const f = fields.find((name) => part.startsWith(`${name}: `));
-    if (f !== undefined) return f;
-  }
-  return null;
 }
 
 /** Badge: a short mark after a heading's name ("default", "you"), set off by a space for screen readers too. */
@@ -69,13 +43,15 @@ interface PickerProps {
   value: number | null;
   onChange: (id: number) => void;
   id?: string;
+  /** The errors of the form it is part of (the service may refuse the vehicle). */
+  form?: FormErrors;
 }
 
-export function VehiclePicker({ vehicles, value, onChange, id = 'vehicle' }: PickerProps) {
+export function VehiclePicker({ vehicles, value, onChange, id = 'vehicle', form }: PickerProps) {
   return (
     <div class="field">
       <label for={id}>{t('common.vehicle')}</label>
-      <select id={id} value={value ?? ''} onChange={(e) => onChange(Number(e.currentTarget.value))}>
+      <select id={id} value={value ?? ''} {...form?.control(id)} onChange={(e) => onChange(Number(e.currentTarget.value))}>
         {vehicles.map((v) => (
           <option key={v.id} value={v.id}>
             {v.name}
@@ -83,6 +59,7 @@ export function VehiclePicker({ vehicles, value, onChange, id = 'vehicle' }: Pic
           </option>
         ))}
       </select>
+      {form && <FieldMessage form={form} id={id} />}
     </div>
   );
 }

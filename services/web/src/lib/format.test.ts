@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLanguage } from '../i18n';
-import { MONEY_EXTRA, currencyLabel, fmtMoney, fmtNumber, fmtPrice, setFormat } from './format';
+import { MONEY_EXTRA, currencyLabel, fmtMoney, fmtMonth, fmtNumber, fmtPrice, monthOf, setFormat } from './format';
 
 afterEach(() => {
   setFormat('en-US', 'USD');
@@ -103,5 +103,22 @@ describe("money in the owner's currency, as the locale writes it", () => {
   it('a currency code Intl refuses shows the plain number and the code', () => {
     setFormat('en-US', 'dollars');
     expect(fmtMoney('74.66')).toBe('74.66 dollars');
+  });
+});
+
+describe('months in the owner\'s zone and language', () => {
+  it('the calendar month of an instant depends on the zone', () => {
+    const at = new Date('2026-02-28T23:30:00Z');
+    expect(monthOf(at, 'UTC')).toBe('2026-02');
+    expect(monthOf(at, 'Asia/Shanghai')).toBe('2026-03');
+    expect(monthOf(at, 'America/New_York')).toBe('2026-02');
+  });
+  it('a month is named in the locale, the same month in every zone', () => {
+    setFormat('en-US', 'USD');
+    expect(fmtMonth('2026-03', 'long')).toBe('March 2026');
+    expect(fmtMonth('2026-03', 'short')).toBe('Mar');
+    setFormat('zh-CN', 'CNY');
+    expect(fmtMonth('2026-03', 'long')).toBe('2026年3月');
+    expect(fmtMonth('bad', 'short')).toBe('bad');
   });
 });

@@ -116,3 +116,22 @@ export function fmtBytes(n: number): string {
   if (n < 1024 * 1024) return `${fmtNumber(n / 1024, 1)} KB`;
   return `${fmtNumber(n / 1024 / 1024, 1)} MB`;
 }
+
+/** monthOf: the calendar month ("2026-03") of the instant d in the time zone zone (the owner's), as the monthly statistics name it. */
+export function monthOf(d: Date, zone: string): string {
+  try {
+    const parts = new Intl.DateTimeFormat('en', { timeZone: zone, year: 'numeric', month: '2-digit' }).formatToParts(d);
+    return `${parts.find((p) => p.type === 'year')!.value}-${parts.find((p) => p.type === 'month')!.value}`;
+  } catch {
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}`;
+  }
+}
+
+/** fmtMonth: a month ("2026-03") as the owner's locale names it: "Mar" (short) or "March 2026". */
+export function fmtMonth(month: string, style: 'short' | 'long'): string {
+  const [y, m] = month.split('-').map(Number);
+  if (!y || !m) return month;
+  // The middle of the month in UTC, read in UTC: the same month in every zone.
+  const at = new Date(Date.UTC(y, m - 1, 15));
+  return new Intl.DateTimeFormat(locale, style === 'short' ? { month: 'short', timeZone: 'UTC' } : { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(at);
+}

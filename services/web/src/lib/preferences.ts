@@ -7,6 +7,7 @@ import {
   CONSUMPTION_UNITS, DISTANCE_UNITS, ELECTRIC_CONSUMPTION_UNITS, GAS_CONSUMPTION_UNITS, VOLUME_UNITS,
   type ConsumptionUnit, type DistanceUnit, type ElectricConsumptionUnit, type GasConsumptionUnit, type Units, type VolumeUnit,
 } from './units';
+import { SYSTEM_UNITS } from './unitsystems';
 
 /** Preferences as the service keeps them: null is "not chosen yet". */
 export interface StoredPreferences {
@@ -54,10 +55,11 @@ export function regionOf(locale: string): string | undefined {
 }
 
 /**
- * defaultsFor: the preferences of a first start in locale. The United States
- * reads miles, US gallons and mpg; the United Kingdom (and the few others
- * still on miles) reads miles and mpg (UK gallons) but buys litres, as its
- * pumps sell them; everyone else km, litres and L/100 km. The currency is
+ * defaultsFor: the preferences of a first start in locale: the unit system
+ * of its region (lib/unitsystems.ts). The United States (and the few others
+ * still on miles and US gallons) reads miles, US gallons and mpg; the United
+ * Kingdom reads miles and mpg (UK gallons) but buys litres, as its pumps
+ * sell them; everyone else km, litres and L/100 km. The currency is
  * the region's, USD when the region is unknown.
  */
 export function defaultsFor(locale: string, timeZone: string): Preferences {
@@ -66,15 +68,17 @@ export function defaultsFor(locale: string, timeZone: string): Preferences {
     currency: (region && CURRENCY_OF[region]) || 'USD',
     locale,
     time_zone: timeZone,
-    gas_consumption_unit: 'kg_per_100km' as const,
   };
-  if (region === 'US' || region === 'PR' || region === 'LR' || region === 'MM') {
-    return { ...base, distance_unit: 'mi', volume_unit: 'gal_us', consumption_unit: 'mpg_us', electric_consumption_unit: 'mi_per_kwh' };
-  }
-  if (region === 'GB') {
-    return { ...base, distance_unit: 'mi', volume_unit: 'l', consumption_unit: 'mpg_uk', electric_consumption_unit: 'mi_per_kwh' };
-  }
-  return { ...base, distance_unit: 'km', volume_unit: 'l', consumption_unit: 'l_per_100km', electric_consumption_unit: 'kwh_per_100km' };
+  const system = region === 'US' || region === 'PR' || region === 'LR' || region === 'MM' ? 'us' : region === 'GB' ? 'uk' : 'metric';
+  return { ...base, ...unitPreferences(SYSTEM_UNITS[system]) };
+}
+
+/** unitPreferences: units as the preference fields that hold them. */
+export function unitPreferences(u: Units): Pick<Preferences, 'distance_unit' | 'volume_unit' | 'consumption_unit' | 'electric_consumption_unit' | 'gas_consumption_unit'> {
+  return {
+    distance_unit: u.distance, volume_unit: u.volume, consumption_unit: u.consumption,
+    electric_consumption_unit: u.electric, gas_consumption_unit: u.gas,
+  };
 }
 
 /** valid: whether a stored value is one this client knows (an unknown one falls back to the default). */

@@ -20,6 +20,12 @@ export interface Span {
   distance: string | null;
   /** quantity per 100 km of the span closed here, 10 places (display rounds it, after converting it to the owner's unit: lib/units.ts); null when none closes. */
   consumption: string | null;
+  /**
+   * km the consumption is over: from the previous full record of the same
+   * energy, so it counts the km driven on any energy between them (on a
+   * plug-in hybrid, more than distance); null with consumption.
+   */
+  over: string | null;
 }
 
 /** spans takes records in any order and returns one Span per record id. */
@@ -31,6 +37,7 @@ export function spans(records: SpanInput[]): Map<number, Span> {
   for (const r of sorted) {
     const distance = prev ? canonical(new Big(r.odometer).minus(prev.odometer)) : null;
     let consumption: string | null = null;
+    let over: string | null = null;
     const p = ref.get(r.energy) ?? null;
     if (r.missed_previous) {
       ref.set(r.energy, r.is_full ? { odometer: r.odometer, acc: new Big(0) } : null);
@@ -38,7 +45,10 @@ export function spans(records: SpanInput[]): Map<number, Span> {
       const acc = p.acc.plus(r.liters);
       if (r.is_full) {
         const d = new Big(r.odometer).minus(p.odometer);
-        if (d.gt(0)) consumption = canonical(acc.div(d).times(100).round(10, Big.roundHalfUp));
+        if (d.gt(0)) {
+          consumption = canonical(acc.div(d).times(100).round(10, Big.roundHalfUp));
+          over = canonical(d);
+        }
         ref.set(r.energy, { odometer: r.odometer, acc: new Big(0) });
       } else {
         ref.set(r.energy, { odometer: p.odometer, acc });
@@ -46,7 +56,7 @@ export function spans(records: SpanInput[]): Map<number, Span> {
     } else if (r.is_full) {
       ref.set(r.energy, { odometer: r.odometer, acc: new Big(0) });
     }
-    out.set(r.id, { distance, consumption });
+    out.set(r.id, { distance, consumption, over });
     prev = r;
   }
   return out;

@@ -6,7 +6,8 @@ import { useState } from 'preact/hooks';
 import { authApi, signInWithSso, type TokenInfo } from '../api/auth';
 import { ApiError } from '../api/http';
 import type { User } from '../api/session';
-import { Badge, ErrorText, Status, fieldNamed } from '../components/common';
+import { Badge, ErrorText, Status } from '../components/common';
+import { ErrorSummary, FieldMessage, fromService, useFormErrors } from '../components/form-errors';
 import { useAction, useOnline, useServerData } from '../hooks';
 import { t } from '../i18n';
 import { fmtDateTime } from '../lib/format';
@@ -31,9 +32,6 @@ export function Account({ user, oidc }: { user: User; oidc: boolean }) {
   );
 }
 
-/** describedBy joins the ids an input is described by (undefined: none). */
-const describedBy = (...ids: (string | false)[]) => ids.filter(Boolean).join(' ') || undefined;
-
 function PasswordForm({ online, onChanged }: { online: boolean; onChanged: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -41,11 +39,20 @@ function PasswordForm({ online, onChanged }: { online: boolean; onChanged: () =>
   // On unless unticked: a token that got out with the old password stops working with it.
   const [revokeTokens, setRevokeTokens] = useState(true);
   const { busy, error, status, setError, run } = useAction();
-  const at = fieldNamed(error, ['current_password', 'new_password']);
+  // The repetition is checked here; the rest by the service, whose errors name the fields.
+  const [differ, setDiffer] = useState(false);
+  const form = useFormErrors(differ ? [{ id: 'password-repeat', message: t('account.differ') }] : fromService(error, {
+    current_password: { id: 'password-current', label: t('account.current') },
+    new_password: { id: 'password-new', label: t('account.new') },
+  }));
 
   async function submit(e: Event) {
     e.preventDefault();
-    if (next !== repeat) return setError(t('account.differ'));
+    setDiffer(next !== repeat);
+    if (next !== repeat) {
+      setError(null);
+      return form.reveal();
+    }
     const done = revokeTokens ? t('account.changedRevoked') : t('account.changed');
     if (await run(() => authApi.changePassword(current, next, revokeTokens), () => done)) {
       setCurrent('');
@@ -53,28 +60,33 @@ function PasswordForm({ online, onChanged }: { online: boolean; onChanged: () =>
       setRepeat('');
       setRevokeTokens(true);
       onChanged();
+    } else {
+      form.reveal();
     }
   }
 
   return (
-    <form class="form" aria-labelledby="password-legend" onSubmit={(e) => void submit(e)}>
+    <form class="form" noValidate aria-labelledby="password-legend" onSubmit={(e) => void submit(e)}>
+      <ErrorSummary form={form} />
       <fieldset>
         <legend id="password-legend">{t('account.password')}</legend>
         <div class="field">
           <label for="password-current">{t('account.current')}</label>
           <input id="password-current" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)}
-            aria-invalid={at === 'current_password' || undefined} aria-describedby={describedBy(at === 'current_password' && 'password-current-error')} />
-          {at === 'current_password' && <ErrorText id="password-current-error" error={error} field="current_password" />}
+            {...form.control('password-current')} />
+          <FieldMessage form={form} id="password-current" />
         </div>
         <div class="field">
           <label for="password-new">{t('account.new')}</label>
           <input id="password-new" type="password" autocomplete="new-password" required value={next} onInput={(e) => setNext(e.currentTarget.value)}
-            aria-invalid={at === 'new_password' || undefined} aria-describedby={describedBy(at === 'new_password' && 'password-new-error')} />
-          {at === 'new_password' && <ErrorText id="password-new-error" error={error} field="new_password" />}
+            {...form.control('password-new')} />
+          <FieldMessage form={form} id="password-new" />
         </div>
         <div class="field">
           <label for="password-repeat">{t('account.repeat')}</label>
-          <input id="password-repeat" type="password" autocomplete="new-password" required value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} />
+          <input id="password-repeat" type="password" autocomplete="new-password" required value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)}
+            {...form.control('password-repeat')} />
+          <FieldMessage form={form} id="password-repeat" />
         </div>
         <div class="check">
           <input id="password-revoke-tokens" type="checkbox" checked={revokeTokens} onChange={(e) => setRevokeTokens(e.currentTarget.checked)}
@@ -83,7 +95,6 @@ function PasswordForm({ online, onChanged }: { online: boolean; onChanged: () =>
         </div>
         <p id="password-revoke-tokens-hint" class="hint">{t('account.revokeTokensHint')}</p>
       </fieldset>
-      {at === null && <ErrorText error={error} />}
       {status && <Status>{status}</Status>}
       <div class="buttons">
         <button type="submit" disabled={busy || !online}>{t('account.change')}</button>
@@ -100,14 +111,23 @@ function Users({ self, online }: { self: User; online: boolean }) {
   const users = list.data;
   // Each change is followed by the list as the service has it.
   const { busy, error, status, run: act } = useAction(list.reload);
+  // The last action was the form's (its errors show in it) or a deletion's (above the list).
+  const [byForm, setByForm] = useState(false);
+  const form = useFormErrors(byForm ? fromService(error, {
+    username: { id: 'user-name', label: t('login.username') },
+    password: { id: 'user-password', label: t('login.password') },
+  }) : []);
 
   async function add(e: Event) {
     e.preventDefault();
+    setByForm(true);
     const name = username.trim();
     if (await act(() => authApi.createUser(name, password, admin), () => t('users.added', { name }))) {
       setUsername('');
       setPassword('');
       setAdmin(false);
+    } else {
+      form.reveal();
     }
   }
 
@@ -115,7 +135,7 @@ function Users({ self, online }: { self: User; online: boolean }) {
     <section aria-labelledby="users-heading">
       <h2 id="users-heading">{t('users.heading')}</h2>
       <p class="hint">{t('users.hint')}</p>
-      <ErrorText error={error ?? list.error} />
+      <ErrorText error={(byForm ? null : error) ?? list.error} />
       {status && <Status>{status}</Status>}
       <ul class="records" aria-label={t('users.list')}>
         {users?.map((u) => (
@@ -129,6 +149,7 @@ function Users({ self, online }: { self: User; online: boolean }) {
               <div class="buttons">
                 <button type="button" class="danger" disabled={busy || !online}
                   onClick={() => {
+                    setByForm(false);
                     if (window.confirm(t('users.deleteConfirm', { name: u.username }))) void act(() => authApi.deleteUser(u.id), () => t('users.deleted', { name: u.username }));
                   }}>{t('common.delete')}</button>
               </div>
@@ -136,17 +157,20 @@ function Users({ self, online }: { self: User; online: boolean }) {
           </li>
         ))}
       </ul>
-      <form class="form" aria-labelledby="user-add-legend" onSubmit={(e) => void add(e)}>
+      <form class="form" noValidate aria-labelledby="user-add-legend" onSubmit={(e) => void add(e)}>
+        <ErrorSummary form={form} />
         <fieldset>
           <legend id="user-add-legend">{t('users.add')}</legend>
           <div class="field">
             <label for="user-name">{t('login.username')}</label>
             <input id="user-name" autocomplete="off" autocapitalize="none" spellcheck={false} required maxLength={64}
-              value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
+              value={username} {...form.control('user-name')} onInput={(e) => setUsername(e.currentTarget.value)} />
+            <FieldMessage form={form} id="user-name" />
           </div>
           <div class="field">
             <label for="user-password">{t('login.password')}</label>
-            <input id="user-password" type="password" autocomplete="new-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+            <input id="user-password" type="password" autocomplete="new-password" required value={password} {...form.control('user-password')} onInput={(e) => setPassword(e.currentTarget.value)} />
+            <FieldMessage form={form} id="user-password" />
           </div>
           <div class="check">
             <input id="user-admin" type="checkbox" checked={admin} onChange={(e) => setAdmin(e.currentTarget.checked)} />
@@ -190,14 +214,18 @@ function Tokens({ online, reload, hasPassword, oidc }: TokensProps) {
   const list = useServerData(authApi.tokens, online, reload);
   const tokens = list.data;
   const { busy, error, status, setError, run: act } = useAction(list.reload);
-  // The form's own errors show in it, beside the field they name; the rest above the list.
-  const at = fieldNamed(error, ['name', 'current_password']);
-  const inForm = at !== null || signInAgain;
+  // The form's own errors show in it (its summary, beside the fields); a revocation's above the list.
+  const [byForm, setByForm] = useState(false);
+  const form = useFormErrors(byForm ? fromService(error, {
+    name: { id: 'token-name', label: t('tokens.name') },
+    current_password: { id: 'token-password', label: t('account.current') },
+  }) : []);
 
   async function create(e: Event) {
     e.preventDefault();
     setSecret(null);
     setSignInAgain(false);
+    setByForm(true);
     const made = () => authApi.createToken(name.trim(), scope, days === 'never' ? null : Number(days), hasPassword ? password : null).catch((err: unknown) => {
       if (!hasPassword && err instanceof ApiError && err.status === 403) setSignInAgain(true);
       throw err;
@@ -209,12 +237,15 @@ function Tokens({ online, reload, hasPassword, oidc }: TokensProps) {
     if (ok) {
       setName('');
       setPassword('');
+    } else {
+      form.reveal();
     }
   }
 
   const label = (tk: TokenInfo) => (tk.kind === 'session' ? (tk.name === 'oidc' ? t('tokens.sessionSso') : t('tokens.session')) : tk.name);
   function revoke(tk: TokenInfo) {
     setSignInAgain(false);
+    setByForm(false);
     void act(() => authApi.revokeToken(tk.id), () => t('tokens.revoked', { name: label(tk) }));
   }
 
@@ -222,7 +253,7 @@ function Tokens({ online, reload, hasPassword, oidc }: TokensProps) {
     <section aria-labelledby="tokens-heading">
       <h2 id="tokens-heading">{t('tokens.heading')}</h2>
       <p class="hint">{t('tokens.hint')}</p>
-      <ErrorText error={(inForm ? null : error) ?? list.error} />
+      <ErrorText error={(byForm ? null : error) ?? list.error} />
       {status && <Status>{status}</Status>}
       {secret && (
         <div class="field">
@@ -253,14 +284,15 @@ function Tokens({ online, reload, hasPassword, oidc }: TokensProps) {
           </li>
         ))}
       </ul>
-      <form class="form" aria-labelledby="token-add-legend" onSubmit={(e) => void create(e)}>
+      <form class="form" noValidate aria-labelledby="token-add-legend" onSubmit={(e) => void create(e)}>
+        <ErrorSummary form={form} />
         <fieldset>
           <legend id="token-add-legend">{t('tokens.add')}</legend>
           <div class="field">
             <label for="token-name">{t('tokens.name')}</label>
             <input id="token-name" autocomplete="off" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)}
-              aria-invalid={at === 'name' || undefined} aria-describedby={describedBy(at === 'name' && 'token-name-error')} />
-            {at === 'name' && <ErrorText id="token-name-error" error={error} field="name" />}
+              {...form.control('token-name')} />
+            <FieldMessage form={form} id="token-name" />
           </div>
           <div class="field">
             <label for="token-scope">{t('tokens.scope')}</label>
@@ -281,13 +313,12 @@ function Tokens({ online, reload, hasPassword, oidc }: TokensProps) {
             <div class="field">
               <label for="token-password">{t('account.current')}</label>
               <input id="token-password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)}
-                aria-invalid={at === 'current_password' || undefined} aria-describedby={describedBy('token-password-hint', at === 'current_password' && 'token-password-error')} />
+                {...form.control('token-password', 'token-password-hint')} />
               <p id="token-password-hint" class="hint">{t('tokens.passwordHint')}</p>
-              {at === 'current_password' && <ErrorText id="token-password-error" error={error} field="current_password" />}
+              <FieldMessage form={form} id="token-password" />
             </div>
           )}
         </fieldset>
-        {signInAgain && <ErrorText error={error} />}
         <div class="buttons">
           <button type="submit" disabled={busy || !online}>{t('tokens.create')}</button>
           {signInAgain && oidc && (

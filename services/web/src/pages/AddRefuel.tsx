@@ -13,8 +13,24 @@ import { outbox, sync } from '../offline/sync';
 import { sessions } from '../api/session';
 import { useResource } from '../hooks';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker, chooseVehicle } from '../components/common';
+import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError, type ServiceFields } from '../components/form-errors';
 
-type FieldName = 'vehicle' | 'when' | 'odometer' | 'quantity' | 'total' | 'price' | 'home';
+/** The refuel's fields as the service names them in its errors, and the form's controls for them. */
+function serviceFields(): ServiceFields {
+  return {
+    vehicle_id: { id: 'vehicle', label: t('common.vehicle') },
+    refuel_time: { id: 'when', label: t('add.dateTime') },
+    odometer: { id: 'odometer', label: t('add.odometer') },
+    energy: { id: 'energy', label: t('add.energy') },
+    fuel_type: { id: 'energy', label: t('add.energy') },
+    liters: { id: 'quantity', label: t('add.quantity') },
+    total_amount: { id: 'total', label: t('add.total') },
+    station_name: { id: 'station', label: t('add.station') },
+    remark: { id: 'notes', label: t('add.notes') },
+    currency: { id: 'paid-in', label: t('add.abroadCurrency') },
+    home_amount: { id: 'home-amount', label: t('add.homeAmount') },
+  };
+}
 
 /** show writes a canonical decimal with a comma when the owner types commas. */
 function show(value: string, comma: boolean): string {
@@ -39,7 +55,8 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   const [paidIn, setPaidIn] = useState('');
   const [homeAmount, setHomeAmount] = useState('');
   const [status, setStatus] = useState<string | null>(null);
-  const [error, setError] = useState<{ field: FieldName | null; message: string } | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const form = useFormErrors(errors);
   const [saving, setSaving] = useState(false);
   const last = useResource<RefuelRecord[]>(chosen === null ? null : paths.lastRefuel(chosen));
   const odometerRef = useRef<HTMLInputElement>(null);
@@ -68,9 +85,10 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     setTriple(next);
   }
 
-  function fail(field: FieldName | null, message: string) {
-    setError({ field, message });
+  function fail(found: FieldError[]) {
+    setErrors(found);
     setStatus(null);
+    form.reveal();
     return false;
   }
 
@@ -88,28 +106,32 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   }
 
   async function saveOnce(another: boolean) {
-    setError(null);
+    setErrors([]);
     setStatus(null);
-    if (!vehicle) return fail('vehicle', t('add.errVehicle'));
+    // Every bad field at once, in the form's order: the summary lists them all.
+    const bad: FieldError[] = [];
+    // Without a vehicle there is no picker to point at: the summary says it.
+    if (!vehicle) bad.push({ id: vehicles && vehicles.length > 0 ? 'vehicle' : null, message: t('add.errVehicle') });
     const at = fromLocalInput(when);
-    if (!at) return fail('when', t('add.errWhen'));
+    if (!at) bad.push({ id: 'when', message: t('add.errWhen') });
     const typedOdo = parseDecimal(odometer);
-    if (typedOdo === null) return fail('odometer', t('add.errOdometer', { unit: dist }));
-    // What the service stores: km and metric quantities, at its 3 places (lib/units.ts).
-    const odo = distanceToKm(typedOdo, units);
+    if (typedOdo === null) bad.push({ id: 'odometer', message: t('add.errOdometer', { unit: dist }) });
     const q = parseDecimal(triple.quantity);
     const amount = parseDecimal(triple.total);
     const p = parseDecimal(triple.price);
     const quantity = q ?? (amount !== null && p !== null ? fillThird({ quantity: q, total: amount, price: p }, ['total', 'price'])?.value ?? null : null);
     const total = amount ?? (q !== null && p !== null ? fillThird({ quantity: q, total: amount, price: p }, ['quantity', 'price'])?.value ?? null : null);
     const liters = quantity === null ? null : quantityToMetric(quantity, unitOf(en), units);
-    if (liters === null || new Big(liters).lte(0)) return fail('quantity', t('add.errQuantity', { unit }));
-    if (total === null) return fail('total', t('add.errTotal'));
-    // The vehicle's amounts are in its owner's currency.
+    if (liters === null || new Big(liters).lte(0)) bad.push({ id: 'quantity', message: t('add.errQuantity', { unit }) });
+    if (total === null) bad.push({ id: 'total', message: t('add.errTotal') });
+    // Paid abroad: the vehicle's amounts are in its owner's currency, what was charged in it is needed.
     const home = currencyOf(vehicle, homeCurrency());
     const abroad = paidIn !== '' && paidIn !== home;
     const charged = abroad ? parseDecimal(homeAmount) : null;
-    if (abroad && charged === null) return fail('home', t('add.errHomeAmount', { currency: home }));
+    if (abroad && charged === null) bad.push({ id: 'home-amount', message: t('add.errHomeAmount', { currency: home }) });
+    if (bad.length > 0 || !vehicle || !at || typedOdo === null || liters === null || total === null) return fail(bad);
+    // What the service stores: km and metric quantities, at its 3 places (lib/units.ts).
+    const odo = distanceToKm(typedOdo, units);
     // A refuel entered later for an earlier day is held against the one
     // before it in time, not the newest (asked for; offline the newest
     // stands in). Older than every refuel, it has none to be held against.
@@ -130,7 +152,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
       const asked = before.when
         ? window.confirm(t('add.lowerThanBefore', { value, last: earlier, date: fmtDateTime(before.when) }))
         : window.confirm(t('add.lowerConfirm', { value, last: earlier }));
-      if (!asked) return fail('odometer', before.when ? t('add.errLowerBefore') : t('add.errLower'));
+      if (!asked) return fail([{ id: 'odometer', message: before.when ? t('add.errLowerBefore') : t('add.errLower') }]);
     }
     const key = uuid();
     const input = {
@@ -163,7 +185,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         // Sent now and refused: the owner is here to fix it, so it does not wait in the outbox.
         const item = (await outbox.items()).find((i) => i.key === key);
         await outbox.discard(key);
-        return fail(null, t('add.notSaved', { message: item?.message ?? t('add.refusedDefault') }));
+        return fail(fromService(item?.message ?? t('add.refusedDefault'), serviceFields(), (message) => t('add.notSaved', { message })));
       }
       setStatus(r.sent.includes(key) ? t('add.saved') : r.unauthorized ? t('add.queuedSession') : t('add.queuedOffline'));
       last.reload();
@@ -179,7 +201,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         setStation('');
         setWhen(localInputValue(new Date()));
       }
-      odometerRef.current?.focus();
+      focusInView(odometerRef.current);
       return true;
     } finally {
       setSaving(false);
@@ -188,9 +210,6 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
 
   const homeCode = currencyOf(vehicle, homeCurrency());
   const paidCurrency = paidIn || homeCode;
-
-  const invalid = (f: FieldName) => (error?.field === f ? true : undefined);
-  const describedBy = (f: FieldName, extra?: string) => [error?.field === f ? 'form-error' : '', extra ?? ''].filter(Boolean).join(' ') || undefined;
 
   return (
     <>
@@ -207,53 +226,59 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
           void save(another);
         }}
       >
+        <ErrorSummary form={form} />
         {vehicles && vehicles.length > 0 && (
-          <VehiclePicker vehicles={vehicles} value={chosen} onChange={(id) => { choose(id); setEnergy(null); }} />
+          <VehiclePicker vehicles={vehicles} value={chosen} form={form} onChange={(id) => { choose(id); setEnergy(null); }} />
         )}
         <div class="field">
           <label for="when">{t('add.dateTime')}</label>
-          <input id="when" type="datetime-local" value={when} required aria-invalid={invalid('when')} aria-describedby={describedBy('when')}
+          <input id="when" type="datetime-local" value={when} required {...form.control('when')}
             onInput={(e) => setWhen(e.currentTarget.value)} />
+          <FieldMessage form={form} id="when" />
         </div>
         <div class="field">
           <label for="odometer">{t('add.odometer')}</label>
           <div class="with-unit">
             <input id="odometer" ref={odometerRef} inputMode="decimal" autoComplete="off" required value={odometer}
               placeholder={lastShown}
-              aria-invalid={invalid('odometer')} aria-describedby={describedBy('odometer', 'odometer-unit')}
+              {...form.control('odometer', 'odometer-unit')}
               onInput={(e) => setOdometer(e.currentTarget.value)} />
             <span id="odometer-unit" class="unit">{dist}</span>
           </div>
+          <FieldMessage form={form} id="odometer" />
         </div>
         <div class="field">
           <label for="energy">{t('add.energy')}</label>
-          <select id="energy" value={en} onChange={(e) => setEnergy(e.currentTarget.value as Energy)}>
+          <select id="energy" value={en} {...form.control('energy')} onChange={(e) => setEnergy(e.currentTarget.value as Energy)}>
             {ENERGIES.map((x) => <option key={x} value={x}>{`${energyName(x)} (${quantityLabel(unitOf(x), units)})`}</option>)}
           </select>
+          <FieldMessage form={form} id="energy" />
         </div>
         <div class="field">
           <label for="quantity">{t('add.quantity')}</label>
           <div class="with-unit">
             <input id="quantity" inputMode="decimal" autoComplete="off" value={triple.quantity}
-              aria-invalid={invalid('quantity')} aria-describedby={describedBy('quantity', 'quantity-unit')}
+              {...form.control('quantity', 'quantity-unit')}
               onInput={(e) => onTriple('quantity', e.currentTarget.value)} />
             <span id="quantity-unit" class="unit">{unit}</span>
           </div>
+          <FieldMessage form={form} id="quantity" />
         </div>
         <div class="field">
           <label for="total">{t('add.total')}</label>
           <div class="with-unit">
             <input id="total" inputMode="decimal" autoComplete="off" value={triple.total}
-              aria-invalid={invalid('total')} aria-describedby={describedBy('total', 'total-unit')}
+              {...form.control('total', 'total-unit')}
               onInput={(e) => onTriple('total', e.currentTarget.value)} />
             <span id="total-unit" class="unit">{currencyLabel(paidCurrency)}</span>
           </div>
+          <FieldMessage form={form} id="total" />
         </div>
         <div class="field">
           <label for="price">{t('add.price')}</label>
           <div class="with-unit">
             <input id="price" inputMode="decimal" autoComplete="off" value={triple.price}
-              aria-invalid={invalid('price')} aria-describedby={describedBy('price', 'price-unit')}
+              {...form.control('price', 'price-unit')}
               onInput={(e) => onTriple('price', e.currentTarget.value)} />
             <span id="price-unit" class="unit">{t('unit.pricePer', { currency: currencyLabel(paidCurrency), unit })}</span>
           </div>
@@ -262,19 +287,21 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
           <summary>{t('add.abroad')}</summary>
           <div class="field">
             <label for="paid-in">{t('add.abroadCurrency')}</label>
-            <select id="paid-in" value={paidIn || homeCode} onChange={(e) => setPaidIn(e.currentTarget.value === homeCode ? '' : e.currentTarget.value)}>
+            <select id="paid-in" value={paidIn || homeCode} {...form.control('paid-in')} onChange={(e) => setPaidIn(e.currentTarget.value === homeCode ? '' : e.currentTarget.value)}>
               {currencyCodes(homeCode).map((c) => <option key={c} value={c}>{c}</option>)}
             </select>
+            <FieldMessage form={form} id="paid-in" />
           </div>
           {paidIn !== '' && (
             <div class="field">
               <label for="home-amount">{t('add.homeAmount')}</label>
               <div class="with-unit">
                 <input id="home-amount" inputMode="decimal" autoComplete="off" value={homeAmount}
-                  aria-invalid={invalid('home')} aria-describedby={describedBy('home', 'home-unit')}
+                  {...form.control('home-amount', 'home-unit')}
                   onInput={(e) => setHomeAmount(e.currentTarget.value)} />
                 <span id="home-unit" class="unit">{currencyLabel(homeCode)}</span>
               </div>
+              <FieldMessage form={form} id="home-amount" />
             </div>
           )}
           <p class="hint">{t('add.abroadHint')}</p>
@@ -290,13 +317,14 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         </div>
         <div class="field">
           <label for="station">{t('add.station')}</label>
-          <input id="station" maxLength={128} autoComplete="off" value={station} onInput={(e) => setStation(e.currentTarget.value)} />
+          <input id="station" maxLength={128} autoComplete="off" value={station} {...form.control('station')} onInput={(e) => setStation(e.currentTarget.value)} />
+          <FieldMessage form={form} id="station" />
         </div>
         <div class="field">
           <label for="notes">{t('add.notes')}</label>
-          <textarea id="notes" maxLength={512} rows={2} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
+          <textarea id="notes" maxLength={512} rows={2} value={notes} {...form.control('notes')} onInput={(e) => setNotes(e.currentTarget.value)} />
+          <FieldMessage form={form} id="notes" />
         </div>
-        {error && <p id="form-error" class="error" role="alert">{error.message}</p>}
         {status && <Status>{status}</Status>}
         <div class="buttons">
           <button type="submit" value="save" disabled={saving}>{t('add.save')}</button>

@@ -1,8 +1,10 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ask, type AnswerMode, type ChatMessage, type Source } from '../api/docqa';
 import { NetworkError } from '../api/http';
 import { useOnline } from '../hooks';
-import { DocumentLink, ErrorText } from '../components/common';
+import { ErrorText } from '../components/common';
+import { PageView } from '../components/PageView';
+import { pageViewSearch, parsePageView, type PageRef } from '../lib/pageview';
 import { t } from '../i18n';
 
 interface Turn {
@@ -22,8 +24,13 @@ interface Turn {
 interface SourcesProps {
   turn: Turn;
   label: string;
-  withToken: boolean;
-  onError: (message: string | null) => void;
+  /** Shows a source's page in the page view. */
+  onOpen: (s: Source) => void;
+}
+
+/** pageRefOf: the page view of a source: its page, printed label and passage. */
+export function pageRefOf(s: Source): PageRef {
+  return { md5: s.fileMd5, page: s.page, label: s.pageLabel, name: s.fileName, highlights: s.highlights ?? [] };
 }
 
 /**
@@ -41,12 +48,17 @@ export function splitSources(turn: Pick<Turn, 'sources' | 'more' | 'used'>): { u
 }
 
 /** The sources the answer uses, numbered as in its text, and the rest of the retrieved behind "More sources". */
-function Sources({ turn, label, withToken, onError }: SourcesProps) {
+function Sources({ turn, label, onOpen }: SourcesProps) {
   const { used, rest } = splitSources(turn);
+  // A link (it can be opened in a new tab, and says where it goes); a plain click opens the view here.
   const link = (s: Source) => (
-    <DocumentLink md5={s.fileMd5} page={s.page} name={s.fileName} withToken={withToken} onError={onError}>
-      {t('ask.source', { file: s.fileName, page: s.page })}
-    </DocumentLink>
+    <a href={'/ask' + pageViewSearch(pageRefOf(s))} onClick={(e) => {
+      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      onOpen(s);
+    }}>
+      {t('ask.source', { file: s.fileName, page: s.pageLabel ?? s.page })}
+    </a>
   );
   return (
     <>
@@ -89,6 +101,26 @@ export function Ask({ accounts }: { accounts: boolean }) {
   const [streaming, setStreaming] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const abort = useRef<AbortController | null>(null);
+  // The page view is a history entry of its own (/ask?doc=...&page=...): the phone's back button closes it.
+  const [view, setView] = useState<PageRef | null>(() => parsePageView(location.search));
+  useEffect(() => {
+    const follow = () => setView(location.pathname === '/ask' ? parsePageView(location.search) : null);
+    window.addEventListener('popstate', follow);
+    return () => window.removeEventListener('popstate', follow);
+  }, []);
+  const openPage = (s: Source) => {
+    const ref = pageRefOf(s);
+    history.pushState({ pageView: true }, '', '/ask' + pageViewSearch(ref));
+    setView(ref);
+  };
+  const closePage = () => {
+    // Opened from here: back to the entry before it. Arrived at directly (a reload, a shared link): the address loses the view.
+    if ((history.state as { pageView?: boolean } | null)?.pageView) history.back();
+    else {
+      history.replaceState(null, '', '/ask');
+      setView(null);
+    }
+  };
 
   async function submit(e: Event) {
     e.preventDefault();
@@ -147,7 +179,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
               <p class="q">{turn.question}</p>
               {turn.mode === 'quotes' && <QuotesNotice />}
               <p class="a">{turn.answer}</p>
-              <Sources turn={turn} label={t('ask.sourcesOf', { n: i + 1 })} withToken={accounts} onError={setError} />
+              <Sources turn={turn} label={t('ask.sourcesOf', { n: i + 1 })} onOpen={openPage} />
             </div>
           ))}
         </section>
@@ -165,7 +197,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
               </>
             )}
           </section>
-          {!current.failed && <Sources turn={current} label={t('ask.sources')} withToken={accounts} onError={setError} />}
+          {!current.failed && <Sources turn={current} label={t('ask.sources')} onOpen={openPage} />}
         </div>
       )}
       <form class="form" onSubmit={(e) => void submit(e)}>
@@ -184,6 +216,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
           )}
         </div>
       </form>
+      {view && <PageView key={`${view.md5}/${view.page}`} view={view} withToken={accounts} onClose={closePage} />}
     </>
   );
 }

@@ -8,6 +8,7 @@ import { spans, type Span } from '../lib/spans';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
+import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
 import {
@@ -52,6 +53,8 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
 
   const records = list.data ?? [];
   const sp = spans(records);
+  // With records of several energies (a plug-in hybrid), each figure is per km driven on any energy.
+  const several = new Set(records.map((r) => r.energy)).size > 1;
 
   async function remove(r: RefuelRecord) {
     if (!window.confirm(t('history.deleteConfirm', { when: fmtDateTime(r.refuel_time) }))) return;
@@ -91,7 +94,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
                 <EditRefuel record={r} onDone={(saved) => { setEditing(null); if (saved) { setMessage(t('history.updated')); list.reload(); } }} />
               </li>
             ) : (
-              <RecordItem key={r.id} r={r} home={home} span={sp.get(r.id)} online={online} writable={writable}
+              <RecordItem key={r.id} r={r} home={home} span={sp.get(r.id)} several={several} online={online} writable={writable}
                 onEdit={() => { setMessage(null); setEditing(r.id); }} onDelete={() => void remove(r)} />
             ),
           )}
@@ -106,7 +109,9 @@ function qty(v: number | string, unit: EnergyUnit, u: Units): string {
   return `${fmtNumber(metricToQuantity(v, unit, u), PLACES.quantity)} ${quantityLabel(unit, u)}`;
 }
 
-function RecordItem({ r, home, span, online, writable, onEdit, onDelete }: { r: RefuelRecord; home: string; span: Span | undefined; online: boolean; writable: boolean; onEdit: () => void; onDelete: () => void }) {
+function RecordItem({ r, home, span, several, online, writable, onEdit, onDelete }: {
+  r: RefuelRecord; home: string; span: Span | undefined; several: boolean; online: boolean; writable: boolean; onEdit: () => void; onDelete: () => void;
+}) {
   const hid = `rec-${r.id}`;
   const u = activeUnits();
   const price = recordPrice(r.total_amount, r.liters, r.unit, u);
@@ -124,7 +129,16 @@ function RecordItem({ r, home, span, online, writable, onEdit, onDelete }: { r: 
           {abroad && <span class="charged">{` · ${t('history.chargedAtHome', { amount: fmtMoney(r.home_amount!, 0, home) })}`}</span>}</dd></div>
         {price !== null && <div><dt>{t('history.price')}</dt><dd>{fmtPrice(price, quantityLabel(r.unit, u), paid)}</dd></div>}
         {span?.distance != null && <div><dt>{t('history.distance')}</dt><dd>{fmtDistance(span.distance, u)}</dd></div>}
-        {consumption !== null && <div><dt>{t('history.consumption')}</dt><dd>{`${fmtNumber(consumption, CONSUMPTION_PLACES[consumptionUnitOf(r.unit, u)])} ${consumptionLabel(r.unit, u)}`}</dd></div>}
+        {consumption !== null && span?.over != null && (
+          <div>
+            <dt>{several ? t('history.consumptionAll') : t('history.consumption')}</dt>
+            {/* The distance it is over: since the previous full record of this energy, which may be further back than the previous record. */}
+            <dd>{t('history.consumptionOver', {
+              value: `${fmtNumber(consumption, CONSUMPTION_PLACES[consumptionUnitOf(r.unit, u)])} ${consumptionLabel(r.unit, u)}`,
+              distance: fmtDistance(span.over, u),
+            })}</dd>
+          </div>
+        )}
         {r.missed_previous && <div><dt>{t('history.note')}</dt><dd>{t('history.missedNote')}</dd></div>}
         {r.station_name && <div><dt>{t('history.station')}</dt><dd>{r.station_name}</dd></div>}
         {r.remark && <div><dt>{t('history.notes')}</dt><dd>{r.remark}</dd></div>}
@@ -177,17 +191,25 @@ function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: 
   const [full, setFull] = useState(record.is_full);
   const [station, setStation] = useState(record.station_name);
   const [notes, setNotes] = useState(record.remark);
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const form = useFormErrors(errors);
   const p = `edit-${record.id}`;
+  const fail = (found: FieldError[]) => {
+    setErrors(found);
+    form.reveal();
+  };
 
   async function submit(e: Event) {
     e.preventDefault();
+    setErrors([]);
     const at = fromLocalInput(when);
     const odo = parseDecimal(odometer), q = parseDecimal(quantity), amount = parseDecimal(total);
-    if (!at) return setError(t('add.errWhen'));
-    if (odo === null) return setError(t('history.errNumber', { field: t('add.odometer') }));
-    if (q === null) return setError(t('history.errNumber', { field: t('add.quantity') }));
-    if (amount === null) return setError(t('history.errNumber', { field: t('add.total') }));
+    const bad: FieldError[] = [];
+    if (!at) bad.push({ id: `${p}-when`, message: t('add.errWhen') });
+    if (odo === null) bad.push({ id: `${p}-odo`, message: t('history.errNumber', { field: t('add.odometer') }) });
+    if (q === null) bad.push({ id: `${p}-q`, message: t('history.errNumber', { field: t('add.quantity') }) });
+    if (amount === null) bad.push({ id: `${p}-t`, message: t('history.errNumber', { field: t('add.total') }) });
+    if (bad.length > 0 || !at || odo === null || q === null || amount === null) return fail(bad);
     try {
       await fuel.updateRefuel(record.id, {
         refuel_time: at,
@@ -198,29 +220,42 @@ function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: 
       });
       onDone(true);
     } catch (err) {
-      setError((err as Error).message);
+      fail(fromService((err as Error).message, {
+        refuel_time: { id: `${p}-when`, label: t('add.dateTime') },
+        odometer: { id: `${p}-odo`, label: t('add.odometer') },
+        liters: { id: `${p}-q`, label: t('add.quantity') },
+        total_amount: { id: `${p}-t`, label: t('add.total') },
+        station_name: { id: `${p}-st`, label: t('add.station') },
+        remark: { id: `${p}-n`, label: t('add.notes') },
+      }));
     }
   }
 
   return (
-    <form class="form" onSubmit={(e) => void submit(e)} aria-label={t('history.editForm')}>
+    <form class="form" noValidate onSubmit={(e) => void submit(e)} aria-label={t('history.editForm')}>
+      <ErrorSummary form={form} />
       <div class="field"><label for={`${p}-when`}>{t('add.dateTime')}</label>
-        <input id={`${p}-when`} type="datetime-local" value={when} onInput={(e) => setWhen(e.currentTarget.value)} /></div>
+        <input id={`${p}-when`} type="datetime-local" value={when} {...form.control(`${p}-when`)} onInput={(e) => setWhen(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-when`} /></div>
       <div class="field"><label for={`${p}-odo`}>{t('add.odometer')}</label>
-        <div class="with-unit"><input id={`${p}-odo`} inputMode="decimal" value={odometer} onInput={(e) => setOdometer(e.currentTarget.value)} />
-          <span class="unit">{distanceLabel(u)}</span></div></div>
+        <div class="with-unit"><input id={`${p}-odo`} inputMode="decimal" value={odometer} {...form.control(`${p}-odo`)} onInput={(e) => setOdometer(e.currentTarget.value)} />
+          <span class="unit">{distanceLabel(u)}</span></div>
+        <FieldMessage form={form} id={`${p}-odo`} /></div>
       <div class="field"><label for={`${p}-q`}>{t('add.quantity')}</label>
-        <div class="with-unit"><input id={`${p}-q`} inputMode="decimal" value={quantity} onInput={(e) => setQuantity(e.currentTarget.value)} />
-          <span class="unit">{quantityLabel(record.unit, u)}</span></div></div>
+        <div class="with-unit"><input id={`${p}-q`} inputMode="decimal" value={quantity} {...form.control(`${p}-q`)} onInput={(e) => setQuantity(e.currentTarget.value)} />
+          <span class="unit">{quantityLabel(record.unit, u)}</span></div>
+        <FieldMessage form={form} id={`${p}-q`} /></div>
       <div class="field"><label for={`${p}-t`}>{t('add.total')}</label>
-        <input id={`${p}-t`} inputMode="decimal" value={total} onInput={(e) => setTotal(e.currentTarget.value)} /></div>
+        <input id={`${p}-t`} inputMode="decimal" value={total} {...form.control(`${p}-t`)} onInput={(e) => setTotal(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-t`} /></div>
       <div class="check"><input id={`${p}-full`} type="checkbox" checked={full} onChange={(e) => setFull(e.currentTarget.checked)} />
         <label for={`${p}-full`}>{t('add.full')}</label></div>
       <div class="field"><label for={`${p}-st`}>{t('add.station')}</label>
-        <input id={`${p}-st`} value={station} onInput={(e) => setStation(e.currentTarget.value)} /></div>
+        <input id={`${p}-st`} value={station} {...form.control(`${p}-st`)} onInput={(e) => setStation(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-st`} /></div>
       <div class="field"><label for={`${p}-n`}>{t('add.notes')}</label>
-        <textarea id={`${p}-n`} rows={2} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} /></div>
-      <ErrorText error={error} />
+        <textarea id={`${p}-n`} rows={2} value={notes} {...form.control(`${p}-n`)} onInput={(e) => setNotes(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-n`} /></div>
       <div class="buttons">
         <button type="submit">{t('history.saveChanges')}</button>
         <button type="button" class="secondary" onClick={() => onDone(false)}>{t('common.cancel')}</button>

@@ -2,10 +2,9 @@ import { useState } from 'preact/hooks';
 import { docqa, upload, type DocumentInfo, type UploadProgress } from '../api/docqa';
 import { useOnline, useResource } from '../hooks';
 import { fmtBytes, fmtDate } from '../lib/format';
+import { pagesText, passagesText, uploadProgressText } from '../lib/uploadprogress';
 import { AsOf, DocumentLink, ErrorText, Status } from '../components/common';
 import { t } from '../i18n';
-
-const STAGES: UploadProgress['stage'][] = ['sending', 'received', 'queued', 'parsing', 'splitting', 'embedding', 'storing'];
 
 /** accounts: AUTH_MODE=local, where opening a file needs the bearer token. */
 export function Manuals({ accounts }: { accounts: boolean }) {
@@ -23,7 +22,7 @@ export function Manuals({ accounts }: { accounts: boolean }) {
     setProgress({ stage: 'sending', percent: 0, current: 0, total: file.size, message: '' });
     try {
       const d = await upload(file, setProgress);
-      setMessage(d.duplicate ? t('manuals.duplicate', { name: d.fileName, pages: d.pages }) : t('manuals.stored', { name: d.fileName, pages: d.pages, chunks: d.chunks }));
+      setMessage(d.duplicate ? t('manuals.duplicate', { name: d.fileName, pages: pagesText(d.pages) }) : t('manuals.stored', { name: d.fileName, pages: pagesText(d.pages), passages: passagesText(d.chunks) }));
       docs.reload();
     } catch (e) {
       setError(t('manuals.uploadFailed', { name: file.name, message: (e as Error).message }));
@@ -45,11 +44,7 @@ export function Manuals({ accounts }: { accounts: boolean }) {
     }
   }
 
-  const progressText = progress
-    ? progress.stage === 'sending'
-      ? t('manuals.sendingBytes', { current: fmtBytes(progress.current), total: fmtBytes(progress.total) })
-      : `${STAGES.includes(progress.stage) ? t(`manuals.stage.${progress.stage}`) : progress.stage}${progress.message ? ': ' + progress.message : ''}`
-    : '';
+  const progressText = progress ? uploadProgressText(progress) : '';
 
   return (
     <>
@@ -78,7 +73,7 @@ export function Manuals({ accounts }: { accounts: boolean }) {
             {/* By its title, the file name under it: "Golf Owner's Manual" says more than "golf_om_2019_en.pdf". */}
             <h3 id={`doc-${d.fileMd5}`}>{d.title.trim() || d.fileName}</h3>
             {d.title.trim() !== '' && <p class="hint">{d.fileName}</p>}
-            <p>{[t('manuals.pages', { n: d.pages }), fmtBytes(d.size), t('manuals.added', { date: fmtDate(d.createdAt) }), ...(d.truncated ? [t('manuals.truncated')] : [])].join(' · ')}</p>
+            <p>{[pagesText(d.pages), fmtBytes(d.size), t('manuals.added', { date: fmtDate(d.createdAt) }), ...(d.truncated ? [t('manuals.truncated')] : [])].join(' · ')}</p>
             <div class="buttons">
               <DocumentLink class="button secondary" md5={d.fileMd5} page={1} name={d.fileName} withToken={accounts} onError={setError}>{t('common.open')}</DocumentLink>
               <button type="button" class="danger" disabled={!online} onClick={() => void remove(d)}>{t('common.delete')}</button>

@@ -1,13 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n';
-import { activate, PREFERENCE_FIELDS, type Preferences, type PreferencesPatch } from '../lib/preferences';
+import { activate, PREFERENCE_FIELDS, unitPreferences, unitsOf, type Preferences, type PreferencesPatch } from '../lib/preferences';
 import {
-  CONSUMPTION_UNITS, DISTANCE_UNITS, ELECTRIC_CONSUMPTION_UNITS, GAS_CONSUMPTION_UNITS, VOLUME_UNITS,
+  CONSUMPTION_UNITS, DISTANCE_UNITS, ELECTRIC_CONSUMPTION_UNITS, GAS_CONSUMPTION_UNITS, VOLUME_UNITS, type Units,
 } from '../lib/units';
+import { changeUnit, SYSTEM_UNITS, systemOf, UNIT_SYSTEMS, type UnitField, type UnitSystem } from '../lib/unitsystems';
 import { queuedPreferences, savePreferences } from '../offline/preferences';
 import { outbox, sync } from '../offline/sync';
 import type { OutboxItem } from '../offline/outbox';
-import { ErrorText, Status } from '../components/common';
+import { Status } from '../components/common';
+import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import type { User } from '../api/session';
 import { Account } from './Account';
 import { CurrencyChange } from './CurrencyChange';
@@ -50,6 +52,18 @@ function withoutCurrency(edits: PreferencesPatch): PreferencesPatch {
   return next;
 }
 
+/** Each preference's label, as its field shows it (read when used: the language can change). */
+const LABELS: Record<(typeof PREFERENCE_FIELDS)[number], () => string> = {
+  distance_unit: () => t('settings.distance'),
+  volume_unit: () => t('settings.volume'),
+  consumption_unit: () => t('settings.consumption'),
+  electric_consumption_unit: () => t('settings.electric'),
+  gas_consumption_unit: () => t('settings.gas'),
+  locale: () => t('settings.locale'),
+  currency: () => t('settings.currency'),
+  time_zone: () => t('settings.timeZone'),
+};
+
 const withCurrent = (list: string[], ...more: string[]) => [...new Set([...list, ...more])];
 
 interface Props {
@@ -67,7 +81,8 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
   const [edits, setEdits] = useState<PreferencesPatch>({});
   const form: Preferences = { ...preferences, ...edits };
   const [status, setStatus] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const errorsOf = useFormErrors(errors);
   const [refused, setRefused] = useState<OutboxItem[]>([]);
   const [busy, setBusy] = useState(false);
 
@@ -78,15 +93,27 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
   }, []);
 
   const set = <K extends keyof Preferences>(k: K, v: Preferences[K]) => setEdits((x) => ({ ...x, [k]: v }));
+  // Which units followed the last change of distance or volume (said under the fields, not saved yet).
+  const [followed, setFollowed] = useState<UnitField[]>([]);
+  const setUnit = (field: UnitField, value: string) => {
+    const r = changeUnit(unitsOf(form), field, value as never);
+    setEdits((x) => ({ ...x, ...unitPreferences(r.units) }));
+    setFollowed(r.followed);
+  };
+  const setSystem = (system: UnitSystem) => {
+    setEdits((x) => ({ ...x, ...unitPreferences(SYSTEM_UNITS[system]) }));
+    setFollowed([]);
+  };
 
   async function submit(e: Event) {
     e.preventDefault();
     setStatus(null);
-    setError(null);
+    setErrors([]);
     const patch: PreferencesPatch = {};
     // The currency changes through its own choice (CurrencyChange), never with the others.
     for (const f of PREFERENCE_FIELDS) if (f !== 'currency' && form[f] !== preferences[f]) (patch as Record<string, string>)[f] = form[f];
     setEdits(edits.currency === undefined ? {} : { currency: edits.currency });
+    setFollowed([]);
     if (Object.keys(patch).length === 0) return setStatus(t('settings.saved'));
     // In force at once, whatever the connection.
     const before = preferences;
@@ -100,7 +127,10 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
         activate(before);
         onChange(before);
         setEdits(patch); // the owner's choice stays on the form, to correct
-        setError(t('settings.notSaved', { message: r.message }));
+        // Each preference the service names is marked on its field; the rest is said of the form.
+        setErrors(fromService(r.message, Object.fromEntries(PREFERENCE_FIELDS.map((f) => [f, { id: `pref-${f}`, label: LABELS[f]() }])),
+          (message) => t('settings.notSaved', { message })));
+        errorsOf.reveal();
       } else {
         setStatus(r.kind === 'saved' ? t('settings.saved') : t('settings.queued'));
       }
@@ -112,12 +142,27 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
   const select = <K extends keyof Preferences>(k: K, label: string, options: { value: string; label: string; lang?: string }[]) => (
     <div class="field">
       <label for={`pref-${k}`}>{label}</label>
-      <select id={`pref-${k}`} value={form[k]} onChange={(e) => set(k, e.currentTarget.value as Preferences[K])}>
+      <select id={`pref-${k}`} value={form[k]} {...errorsOf.control(`pref-${k}`)} onChange={(e) => set(k, e.currentTarget.value as Preferences[K])}>
         {options.map((o) => <option key={o.value} value={o.value} lang={o.lang}>{o.label}</option>)}
       </select>
+      <FieldMessage form={errorsOf} id={`pref-${k}`} />
     </div>
   );
   const units = (list: string[]) => list.map((u) => ({ value: u, label: t(`settings.opt.${u}` as Parameters<typeof t>[0]) }));
+  const unitSelect = (field: UnitField, k: keyof Preferences, label: string, list: string[]) => (
+    <div class="field">
+      <label for={`pref-${k}`}>{label}</label>
+      <select id={`pref-${k}`} value={form[k]} onChange={(e) => setUnit(field, e.currentTarget.value)}>
+        {units(list).map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+      </select>
+    </div>
+  );
+  const formUnits: Units = unitsOf(form);
+  const system = systemOf(formUnits);
+  const followedText = followed.map((f) => t('settings.followed', {
+    field: t(f === 'consumption' ? 'settings.consumption' : 'settings.electric'),
+    unit: t(`settings.opt.${formUnits[f]}` as Parameters<typeof t>[0]),
+  })).join(' ');
   const locales = withCurrent(LOCALES, form.locale, preferences.locale, navigator.language);
   const currencies = withCurrent(supportedValues('currency', ['CNY', 'EUR', 'GBP', 'USD']), form.currency);
   const zones = withCurrent(supportedValues('timeZone', ['UTC']), form.time_zone);
@@ -134,14 +179,25 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
           </div>
         </div>
       ))}
-      <form class="form" onSubmit={(e) => void submit(e)}>
+      <form class="form" noValidate onSubmit={(e) => void submit(e)}>
+        <ErrorSummary form={errorsOf} />
         <fieldset>
           <legend>{t('settings.units')}</legend>
-          {select('distance_unit', t('settings.distance'), units(DISTANCE_UNITS))}
-          {select('volume_unit', t('settings.volume'), units(VOLUME_UNITS))}
-          {select('consumption_unit', t('settings.consumption'), units(CONSUMPTION_UNITS))}
-          {select('electric_consumption_unit', t('settings.electric'), units(ELECTRIC_CONSUMPTION_UNITS))}
-          {select('gas_consumption_unit', t('settings.gas'), units(GAS_CONSUMPTION_UNITS))}
+          <div class="field">
+            <label for="pref-unit-system">{t('settings.system')}</label>
+            <select id="pref-unit-system" value={system} aria-describedby="pref-unit-system-hint"
+              onChange={(e) => e.currentTarget.value !== 'custom' && setSystem(e.currentTarget.value as UnitSystem)}>
+              {UNIT_SYSTEMS.map((x) => <option key={x} value={x}>{t(`settings.system.${x}`)}</option>)}
+              {system === 'custom' && <option value="custom" disabled>{t('settings.system.custom')}</option>}
+            </select>
+            <p class="hint" id="pref-unit-system-hint">{t('settings.systemHint')}</p>
+          </div>
+          {unitSelect('distance', 'distance_unit', t('settings.distance'), DISTANCE_UNITS)}
+          {unitSelect('volume', 'volume_unit', t('settings.volume'), VOLUME_UNITS)}
+          {unitSelect('consumption', 'consumption_unit', t('settings.consumption'), CONSUMPTION_UNITS)}
+          {unitSelect('electric', 'electric_consumption_unit', t('settings.electric'), ELECTRIC_CONSUMPTION_UNITS)}
+          {unitSelect('gas', 'gas_consumption_unit', t('settings.gas'), GAS_CONSUMPTION_UNITS)}
+          <p class="hint" aria-live="polite">{followedText}</p>
         </fieldset>
         <fieldset>
           <legend>{t('settings.region')}</legend>
@@ -156,13 +212,12 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
                 activate(next);
                 onChange(next);
                 setEdits(withoutCurrency);
-                setError(null);
+                setErrors([]);
                 setStatus(message);
               }} />
           )}
           {select('time_zone', t('settings.timeZone'), zones.map((z) => ({ value: z, label: z })))}
         </fieldset>
-        <ErrorText error={error} />
         {status && <Status>{status}</Status>}
         <div class="buttons">
           <button type="submit" disabled={busy}>{t('settings.save')}</button>

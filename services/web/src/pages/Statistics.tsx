@@ -5,7 +5,7 @@ import { ApiError, download } from '../api/http';
 import { useOnline, useResource } from '../hooks';
 import { MONEY_EXTRA, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, homeCurrency } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
-import { t } from '../i18n';
+import { t, type MessageKey } from '../i18n';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import {
   CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, costPerDistance, metricToQuantity, pricePerOwnerUnit, recordPrice, type Units,
@@ -49,10 +49,16 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
         <section aria-labelledby="cards-h">
           <h2 id="cards-h">{t('stats.summary')}</h2>
           <div class="cards">
-            <Card label={t('stats.refuels')} value={fmtNumber(s.total_records, 0)} />
-            <Card label={t('stats.totalSpent')} value={fmtMoney(s.total_amount, 0, cur)} />
-            <Card label={t('stats.distance')} value={fmtDistance(s.total_distance, u)} />
-            {s.last_refuel_time && <Card label={t('stats.lastRefuel')} value={fmtDateTime(s.last_refuel_time)} />}
+            <Card label={t('stats.refuels')} value={fmtNumber(s.total_records, 0)} note={t('stats.note.refuels')} />
+            <Card label={t('stats.totalSpent')} value={fmtMoney(s.total_amount, 0, cur)} note={t('stats.note.totalSpent')} />
+            <Card label={t('stats.distance')} value={fmtDistance(s.total_distance, u)} note={t('stats.note.distance')} />
+            {s.last_refuel_time && <Card label={t('stats.lastRefuel')} value={fmtDateTime(s.last_refuel_time)} note={t('stats.note.lastRefuel')} />}
+            {/* With several energies, what driving costs on all of them: each energy's money per km driven, added up. */}
+            {s.by_energy.length > 1 && s.combined_cost_per_km !== undefined && (
+              <Card label={t('stats.combinedCostPer', { unit: distanceLabel(u) })}
+                value={s.combined_cost_per_km > 0 ? fmtMoney(costPerDistance(s.combined_cost_per_km, u), MONEY_EXTRA.costPerDistance, cur) : '–'}
+                note={s.combined_cost_per_km > 0 ? t('stats.note.combinedCost') : t('stats.note.combinedUnknown')} />
+            )}
           </div>
           {s.by_energy.map((e) => <EnergyCards key={e.energy} e={e} u={u} cur={cur} several={s.by_energy.length > 1} />)}
         </section>
@@ -71,7 +77,7 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
           <p class="hint">{t('stats.monthsIn', { zone })}</p>
           {months.length > 0 && (
             <>
-              <ChartBlock id="consumption" title={t('stats.consumptionChart', { unit: consumptionLabel(energyUnit, u) })} name={t('stats.consumptionName')} {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={monthConsumption} format={(v) => fmtNumber(v, CONSUMPTION_PLACES[cu])} />
+              <ChartBlock id="consumption" title={energies.length > 1 ? t(`stats.all.${cu}`) : t('stats.consumptionChart', { unit: consumptionLabel(energyUnit, u) })} name={energies.length > 1 ? t(`stats.all.${cu}`) : t('stats.consumptionName')} {...tableProps('Consumption')} labels={months.map((m) => m.month)} values={monthConsumption} format={(v) => fmtNumber(v, CONSUMPTION_PLACES[cu])} />
               <ChartBlock id="price" title={t('stats.priceChart', { unit: t('unit.per', { unit }) })} name={t('stats.priceName')} {...tableProps('Price per unit')} labels={months.map((m) => m.month)} values={monthPrice} format={(v) => fmtMoney(v, MONEY_EXTRA.price, cur)} />
               <ChartBlock id="cost" title={t('stats.costChart')} name={t('stats.costName')} {...tableProps('Cost')} labels={months.map((m) => m.month)} values={months.map((m) => String(m.amount))} format={(v) => fmtMoney(v, 0, cur)} />
             </>
@@ -85,12 +91,14 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
 
 // Each card is a group named by its label, and each energy's cards a group
 // named by the energy, so the figures can be found by name, not by layout.
-function Card({ label, value }: { label: string; value: string }) {
+// Under the value, a line says what the number is (described by it).
+function Card({ label, value, note }: { label: string; value: string; note: string }) {
   const id = useId();
   return (
-    <div class="card" role="group" aria-labelledby={id}>
+    <div class="card" role="group" aria-labelledby={id} aria-describedby={`${id}-note`}>
       <span class="card-label" id={id}>{label}</span>
       <span class="card-value">{value}</span>
+      <span class="card-note" id={`${id}-note`}>{note}</span>
     </div>
   );
 }
@@ -99,26 +107,41 @@ function EnergyCards({ e, u, cur, several }: { e: EnergyStatistics; u: Units; cu
   const q = quantityLabel(e.unit, u);
   const id = useId();
   const name = energyName(e.energy);
+  const cu = consumptionUnitOf(e.unit, u);
   // The distance-weighted figures (all sampled fuel over all sampled
   // distance), as the monthly chart and other fuel trackers compute them;
   // statistics cached offline from a service without weighted_cost_per_km
-  // show the mean cost of the samples until the next fetch.
-  const consumption = e.consumption_samples > 0 ? convertConsumption(e.weighted_consumption, consumptionUnitOf(e.unit, u)) : null;
+  // show the mean cost of the samples until the next fetch. A sample's
+  // distance counts every km driven between this energy's full records, on
+  // any energy: with several energies (a plug-in hybrid) the figures are
+  // per km driven on all of them, and say so; the km driven on each energy
+  // alone are not recorded.
+  const consumption = e.consumption_samples > 0 ? convertConsumption(e.weighted_consumption, cu) : null;
   const costPerKm = e.weighted_cost_per_km ?? e.cost_per_km;
+  const over = e.sampled_distance !== undefined && e.sampled_distance > 0 ? fmtDistance(e.sampled_distance, u) : null;
   // The contract's avg_price is the mean of the fills' unit prices; beside it
   // the price paid per unit: all the money over all the quantity, in decimal.
   const paid = recordPrice(e.total_amount, e.total_quantity, e.unit, u);
+  const sampledNote = (single: MessageKey, all: MessageKey) =>
+    e.consumption_samples === 0 ? t('stats.note.needsFullFills')
+      : over === null ? t(several ? 'stats.note.allEnergies' : 'stats.note.fullToFull')
+        : t(several ? all : single, { distance: over });
   return (
     <div class="energy-cards" role="group" {...(several ? { 'aria-labelledby': id } : { 'aria-label': name })}>
       {several && <h3 id={id}>{name}</h3>}
       <div class="cards">
-        {several && <Card label={t('stats.refuels')} value={fmtNumber(e.total_records, 0)} />}
-        <Card label={several ? t('stats.quantity') : t('stats.energyQuantity', { energy: name })} value={`${fmtNumber(metricToQuantity(e.total_quantity, e.unit, u), PLACES.quantity)} ${q}`} />
-        {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount, 0, cur)} />}
-        <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q, cur)} />
-        {paid !== null && <Card label={t('stats.paidPrice')} value={fmtPrice(paid, q, cur)} />}
-        <Card label={t('stats.avgConsumption')} value={consumption !== null ? `${fmtNumber(consumption, CONSUMPTION_PLACES[consumptionUnitOf(e.unit, u)])} ${consumptionLabel(e.unit, u)}` : t('stats.notEnough')} />
-        <Card label={t('stats.costPer', { unit: distanceLabel(u) })} value={e.consumption_samples > 0 ? fmtMoney(costPerDistance(costPerKm, u), MONEY_EXTRA.costPerDistance, cur) : '–'} />
+        {several && <Card label={t('stats.refuels')} value={fmtNumber(e.total_records, 0)} note={t('stats.note.energyRefuels')} />}
+        <Card label={several ? t('stats.quantity') : t('stats.energyQuantity', { energy: name })} value={`${fmtNumber(metricToQuantity(e.total_quantity, e.unit, u), PLACES.quantity)} ${q}`}
+          note={t('stats.note.quantity')} />
+        {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount, 0, cur)} note={t('stats.note.spent')} />}
+        <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q, cur)} note={t('stats.note.avgPrice')} />
+        {paid !== null && <Card label={t('stats.paidPrice')} value={fmtPrice(paid, q, cur)} note={t('stats.note.paidPrice')} />}
+        <Card label={several ? t(`stats.all.${cu}`) : t('stats.avgConsumption')}
+          value={consumption !== null ? `${fmtNumber(consumption, CONSUMPTION_PLACES[cu])} ${consumptionLabel(e.unit, u)}` : t('stats.notEnough')}
+          note={sampledNote('stats.note.consumption', 'stats.note.consumptionAll')} />
+        <Card label={several ? t('stats.costPerAll', { unit: distanceLabel(u) }) : t('stats.costPer', { unit: distanceLabel(u) })}
+          value={e.consumption_samples > 0 ? fmtMoney(costPerDistance(costPerKm, u), MONEY_EXTRA.costPerDistance, cur) : '–'}
+          note={sampledNote('stats.note.cost', 'stats.note.costAll')} />
       </div>
     </div>
   );

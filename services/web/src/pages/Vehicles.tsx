@@ -6,6 +6,7 @@ import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtNumber } from '../lib/format';
 import { useAction, useOnline, useServerData } from '../hooks';
 import { AsOf, Badge, ErrorText, Status } from '../components/common';
+import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
 import { PLACES, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric } from '../lib/units';
@@ -117,20 +118,26 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
   const initialOdometer = vehicle && vehicle.current_odometer > 0 ? kmToDistance(vehicle.current_odometer, u, 3) : '';
   const [odometer, setOdometer] = useState(initialOdometer);
   const [isDefault, setIsDefault] = useState(vehicle?.default_vehicle ?? false);
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const form = useFormErrors(errors);
   const [busy, setBusy] = useState(false);
   const p = vehicle ? `v${vehicle.id}` : 'vnew';
+  const fail = (found: FieldError[]) => {
+    setErrors(found);
+    form.reveal();
+  };
 
   async function submit(e: Event) {
     e.preventDefault();
-    setError(null);
-    if (!name.trim()) return setError(t('vehicles.errName'));
+    setErrors([]);
+    const bad: FieldError[] = [];
+    if (!name.trim()) bad.push({ id: `${p}-name`, message: t('vehicles.errName') });
     let tankDec: Dec | undefined;
     if (tank.trim()) {
       const typed = parseDecimal(tank);
-      if (typed === null) return setError(t('vehicles.errTank', { unit: quantityLabel('l', u) }));
+      if (typed === null) bad.push({ id: `${p}-tank`, message: t('vehicles.errTank', { unit: quantityLabel('l', u) }) });
       // Unchanged: the stored liters, not a round trip through the owner's unit.
-      tankDec = new Dec(tank === initialTank && vehicle ? String(vehicle.tank_capacity) : quantityToMetric(typed, 'l', u));
+      else tankDec = new Dec(tank === initialTank && vehicle ? String(vehicle.tank_capacity) : quantityToMetric(typed, 'l', u));
     }
     // Sent only when the owner changed it: the value shown may be a refuel's
     // reading, which must not become the owner's own (it would outlive a
@@ -138,9 +145,10 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
     let odometerDec: Dec | undefined;
     if (odometer.trim() !== initialOdometer.trim()) {
       const typed = odometer.trim() ? parseDecimal(odometer) : '0';
-      if (typed === null) return setError(t('vehicles.errOdometer', { unit: distanceLabel(u) }));
-      odometerDec = new Dec(distanceToKm(typed, u));
+      if (typed === null) bad.push({ id: `${p}-odo`, message: t('vehicles.errOdometer', { unit: distanceLabel(u) }) });
+      else odometerDec = new Dec(distanceToKm(typed, u));
     }
+    if (bad.length > 0) return fail(bad);
     setBusy(true);
     try {
       await onSave({
@@ -148,37 +156,52 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
         tank_capacity: tankDec ?? new Dec('0'), default_vehicle: isDefault, ...(odometerDec ? { current_odometer: odometerDec } : {}),
       });
     } catch (err) {
-      setError((err as Error).message);
+      fail(fromService((err as Error).message, {
+        name: { id: `${p}-name`, label: t('vehicles.name') },
+        brand: { id: `${p}-brand`, label: t('vehicles.brand') },
+        model: { id: `${p}-model`, label: t('vehicles.modelField') },
+        plate_number: { id: `${p}-plate`, label: t('vehicles.plateField') },
+        fuel_type: { id: `${p}-fuel`, label: t('vehicles.fuelType') },
+        tank_capacity: { id: `${p}-tank`, label: t('vehicles.tankField') },
+        current_odometer: { id: `${p}-odo`, label: t('vehicles.odometerField') },
+      }));
     } finally {
       setBusy(false);
     }
   }
 
   return (
-    <form class="form" onSubmit={(e) => void submit(e)} aria-label={vehicle ? t('vehicles.editForm', { name: vehicle.name }) : t('vehicles.newForm')}>
+    <form class="form" noValidate onSubmit={(e) => void submit(e)} aria-label={vehicle ? t('vehicles.editForm', { name: vehicle.name }) : t('vehicles.newForm')}>
+      <ErrorSummary form={form} />
       <div class="field"><label for={`${p}-name`}>{t('vehicles.name')}</label>
-        <input id={`${p}-name`} maxLength={64} required value={name} onInput={(e) => setName(e.currentTarget.value)} /></div>
+        <input id={`${p}-name`} maxLength={64} required value={name} {...form.control(`${p}-name`)} onInput={(e) => setName(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-name`} /></div>
       <div class="field"><label for={`${p}-brand`}>{t('vehicles.brand')}</label>
-        <input id={`${p}-brand`} maxLength={64} value={brand} onInput={(e) => setBrand(e.currentTarget.value)} /></div>
+        <input id={`${p}-brand`} maxLength={64} value={brand} {...form.control(`${p}-brand`)} onInput={(e) => setBrand(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-brand`} /></div>
       <div class="field"><label for={`${p}-model`}>{t('vehicles.modelField')}</label>
-        <input id={`${p}-model`} maxLength={64} value={model} onInput={(e) => setModel(e.currentTarget.value)} /></div>
+        <input id={`${p}-model`} maxLength={64} value={model} {...form.control(`${p}-model`)} onInput={(e) => setModel(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-model`} /></div>
       <div class="field"><label for={`${p}-plate`}>{t('vehicles.plateField')}</label>
-        <input id={`${p}-plate`} maxLength={32} value={plate} onInput={(e) => setPlate(e.currentTarget.value)} /></div>
+        <input id={`${p}-plate`} maxLength={32} value={plate} {...form.control(`${p}-plate`)} onInput={(e) => setPlate(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-plate`} /></div>
       <div class="field"><label for={`${p}-fuel`}>{t('vehicles.fuelType')}</label>
-        <select id={`${p}-fuel`} value={fuelType} onChange={(e) => setFuelType(e.currentTarget.value as FuelType)}>
+        <select id={`${p}-fuel`} value={fuelType} {...form.control(`${p}-fuel`)} onChange={(e) => setFuelType(e.currentTarget.value as FuelType)}>
           {FUEL_TYPES.map((f) => <option key={f} value={f}>{fuelTypeName(f)}</option>)}
-        </select></div>
+        </select>
+        <FieldMessage form={form} id={`${p}-fuel`} /></div>
       <div class="field"><label for={`${p}-tank`}>{t('vehicles.tankField')}</label>
-        <div class="with-unit"><input id={`${p}-tank`} inputMode="decimal" value={tank} onInput={(e) => setTank(e.currentTarget.value)} />
-          <span class="unit">{quantityLabel('l', u)}</span></div></div>
+        <div class="with-unit"><input id={`${p}-tank`} inputMode="decimal" value={tank} {...form.control(`${p}-tank`, `${p}-tank-unit`)} onInput={(e) => setTank(e.currentTarget.value)} />
+          <span id={`${p}-tank-unit`} class="unit">{quantityLabel('l', u)}</span></div>
+        <FieldMessage form={form} id={`${p}-tank`} /></div>
       <div class="field"><label for={`${p}-odo`}>{t('vehicles.odometerField')}</label>
-        <div class="with-unit"><input id={`${p}-odo`} inputMode="decimal" value={odometer} aria-describedby={`${p}-odo-hint`}
+        <div class="with-unit"><input id={`${p}-odo`} inputMode="decimal" value={odometer} {...form.control(`${p}-odo`, `${p}-odo-hint`)}
           onInput={(e) => setOdometer(e.currentTarget.value)} />
           <span class="unit">{distanceLabel(u)}</span></div>
+        <FieldMessage form={form} id={`${p}-odo`} />
         <p id={`${p}-odo-hint`} class="hint">{t('vehicles.odometerHint')}</p></div>
       <div class="check"><input id={`${p}-default`} type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.currentTarget.checked)} />
         <label for={`${p}-default`}>{t('vehicles.defaultField')}</label></div>
-      <ErrorText error={error} />
       <div class="buttons">
         <button type="submit" disabled={busy}>{t('vehicles.save')}</button>
         <button type="button" class="secondary" onClick={onCancel}>{t('common.cancel')}</button>

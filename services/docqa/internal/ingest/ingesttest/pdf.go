@@ -28,6 +28,33 @@ func PDF(pages ...string) []byte {
 	return b.Bytes()
 }
 
+// Page is one page of Book: its text (as for PDF) and its size in points
+// (zero: US Letter portrait, 612 x 792). The text starts 32 points below
+// the top left corner, in 10-point Helvetica on lines 12 points apart.
+type Page struct {
+	Text          string
+	Width, Height float64
+	// Rotate is the page's /Rotate (0, 90, 180, 270): how a viewer turns
+	// it clockwise.
+	Rotate int
+}
+
+// Book returns a PDF of pages whose catalog has /PageLabels labels: the
+// body of a number tree such as
+// "<< /Nums [0 << /S /r >> 3 << /S /D /P (3-) /St 12 >>] >>" ("" for none).
+func Book(labels string, pages ...Page) []byte {
+	var b bytes.Buffer
+	w := newWriter(&b)
+	w.catalog = labels
+	for _, p := range pages {
+		w.pageSized(p.Text, 0, p.Width, p.Height, p.Rotate)
+	}
+	if err := w.finish(); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
 // WriteLarge writes a PDF of about size bytes to out: pages of prose, each
 // also showing an uncompressed grayscale image of imageBytes random bytes
 // (the bulk of real large PDFs is images). seed varies the text, so that
@@ -91,6 +118,7 @@ type writer struct {
 	off     int64
 	offsets []int64 // offsets[i] is the offset of object i+1
 	kids    []int
+	catalog string // /PageLabels of the catalog, "" for none
 	err     error
 }
 
@@ -141,7 +169,14 @@ func (w *writer) stream(num int, dict string, data []byte) {
 // maxShow is the most bytes of text one Tj operator shows.
 const maxShow = 16 << 10
 
-func (w *writer) page(text string, imageBytes int) {
+func (w *writer) page(text string, imageBytes int) { w.pageSized(text, imageBytes, 0, 0, 0) }
+
+// pageSized writes a page of width x height points (zero: 612 x 792),
+// turned by rotate degrees.
+func (w *writer) pageSized(text string, imageBytes int, width, height float64, rotate int) {
+	if width <= 0 || height <= 0 {
+		width, height = 612, 792
+	}
 	var content bytes.Buffer
 	resources := "/Font << /F1 3 0 R >>"
 	if imageBytes > 0 {
@@ -159,7 +194,7 @@ func (w *writer) page(text string, imageBytes int) {
 		content.WriteString("q 200 0 0 200 350 50 cm /Im1 Do Q\n")
 	}
 	if strings.TrimSpace(text) != "" {
-		content.WriteString("BT /F1 10 Tf 12 TL 50 760 Td\n")
+		fmt.Fprintf(&content, "BT /F1 10 Tf 12 TL 50 %g Td\n", height-32)
 		for _, line := range strings.Split(text, "\n") {
 			// PDFium reads at most about 32 KB of one string: a longer
 			// line is shown as several strings, one after the other.
@@ -174,7 +209,11 @@ func (w *writer) page(text string, imageBytes int) {
 	contentNum := w.next()
 	w.stream(contentNum, "", content.Bytes())
 	pageNum := w.next()
-	w.object(pageNum, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << %s >> /Contents %d 0 R >>", resources, contentNum))
+	rot := ""
+	if rotate != 0 {
+		rot = fmt.Sprintf(" /Rotate %d", rotate)
+	}
+	w.object(pageNum, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g]%s /Resources << %s >> /Contents %d 0 R >>", width, height, rot, resources, contentNum))
 	w.kids = append(w.kids, pageNum)
 }
 
@@ -184,7 +223,11 @@ func (w *writer) finish() error {
 		fmt.Fprintf(&kids, "%d 0 R ", k)
 	}
 	w.object(2, fmt.Sprintf("<< /Type /Pages /Kids [ %s] /Count %d >>", kids.String(), len(w.kids)))
-	w.object(1, "<< /Type /Catalog /Pages 2 0 R >>")
+	labels := ""
+	if w.catalog != "" {
+		labels = " /PageLabels " + w.catalog
+	}
+	w.object(1, "<< /Type /Catalog /Pages 2 0 R"+labels+" >>")
 	xref := w.off
 	w.printf("xref\n0 %d\n0000000000 65535 f \n", len(w.offsets)+1)
 	for _, o := range w.offsets {

@@ -1,0 +1,105 @@
+package httpapi
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/pdftext"
+)
+
+// rectView is one highlighted line of a source's passage on its page: x,
+// y, width and height as fractions (0..1) of the page as shown (its crop
+// box, turned by its /Rotate), the origin at the TOP LEFT, so that
+// multiplied by the size of GET .../pages/:n.png at any width they land on
+// its pixels.
+type rectView struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// highlights locates hits' passages on their pages in the kept originals,
+// at answer time (see proto-docs/docqa-decisions.md for why not at
+// ingestion): chunk id -> lines. It waits at most HighlightBudget; what is
+// not found by then, or cannot be (no original kept, no page engine, the
+// page engine busy, a passage the page's text does not hold), gets none.
+// The answer never fails for want of highlights.
+func (h *handler) highlights(ctx context.Context, hits []docqa.ScoredChunk) map[string][]rectView {
+	if h.cfg.Pages == nil || h.cfg.Originals == nil || len(hits) == 0 {
+		return nil
+	}
+	start := time.Now()
+	budget, cancel := context.WithTimeout(ctx, h.cfg.HighlightBudget)
+	defer cancel()
+	done := make(chan map[string][]rectView, 1)
+	go func() { done <- h.locate(budget, hits) }()
+	select {
+	case out := <-done:
+		h.log.DebugContext(ctx, "sources located on their pages", "sources", len(hits), "ms", time.Since(start).Milliseconds())
+		return out
+	case <-budget.Done():
+		h.log.WarnContext(ctx, "sources sent without highlights: locating them took too long",
+			"budget", h.cfg.HighlightBudget, "sources", len(hits))
+		return nil
+	}
+}
+
+// locate does highlights' work, one document at a time (one PDF engine
+// instance each); wait bounds each wait for an instance.
+func (h *handler) locate(wait context.Context, hits []docqa.ScoredChunk) map[string][]rectView {
+	out := map[string][]rectView{}
+	var order []string
+	byDoc := map[string][]docqa.ScoredChunk{}
+	for _, hit := range hits {
+		md5 := hit.Document.FileMD5
+		if _, ok := byDoc[md5]; !ok {
+			order = append(order, md5)
+		}
+		byDoc[md5] = append(byDoc[md5], hit)
+	}
+	for _, md5 := range order {
+		if wait.Err() != nil {
+			break
+		}
+		f, err := h.cfg.Originals.Open(md5)
+		if err != nil {
+			continue // not kept: no highlights
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			continue
+		}
+		docHits := byDoc[md5]
+		passages := make([]pdftext.Passage, len(docHits))
+		for i, hit := range docHits {
+			passages[i] = pdftext.Passage{Page: hit.Chunk.Page, Text: hit.Chunk.Text}
+		}
+		rects, err := h.cfg.Pages.Locate(wait, f, st.Size(), passages)
+		f.Close()
+		if err != nil {
+			h.log.InfoContext(wait, "sources of a document not located", "md5", md5, "err", err)
+			continue
+		}
+		for i, hit := range docHits {
+			if len(rects[i]) > 0 {
+				out[hit.Chunk.ID] = toRectViews(rects[i])
+			}
+		}
+	}
+	return out
+}
+
+func toRectViews(rects []pdftext.Rect) []rectView {
+	out := make([]rectView, len(rects))
+	for i, r := range rects {
+		out[i] = rectView{X: round4(r.Left), Y: round4(r.Top), W: round4(r.Right - r.Left), H: round4(r.Bottom - r.Top)}
+	}
+	return out
+}
+
+// round4 keeps four decimals: a tenth of a pixel at 1000 px, and short JSON.
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

@@ -1,0 +1,160 @@
+// The cited page inside the app: a source of an answer opens its page as an
+// image with the passage marked, its printed number, "Save this page" (a
+// one-page PDF), the back button closing it, and the page again offline.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { axeBothSchemes, startStack } from './harness.mjs';
+import { makePdf } from './pdf.mjs';
+
+let s;
+let page;
+
+// Three pages, printed as i, ii and A-1; the tyre pressure is on the second
+// page's second line only, so its passage is there and nowhere else.
+const manual = makePdf([
+  ['Contents. Lights, wipers and the horn.'],
+  ['Wheels.', 'Tyre pressure is 2.4 bar at the front and 2.2 bar at the rear.', 'Check it when the tyres are cold.'],
+  ['Lights. Replace a headlight bulb from behind the wheel arch.'],
+], { pageLabels: '<< /Nums [0 << /S /r >> 2 << /S /D /P (A-) >>] >>' });
+
+async function ask(question) {
+  await page.getByLabel('Question', { exact: true }).fill(question);
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  await page.waitForFunction(() => document.querySelector('.answer')?.getAttribute('aria-busy') === 'false');
+}
+
+/** The page view's image: decoded, with its size on screen and its own. */
+async function shownImage() {
+  const dialog = page.getByRole('dialog');
+  const img = dialog.getByRole('img');
+  await img.waitFor();
+  await page.waitForFunction(() => {
+    const i = document.querySelector('.page-view img');
+    return i?.complete && i.naturalWidth > 0;
+  });
+  return img.evaluate((i) => ({ natural: [i.naturalWidth, i.naturalHeight], box: i.getBoundingClientRect().toJSON() }));
+}
+
+before(async () => {
+  s = await startStack({ chatModel: false });
+  page = s.context.pages()[0] ?? (await s.context.newPage());
+  const form = new FormData();
+  form.append('file', new Blob([manual], { type: 'application/pdf' }), 'tyre-manual.pdf');
+  const res = await fetch(`${s.base}/api/documents/upload`, { method: 'POST', body: form });
+  assert.equal(res.status, 200, await res.text());
+  // The service worker controls the page before anything is viewed, as for an owner who has used the app.
+  await page.goto(`${s.base}/ask`);
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  await page.reload();
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+});
+
+after(async () => {
+  await s?.stop();
+});
+
+describe('the page view', () => {
+  it('a source opens its page as an image, the passage marked on its line, the printed number in the title', async () => {
+    await ask('What is the tyre pressure at the front?');
+    const link = page.getByRole('list', { name: 'Sources', exact: true }).getByRole('link').first();
+    assert.equal(await link.innerText(), 'tyre-manual.pdf, p. ii', 'the printed page number, not the physical 2');
+    await link.click();
+    const dialog = page.getByRole('dialog', { name: 'tyre-manual.pdf, p. ii' });
+    await dialog.waitFor();
+    assert.match(page.url(), /\/ask\?doc=[0-9a-f]{32}&page=2&/);
+    const img = await shownImage();
+    // The page is US Letter (612 x 792 pt): the image keeps its shape, and is sharp for a 390 px phone.
+    assert.ok(Math.abs(img.natural[1] / img.natural[0] - 792 / 612) < 0.01, `aspect ratio ${img.natural}`);
+    assert.ok(img.natural[0] >= img.box.width, `${img.natural[0]} px for ${img.box.width} px on screen`);
+    // The passage is the page's three lines (baselines 740, 722 and 704 pt from the bottom, 12 pt
+    // Helvetica from x = 72 pt): one mark per line, in order, each as wide as its line's text.
+    const marks = await dialog.locator('.page-mark').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON()));
+    const rel = marks.map((m) => ({
+      left: (m.left - img.box.left) / img.box.width,
+      right: (m.right - img.box.left) / img.box.width,
+      top: (m.top - img.box.top) / img.box.height,
+      bottom: (m.bottom - img.box.top) / img.box.height,
+    }));
+    const lines = [740, 722, 704];
+    assert.equal(rel.length, lines.length, `one mark per line: ${JSON.stringify(rel)}`);
+    rel.forEach((r, i) => {
+      // Every line's capitals stand from its baseline to about 8.6 pt above it (Helvetica's cap height).
+      const glyphs = { top: (792 - lines[i] - 8) / 792, bottom: (792 - lines[i]) / 792 };
+      assert.ok(r.top <= glyphs.top + 0.002 && r.bottom >= glyphs.bottom - 0.002, `mark ${i} covers its line: ${JSON.stringify(r)}`);
+      assert.ok(r.bottom - r.top < 18 / 792, `mark ${i} is one line high: ${JSON.stringify(r)}`);
+      assert.ok(Math.abs(r.left - 72 / 612) < 0.01, `mark ${i} starts where its line does: ${r.left}`);
+    });
+    // "Wheels." is about 40 pt wide, the pressure's line about 340 pt.
+    assert.ok(rel[0].right - rel[0].left < 60 / 612, `the heading's mark is short: ${JSON.stringify(rel[0])}`);
+    assert.ok(rel[1].right - rel[1].left > 300 / 612, `the pressure's mark is long: ${JSON.stringify(rel[1])}`);
+    assert.deepEqual(await axeBothSchemes(page), [], 'the page view passes axe-core, light and dark');
+  });
+
+  it('"Save this page" gives a one-page PDF of that page, named by the file and the printed number', async () => {
+    const dialog = page.getByRole('dialog');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      dialog.getByRole('button', { name: 'Save this page', exact: true }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'tyre-manual p. ii.pdf');
+    const path = join(s.dir, 'saved-page.pdf');
+    await download.saveAs(path);
+    assert.equal(readFileSync(path).subarray(0, 5).toString('latin1'), '%PDF-');
+    assert.match(execFileSync('pdfinfo', [path], { encoding: 'utf8' }), /^Pages:\s+1$/m);
+    const text = execFileSync('pdftotext', [path, '-'], { encoding: 'utf8' });
+    assert.match(text, /Tyre pressure is 2\.4 bar/);
+    assert.doesNotMatch(text, /Contents|headlight/);
+  });
+
+  it('the back button closes the view and the conversation is still there', async () => {
+    await page.goBack();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, '/ask');
+    await page.getByRole('list', { name: 'Sources', exact: true }).getByRole('link').first().waitFor();
+    assert.match(await page.getByRole('region', { name: 'Answer' }).innerText(), /Tyre pressure is 2\.4 bar/);
+  });
+
+  it('offline, a page viewed before shows again; one never viewed says it needs a connection', async () => {
+    const sources = page.getByRole('list', { name: 'Sources', exact: true }).getByRole('link');
+    await s.context.setOffline(true);
+    try {
+      await sources.first().click();
+      const img = await shownImage();
+      assert.ok(img.natural[0] > 0);
+      await page.getByRole('dialog').getByRole('button', { name: 'Close', exact: true }).click();
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+      // Another page of the manual, never opened on this device.
+      const unseen = s.base + '/ask' + new URL(await sources.first().getAttribute('href'), s.base).search.replace('page=2', 'page=3').replace(/&label=[^&]*/, '');
+      await page.evaluate((url) => {
+        history.pushState({ pageView: true }, '', url);
+        dispatchEvent(new PopStateEvent('popstate'));
+      }, unseen);
+      await page.getByRole('dialog').getByText('showing it needs a connection', { exact: false }).waitFor();
+    } finally {
+      await s.context.setOffline(false);
+    }
+  });
+});
+
+describe('the page view on a desktop', () => {
+  it('fits the page to a wider view and asks for a sharper image when zoomed', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      await page.goto(`${s.base}/ask`);
+      await ask('What is the tyre pressure at the front?');
+      await page.getByRole('list', { name: 'Sources', exact: true }).getByRole('link').first().click();
+      const before = await shownImage();
+      assert.ok(before.box.width > 600, `the image is ${before.box.width} px wide on a desktop`);
+      await page.getByRole('dialog').getByRole('button', { name: 'Zoom in', exact: true }).click();
+      await page.waitForFunction((w) => (document.querySelector('.page-view img')?.naturalWidth ?? 0) > w, before.natural[0]);
+      const after = await shownImage();
+      assert.ok(after.box.width > before.box.width * 1.9, 'twice as wide on screen');
+      assert.ok(after.natural[0] > before.natural[0], `a sharper image: ${before.natural[0]} -> ${after.natural[0]} px`);
+    } finally {
+      await page.setViewportSize({ width: 390, height: 844 });
+    }
+  });
+});

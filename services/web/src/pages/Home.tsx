@@ -1,0 +1,157 @@
+// The start page: a small dashboard of the chosen vehicle (the default one
+// until another is picked): its last refuel, how its consumption went over
+// the last months, what its fuel cost this month, and the way to add a
+// refuel. Every figure is read through useResource, so offline the page
+// shows what was last fetched, marked "as of".
+import { useEffect, useState } from 'preact/hooks';
+import Big from 'big.js';
+import type { VehicleContext } from './context';
+import { canWriteRefuels, paths, type Energy, type MonthStatistics, type RefuelRecord, type Statistics as Stats } from '../api/fuel';
+import { useResource } from '../hooks';
+import { load } from '../offline/snapshots';
+import { fmtDateTime, fmtMoney, fmtMonth, fmtNumber, monthOf } from '../lib/format';
+import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
+import { CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, metricToQuantity } from '../lib/units';
+import { consumptionLabel, fmtDistance, quantityLabel } from '../lib/labels';
+import { AsOf, ErrorText, VehiclePicker } from '../components/common';
+import { Icon } from '../components/icons';
+import { t } from '../i18n';
+
+/** How many months the consumption trend shows. */
+const TREND_MONTHS = 6;
+
+interface Monthly {
+  /** The months of each energy, in the order asked. */
+  data: MonthStatistics[][] | undefined;
+  asOf: string | null;
+  error: Error | null;
+}
+
+/**
+ * useMonthly reads the monthly series of each energy of the vehicle (a
+ * vehicle that takes two, a plug-in hybrid, has two): this month's cost is
+ * their sum. Read again whenever the statistics are (they are read again
+ * when the app comes back into view or online), so the two agree.
+ */
+function useMonthly(vehicle: number | null, energies: Energy[], zone: string, statistics: unknown): Monthly {
+  const list = vehicle === null ? [] : energies.map((e) => paths.monthly(vehicle, e, zone));
+  const key = list.join(' ');
+  const [state, setState] = useState<Monthly & { key: string }>({ key: '', data: undefined, asOf: null, error: null });
+  useEffect(() => {
+    if (key === '') return;
+    let live = true;
+    Promise.all(list.map((p) => load<MonthStatistics[]>(p))).then(
+      (all) => live && setState({ key, data: all.map((a) => a.data), asOf: all.find((a) => a.asOf !== null)?.asOf ?? null, error: null }),
+      (error: Error) => live && setState((s) => ({ ...s, key, error })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, statistics]);
+  return state.key === key && key !== '' ? state : { data: undefined, asOf: null, error: null };
+}
+
+export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: VehicleContext) {
+  const vehicle = vehicles?.find((v) => v.id === chosen);
+  const last = useResource<RefuelRecord[]>(chosen === null ? null : paths.lastRefuel(chosen));
+  const stats = useResource<Stats>(chosen === null ? null : paths.statistics(chosen));
+  // Calendar months in the owner's time zone, as on Statistics.
+  const zone = activePrefs().time_zone;
+  const energies = stats.data?.by_energy.map((e) => e.energy) ?? [];
+  const monthly = useMonthly(chosen, energies, zone, stats.data);
+  const u = activeUnits();
+  const r = last.data?.[0];
+  const canAdd = vehicles?.some(canWriteRefuels) ?? false;
+
+  // The consumption trend: the main energy's last months that have a figure.
+  const main = stats.data?.main_energy ?? null;
+  const mainMonths = main === null ? [] : (monthly.data?.[energies.indexOf(main)] ?? []);
+  const mainUnit = stats.data?.by_energy.find((e) => e.energy === main)?.unit ?? 'l';
+  const cu = consumptionUnitOf(mainUnit, u);
+  const trend = mainMonths
+    .map((m) => ({ month: m.month, value: convertConsumption(m.consumption, cu) }))
+    .filter((m): m is { month: string; value: string } => m.value !== null)
+    .slice(-TREND_MONTHS);
+
+  // This month's fuel, all energies together, in the owner's currency.
+  const thisMonth = monthOf(new Date(), zone);
+  const monthRows = monthly.data?.flat().filter((m) => m.month === thisMonth) ?? [];
+  const monthCost = monthRows.reduce((sum, m) => sum.plus(String(m.amount)), new Big(0));
+  const monthRefuels = monthRows.reduce((n, m) => n + m.records, 0);
+
+  return (
+    <>
+      <h1 tabIndex={-1}>{t('nav.home')}</h1>
+      <AsOf asOf={last.asOf ?? stats.asOf ?? monthly.asOf ?? vehiclesAsOf} />
+      <ErrorText error={vehiclesError ?? last.error ?? stats.error ?? monthly.error} />
+      {vehicles && vehicles.length === 0 && (
+        <section class="dash-empty">
+          <p>{t('home.noVehicle')}</p>
+          <a class="button big" href="/vehicles">{t('home.addVehicle')}</a>
+        </section>
+      )}
+      {vehicles && vehicles.length > 1 && <VehiclePicker vehicles={vehicles} value={chosen} onChange={choose} />}
+      {vehicles && vehicles.length === 1 && vehicle && <p class="dash-vehicle">{vehicle.name}</p>}
+      {canAdd && (
+        <a class="button big add-action" href="/add"><Icon name="add" />{t('nav.add')}</a>
+      )}
+      {last.data && last.data.length === 0 && <p>{t('home.noRefuels')}</p>}
+      {/* Reminders (a service due, an inspection) belong here, above the figures, once the service keeps them. */}
+      {r && (
+        <section class="dash" aria-labelledby="dash-last">
+          <h2 id="dash-last">{t('home.lastRefuel')}</h2>
+          <dl class="figures">
+            <div><dt>{t('home.when')}</dt><dd>{fmtDateTime(r.refuel_time)}</dd></div>
+            <div><dt>{t('home.quantity')}</dt><dd>{`${fmtNumber(metricToQuantity(r.liters, r.unit, u), PLACES.quantity)} ${quantityLabel(r.unit, u)}`}</dd></div>
+            <div><dt>{t('home.cost')}</dt><dd>{fmtMoney(r.total_amount)}</dd></div>
+            <div><dt>{t('home.odometer')}</dt><dd>{fmtDistance(r.odometer, u)}</dd></div>
+          </dl>
+          <a href="/history">{t('home.allRefuels')}</a>
+        </section>
+      )}
+      {r && monthly.data && (
+        <section class="dash" aria-labelledby="dash-month">
+          <h2 id="dash-month">{t('home.thisMonth', { month: fmtMonth(thisMonth, 'long') })}</h2>
+          <dl class="figures">
+            <div><dt>{t('home.fuelCost')}</dt><dd>{fmtMoney(monthCost.toString())}</dd></div>
+            <div><dt>{t('home.refuels')}</dt><dd>{fmtNumber(monthRefuels, 0)}</dd></div>
+          </dl>
+        </section>
+      )}
+      {r && monthly.data && (
+        <section class="dash" aria-labelledby="dash-trend">
+          <h2 id="dash-trend">{t('home.consumption', { unit: consumptionLabel(mainUnit, u) })}</h2>
+          {trend.length === 0 ? <p class="hint">{t('home.noConsumption')}</p> : (
+            <>
+              <Sparkline values={trend.map((m) => Number(m.value))} />
+              <ol class="trend" aria-label={t('home.trendLabel', { n: trend.length })}>
+                {trend.map((m) => (
+                  <li key={m.month}><span class="trend-month">{fmtMonth(m.month, 'short')}</span> {fmtNumber(m.value, CONSUMPTION_PLACES[cu])}</li>
+                ))}
+              </ol>
+            </>
+          )}
+          <a href="/statistics">{t('home.allStatistics')}</a>
+        </section>
+      )}
+    </>
+  );
+}
+
+/** Sparkline: the trend's shape; decorative, the figures are in the list beside it. */
+function Sparkline({ values }: { values: number[] }) {
+  const w = 160;
+  const h = 40;
+  const pad = 4;
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const x = (i: number) => (values.length === 1 ? w / 2 : pad + (i * (w - 2 * pad)) / (values.length - 1));
+  const y = (v: number) => (hi === lo ? h / 2 : pad + ((hi - v) * (h - 2 * pad)) / (hi - lo));
+  const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  return (
+    <svg class="sparkline" viewBox={`0 0 ${w} ${h}`} width={w} height={h} aria-hidden="true" focusable="false">
+      <polyline points={points} fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round" stroke-linecap="round" />
+      {values.map((v, i) => <circle key={i} cx={x(i)} cy={y(v)} r={i === values.length - 1 ? 3.5 : 2} fill="currentColor" />)}
+    </svg>
+  );
+}
