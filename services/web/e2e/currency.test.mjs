@@ -131,6 +131,9 @@ describe('the currency of the amounts', () => {
     assert.equal((await api(`/api/vehicles/${vehicleId}/statistics`)).body.total_amount, 432.931);
     await nav(page, 'Statistics');
     await page.getByRole('group', { name: 'Total spent', exact: true }).locator('.card-value').filter({ hasText: '£432.93' }).waitFor();
+    // The start page's last refuel says both too.
+    await nav(page, 'Home');
+    await page.getByText('CHF\u00a050.00 · £45.50 charged at home', { exact: true }).waitFor();
   });
 
   it("a viewer of the shared vehicle reads its owner's pounds, whatever the viewer prefers", async () => {
@@ -151,6 +154,7 @@ describe('the currency of the amounts', () => {
       await field(p2, 'Username').fill('viv');
       await field(p2, 'Password').fill('viv-password-1');
       await p2.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await p2.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'History', exact: true }).waitFor();
       await nav(p2, 'History');
       assert.deepEqual(await totals(p2), ['CHF\u00a050.00 · £45.50 charged at home', '£77.52', '£309.91']);
       await nav(p2, 'Statistics');

@@ -6,10 +6,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import Big from 'big.js';
 import type { VehicleContext } from './context';
-import { canWriteRefuels, paths, type Energy, type MonthStatistics, type RefuelRecord, type Statistics as Stats } from '../api/fuel';
+import { canWriteRefuels, currencyOf, paths, type Energy, type MonthStatistics, type RefuelRecord, type Statistics as Stats } from '../api/fuel';
 import { useResource } from '../hooks';
 import { load } from '../offline/snapshots';
-import { fmtDateTime, fmtMoney, fmtMonth, fmtNumber, monthOf } from '../lib/format';
+import { fmtDateTime, fmtMoney, fmtMonth, fmtNumber, homeCurrency, monthOf } from '../lib/format';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import { CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, metricToQuantity } from '../lib/units';
 import { consumptionLabel, fmtDistance, quantityLabel } from '../lib/labels';
@@ -62,6 +62,9 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: 
   const u = activeUnits();
   const r = last.data?.[0];
   const canAdd = vehicles?.some(canWriteRefuels) ?? false;
+  // The vehicle's money is in its owner's currency; a refuel paid abroad shows what was paid there too.
+  const cur = currencyOf(vehicle, homeCurrency());
+  const abroad = r?.currency && r.home_amount != null ? r.currency : null;
 
   // The consumption trend: the main energy's last months that have a figure.
   const main = stats.data?.main_energy ?? null;
@@ -103,7 +106,9 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: 
           <dl class="figures">
             <div><dt>{t('home.when')}</dt><dd>{fmtDateTime(r.refuel_time)}</dd></div>
             <div><dt>{t('home.quantity')}</dt><dd>{`${fmtNumber(metricToQuantity(r.liters, r.unit, u), PLACES.quantity)} ${quantityLabel(r.unit, u)}`}</dd></div>
-            <div><dt>{t('home.cost')}</dt><dd>{fmtMoney(r.total_amount)}</dd></div>
+            <div><dt>{t('home.cost')}</dt><dd>{abroad
+              ? `${fmtMoney(r.total_amount, 0, abroad)} · ${t('history.chargedAtHome', { amount: fmtMoney(r.home_amount!, 0, cur) })}`
+              : fmtMoney(r.total_amount, 0, cur)}</dd></div>
             <div><dt>{t('home.odometer')}</dt><dd>{fmtDistance(r.odometer, u)}</dd></div>
           </dl>
           <a href="/history">{t('home.allRefuels')}</a>
@@ -113,7 +118,7 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: 
         <section class="dash" aria-labelledby="dash-month">
           <h2 id="dash-month">{t('home.thisMonth', { month: fmtMonth(thisMonth, 'long') })}</h2>
           <dl class="figures">
-            <div><dt>{t('home.fuelCost')}</dt><dd>{fmtMoney(monthCost.toString())}</dd></div>
+            <div><dt>{t('home.fuelCost')}</dt><dd>{fmtMoney(monthCost.toString(), 0, cur)}</dd></div>
             <div><dt>{t('home.refuels')}</dt><dd>{fmtNumber(monthRefuels, 0)}</dd></div>
           </dl>
         </section>

@@ -12,7 +12,8 @@ import { Status } from '../components/common';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import type { User } from '../api/session';
 import { Account } from './Account';
-import { CurrencyChange } from './CurrencyChange';
+// The currency question loads when a currency is picked: few open it, and the first screen's budget is tight.
+type CurrencyModule = typeof import('./CurrencyChange');
 
 /** Locales offered; the current one and the browser's are added when missing. */
 const LOCALES = [
@@ -93,6 +94,11 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
   }, []);
 
   const set = <K extends keyof Preferences>(k: K, v: Preferences[K]) => setEdits((x) => ({ ...x, [k]: v }));
+  const changing = form.currency !== preferences.currency;
+  const [currencyModule, setCurrencyModule] = useState<CurrencyModule | null>(null);
+  useEffect(() => {
+    if (changing && !currencyModule) void import('./CurrencyChange').then((m) => setCurrencyModule(() => m));
+  }, [changing, currencyModule]);
   // Which units followed the last change of distance or volume (said under the fields, not saved yet).
   const [followed, setFollowed] = useState<UnitField[]>([]);
   const setUnit = (field: UnitField, value: string) => {
@@ -204,8 +210,8 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
           {select('locale', t('settings.locale'), locales.map((l) => ({ value: l, label: nameOf(l), lang: l })))}
           <p class="hint">{t('settings.localeHint')}</p>
           {select('currency', t('settings.currency'), currencies.map((c) => ({ value: c, label: currencyName(c, preferences.locale) })))}
-          {form.currency !== preferences.currency && (
-            <CurrencyChange from={preferences.currency} to={form.currency}
+          {changing && currencyModule && (
+            <currencyModule.CurrencyChange from={preferences.currency} to={form.currency}
               onCancel={() => setEdits(withoutCurrency)}
               onDone={(r, message) => {
                 const next = { ...preferences, currency: r.currency };
