@@ -374,21 +374,22 @@ describe('the frame and the start page', () => {
     assert.ok((await box(odo)).y >= header.y + header.height, 'the odometer lies below the header');
     await edit.getByRole('button', { name: 'Cancel' }).click();
 
-    // Settings: the service refuses a preference (its own message, naming the field).
+    // Settings: the service refuses a preference (its own message, naming the field). Not the
+    // currency: a change of it asks relabel or convert first (CurrencyChange), never in this PUT.
     await go('/settings', 'Settings');
     await page.route('**/api/preferences', (route) => (route.request().method() === 'PUT'
-      ? route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'INVALID_ARGUMENT', message: 'currency: "USD" is not accepted here' }) })
+      ? route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'INVALID_ARGUMENT', message: 'time_zone: "Europe/Paris" is not accepted here' }) })
       : route.fallback()));
     try {
-      await page.getByLabel('Currency', { exact: true }).selectOption('USD');
+      await page.getByLabel('Time zone', { exact: true }).selectOption('Europe/Paris');
       await page.getByRole('button', { name: 'Save settings', exact: true }).click();
       const prefSummary = page.getByRole('alert').filter({ has: page.getByRole('heading', { name: 'There is a problem' }) });
-      await prefSummary.getByRole('link', { name: 'Currency: "USD" is not accepted here', exact: true }).waitFor();
-      await eventually(async () => assert.equal(await page.evaluate(() => document.activeElement?.id), 'pref-currency'));
-      assert.equal(await page.locator('#pref-currency').getAttribute('aria-invalid'), 'true');
-      assert.equal(await page.locator('#pref-currency-error').textContent(), 'Currency: "USD" is not accepted here');
+      await prefSummary.getByRole('link', { name: 'Time zone: "Europe/Paris" is not accepted here', exact: true }).waitFor();
+      await eventually(async () => assert.equal(await page.evaluate(() => document.activeElement?.id), 'pref-time_zone'));
+      assert.equal(await page.locator('#pref-time_zone').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.locator('#pref-time_zone-error').textContent(), 'Time zone: "Europe/Paris" is not accepted here');
       const top = await box(page.getByRole('banner'));
-      assert.ok((await box(page.locator('#pref-currency'))).y >= top.y + top.height, 'the currency lies below the header');
+      assert.ok((await box(page.locator('#pref-time_zone'))).y >= top.y + top.height, 'the time zone lies below the header');
       assert.deepEqual(await axeBothSchemes(page), [], 'Settings with its error');
     } finally {
       await page.unroute('**/api/preferences');
