@@ -102,6 +102,9 @@ func (e *Engine) recognize(ctx context.Context, inst pdfium.Pdfium, doc referenc
 		case err != nil:
 			reason = SkipOCRFailed
 			e.cfg.Log.ErrorContext(ctx, "OCR skipped a page: it failed", "page", page.Number, "err", err)
+		case read.Read == 0 && countNonSpace(page.Text) == 0:
+			reason = SkipBlank
+			e.cfg.Log.InfoContext(ctx, "OCR found no text on a page", "page", page.Number)
 		case countNonSpace(read.Text) > countNonSpace(page.Text):
 			text := read.Text
 			limit := min(*budget+len([]rune(page.Text)), e.cfg.MaxPageChars)

@@ -83,6 +83,9 @@ const (
 	// SkipOCRFailed: the page could not be rendered or the OCR command
 	// failed on it (the log says how).
 	SkipOCRFailed SkipReason = "ocr_failed"
+	// SkipBlank: OCR found no word on the page (a blank sheet, or noise
+	// it does not take for writing).
+	SkipBlank SkipReason = "blank"
 )
 
 // Page is the text of one page. Number is 1-based. Truncated says that the
