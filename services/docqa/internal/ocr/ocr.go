@@ -20,6 +20,7 @@ import (
 	"image"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -373,8 +374,8 @@ func ParseTSV(r io.Reader) ([]Word, error) {
 			ints[i] = v
 		}
 		conf, err := strconv.ParseFloat(f[10], 64)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: confidence: %w", n, err)
+		if err != nil || math.IsNaN(conf) || math.IsInf(conf, 0) {
+			return nil, fmt.Errorf("line %d: confidence %q is not a number", n, f[10])
 		}
 		words = append(words, Word{
 			Text: text, Confidence: max(0, min(conf, 100)),
