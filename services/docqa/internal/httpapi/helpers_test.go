@@ -100,10 +100,10 @@ type options struct {
 	uploadStall time.Duration
 	// extractor replaces the shared PDF engine (wrapped to hold uploads
 	// in the pipeline); pdfReady replaces what /health is told of it.
-	extractor   ingest.Extractor
-	pdfReady    interface{ Ready() (bool, error) }
+	extractor ingest.Extractor
+	pdfReady  interface{ Ready() (bool, error) }
 	// ocr is what /health is told of OCR.
-	ocr httpapi.OCRHealth
+	ocr         httpapi.OCRHealth
 	concurrency int
 	queue       int
 	// identitySecret turns accounts on (AUTH_MODE=local); the limits are
