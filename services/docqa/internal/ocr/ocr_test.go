@@ -173,3 +173,64 @@ func FuzzParseTSV(f *testing.F) {
 		_, _ = ocr.Judge(words, 30, 50)
 	})
 }
+
+// scriptTesseract is a tesseract that runs body for a page (stdin: the
+// image; stdout: its TSV).
+func scriptTesseract(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tesseract")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\ncat >/dev/null\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// OCR_CONCURRENCY bounds the processes running at once.
+func TestRecognizeConcurrencyIsBounded(t *testing.T) {
+	for _, limit := range []int{1, 2} {
+		dir := t.TempDir()
+		cmd := scriptTesseract(t, `mkdir "`+dir+`/run.$$"; ls -d "`+dir+`"/run.* | wc -l >> "`+dir+`/seen"; sleep 0.4; rmdir "`+dir+`/run.$$"`)
+		e, err := ocr.New(ocr.Config{Command: cmd, Languages: []string{"eng"}, Concurrency: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := image.NewGray(image.Rect(0, 0, 10, 10))
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() { _, err := e.Recognize(context.Background(), img, 300); errs <- err }()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		seen, err := os.ReadFile(filepath.Join(dir, "seen"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		most := 0
+		for _, f := range strings.Fields(string(seen)) {
+			n := 0
+			for _, c := range f {
+				n = n*10 + int(c-'0')
+			}
+			most = max(most, n)
+		}
+		if most != limit {
+			t.Errorf("Concurrency %d: at most %d processes ran at once (%q)", limit, most, seen)
+		}
+	}
+}
+
+// A failing tesseract is an error that says what it printed.
+func TestRecognizeFailureSaysWhy(t *testing.T) {
+	cmd := scriptTesseract(t, `echo "Error opening data file eng.traineddata" >&2; exit 1`)
+	e, err := ocr.New(ocr.Config{Command: cmd, Languages: []string{"eng"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Recognize(context.Background(), image.NewGray(image.Rect(0, 0, 10, 10)), 300)
+	if err == nil || !strings.Contains(err.Error(), "Error opening data file eng.traineddata") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -339,3 +339,62 @@ func BenchmarkOCRPage(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
 	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "pages/cpu-s")
 }
+
+// stubRecognizer answers every page with page or err, counting calls.
+type stubRecognizer struct {
+	page  ocr.Page
+	err   error
+	calls int
+}
+
+func (s *stubRecognizer) Recognize(ctx context.Context, img *image.Gray, dpi int) (ocr.Page, error) {
+	s.calls++
+	if img.Rect.Dx() == 0 || dpi != OCRDPI {
+		return ocr.Page{}, fmt.Errorf("image %v at %d dpi", img.Rect, dpi)
+	}
+	return s.page, s.err
+}
+
+// Without tesseract: which pages go to OCR, and what becomes of them.
+func TestOCRPagesAndTheirOutcome(t *testing.T) {
+	data := ocrtest.PDF(ocrtest.Page{Text: ocrtest.English}, ocrtest.Page{Text: "12"}, ocrtest.Page{Image: ocrtest.Noise(300, 400, 3), DPI: 72})
+
+	// OCR failing is reported for each page it was asked to read; the
+	// page number's text layer is kept.
+	failing := &stubRecognizer{err: errors.New("tesseract crashed")}
+	e, log := startOCR(t, failing)
+	doc, err := extractBytes(t, e, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SkippedPage{{Page: 2, Reason: SkipOCRFailed}, {Page: 3, Reason: SkipOCRFailed}}
+	if failing.calls != 2 || !slices.Equal(doc.Skipped, want) || strings.TrimSpace(doc.Pages[1].Text) != "12" {
+		t.Fatalf("%d calls, skipped %v, page 2 %q", failing.calls, doc.Skipped, doc.Pages[1].Text)
+	}
+	if !strings.Contains(log.String(), `"msg":"OCR skipped a page: it failed","page":3,"err":"tesseract crashed"`) {
+		t.Fatalf("log:\n%s", log)
+	}
+
+	// OCR that reads more than the layer replaces it; one that reads
+	// nothing leaves a blank page reported.
+	reading := &stubRecognizer{page: ocr.Page{Text: "Chapter 12 Tyres and wheels", Read: 5, MeanConfidence: 90,
+		Words: []ocr.Word{{Text: "Chapter", Confidence: 90}}}}
+	e, _ = startOCR(t, reading)
+	doc, err = extractBytes(t, e, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.OCRPages != 2 || doc.Pages[1].Text != "Chapter 12 Tyres and wheels" || !doc.Pages[1].OCR || doc.Pages[1].OCRDPI != OCRDPI ||
+		len(doc.Pages[2].Words) != 1 || doc.Pages[0].OCR || len(doc.Skipped) != 0 {
+		t.Fatalf("%d OCR pages, pages %+v, skipped %v", doc.OCRPages, doc.Pages, doc.Skipped)
+	}
+	blank := &stubRecognizer{}
+	e, _ = startOCR(t, blank)
+	doc, err = extractBytes(t, e, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []SkippedPage{{Page: 3, Reason: SkipBlank}}; !slices.Equal(doc.Skipped, want) || doc.Pages[1].Text != "12" {
+		t.Fatalf("skipped %v, page 2 %q", doc.Skipped, doc.Pages[1].Text)
+	}
+}
