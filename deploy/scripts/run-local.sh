@@ -24,6 +24,30 @@ if [[ -z "${WEB_ROOT:-}" ]]; then
 fi
 mkdir -p var
 
+# OCR of scanned PDFs: docqa reads them with Tesseract when it is installed
+# (OCR=auto). Install it with the languages the tests read where missing, as
+# .ci/run does; without apt-get or the rights to use it, docqa runs without
+# OCR and says so (/health: "ocr": {"status": "missing"}).
+have_tesseract_lang() {
+	command -v tesseract >/dev/null 2>&1 && tesseract --list-langs 2>/dev/null | grep -qx "$1"
+}
+ocr_missing=()
+command -v tesseract >/dev/null 2>&1 || ocr_missing+=(tesseract-ocr)
+for lang in eng deu chi_sim; do
+	have_tesseract_lang "$lang" || ocr_missing+=("tesseract-ocr-${lang//_/-}")
+done
+if ((${#ocr_missing[@]})) && [[ "${OCR:-auto}" != off ]]; then
+	sudo_cmd=""
+	if [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null 2>&1; then
+		sudo_cmd="sudo -n"
+	fi
+	echo "run: installing ${ocr_missing[*]} (OCR of scanned PDFs)" >&2
+	if ! command -v apt-get >/dev/null 2>&1 ||
+		! { $sudo_cmd apt-get update -qq </dev/null && DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${ocr_missing[@]}" </dev/null >/dev/null; }; then
+		echo "run: could not install ${ocr_missing[*]}: docqa runs without OCR (scanned PDFs are refused); install them by hand or set OCR=off" >&2
+	fi
+fi
+
 pids=()
 stop_all() {
 	trap - INT TERM EXIT

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { axeBothSchemes, startStack } from './harness.mjs';
-import { makePdf } from './pdf.mjs';
+import { makePdf, makeScannedPdf } from './pdf.mjs';
 
 let s;
 let page;
@@ -156,5 +156,32 @@ describe('the page view on a desktop', () => {
     } finally {
       await page.setViewportSize({ width: 390, height: 844 });
     }
+  });
+});
+
+describe('a scanned manual', () => {
+  it('is read by OCR: the upload says which pages were read and which left out, and its page says it is a scan', async () => {
+    // Two scanned pages: the coolant's, and a blank sheet, which OCR finds no word on.
+    const scan = makeScannedPdf(makePdf([
+      ['Coolant.', 'Top up the coolant with G13 antifreeze when the engine is cold.'],
+      [''],
+    ]));
+    await page.goto(`${s.base}/manuals`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.getByLabel('Upload a PDF', { exact: true }).setInputFiles({ name: 'coolant-scan.pdf', mimeType: 'application/pdf', buffer: scan });
+    await page.getByRole('status').getByText('Stored coolant-scan.pdf', { exact: false }).waitFor({ timeout: 120_000 });
+    const report = page.locator('.upload-report');
+    assert.deepEqual((await report.innerText()).split('\n').filter(Boolean), [
+      '1 scanned page was read by OCR: a word may be misread.',
+      '1 page was left out, so questions are not answered from it:',
+      'Page 2: no words were found on it',
+    ]);
+    await page.goto(`${s.base}/ask`);
+    await ask('Which antifreeze for the coolant?');
+    const link = page.getByRole('list', { name: 'Sources', exact: true }).getByRole('link').first();
+    assert.equal(await link.innerText(), 'coolant-scan.pdf, p. 1');
+    await link.click();
+    await shownImage();
+    await page.getByRole('dialog').getByText('This page is a scan, read by OCR', { exact: false }).waitFor();
   });
 });

@@ -32,6 +32,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/milvus"
+	"github.com/carhub/backend/services/docqa/internal/ocr"
 	"github.com/carhub/backend/services/docqa/internal/originals"
 	"github.com/carhub/backend/services/docqa/internal/pagecache"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
@@ -116,6 +117,18 @@ type serviceConfig struct {
 	PDFPageInstances int    `env:"PDF_PAGE_INSTANCES" default:"1"`
 	PageCacheDir     string `env:"DOCQA_PAGE_CACHE_DIR" default:"var/docqa-pages"`
 	PageCacheBytes   int64  `env:"DOCQA_PAGE_CACHE_BYTES" default:"268435456"` // 256 MiB
+
+	// OCR reads pages without a text layer (scanned manuals) with
+	// Tesseract: auto when tesseract is found at OCR_TESSERACT or on PATH,
+	// off never (such a PDF is refused). OCR_LANGUAGES are Tesseract's
+	// codes joined by '+', each checked at start; OCR_CONCURRENCY
+	// tesseract processes run at once across the service, each page within
+	// OCR_PAGE_TIMEOUT or skipped and reported.
+	OCR            string        `env:"OCR" default:"auto"` // auto | off
+	OCRTesseract   string        `env:"OCR_TESSERACT"`
+	OCRLanguages   string        `env:"OCR_LANGUAGES" default:"eng"`
+	OCRConcurrency int           `env:"OCR_CONCURRENCY" default:"1"`
+	OCRPageTimeout time.Duration `env:"OCR_PAGE_TIMEOUT" default:"60s"`
 
 	EmbeddingBaseURL     string        `env:"EMBEDDING_BASE_URL"`
 	EmbeddingAPIKey      string        `env:"EMBEDDING_API_KEY" secret:"true"`
@@ -251,6 +264,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if cfg.IngestQueue < 0 {
 		return fmt.Errorf("INGEST_QUEUE: %d must not be negative", cfg.IngestQueue)
 	}
+	recognizer, ocrHealth, err := newOCR(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
 	// The PDF engine compiles in the background while the service starts
 	// listening; /health says "starting" and uploads wait until it is ready.
 	if cfg.PDFPageInstances < 1 {
@@ -259,8 +276,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if cfg.PageCacheBytes < 1 {
 		return fmt.Errorf("DOCQA_PAGE_CACHE_BYTES: %d must be at least 1", cfg.PageCacheBytes)
 	}
-	pdf := pdftext.Start(pdftext.Config{Instances: cfg.IngestConcurrency, PageInstances: cfg.PDFPageInstances,
-		CacheDir: cfg.PDFCacheDir, Log: log})
+	pdfCfg := pdftext.Config{Instances: cfg.IngestConcurrency, PageInstances: cfg.PDFPageInstances,
+		CacheDir: cfg.PDFCacheDir, Log: log, OCRMissing: ocrHealth.Status == httpapi.OCRStatusMissing}
+	if recognizer != nil {
+		pdfCfg.OCR = recognizer
+	}
+	pdf := pdftext.Start(pdfCfg)
 	defer pdf.Close()
 
 	split, err := splitter.New()
@@ -321,6 +342,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Pages:              pdf,
 		PageCache:          pageCache,
 		PDFEngine:          pdf,
+		OCR:                ocrHealth,
 		CountTokens:        split.CountTokens,
 		Budget:             rag.Budget{History: cfg.ChatHistoryTokens, Context: cfg.ChatContextTokens},
 		Heartbeat:          cfg.SSEHeartbeat,
@@ -365,6 +387,53 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return cause
 	}
 	return nil
+}
+
+// newOCR reads the OCR settings: nil and "off" with OCR=off; nil and
+// "missing" (logged) with OCR=auto when tesseract is not found; else the
+// engine, once tesseract answered and has every language of OCR_LANGUAGES.
+// A language without its data ends the start with an error naming it.
+func newOCR(ctx context.Context, cfg serviceConfig, log *slog.Logger) (*ocr.Engine, httpapi.OCRHealth, error) {
+	off := httpapi.OCRHealth{Status: httpapi.OCRStatusOff}
+	switch cfg.OCR {
+	case "off":
+		return nil, off, nil
+	case "auto":
+	default:
+		return nil, off, fmt.Errorf("OCR: %q must be auto or off", cfg.OCR)
+	}
+	langs, err := ocr.ParseLanguages(cfg.OCRLanguages)
+	if err != nil {
+		return nil, off, fmt.Errorf("OCR_LANGUAGES: %w", err)
+	}
+	if cfg.OCRConcurrency < 1 {
+		return nil, off, fmt.Errorf("OCR_CONCURRENCY: %d must be at least 1", cfg.OCRConcurrency)
+	}
+	if cfg.OCRPageTimeout <= 0 {
+		return nil, off, fmt.Errorf("OCR_PAGE_TIMEOUT: %s must be positive", cfg.OCRPageTimeout)
+	}
+	command, err := ocr.Find(cfg.OCRTesseract)
+	if err != nil {
+		where := "on PATH"
+		if cfg.OCRTesseract != "" {
+			where = "at OCR_TESSERACT=" + cfg.OCRTesseract
+		}
+		log.Warn("OCR is not installed: PDFs of scanned pages are refused (install tesseract-ocr, or set OCR=off to silence this)",
+			"looked", where, "err", err)
+		return nil, httpapi.OCRHealth{Status: httpapi.OCRStatusMissing}, nil
+	}
+	version, err := ocr.Check(ctx, command, langs)
+	if err != nil {
+		return nil, off, fmt.Errorf("OCR: %w", err)
+	}
+	engine, err := ocr.New(ocr.Config{Command: command, Languages: langs, Concurrency: cfg.OCRConcurrency,
+		PageTimeout: cfg.OCRPageTimeout, Log: log})
+	if err != nil {
+		return nil, off, err
+	}
+	log.Info("OCR reads scanned pages", "tesseract", command, "version", version, "languages", langs,
+		"concurrency", cfg.OCRConcurrency, "page_timeout", cfg.OCRPageTimeout)
+	return engine, httpapi.OCRHealth{Status: httpapi.OCRStatusOK, Languages: langs}, nil
 }
 
 // readiness is the service's /readyz: the vector store answers, the PDF

@@ -150,6 +150,10 @@ type Chunk struct {
 	// before labels were read).
 	PageLabel string
 	Text      string
+	// OCR says that the text was read by OCR from the page's image (a
+	// scanned page), not from the PDF's text layer. Chunks stored before
+	// OCR existed read false.
+	OCR       bool
 	Embedding []float32
 }
 

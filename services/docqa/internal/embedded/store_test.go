@@ -691,6 +691,10 @@ func TestDocumentsBeforeOwnersAreTheBuiltinUsers(t *testing.T) {
 	if err != nil || len(hits) != 2 || hits[0].Chunk.ID != docqa.ChunkID(md5A, 0) || hits[0].Chunk.Heading != "Oil" {
 		t.Fatalf("Search = %+v, %v", hits, err)
 	}
+	// Chunks stored before OCR existed were read from a text layer.
+	if hits[0].Chunk.OCR || hits[1].Chunk.OCR {
+		t.Fatalf("chunks of an older store read as OCR: %+v", hits)
+	}
 	if err := s.Delete(context.Background(), auth.BuiltinUserID, md5A); err != nil {
 		t.Fatal(err)
 	}
@@ -698,4 +702,40 @@ func TestDocumentsBeforeOwnersAreTheBuiltinUsers(t *testing.T) {
 	if err := s.DB().QueryRow(`SELECT count(*) FROM chunks`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d chunks left after the delete (%v): the cascade was lost", n, err)
 	}
+}
+
+// Whether a chunk was read by OCR is stored with it: searches say so, and
+// so does the store opened again.
+func TestOCRFlagIsStored(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, scanned := chunk(md5A, 0, 1, "engine oil level", vec(1, 0)), chunk(md5A, 1, 2, "engine oil grade", vec(0, 1))
+	scanned.OCR = true
+	mustUpsert(t, s, newDoc(md5A, "a.pdf", t0, 2), []docqa.Chunk{text, scanned}, "lexical:v1")
+	check := func(when string, s *Store) {
+		t.Helper()
+		for _, search := range []func() ([]docqa.ScoredChunk, error){
+			func() ([]docqa.ScoredChunk, error) { return s.Search(ctx, vec(1, 0), docqa.Query{TopK: 5}) },
+			func() ([]docqa.ScoredChunk, error) { return s.SearchText(ctx, "engine oil", docqa.Query{TopK: 5}) },
+		} {
+			hits, err := search()
+			if err != nil || len(hits) != 2 {
+				t.Fatalf("%s: %d hits, %v", when, len(hits), err)
+			}
+			for _, h := range hits {
+				if h.Chunk.OCR != (h.Chunk.Index == 1) {
+					t.Fatalf("%s: chunk %d has OCR %v", when, h.Chunk.Index, h.Chunk.OCR)
+				}
+			}
+		}
+	}
+	check("after the upsert", s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("after a restart", mustOpen(t, dir))
 }

@@ -122,6 +122,9 @@ type sourceView struct {
 	// Highlights are the passage's lines on its page (highlights.go),
 	// absent when they could not be found.
 	Highlights []rectView `json:"highlights,omitempty"`
+	// OCR: the passage was read by OCR from a scanned page, so it may
+	// hold misread words.
+	OCR bool `json:"ocr"`
 }
 
 // Answer modes of the sources event: what the answer that follows is.
@@ -166,6 +169,7 @@ func toSourceViews(hits []docqa.ScoredChunk, highlights map[string][]rectView) [
 			ChunkIndex: h.Chunk.Index,
 			Score:      h.Score,
 			Text:       h.Chunk.Text,
+			OCR:        h.Chunk.OCR,
 		}
 	}
 	return out

@@ -37,6 +37,12 @@ func errorOf(err error) error {
 		return apperr.InvalidCause(err, "file", "the PDF is corrupt and cannot be read")
 	case errors.Is(err, pdftext.ErrPasswordRequired):
 		return apperr.Invalid("file", "the PDF needs a password to open; upload a copy without a user password")
+	case errors.Is(err, pdftext.ErrOCRMissing):
+		return apperr.Invalid("file", "the PDF has no extractable text, and OCR is not installed on this server "+
+			"(tesseract was not found), so its scanned pages cannot be read")
+	case errors.Is(err, pdftext.ErrOCRNoText):
+		return apperr.Invalid("file", "the PDF has no text layer, and OCR could read none of its scanned pages "+
+			"(unreadable, or past the time allowed per page)")
 	case errors.Is(err, pdftext.ErrNoText):
 		return apperr.Invalid("file", "the PDF has no extractable text (scanned pages need OCR first)")
 	case errors.Is(err, docqa.ErrNotFound):

@@ -19,6 +19,21 @@ type healthResponse struct {
 	Embedder  providerHealth  `json:"embedder"`
 	Chat      providerHealth  `json:"chat"`
 	Retrieval retrievalHealth `json:"retrieval"`
+	OCR       OCRHealth       `json:"ocr"`
+}
+
+// OCR's states in /health.
+const (
+	OCRStatusOK      = "ok"      // tesseract found, every language installed
+	OCRStatusOff     = "off"     // OCR=off
+	OCRStatusMissing = "missing" // OCR=auto and no tesseract: scanned PDFs are refused
+)
+
+// OCRHealth says whether scanned pages are read, and in which languages
+// (Tesseract's codes; [] unless the status is ok).
+type OCRHealth struct {
+	Status    string   `json:"status"`
+	Languages []string `json:"languages"`
 }
 
 // retrievalHealth says how questions find their chunks: the configured
@@ -68,6 +83,13 @@ func (h *handler) health(c *gin.Context) {
 			LexicalIndex: h.cfg.Store.LexicalIndex(),
 			Reranker:     h.cfg.Retriever.Reranker(),
 		},
+		OCR: OCRHealth{Status: h.cfg.OCR.Status, Languages: h.cfg.OCR.Languages},
+	}
+	if res.OCR.Status == "" {
+		res.OCR.Status = OCRStatusOff
+	}
+	if res.OCR.Status != OCRStatusOK || res.OCR.Languages == nil {
+		res.OCR.Languages = []string{}
 	}
 	status := http.StatusOK
 	switch ready, err := h.cfg.PDFEngine.Ready(); {

@@ -100,8 +100,10 @@ type options struct {
 	uploadStall time.Duration
 	// extractor replaces the shared PDF engine (wrapped to hold uploads
 	// in the pipeline); pdfReady replaces what /health is told of it.
-	extractor   ingest.Extractor
-	pdfReady    interface{ Ready() (bool, error) }
+	extractor ingest.Extractor
+	pdfReady  interface{ Ready() (bool, error) }
+	// ocr is what /health is told of OCR.
+	ocr         httpapi.OCRHealth
 	concurrency int
 	queue       int
 	// identitySecret turns accounts on (AUTH_MODE=local); the limits are
@@ -211,7 +213,7 @@ func newService(t testing.TB, opts options) *service {
 		HighlightBudget: opts.highlightBudget,
 		CountTokens:     split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
 		UploadStallTimeout: opts.uploadStall,
-		StoreKind:          "embedded", EmbedderMode: mode, ChatMode: mode,
+		StoreKind:          "embedded", EmbedderMode: mode, ChatMode: mode, OCR: opts.ocr,
 		IdentitySecret: opts.identitySecret, ChatPerMinute: opts.chatPerMinute, UploadsPerUser: opts.uploadsPerUser,
 		Now: now,
 	})

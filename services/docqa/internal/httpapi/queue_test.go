@@ -21,7 +21,7 @@ type gatedExtractor struct {
 	gate    chan struct{}
 }
 
-func (g *gatedExtractor) Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) (pdftext.Document, error) {
+func (g *gatedExtractor) Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(stage pdftext.Stage, done, total int)) (pdftext.Document, error) {
 	g.entered <- "entered"
 	select {
 	case <-g.gate:

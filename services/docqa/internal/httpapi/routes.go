@@ -64,6 +64,9 @@ type Config struct {
 	HighlightBudget time.Duration
 	// PDFEngine reports whether the PDF engine has started (/health).
 	PDFEngine interface{ Ready() (bool, error) }
+	// OCR is what /health says of OCR: its status (OCRStatusOK, ...)
+	// and, when ok, its languages. The zero value reads "off".
+	OCR OCRHealth
 	// CountTokens measures prompt text for the context budget (the
 	// splitter's cl100k count).
 	CountTokens func(string) int

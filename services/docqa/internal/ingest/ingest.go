@@ -54,6 +54,7 @@ const (
 	StageReceived  Stage = "received"
 	StageQueued    Stage = "queued" // waiting for a slot; Current is the place in line (1 = next)
 	StageParsing   Stage = "parsing"
+	StageOCR       Stage = "ocr" // pages without a text layer read by OCR; Current/Total count those pages
 	StageSplitting Stage = "splitting"
 	StageEmbedding Stage = "embedding"
 	StageStoring   Stage = "storing"
@@ -75,6 +76,12 @@ type Progress struct {
 type Result struct {
 	docqa.Document
 	Duplicate bool `json:"duplicate"`
+	// OCRPages counts the pages this ingestion read by OCR, and
+	// SkippedPages lists those that needed OCR and got no text from it.
+	// Both describe the ingestion, not the stored document: a duplicate
+	// and the document list leave them out.
+	OCRPages     int                   `json:"ocrPages,omitempty"`
+	SkippedPages []pdftext.SkippedPage `json:"skippedPages,omitempty"`
 }
 
 // Splitter cuts one page's text into chunk texts (internal/splitter).
@@ -85,7 +92,7 @@ type Splitter interface {
 // Extractor reads the text of each page of a PDF (internal/pdftext's Engine).
 // Its errors are pdftext's classes (ErrNotPDF, ErrCorrupt, ...).
 type Extractor interface {
-	Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) (pdftext.Document, error)
+	Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(stage pdftext.Stage, done, total int)) (pdftext.Document, error)
 }
 
 // Originals keeps the original bytes of ingested files (internal/originals'
@@ -353,11 +360,21 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 
 	extractStart := time.Now()
 	sctx, span := tracing.Start(ctx, "ingest.extract", trace.SpanKindInternal, attribute.Int64("docqa.document.size", up.Size))
-	extracted, err := p.cfg.Extractor.Extract(sctx, up.file, up.Size, func(done, total int) {
+	// Percent: parsing 5..30, then, when pages need OCR (which takes
+	// seconds a page where parsing takes milliseconds), ocr 30..60 and
+	// the rest of the stages start from 60 instead of 35.
+	base := 35
+	extracted, err := p.cfg.Extractor.Extract(sctx, up.file, up.Size, func(stage pdftext.Stage, done, total int) {
+		if stage == pdftext.StageOCR {
+			base = 60
+			progress(Progress{Stage: StageOCR, Percent: 30 + scale(done, total, 30), Current: int64(done), Total: int64(total),
+				Message: fmt.Sprintf("read page %d of %d by OCR", done, total)})
+			return
+		}
 		progress(Progress{Stage: StageParsing, Percent: 5 + scale(done, total, 25), Current: int64(done), Total: int64(total),
 			Message: fmt.Sprintf("extracted page %d of %d", done, total)})
 	})
-	span.SetAttributes(attribute.Int("docqa.document.pages", len(extracted.Pages)))
+	span.SetAttributes(attribute.Int("docqa.document.pages", len(extracted.Pages)), attribute.Int("docqa.document.ocr_pages", extracted.OCRPages))
 	span.End(&err)
 	p.metrics.extraction.Observe(time.Since(extractStart).Seconds())
 	if err != nil {
@@ -369,7 +386,7 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	chunks, truncated := p.split(pages)
 	span.SetAttributes(attribute.Int("docqa.document.chunks", len(chunks)))
 	span.End(nil)
-	progress(Progress{Stage: StageSplitting, Percent: 35, Current: int64(len(chunks)), Total: int64(len(chunks)),
+	progress(Progress{Stage: StageSplitting, Percent: base, Current: int64(len(chunks)), Total: int64(len(chunks)),
 		Message: fmt.Sprintf("split %d pages into %d chunks", len(pages), len(chunks))})
 	if len(chunks) == 0 {
 		return Result{}, apperr.Invalid("file", "the PDF has no text long enough to index")
@@ -388,7 +405,7 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 		Truncated: truncated,
 		CreatedAt: p.cfg.Now().UTC(),
 	}.Owned(owner)
-	if err := p.embed(ctx, doc, chunks, progress); err != nil {
+	if err := p.embed(ctx, doc, chunks, base, progress); err != nil {
 		return Result{}, err
 	}
 	progress(Progress{Stage: StageStoring, Percent: 90, Current: 0, Total: int64(len(chunks)),
@@ -402,8 +419,9 @@ func (p *Pipeline) Process(ctx context.Context, t *Ticket, up *Upload, progress 
 	p.metrics.pages.Add(float64(doc.Pages))
 	p.metrics.chunks.Add(float64(doc.Chunks))
 	p.cfg.Log.InfoContext(ctx, "document ingested", "file", doc.FileName, "md5", doc.FileMD5,
-		"size", doc.Size, "pages", doc.Pages, "chunks", doc.Chunks, "truncated", doc.Truncated)
-	return Result{Document: doc}, nil
+		"size", doc.Size, "pages", doc.Pages, "chunks", doc.Chunks, "truncated", doc.Truncated,
+		"ocr_pages", extracted.OCRPages, "skipped_pages", len(extracted.Skipped))
+	return Result{Document: doc, OCRPages: extracted.OCRPages, SkippedPages: extracted.Skipped}, nil
 }
 
 // store keeps the original and writes the document with its chunks (the
@@ -514,7 +532,7 @@ func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated 
 			if len(chunks) == docqa.MaxChunks {
 				return chunks, true
 			}
-			chunks = append(chunks, docqa.Chunk{Page: page.Number, PageLabel: page.Label, Index: len(chunks), Heading: strings.Join(page.Headings, " / "), Text: text})
+			chunks = append(chunks, docqa.Chunk{Page: page.Number, PageLabel: page.Label, Index: len(chunks), Heading: strings.Join(page.Headings, " / "), Text: text, OCR: page.OCR})
 		}
 	}
 	return chunks, truncated
@@ -524,11 +542,11 @@ func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated 
 // embedded is the chunk as retrieval.Passage shows it: its document's title
 // and its heading before its text, so that a question naming the manual or
 // the section finds it.
-func (p *Pipeline) embed(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, progress func(Progress)) (err error) {
+func (p *Pipeline) embed(ctx context.Context, doc docqa.Document, chunks []docqa.Chunk, base int, progress func(Progress)) (err error) {
 	ctx, span := tracing.Start(ctx, "ingest.embed", trace.SpanKindInternal, attribute.Int("docqa.document.chunks", len(chunks)))
 	defer span.End(&err)
 	total := len(chunks)
-	progress(Progress{Stage: StageEmbedding, Percent: 35, Current: 0, Total: int64(total),
+	progress(Progress{Stage: StageEmbedding, Percent: base, Current: 0, Total: int64(total),
 		Message: fmt.Sprintf("embedding %d chunks", total)})
 	texts := make([]string, 0, p.cfg.EmbedBatch)
 	for start := 0; start < total; start += p.cfg.EmbedBatch {
@@ -550,7 +568,7 @@ func (p *Pipeline) embed(ctx context.Context, doc docqa.Document, chunks []docqa
 			}
 			chunks[start+i].Embedding = v
 		}
-		progress(Progress{Stage: StageEmbedding, Percent: 35 + scale(end, total, 55), Current: int64(end), Total: int64(total),
+		progress(Progress{Stage: StageEmbedding, Percent: base + scale(end, total, 90-base), Current: int64(end), Total: int64(total),
 			Message: fmt.Sprintf("embedded %d of %d chunks", end, total)})
 	}
 	return nil

@@ -1730,3 +1730,36 @@ func TestParseMetadataPageLabel(t *testing.T) {
 		}
 	}
 }
+
+// Whether a chunk was read by OCR travels in its metadata ("ocr", left out
+// when false); a row without it, as rows written before OCR, reads false.
+func TestOCRFlagRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	f := newFake()
+	s := newStore(t, f)
+	doc := docqa.Document{Owner: 1, FileName: "scan.pdf", FileMD5: md5A, Chunks: 2, CreatedAt: t0}
+	mustUpsert(t, s, doc, []docqa.Chunk{
+		{ID: docqa.ChunkID(md5A, 0), Page: 1, Index: 0, Text: "engine oil level", Embedding: vec(1)},
+		{ID: docqa.ChunkID(md5A, 1), Page: 2, Index: 1, Text: "engine oil grade", Embedding: vec(0, 1), OCR: true},
+	}, "e")
+	for how, search := range map[string]func() ([]docqa.ScoredChunk, error){
+		"Search":     func() ([]docqa.ScoredChunk, error) { return s.Search(ctx, vec(1, 1), docqa.Query{TopK: 5}) },
+		"SearchText": func() ([]docqa.ScoredChunk, error) { return s.SearchText(ctx, "engine oil", docqa.Query{TopK: 5}) },
+	} {
+		hits, err := search()
+		if err != nil || len(hits) != 2 {
+			t.Fatalf("%s: %d hits, %v", how, len(hits), err)
+		}
+		for _, h := range hits {
+			if h.Chunk.OCR != (h.Chunk.Index == 1) {
+				t.Fatalf("%s: chunk %d has OCR %v", how, h.Chunk.Index, h.Chunk.OCR)
+			}
+		}
+	}
+	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":1}`)); m.OCR {
+		t.Fatal("metadata without ocr read as OCR")
+	}
+	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":"1","ocr":true}`)); !m.OCR {
+		t.Fatal("ocr lost when another field has another type")
+	}
+}

@@ -33,6 +33,9 @@ type metadata struct {
 	// PageLabel is the page's printed label (docqa.Chunk.PageLabel),
 	// absent when the PDF has none or the row was written before labels.
 	PageLabel string `json:"pageLabel,omitempty"`
+	// OCR: the chunk's text was read by OCR (docqa.Chunk.OCR); absent,
+	// as in rows written before OCR, is false.
+	OCR       bool   `json:"ocr,omitempty"`
 	Size      int64  `json:"size"`
 	Pages     int    `json:"pages"`
 	Chunks    int    `json:"chunks"`
@@ -232,7 +235,7 @@ func parseMetadata(js []byte) metadata {
 		"owner": &m.Owner, "fileName": &m.FileName, "title": &m.Title, "fileMd5": &m.FileMD5, "page": &m.Page,
 		"chunkIndex": &m.ChunkIndex, "heading": &m.Heading, "pageLabel": &m.PageLabel, "size": &m.Size, "pages": &m.Pages,
 		"chunks": &m.Chunks, "truncated": &m.Truncated, "createdAt": &m.CreatedAt,
-		"embedder": &m.Embedder, "contentTruncated": &m.ContentTruncated,
+		"embedder": &m.Embedder, "contentTruncated": &m.ContentTruncated, "ocr": &m.OCR,
 	} {
 		if raw, ok := fields[key]; ok {
 			_ = json.Unmarshal(raw, dst) // a field of another type stays zero

@@ -98,6 +98,7 @@ func (s *Store) upsertBatch(ctx context.Context, doc docqa.Document, chunks []do
 			ChunkIndex:       c.Index,
 			Heading:          c.Heading,
 			PageLabel:        c.PageLabel,
+			OCR:              c.OCR,
 			Size:             doc.Size,
 			Pages:            doc.Pages,
 			Chunks:           doc.Chunks,

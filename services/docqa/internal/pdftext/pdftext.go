@@ -14,6 +14,11 @@
 // one engine instance for one document, on a fresh WebAssembly module whose
 // memory is released when the document is done. The instance runs without
 // any file system: the document is read through the caller's io.ReaderAt.
+//
+// With a Recognizer (Config.OCR), a page without a text layer worth the
+// name (NeedsOCR) is rendered at OCRDPI and read by OCR, after the text of
+// every page is read: a scanned manual is read, and a document of text and
+// scanned pages gets both.
 package pdftext
 
 import (
@@ -22,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"log/slog"
 	"runtime"
@@ -40,6 +46,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/carhub/backend/services/docqa/internal/ocr"
 )
 
 // Document is what Extract reads from a PDF.
@@ -49,7 +57,36 @@ type Document struct {
 	// one. Extract does not make one up: the caller picks a fallback.
 	Title string
 	Pages []Page
+	// OCRPages counts the pages whose text OCR read.
+	OCRPages int
+	// Skipped are the pages that needed OCR and got no text from it, in
+	// page order: each is logged too, and reported to the uploader.
+	Skipped []SkippedPage
 }
+
+// SkippedPage is a page that needed OCR and got no text from it.
+type SkippedPage struct {
+	Page   int        `json:"page"`
+	Reason SkipReason `json:"reason"`
+}
+
+// SkipReason says why a page was skipped.
+type SkipReason string
+
+// The reasons of SkippedPage.
+const (
+	// SkipOCRTimeout: OCR ran past its time budget for the page.
+	SkipOCRTimeout SkipReason = "ocr_timeout"
+	// SkipUnreadable: OCR read the page with a mean confidence below its
+	// floor: noise, a photograph, a script of a language not installed.
+	SkipUnreadable SkipReason = "unreadable"
+	// SkipOCRFailed: the page could not be rendered or the OCR command
+	// failed on it (the log says how).
+	SkipOCRFailed SkipReason = "ocr_failed"
+	// SkipBlank: OCR found no word on the page (a blank sheet, or noise
+	// it does not take for writing).
+	SkipBlank SkipReason = "blank"
+)
 
 // Page is the text of one page. Number is 1-based. Truncated says that the
 // page's text went past a budget (Config) and only its first part is here.
@@ -65,6 +102,13 @@ type Page struct {
 	// Label is the page's printed label from the document's /PageLabels
 	// ("iii", "3-12"), "" when the document has none.
 	Label string
+	// OCR says that Text was read by OCR from the page's image.
+	OCR bool
+	// Words are the words OCR kept, with their boxes in the pixels of
+	// the page rendered at OCRDPI (origin top left); nil without OCR. They
+	// live with the extraction only and are not stored.
+	Words  []ocr.Word
+	OCRDPI int
 }
 
 // Errors returned by Extract. Their messages are fit to show to the person
@@ -75,6 +119,12 @@ var (
 	ErrCorrupt          = errors.New("PDF is corrupt or truncated and cannot be read")
 	ErrPasswordRequired = errors.New("PDF needs a password to open; upload a copy without a user password")
 	ErrNoText           = errors.New("PDF has no extractable text (scanned or image-only pages need OCR first)")
+	// ErrOCRMissing: the PDF has no text and no Recognizer is configured
+	// because OCR is not installed (Config.OCRMissing). It wraps ErrNoText.
+	ErrOCRMissing = fmt.Errorf("%w, and OCR (tesseract) is not installed on this server", ErrNoText)
+	// ErrOCRNoText: the PDF has no text layer and OCR read no text on any
+	// page (Document.Skipped says why, page by page). It wraps ErrNoText.
+	ErrOCRNoText = fmt.Errorf("%w: OCR read no text on its scanned pages", ErrNoText)
 	// ErrClosed: the engine was closed.
 	ErrClosed = errors.New("PDF engine is closed")
 )
@@ -83,6 +133,31 @@ var (
 const (
 	DefaultMaxPageChars     = 1 << 20  // a page of a manual has a few thousand
 	DefaultMaxDocumentChars = 64 << 20 // far past what 10 000 chunks of 400 tokens can index
+	// OCRDPI is the resolution a page is rendered at for OCR: Tesseract
+	// reads best with capital letters of 20 to 30 pixels, which 10 to 12
+	// point text has at 300 dpi.
+	OCRDPI = 300
+	// maxOCRPixels bounds a rendered page (8-bit gray): an A3 page at
+	// 300 dpi has 17.4 million; a larger page is rendered at the dpi that
+	// fits, so that a hostile page size cannot ask for gigabytes.
+	maxOCRPixels = 36_000_000
+)
+
+// Recognizer reads the text of a page image (internal/ocr's Engine).
+// Errors: ocr.ErrTimeout, ocr.ErrUnreadable, ctx's error, or a failure of
+// the OCR itself.
+type Recognizer interface {
+	Recognize(ctx context.Context, img *image.Gray, dpi int) (ocr.Page, error)
+}
+
+// Stage is the part of an extraction a progress call reports.
+type Stage string
+
+// The stages, in order: every page's text, then OCR of the pages that need
+// it (none when no page does).
+const (
+	StageText Stage = "text"
+	StageOCR  Stage = "ocr"
 )
 
 // Config configures the engine.
@@ -104,7 +179,12 @@ type Config struct {
 	// warning is logged. Zero takes the defaults.
 	MaxPageChars     int
 	MaxDocumentChars int
-	Log              *slog.Logger
+	// OCR reads the pages that NeedsOCR says have no text layer; nil
+	// reads none. OCRMissing says why there is none: OCR is wanted but
+	// not installed, so a PDF without text fails with ErrOCRMissing.
+	OCR        Recognizer
+	OCRMissing bool
+	Log        *slog.Logger
 }
 
 // Engine reads PDFs. It is safe for concurrent use.
@@ -250,13 +330,15 @@ func (e *Engine) Close() error {
 // Extract waits for the engine (bounded by ctx) and a free instance, then
 // returns the document's title and the text and headings of every page, in
 // order. A title or an outline that cannot be read is logged and left out;
-// it never fails the extraction. progress (may be nil) is called
-// after each page with (done, total). ctx is checked between pages: a page
-// that has begun runs to its end (see the package's decisions: stopping
-// PDFium inside a page costs more than half its speed). Errors: ErrEmpty,
-// ErrNotPDF, ErrPasswordRequired, ErrCorrupt, ErrNoText, ErrClosed, or
-// ctx's error.
-func (e *Engine) Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(done, total int)) (Document, error) {
+// it never fails the extraction. progress (may be nil) is called after each
+// page's text with (StageText, done, total), then, when pages need OCR,
+// after each of them with (StageOCR, done, total of those pages). ctx is
+// checked between pages: a page that has begun runs to its end (see the
+// package's decisions: stopping PDFium inside a page costs more than half
+// its speed), except its OCR process, which is killed. Errors: ErrEmpty,
+// ErrNotPDF, ErrPasswordRequired, ErrCorrupt, ErrNoText (ErrOCRMissing,
+// ErrOCRNoText), ErrClosed, or ctx's error.
+func (e *Engine) Extract(ctx context.Context, r io.ReaderAt, size int64, progress func(stage Stage, done, total int)) (Document, error) {
 	if size <= 0 {
 		return Document{}, ErrEmpty
 	}
@@ -295,7 +377,7 @@ func (e *Engine) Extract(ctx context.Context, r io.ReaderAt, size int64, progres
 
 // extract reads the document on inst. PDFium's own errors and any panic in
 // the binding become the package's error classes.
-func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt, size int64, progress func(done, total int)) (d Document, err error) {
+func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt, size int64, progress func(stage Stage, done, total int)) (d Document, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			d, err = Document{}, fmt.Errorf("%w: the PDF engine failed on it (%v)", ErrCorrupt, p)
@@ -331,7 +413,8 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 	title, headings := e.titleAndHeadings(ctx, inst, doc.Document, total)
 	pages := make([]Page, 0, total)
 	budget := e.cfg.MaxDocumentChars
-	anyText, cut := false, 0
+	cut := 0
+	var scanned []int // indexes of the pages that need OCR
 	for i := range total {
 		if err := ctx.Err(); err != nil {
 			return Document{}, err
@@ -358,20 +441,33 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 		if page.Truncated {
 			cut++
 		}
-		anyText = anyText || strings.TrimSpace(page.Text) != ""
+		if e.cfg.OCR != nil && budget > 0 && NeedsOCR(page.Text) {
+			scanned = append(scanned, i)
+		}
 		pages = append(pages, page)
 		if progress != nil {
-			progress(i+1, total)
+			progress(StageText, i+1, total)
 		}
 	}
-	if !anyText {
+	d = Document{Title: title, Pages: pages}
+	if err := e.recognize(ctx, inst, doc.Document, &d, scanned, &budget, progress); err != nil {
+		return Document{}, err
+	}
+	if !slices.ContainsFunc(pages, func(p Page) bool { return strings.TrimSpace(p.Text) != "" }) {
+		switch {
+		case len(scanned) > 0:
+			e.cfg.Log.WarnContext(ctx, "PDF has no text layer and OCR read no text on it", "pages", total, "skipped", d.Skipped)
+			return Document{}, ErrOCRNoText
+		case e.cfg.OCRMissing:
+			return Document{}, ErrOCRMissing
+		}
 		return Document{}, ErrNoText
 	}
 	if cut > 0 {
 		e.cfg.Log.WarnContext(ctx, "PDF text cut at the extraction budget; the document is stored as truncated",
 			"pages_cut", cut, "max_page_chars", e.cfg.MaxPageChars, "max_document_chars", e.cfg.MaxDocumentChars)
 	}
-	return Document{Title: title, Pages: pages}, nil
+	return d, nil
 }
 
 // pageText returns the text of page index, at most limit characters, and

@@ -376,7 +376,10 @@ func TestCyclicPageTree(t *testing.T) {
 func TestProgressAndPageNumbers(t *testing.T) {
 	f, size := mustOpen(t, "testdata/corpus/zh-maintenance-4pages.pdf")
 	var calls [][2]int
-	doc, err := engine.Extract(context.Background(), f, size, func(done, total int) {
+	doc, err := engine.Extract(context.Background(), f, size, func(stage Stage, done, total int) {
+		if stage != StageText {
+			t.Errorf("stage %q on a text PDF", stage)
+		}
 		calls = append(calls, [2]int{done, total})
 	})
 	if err != nil {
@@ -405,7 +408,7 @@ func TestCancelBetweenPages(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	done := 0
-	doc, err := engine.Extract(ctx, f, size, func(d, _ int) {
+	doc, err := engine.Extract(ctx, f, size, func(_ Stage, d, _ int) {
 		done = d
 		if d == 2 {
 			cancel()

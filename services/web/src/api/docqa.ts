@@ -4,6 +4,7 @@ import { EventStreamReader, readEventStream } from './sse';
 import { sessions, tokenOf } from './session';
 import { t } from '../i18n';
 import type { Highlight } from '../lib/pageview';
+import type { SkippedPage } from '../lib/uploadprogress';
 
 export interface DocumentInfo {
   fileName: string;
@@ -15,6 +16,10 @@ export interface DocumentInfo {
   duplicate: boolean;
   truncated: boolean;
   createdAt: string;
+  /** Pages read by OCR (scanned pages); in the upload's answer only. */
+  ocrPages?: number;
+  /** Pages left out and why (OCR past its time, unreadable, blank); in the upload's answer only. */
+  skippedPages?: SkippedPage[];
 }
 
 export interface Source {
@@ -39,7 +44,7 @@ export interface ChatMessage {
 }
 
 export interface UploadProgress {
-  stage: 'sending' | 'received' | 'queued' | 'parsing' | 'splitting' | 'embedding' | 'storing';
+  stage: 'sending' | 'received' | 'queued' | 'parsing' | 'ocr' | 'splitting' | 'embedding' | 'storing';
   percent: number;
   current: number;
   total: number;

@@ -126,6 +126,7 @@ export function PageView({ view, withToken, onClose }: Props) {
         {error && <p class={src ? 'error' : 'notice'} role="alert">{error}</p>}
       </div>
       {view.highlights.length > 0 && src && <p class="hint">{t('page.highlighted')}</p>}
+      {view.ocr && <p class="hint">{t('page.ocr')}</p>}
     </dialog>
   );
 }

@@ -43,6 +43,12 @@ describe('the page view address', () => {
     expect(search).toBe(`?doc=${md5}&page=12&name=Owner+manual+%C3%BC.pdf&label=3-12&hl=0.1%2C0.2%2C0.3%2C0.04`);
     expect(parsePageView(search)).toEqual(ref);
   });
+  it('says when the page was read by OCR', () => {
+    const ref = { md5, page: 4, name: 'scan.pdf', highlights: [], ocr: true };
+    expect(pageViewSearch(ref)).toBe(`?doc=${md5}&page=4&name=scan.pdf&ocr=1`);
+    expect(parsePageView(pageViewSearch(ref))).toEqual({ ...ref, label: undefined });
+    expect(parsePageView(`?doc=${md5}&page=4&ocr=0`)?.ocr).toBeUndefined();
+  });
   it('leaves out what is absent', () => {
     const search = pageViewSearch({ md5, page: 1, name: 'a.pdf', highlights: [] });
     expect(search).toBe(`?doc=${md5}&page=1&name=a.pdf`);

@@ -1,6 +1,6 @@
 // What the in-app page view shows: a document's page as an image, the
 // passage's rectangles over it. The view's address holds all of it
-// (`/ask?doc=<md5>&page=<n>&label=<printed>&name=<file>&hl=<rects>`), so the
+// (`/ask?doc=<md5>&page=<n>&label=<printed>&name=<file>&hl=<rects>&ocr=1`), so the
 // phone's back button closes it and a reload shows the same page.
 
 /** Highlight: one rectangle of a passage on its page, in 0..1 of the page's width and height, from the top left. */
@@ -20,6 +20,8 @@ export interface PageRef {
   /** The file's name, for the title and a saved page's fallback name. */
   name: string;
   highlights: Highlight[];
+  /** The page is a scan whose text was read by OCR. */
+  ocr?: boolean;
 }
 
 /** PAGE_WIDTHS: the widths the view asks for, so the service's cache and the offline copy see few variants. */
@@ -62,6 +64,7 @@ export function pageViewSearch(ref: PageRef): string {
   const q = new URLSearchParams({ doc: ref.md5, page: String(ref.page), name: ref.name });
   if (ref.label) q.set('label', ref.label);
   if (ref.highlights.length > 0) q.set('hl', encodeHighlights(ref.highlights));
+  if (ref.ocr) q.set('ocr', '1');
   return '?' + q.toString();
 }
 
@@ -77,6 +80,7 @@ export function parsePageView(search: string): PageRef | null {
     label: q.get('label') || undefined,
     name: q.get('name') || md5,
     highlights: decodeHighlights(q.get('hl')),
+    ...(q.get('ocr') === '1' ? { ocr: true } : {}),
   };
 }
 

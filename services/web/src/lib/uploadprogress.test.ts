@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLanguage } from '../i18n';
 import { setFormat } from './format';
-import { pagesText, passagesText, uploadProgressText, type StageProgress } from './uploadprogress';
+import { pagesText, passagesText, skippedText, uploadProgressText, type StageProgress } from './uploadprogress';
 
 const p = (stage: StageProgress['stage'], current: number, total: number): StageProgress => ({ stage, current, total });
 
@@ -36,5 +36,24 @@ describe('upload progress wording', () => {
     expect(uploadProgressText(p('received', 647168, 647168))).toBe('已接收 632.0 KB');
     expect(uploadProgressText(p('storing', 0, 235))).toBe('正在保存 235 个段落');
     expect(uploadProgressText(p('parsing', 1, 1))).toBe('正在读取第 1 页，共 1 页');
+  });
+});
+
+describe('what an upload left out', () => {
+  beforeEach(() => setFormat('en-US', 'USD'));
+
+  it('one line per page, in page order, each with its reason in words', () => {
+    expect(skippedText([{ page: 12, reason: 'blank' }, { page: 3, reason: 'ocr_timeout' }, { page: 7, reason: 'unreadable' }])).toEqual([
+      'Page 3: reading it by OCR took longer than allowed',
+      'Page 7: too unclear to read (a photo, noise, or a language OCR is not set up for)',
+      'Page 12: no words were found on it',
+    ]);
+  });
+  it('names a reason it does not know by its code', () => {
+    expect(skippedText([{ page: 2, reason: 'encrypted_image' }])).toEqual(['Page 2: encrypted_image']);
+    expect(skippedText([])).toEqual([]);
+  });
+  it('the OCR stage counts the scanned pages', () => {
+    expect(uploadProgressText({ stage: 'ocr', current: 3, total: 12 })).toBe('Reading scanned page 3 of 12 (OCR)');
   });
 });

@@ -30,7 +30,7 @@ interface SourcesProps {
 
 /** pageRefOf: the page view of a source: its page, printed label and passage. */
 export function pageRefOf(s: Source): PageRef {
-  return { md5: s.fileMd5, page: s.page, label: s.pageLabel, name: s.fileName, highlights: s.highlights ?? [] };
+  return { md5: s.fileMd5, page: s.page, label: s.pageLabel, name: s.fileName, highlights: s.highlights ?? [], ...(s.ocr ? { ocr: true } : {}) };
 }
 
 /**

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { docqa, upload, type DocumentInfo, type UploadProgress } from '../api/docqa';
 import { useOnline, useResource } from '../hooks';
-import { fmtBytes, fmtDate } from '../lib/format';
-import { pagesText, passagesText, uploadProgressText } from '../lib/uploadprogress';
+import { fmtBytes, fmtDate, fmtNumber } from '../lib/format';
+import { pagesText, passagesText, skippedText, uploadProgressText } from '../lib/uploadprogress';
 import { AsOf, DocumentLink, ErrorText, Status } from '../components/common';
-import { t } from '../i18n';
+import { t, tn } from '../i18n';
 
 /** accounts: AUTH_MODE=local, where opening a file needs the bearer token. */
 export function Manuals({ accounts }: { accounts: boolean }) {
@@ -13,16 +13,21 @@ export function Manuals({ accounts }: { accounts: boolean }) {
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // What the upload read by OCR and what it left out: said, never dropped silently.
+  const [report, setReport] = useState<{ ocr: string | null; skipped: string[] } | null>(null);
 
   async function onFile(input: HTMLInputElement) {
     const file = input.files?.[0];
     if (!file) return;
     setError(null);
     setMessage(null);
+    setReport(null);
     setProgress({ stage: 'sending', percent: 0, current: 0, total: file.size, message: '' });
     try {
       const d = await upload(file, setProgress);
       setMessage(d.duplicate ? t('manuals.duplicate', { name: d.fileName, pages: pagesText(d.pages) }) : t('manuals.stored', { name: d.fileName, pages: pagesText(d.pages), passages: passagesText(d.chunks) }));
+      const skipped = skippedText(d.skippedPages ?? []);
+      if (d.ocrPages || skipped.length > 0) setReport({ ocr: d.ocrPages ? tn('manuals.ocrPages', d.ocrPages, { count: fmtNumber(d.ocrPages, 0) }) : null, skipped });
       docs.reload();
     } catch (e) {
       setError(t('manuals.uploadFailed', { name: file.name, message: (e as Error).message }));
@@ -63,6 +68,17 @@ export function Manuals({ accounts }: { accounts: boolean }) {
         </div>
       )}
       {message && <Status>{message}</Status>}
+      {report && (
+        <div class="notice upload-report">
+          {report.ocr && <p>{report.ocr}</p>}
+          {report.skipped.length > 0 && (
+            <>
+              <p>{tn('manuals.skippedHeading', report.skipped.length, { count: fmtNumber(report.skipped.length, 0) })}</p>
+              <ul>{report.skipped.map((line) => <li key={line}>{line}</li>)}</ul>
+            </>
+          )}
+        </div>
+      )}
       <ErrorText error={error ?? docs.error} />
       <h2>{t('manuals.yours')}</h2>
       <AsOf asOf={docs.asOf} />

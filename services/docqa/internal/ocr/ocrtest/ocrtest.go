@@ -1,0 +1,264 @@
+// Package ocrtest serves the tests that run Tesseract: it finds the tools
+// (failing under CI=true when one is missing, skipping with a message
+// otherwise), makes scans of text PDFs the way a scanner would (pdftoppm,
+// then ImageMagick's rotation and noise), and writes image-only and mixed
+// PDFs of them.
+package ocrtest
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Require returns the tesseract command after checking that it and the
+// tools named in also (pdftoppm, convert, pdftotext) are installed. A
+// missing one fails the test under CI=true (.ci/run installs them) and
+// skips it elsewhere, saying what to install.
+func Require(tb testing.TB, also ...string) string {
+	tb.Helper()
+	packages := map[string]string{"tesseract": "tesseract-ocr", "pdftoppm": "poppler-utils", "pdftotext": "poppler-utils", "convert": "imagemagick"}
+	var command string
+	for _, tool := range append([]string{"tesseract"}, also...) {
+		path, err := exec.LookPath(tool)
+		if err != nil {
+			msg := fmt.Sprintf("%s is not installed (apt-get install %s): the OCR tests need it", tool, packages[tool])
+			if os.Getenv("CI") == "true" {
+				tb.Fatal(msg)
+			}
+			tb.Skip(msg)
+		}
+		if tool == "tesseract" {
+			command = path
+		}
+	}
+	return command
+}
+
+// Scan renders page (1-based) of the PDF at path at dpi in gray with
+// pdftoppm and, when noisy, turns it by 1.5 degrees and adds Gaussian noise
+// with ImageMagick (`convert -rotate 1.5 -attenuate 0.3 +noise Gaussian`),
+// as a sheet fed slightly askew through a scanner.
+func Scan(tb testing.TB, path string, page, dpi int, noisy bool) *image.Gray {
+	tb.Helper()
+	dir := tb.TempDir()
+	p := strconv.Itoa(page)
+	run(tb, "pdftoppm", "-r", strconv.Itoa(dpi), "-gray", "-png", "-f", p, "-l", p, "-singlefile", path, filepath.Join(dir, "page"))
+	file := filepath.Join(dir, "page.png")
+	if noisy {
+		run(tb, "convert", file, "-background", "white", "-rotate", "1.5", "-attenuate", "0.3", "+noise", "Gaussian",
+			"-colorspace", "Gray", "-depth", "8", filepath.Join(dir, "noisy.png"))
+		file = filepath.Join(dir, "noisy.png")
+	}
+	return readGray(tb, file)
+}
+
+// PageText is pdftotext's text of page (1-based) of the PDF at path: the
+// reference OCR is scored against.
+func PageText(tb testing.TB, path string, page int) string {
+	tb.Helper()
+	p := strconv.Itoa(page)
+	return string(run(tb, "pdftotext", "-f", p, "-l", p, "-enc", "UTF-8", path, "-"))
+}
+
+func run(tb testing.TB, name string, args ...string) []byte {
+	tb.Helper()
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		tb.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr)
+	}
+	return out
+}
+
+func readGray(tb testing.TB, path string) *image.Gray {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	if g, ok := img.(*image.Gray); ok {
+		return g
+	}
+	g := image.NewGray(img.Bounds())
+	draw.Draw(g, g.Rect, img, img.Bounds().Min, draw.Src)
+	return g
+}
+
+// Noise returns a page of pure noise of w x h pixels: black specks of 3 x 3
+// pixels on 30% of the page, which Tesseract takes for a few words of
+// garbage read with little confidence (uniform gray noise it takes for no
+// text at all). What OCR must report as unreadable rather than index.
+func Noise(w, h int, seed uint64) *image.Gray {
+	const cell = 3
+	rng := rand.New(rand.NewPCG(seed, 3))
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y += cell {
+		for x := 0; x < w; x += cell {
+			v := byte(255)
+			if rng.Float64() < 0.3 {
+				v = 0
+			}
+			for dy := 0; dy < cell && y+dy < h; dy++ {
+				for dx := 0; dx < cell && x+dx < w; dx++ {
+					g.Pix[g.PixOffset(x+dx, y+dy)] = v
+				}
+			}
+		}
+	}
+	return g
+}
+
+// Page is one page of a PDF that PDF writes: Text (Latin-1, shown in
+// Helvetica 11 pt) or an Image filling the page, scanned at DPI.
+type Page struct {
+	Text  string
+	Image *image.Gray
+	DPI   int
+}
+
+// PDF writes a PDF of pages: text pages on A4 with a text layer, image
+// pages of the image's size at its DPI with none (an image-only page, as
+// a scanner makes).
+func PDF(pages ...Page) []byte {
+	var b bytes.Buffer
+	var offsets []int
+	obj := func(body string) int {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
+		return len(offsets)
+	}
+	stream := func(dict string, data []byte) int {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n<< %s /Length %d >>\nstream\n", len(offsets), dict, len(data))
+		b.Write(data)
+		b.WriteString("\nendstream\nendobj\n")
+		return len(offsets)
+	}
+	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+	font := obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	pagesNum := len(offsets) + 1 // reserved below, written last
+	offsets = append(offsets, 0)
+	var kids []string
+	for _, p := range pages {
+		var content bytes.Buffer
+		var resources string
+		width, height := 595.0, 842.0
+		if p.Image != nil {
+			w, h := p.Image.Rect.Dx(), p.Image.Rect.Dy()
+			var z bytes.Buffer
+			zw := zlib.NewWriter(&z)
+			for y := p.Image.Rect.Min.Y; y < p.Image.Rect.Max.Y; y++ {
+				i := p.Image.PixOffset(p.Image.Rect.Min.X, y)
+				zw.Write(p.Image.Pix[i : i+w])
+			}
+			zw.Close()
+			img := stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", w, h), z.Bytes())
+			width, height = float64(w)*72/float64(p.DPI), float64(h)*72/float64(p.DPI)
+			resources = fmt.Sprintf("/XObject << /Im1 %d 0 R >>", img)
+			fmt.Fprintf(&content, "q %.2f 0 0 %.2f 0 0 cm /Im1 Do Q\n", width, height)
+		} else {
+			resources = fmt.Sprintf("/Font << /F1 %d 0 R >>", font)
+			content.WriteString("BT /F1 11 Tf 15 TL 60 780 Td\n")
+			for _, line := range strings.Split(p.Text, "\n") {
+				fmt.Fprintf(&content, "(%s) Tj T*\n", latin1(line))
+			}
+			content.WriteString("ET\n")
+		}
+		c := stream("", content.Bytes())
+		kids = append(kids, fmt.Sprintf("%d 0 R", obj(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %.2f %.2f] /Resources << %s >> /Contents %d 0 R >>",
+			pagesNum, width, height, resources, c))))
+	}
+	offsets[pagesNum-1] = b.Len()
+	fmt.Fprintf(&b, "%d 0 obj\n<< /Type /Pages /Kids [%s] /Count %d >>\nendobj\n", pagesNum, strings.Join(kids, " "), len(kids))
+	catalog := obj(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesNum))
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, catalog, xref)
+	return b.Bytes()
+}
+
+// latin1 writes s as a PDF string body in WinAnsiEncoding, which agrees
+// with Latin-1 on its letters (ä, ö, ü, ß, é, ...); others become '?'.
+func latin1(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '(' || r == ')' || r == '\\':
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		case r >= 0x20 && r < 0x7f:
+			sb.WriteRune(r)
+		case r >= 0xa0 && r <= 0xff:
+			fmt.Fprintf(&sb, "\\%03o", r)
+		default:
+			sb.WriteByte('?')
+		}
+	}
+	return sb.String()
+}
+
+// WriteFile writes data to a file in a test's temporary directory and
+// returns its path.
+func WriteFile(tb testing.TB, name string, data []byte) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// German is a page of an owner's manual in German, umlauts and ß in it.
+const German = `Betriebsanleitung - Kapitel 4: Reifen und Räder
+Prüfen Sie den Reifendruck mindestens einmal im Monat und vor jeder
+längeren Fahrt, und zwar bei kalten Reifen. Der vorgeschriebene Druck
+steht auf einem Schild an der Tür des Fahrers und in der Tankklappe.
+Zu niedriger Reifendruck erhöht den Kraftstoffverbrauch und den
+Verschleiß der Reifen; bei hoher Zuladung ist der Druck zu erhöhen.
+Die Profiltiefe muss mindestens 1,6 Millimeter betragen. Für Winterreifen
+empfehlen wir jedoch mindestens vier Millimeter, damit die Reifen auf
+Schnee und Eis ausreichend greifen. Ersetzen Sie Reifen, die älter als
+sechs Jahre sind, auch wenn das Profil noch genügend tief erscheint.
+Beim Radwechsel ziehen Sie die Radschrauben über Kreuz mit einem
+Drehmoment von 120 Newtonmeter an. Nach fünfzig Kilometern Fahrt sind
+die Schrauben nachzuziehen. Schäden an der Flanke eines Reifens lassen
+Sie bitte sofort in einer Fachwerkstatt prüfen; fahren Sie mit einem
+beschädigten Reifen nicht schneller als achtzig Kilometer pro Stunde.
+Kapitel 5: Bremsen
+Die Bremsflüssigkeit ist alle zwei Jahre zu wechseln, weil sie Wasser
+aus der Luft aufnimmt und ihr Siedepunkt dadurch sinkt. Geräusche beim
+Bremsen oder ein längerer Pedalweg sind Warnzeichen: Suchen Sie dann
+umgehend eine Werkstatt auf.`
+
+// English is a page of an owner's manual in English.
+const English = `Owner's Manual - Chapter 6: Engine Oil
+Check the engine oil level every time you refuel, with the car standing
+on level ground and the engine switched off for at least five minutes.
+Pull out the dipstick, wipe it clean, push it back fully and pull it out
+again. The level must lie between the two marks. Top up with oil of the
+grade given in the table of specifications, never above the upper mark.
+Change the oil and the filter every fifteen thousand kilometres or once a
+year, whichever comes first. Severe conditions such as short trips in
+winter, towing a trailer or dusty roads call for shorter intervals.`

@@ -1,0 +1,173 @@
+package pdftext
+
+import (
+	"context"
+	"errors"
+	"image"
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+
+	"github.com/carhub/backend/services/docqa/internal/ocr"
+)
+
+// The rule of NeedsOCR.
+const (
+	// ocrMaxChars: a page with this many non-space characters or more has
+	// a text layer, whatever else it holds.
+	ocrMaxChars = 40
+	// ocrWordRun: a page with fewer characters has a text layer all the
+	// same when it shows this many words in a row (a section's title page:
+	// "Chapter 3 Brakes and Steering").
+	ocrWordRun = 4
+)
+
+// NeedsOCR reports whether a page whose text layer reads text has no text
+// layer worth the name, so that its image is read by OCR: fewer than 40
+// non-space characters and no run of 4 words (of 2 letters or more; for
+// CJK, 4 ideographs in a row). A scanned page carries at most a page
+// number, a scanner's stamp ("Scanned by CamScanner": 3 words) or a
+// producer's invisible marker; a page of real text, even a section's title
+// page, has either. A page that needs OCR and has some text keeps that text
+// when OCR reads fewer characters (see recognize).
+func NeedsOCR(text string) bool {
+	if countNonSpace(text) >= ocrMaxChars {
+		return false
+	}
+	run := 0
+	for _, field := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		letters, han := 0, 0
+		for _, r := range field {
+			switch {
+			case unicode.Is(unicode.Han, r):
+				letters++
+				if han++; han >= ocrWordRun {
+					return false
+				}
+			case unicode.IsLetter(r):
+				letters++
+				han = 0
+			default:
+				han = 0
+			}
+		}
+		switch {
+		case letters == 0: // a number ("3", "12"): neither a word nor a break
+		case letters >= 2:
+			run++
+		default:
+			run = 0
+		}
+		if run >= ocrWordRun {
+			return false
+		}
+	}
+	return true
+}
+
+// recognize reads the pages at indexes scanned of d by OCR, one after the
+// other on inst (which is the document's), within the document's text
+// budget. A page OCR reads more characters on than its text layer has takes
+// OCR's text; one past the time budget, unreadable, or that failed is
+// logged and added to d.Skipped. ctx is checked before each page; its
+// error ends the document.
+func (e *Engine) recognize(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, d *Document, scanned []int, budget *int, progress func(Stage, int, int)) error {
+	for n, i := range scanned {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		page := &d.Pages[i]
+		img, dpi, err := renderGray(inst, doc, i)
+		var read ocr.Page
+		if err == nil {
+			read, err = e.cfg.OCR.Recognize(ctx, img, dpi)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var reason SkipReason
+		switch {
+		case errors.Is(err, ocr.ErrTimeout):
+			reason = SkipOCRTimeout
+			e.cfg.Log.WarnContext(ctx, "OCR skipped a page: past its time budget", "page", page.Number)
+		case errors.Is(err, ocr.ErrUnreadable):
+			reason = SkipUnreadable
+			e.cfg.Log.WarnContext(ctx, "OCR skipped a page: unreadable", "page", page.Number,
+				"mean_confidence", math.Round(read.MeanConfidence*10)/10, "words", read.Read)
+		case err != nil:
+			reason = SkipOCRFailed
+			e.cfg.Log.ErrorContext(ctx, "OCR skipped a page: it failed", "page", page.Number, "err", err)
+		case read.Read == 0 && countNonSpace(page.Text) == 0:
+			reason = SkipBlank
+			e.cfg.Log.InfoContext(ctx, "OCR found no text on a page", "page", page.Number)
+		case countNonSpace(read.Text) > countNonSpace(page.Text):
+			text := read.Text
+			limit := min(*budget+len([]rune(page.Text)), e.cfg.MaxPageChars)
+			if utf8.RuneCountInString(text) > limit {
+				text, page.Truncated = string([]rune(text)[:max(limit, 0)]), true
+			}
+			*budget -= utf8.RuneCountInString(text) - len([]rune(page.Text))
+			page.Text, page.OCR, page.Words, page.OCRDPI = text, true, read.Words, dpi
+			d.OCRPages++
+		}
+		if reason != "" {
+			d.Skipped = append(d.Skipped, SkippedPage{Page: page.Number, Reason: reason})
+		}
+		if progress != nil {
+			progress(StageOCR, n+1, len(scanned))
+		}
+	}
+	return nil
+}
+
+func countNonSpace(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// renderGray renders page index in 8-bit gray at OCRDPI, or at the lower
+// resolution that keeps it within maxOCRPixels, and returns the image
+// (copied out of the engine's memory) and its resolution.
+func renderGray(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int) (*image.Gray, int, error) {
+	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}}
+	size, err := inst.GetPageSize(&requests.GetPageSize{Page: page})
+	if err != nil {
+		return nil, 0, err
+	}
+	dpi := OCRDPI
+	// Points are 1/72 inch.
+	if px := size.Width / 72 * size.Height / 72 * OCRDPI * OCRDPI; px > maxOCRPixels {
+		dpi = int(float64(OCRDPI) * math.Sqrt(maxOCRPixels/px))
+	}
+	if dpi < 1 {
+		return nil, 0, errors.New("page too large to render")
+	}
+	res, err := inst.RenderPageInDPI(&requests.RenderPageInDPI{Page: page, DPI: dpi, ImageFormat: requests.RenderImageFormatGrayscale})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer res.Cleanup()
+	gray, ok := res.Result.RenderedImage.(*image.Gray)
+	if !ok {
+		return nil, 0, errors.New("the engine rendered no gray image")
+	}
+	// The pixels live in the engine's memory until Cleanup.
+	out := image.NewGray(gray.Rect)
+	copy(out.Pix, gray.Pix)
+	if gray.Stride != out.Stride {
+		for y := gray.Rect.Min.Y; y < gray.Rect.Max.Y; y++ {
+			copy(out.Pix[out.PixOffset(gray.Rect.Min.X, y):], gray.Pix[gray.PixOffset(gray.Rect.Min.X, y):gray.PixOffset(gray.Rect.Max.X, y)])
+		}
+	}
+	return out, dpi, nil
+}

@@ -1,0 +1,400 @@
+package pdftext
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/carhub/backend/services/docqa/internal/ocr"
+	"github.com/carhub/backend/services/docqa/internal/ocr/ocrtest"
+	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
+)
+
+// recorder reads pages with floors off, keeps every word read (for the
+// measurement of the floors), then judges the page with the shipped
+// floors, as the service does.
+type recorder struct {
+	inner *ocr.Engine
+	mu    sync.Mutex
+	pages []ocr.Page // every word read, page by page
+}
+
+func (r *recorder) Recognize(ctx context.Context, img *image.Gray, dpi int) (ocr.Page, error) {
+	p, err := r.inner.Recognize(ctx, img, dpi)
+	if err != nil {
+		return p, err
+	}
+	r.mu.Lock()
+	r.pages = append(r.pages, p)
+	r.mu.Unlock()
+	return ocr.Judge(p.Words, ocr.DefaultMinWordConfidence, ocr.DefaultMinPageConfidence)
+}
+
+func newOCR(tb testing.TB, command string, cfg ocr.Config) *ocr.Engine {
+	tb.Helper()
+	cfg.Command = command
+	e, err := ocr.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// startOCR starts an engine that reads scanned pages with rec.
+func startOCR(tb testing.TB, rec Recognizer) (*Engine, *bytes.Buffer) {
+	tb.Helper()
+	var log bytes.Buffer
+	e := Start(Config{CacheDir: pdftexttest.CacheDir(), OCR: rec, Log: slog.New(slog.NewJSONHandler(&log, nil))})
+	tb.Cleanup(func() { e.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := e.Wait(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return e, &log
+}
+
+func extractBytes(tb testing.TB, e *Engine, data []byte, progress func(Stage, int, int)) (Document, error) {
+	tb.Helper()
+	return e.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), progress)
+}
+
+// The recall bars of OCR against the original page's pdftotext, on scans
+// made from real text PDFs (pdftoppm, turned by 1.5 degrees, Gaussian
+// noise), rebuilt as image-only PDFs: words for English and German,
+// characters for Chinese. 300 dpi is what a scanner is set to for text;
+// 200 dpi is read too, at a lower bar (the engine renders both at 300).
+func TestOCRRecallOnScans(t *testing.T) {
+	tess := ocrtest.Require(t, "pdftoppm", "pdftotext", "convert")
+	german := ocrtest.WriteFile(t, "de-manual.pdf", ocrtest.PDF(ocrtest.Page{Text: ocrtest.German}))
+	cases := []struct {
+		name, path string
+		page       int
+		lang       string
+		cjk        bool
+		bars       map[int]float64 // by dpi
+	}{
+		{"en-walden", "testdata/corpus/pdfcpu-Walden.pdf", 2, "eng", false, map[int]float64{300: 0.90, 200: 0.85}},
+		{"de-manual", german, 1, "deu", false, map[int]float64{300: 0.90, 200: 0.85}},
+		{"zh-maintenance", "testdata/corpus/zh-maintenance.pdf", 1, "chi_sim", true, map[int]float64{300: 0.85, 200: 0.80}},
+	}
+	for _, c := range cases {
+		for _, dpi := range []int{300, 200} {
+			t.Run(fmt.Sprintf("%s-%ddpi", c.name, dpi), func(t *testing.T) {
+				rec := &recorder{inner: newOCR(t, tess, ocr.Config{Languages: []string{c.lang}, MinWordConfidence: -1, MinPageConfidence: -1})}
+				e, _ := startOCR(t, rec)
+				scan := ocrtest.PDF(ocrtest.Page{Image: ocrtest.Scan(t, c.path, c.page, dpi, true), DPI: dpi})
+				doc, err := extractBytes(t, e, scan, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := doc.Pages[0]
+				if !p.OCR || doc.OCRPages != 1 || p.OCRDPI != OCRDPI || len(p.Words) == 0 || len(doc.Skipped) != 0 {
+					t.Fatalf("page: OCR %v, dpi %d, %d words; document: %d OCR pages, skipped %v", p.OCR, p.OCRDPI, len(p.Words), doc.OCRPages, doc.Skipped)
+				}
+				split := words
+				if c.cjk {
+					split = chars
+				}
+				ref, got := split(ocrtest.PageText(t, c.path, c.page)), split(p.Text)
+				recall, precision := ratio(matches(ref, got), len(ref)), ratio(matches(ref, got), len(got))
+				t.Logf("%s at %d dpi: recall %.3f, precision %.3f (%d reference items); %s; recall by word floor: %s",
+					c.name, dpi, recall, precision, len(ref), confidences(rec.pages, ref, split), recallByFloor(rec.pages, ref, split))
+				if recall < c.bars[dpi] {
+					t.Errorf("recall %.3f < %.2f\ngot:\n%s", recall, c.bars[dpi], p.Text)
+				}
+			})
+		}
+	}
+}
+
+// confidences describes the confidence of the words read: the mean over
+// the page, and the 5th percentile of the words the reference has (real
+// text) against the 95th of those it has not (misreadings, specks). These
+// are the numbers the floors were set from.
+func confidences(pages []ocr.Page, ref []string, split func(string) []string) string {
+	in := map[string]bool{}
+	for _, r := range ref {
+		in[r] = true
+	}
+	var real, other []float64
+	for _, p := range pages {
+		for _, w := range p.Words {
+			items := split(w.Text)
+			hit := len(items) > 0
+			for _, it := range items {
+				hit = hit && in[it]
+			}
+			if hit {
+				real = append(real, w.Confidence)
+			} else {
+				other = append(other, w.Confidence)
+			}
+		}
+	}
+	mean := 0.0
+	if len(pages) > 0 {
+		mean = pages[0].MeanConfidence
+	}
+	return fmt.Sprintf("mean confidence %.1f; real words %d, p5 %.1f; other words %d, p50 %.1f, p95 %.1f",
+		mean, len(real), percentile(real, 5), len(other), percentile(other, 50), percentile(other, 95))
+}
+
+// recallByFloor is the recall and precision the page would have with
+// other word floors.
+func recallByFloor(pages []ocr.Page, ref []string, split func(string) []string) string {
+	var out []string
+	for _, floor := range []float64{0, 20, 30, 40, 50, 60, 70} {
+		var got []string
+		for _, p := range pages {
+			kept, _ := ocr.Judge(p.Words, floor, -1)
+			got = append(got, split(kept.Text)...)
+		}
+		out = append(out, fmt.Sprintf("%.0f: %.3f/%.3f", floor, ratio(matches(ref, got), len(ref)), ratio(matches(ref, got), len(got))))
+	}
+	return strings.Join(out, ", ")
+}
+
+func percentile(v []float64, p int) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[min(len(v)-1, len(v)*p/100)]
+}
+
+// A document of a text page and a scanned page gets both: the first from
+// its text layer, the second by OCR, with progress through both stages.
+func TestOCRMixedDocument(t *testing.T) {
+	tess := ocrtest.Require(t, "pdftoppm", "pdftotext")
+	german := ocrtest.WriteFile(t, "de.pdf", ocrtest.PDF(ocrtest.Page{Text: ocrtest.German}))
+	mixed := ocrtest.PDF(ocrtest.Page{Text: ocrtest.English}, ocrtest.Page{Image: ocrtest.Scan(t, german, 1, 300, false), DPI: 300})
+	e, _ := startOCR(t, newOCR(t, tess, ocr.Config{Languages: []string{"deu"}}))
+	var calls []string
+	doc, err := extractBytes(t, e, mixed, func(s Stage, done, total int) {
+		calls = append(calls, fmt.Sprintf("%s %d/%d", s, done, total))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"text 1/2", "text 2/2", "ocr 1/1"}; !slices.Equal(calls, want) {
+		t.Fatalf("progress %q, want %q", calls, want)
+	}
+	if len(doc.Pages) != 2 || doc.OCRPages != 1 || len(doc.Skipped) != 0 {
+		t.Fatalf("%d pages, %d by OCR, skipped %v", len(doc.Pages), doc.OCRPages, doc.Skipped)
+	}
+	if p := doc.Pages[0]; p.OCR || p.Words != nil || !strings.HasPrefix(p.Text, "Owner's Manual - Chapter 6: Engine Oil\n") {
+		t.Fatalf("text page: OCR %v, %d words, text %q", p.OCR, len(p.Words), p.Text[:min(60, len(p.Text))])
+	}
+	p := doc.Pages[1]
+	ref, got := words(ocrtest.German), words(p.Text)
+	if recall := ratio(matches(ref, got), len(ref)); !p.OCR || recall < 0.95 {
+		t.Fatalf("scanned page: OCR %v, recall %.3f:\n%s", p.OCR, recall, p.Text)
+	}
+}
+
+// A page past OCR's time budget is skipped, reported and logged; the rest
+// of the document is kept.
+func TestOCRPageTimeoutSkipsThePage(t *testing.T) {
+	tess := ocrtest.Require(t, "pdftoppm")
+	text := ocrtest.WriteFile(t, "en.pdf", ocrtest.PDF(ocrtest.Page{Text: ocrtest.English}))
+	scan := ocrtest.Scan(t, text, 1, 200, false)
+	mixed := ocrtest.PDF(ocrtest.Page{Text: ocrtest.English}, ocrtest.Page{Image: scan, DPI: 200}, ocrtest.Page{Text: ocrtest.German})
+	e, log := startOCR(t, newOCR(t, tess, ocr.Config{Languages: []string{"eng"}, PageTimeout: 5 * time.Millisecond}))
+	start := time.Now()
+	doc, err := extractBytes(t, e, mixed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %s: the page's process was not stopped at its budget", took)
+	}
+	if want := []SkippedPage{{Page: 2, Reason: SkipOCRTimeout}}; !slices.Equal(doc.Skipped, want) {
+		t.Fatalf("skipped %v, want %v", doc.Skipped, want)
+	}
+	if doc.OCRPages != 0 || doc.Pages[1].Text != "" || doc.Pages[1].OCR || doc.Pages[0].Text == "" || doc.Pages[2].Text == "" {
+		t.Fatalf("pages: %+v", doc.Pages)
+	}
+	if !strings.Contains(log.String(), `"msg":"OCR skipped a page: past its time budget","page":2`) {
+		t.Fatalf("not logged:\n%s", log)
+	}
+
+	// A document of nothing but such pages has no text: a 400 that says
+	// OCR read none of them.
+	_, err = extractBytes(t, e, ocrtest.PDF(ocrtest.Page{Image: scan, DPI: 200}), nil)
+	if !errors.Is(err, ErrOCRNoText) || !errors.Is(err, ErrNoText) {
+		t.Fatalf("scanned only, every page past its budget: %v", err)
+	}
+}
+
+// Cancelling stops between pages: the pages after are not read.
+func TestOCRCancelBetweenPages(t *testing.T) {
+	tess := ocrtest.Require(t, "pdftoppm")
+	text := ocrtest.WriteFile(t, "en.pdf", ocrtest.PDF(ocrtest.Page{Text: ocrtest.English}))
+	scan := ocrtest.Page{Image: ocrtest.Scan(t, text, 1, 200, false), DPI: 200}
+	rec := &recorder{inner: newOCR(t, tess, ocr.Config{Languages: []string{"eng"}})}
+	e, _ := startOCR(t, rec)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	data := ocrtest.PDF(scan, scan, scan)
+	var calls []string
+	doc, err := e.Extract(ctx, bytes.NewReader(data), int64(len(data)), func(s Stage, done, total int) {
+		calls = append(calls, fmt.Sprintf("%s %d/%d", s, done, total))
+		if s == StageOCR && done == 1 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || doc.Pages != nil {
+		t.Fatalf("cancelled after OCR of page 1: %d pages, err %v", len(doc.Pages), err)
+	}
+	if want := []string{"text 1/3", "text 2/3", "text 3/3", "ocr 1/3"}; !slices.Equal(calls, want) {
+		t.Fatalf("progress %q, want %q", calls, want)
+	}
+	if len(rec.pages) != 1 {
+		t.Fatalf("OCR read %d pages after the cancel, want 1", len(rec.pages))
+	}
+}
+
+// A page of pure noise is reported unreadable, not indexed; the text
+// pages beside it are kept.
+func TestOCRNoisePageIsUnreadable(t *testing.T) {
+	tess := ocrtest.Require(t)
+	e, log := startOCR(t, newOCR(t, tess, ocr.Config{Languages: []string{"eng"}}))
+	data := ocrtest.PDF(ocrtest.Page{Text: ocrtest.English}, ocrtest.Page{Image: ocrtest.Noise(2480, 3508, 1), DPI: 300})
+	doc, err := extractBytes(t, e, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []SkippedPage{{Page: 2, Reason: SkipUnreadable}}; !slices.Equal(doc.Skipped, want) {
+		t.Fatalf("skipped %v, want %v\n%s", doc.Skipped, want, log)
+	}
+	if doc.Pages[1].Text != "" || doc.OCRPages != 0 {
+		t.Fatalf("noise page indexed: %q", doc.Pages[1].Text)
+	}
+	t.Logf("log: %s", log)
+}
+
+// Without a recognizer because OCR is not installed, a scanned PDF says
+// so; with none configured (OCR=off) it is today's ErrNoText.
+func TestScannedPDFWithoutOCR(t *testing.T) {
+	data := ocrtest.PDF(ocrtest.Page{Image: ocrtest.Noise(400, 500, 2), DPI: 72})
+	missing := Start(Config{CacheDir: pdftexttest.CacheDir(), OCRMissing: true})
+	defer missing.Close()
+	_, err := missing.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	if !errors.Is(err, ErrOCRMissing) || !errors.Is(err, ErrNoText) {
+		t.Fatalf("OCR missing: %v", err)
+	}
+	_, err = engine.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	if !errors.Is(err, ErrNoText) || errors.Is(err, ErrOCRMissing) || errors.Is(err, ErrOCRNoText) {
+		t.Fatalf("OCR off: %v", err)
+	}
+}
+
+func TestNeedsOCR(t *testing.T) {
+	for text, want := range map[string]bool{
+		"":                              true,
+		" \n 12 \n":                     true,
+		"Scanned by CamScanner":         true, // 3 words
+		"Page 7 of 40":                  true,
+		"Chapter 3 Brakes and Steering": false, // a run of 4 words
+		"第三章 刹车系统":                      false, // 4 ideographs in a row
+		"第三章":                           true,
+		strings.Repeat("x ", 40):        false, // 40 characters
+		"a b c d e f g h":               true,  // one-letter words are no run
+		"12345 67890 12345 67890 12345 67890 1234": true,
+	} {
+		if got := NeedsOCR(text); got != want {
+			t.Errorf("NeedsOCR(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// BenchmarkOCRPage reads one scanned page (English, 300 dpi, noisy) by OCR
+// per iteration, one tesseract process at a time on one thread: PDFium
+// renders it, tesseract reads it. pages/s is wall time, which a busy
+// machine stretches; pages/cpu-s counts the CPU time this process (PDFium's
+// render) and its children (tesseract) spent, which is what a page costs a
+// core: the number to size OCR_CONCURRENCY by.
+func BenchmarkOCRPage(b *testing.B) {
+	tess := ocrtest.Require(b, "pdftoppm", "convert")
+	data := ocrtest.PDF(ocrtest.Page{Image: ocrtest.Scan(b, "testdata/corpus/pdfcpu-Walden.pdf", 2, 300, true), DPI: 300})
+	e, _ := startOCR(b, newOCR(b, tess, ocr.Config{Languages: []string{"eng"}}))
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for b.Loop() {
+		doc, err := extractBytes(b, e, data, nil)
+		if err != nil || doc.OCRPages != 1 {
+			b.Fatalf("%d OCR pages, %v", doc.OCRPages, err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "pages/cpu-s")
+}
+
+// stubRecognizer answers every page with page or err, counting calls.
+type stubRecognizer struct {
+	page  ocr.Page
+	err   error
+	calls int
+}
+
+func (s *stubRecognizer) Recognize(ctx context.Context, img *image.Gray, dpi int) (ocr.Page, error) {
+	s.calls++
+	if img.Rect.Dx() == 0 || dpi != OCRDPI {
+		return ocr.Page{}, fmt.Errorf("image %v at %d dpi", img.Rect, dpi)
+	}
+	return s.page, s.err
+}
+
+// Without tesseract: which pages go to OCR, and what becomes of them.
+func TestOCRPagesAndTheirOutcome(t *testing.T) {
+	data := ocrtest.PDF(ocrtest.Page{Text: ocrtest.English}, ocrtest.Page{Text: "12"}, ocrtest.Page{Image: ocrtest.Noise(300, 400, 3), DPI: 72})
+
+	// OCR failing is reported for each page it was asked to read; the
+	// page number's text layer is kept.
+	failing := &stubRecognizer{err: errors.New("tesseract crashed")}
+	e, log := startOCR(t, failing)
+	doc, err := extractBytes(t, e, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SkippedPage{{Page: 2, Reason: SkipOCRFailed}, {Page: 3, Reason: SkipOCRFailed}}
+	if failing.calls != 2 || !slices.Equal(doc.Skipped, want) || strings.TrimSpace(doc.Pages[1].Text) != "12" {
+		t.Fatalf("%d calls, skipped %v, page 2 %q", failing.calls, doc.Skipped, doc.Pages[1].Text)
+	}
+	if !strings.Contains(log.String(), `"msg":"OCR skipped a page: it failed","page":3,"err":"tesseract crashed"`) {
+		t.Fatalf("log:\n%s", log)
+	}
+
+	// OCR that reads more than the layer replaces it; one that reads
+	// nothing leaves a blank page reported.
+	reading := &stubRecognizer{page: ocr.Page{Text: "Chapter 12 Tyres and wheels", Read: 5, MeanConfidence: 90,
+		Words: []ocr.Word{{Text: "Chapter", Confidence: 90}}}}
+	e, _ = startOCR(t, reading)
+	doc, err = extractBytes(t, e, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.OCRPages != 2 || doc.Pages[1].Text != "Chapter 12 Tyres and wheels" || !doc.Pages[1].OCR || doc.Pages[1].OCRDPI != OCRDPI ||
+		len(doc.Pages[2].Words) != 1 || doc.Pages[0].OCR || len(doc.Skipped) != 0 {
+		t.Fatalf("%d OCR pages, pages %+v, skipped %v", doc.OCRPages, doc.Pages, doc.Skipped)
+	}
+	blank := &stubRecognizer{}
+	e, _ = startOCR(t, blank)
+	doc, err = extractBytes(t, e, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []SkippedPage{{Page: 3, Reason: SkipBlank}}; !slices.Equal(doc.Skipped, want) || doc.Pages[1].Text != "12" {
+		t.Fatalf("skipped %v, page 2 %q", doc.Skipped, doc.Pages[1].Text)
+	}
+}
