@@ -27,7 +27,8 @@ export function language(): Language {
 
 export type Params = Record<string, string | number>;
 
-function fill(s: string, params?: Params): string {
+/** fill puts params into the "{name}" places of s. */
+export function fill(s: string, params?: Params): string {
   if (!params) return s;
   return s.replace(/\{(\w+)\}/g, (m, k: string) => (k in params ? String(params[k]) : m));
 }

@@ -13,6 +13,7 @@ import { Dec, parseDecimal, round } from '../lib/decimal';
 import { fmtMoney } from '../lib/format';
 import { uuid } from '../lib/uuid';
 import { t } from '../i18n';
+import { tc } from '../i18n/currency';
 import { ErrorText } from '../components/common';
 
 export type CurrencyMode = 'relabel' | 'convert';
@@ -62,9 +63,9 @@ export function CurrencyChange({ from, to, onDone, onCancel }: Props) {
 
   async function apply() {
     setError(null);
-    if (mode === null) return setError(t('currency.errMode'));
-    if (!online) return setError(t('currency.offline'));
-    if (mode === 'convert' && converted === null) return setError(t('currency.errRate'));
+    if (mode === null) return setError(tc('currency.errMode'));
+    if (!online) return setError(tc('currency.offline'));
+    if (mode === 'convert' && converted === null) return setError(tc('currency.errRate'));
     const body = {
       from, currency: to, mode,
       ...(mode === 'convert' && rate !== null ? (direction === 'forward' ? { rate: new Dec(rate) } : { inverse_rate: new Dec(rate) }) : {}),
@@ -75,54 +76,54 @@ export function CurrencyChange({ from, to, onDone, onCancel }: Props) {
     try {
       const r = await fuel.changeCurrency(body, key.current.key);
       onDone(r, mode === 'relabel'
-        ? t('currency.relabelled', { to })
-        : t('currency.converted', { to, count: String(r.refuels) }));
+        ? tc('currency.relabelled', { to })
+        : tc('currency.converted', { to, count: String(r.refuels) }));
     } catch (e) {
-      setError(t('currency.failed', { message: (e as Error).message }));
+      setError(tc('currency.failed', { message: (e as Error).message }));
     } finally {
       setBusy(false);
     }
   }
 
-  const rateLabel = direction === 'forward' ? t('currency.rateForward', { from, to }) : t('currency.rateInverse', { from, to });
+  const rateLabel = direction === 'forward' ? tc('currency.rateForward', { from, to }) : tc('currency.rateInverse', { from, to });
   return (
     <section class="currency-change" aria-labelledby="currency-change-h">
-      <h2 id="currency-change-h">{t('currency.title', { from, to })}</h2>
-      <p>{t('currency.explain', { from })}</p>
+      <h2 id="currency-change-h">{tc('currency.title', { from, to })}</h2>
+      <p>{tc('currency.explain', { from })}</p>
       <div class="check">
         <input type="radio" id="currency-relabel" name="currency-mode" checked={mode === 'relabel'} onChange={() => setMode('relabel')} />
-        <label for="currency-relabel">{t('currency.relabel', { to })}</label>
+        <label for="currency-relabel">{tc('currency.relabel', { to })}</label>
       </div>
       <div class="check">
         <input type="radio" id="currency-convert" name="currency-mode" checked={mode === 'convert'} onChange={() => setMode('convert')} />
-        <label for="currency-convert">{t('currency.convert')}</label>
+        <label for="currency-convert">{tc('currency.convert')}</label>
       </div>
       {mode === 'convert' && (
         <>
           <div class="field">
-            <label for="currency-direction">{t('currency.direction')}</label>
+            <label for="currency-direction">{tc('currency.direction')}</label>
             <select id="currency-direction" value={direction} onChange={(e) => setDirection(e.currentTarget.value as RateDirection)}>
-              <option value="forward">{t('currency.rateForward', { from, to })}</option>
-              <option value="inverse">{t('currency.rateInverse', { from, to })}</option>
+              <option value="forward">{tc('currency.rateForward', { from, to })}</option>
+              <option value="inverse">{tc('currency.rateInverse', { from, to })}</option>
             </select>
           </div>
           <div class="field">
             <label for="currency-rate">{rateLabel}</label>
             <input id="currency-rate" inputMode="decimal" autoComplete="off" value={rateText} onInput={(e) => setRateText(e.currentTarget.value)} />
           </div>
-          <p class="hint">{t('currency.undoHint', { from, to })}</p>
+          <p class="hint">{tc('currency.undoHint', { from, to })}</p>
         </>
       )}
       {after !== null && mode !== null && (
         <p class="preview" id="currency-preview">
-          {t('currency.preview', { before: fmtMoney(example, 0, from), after: fmtMoney(after, 0, to) })}
+          {tc('currency.preview', { before: fmtMoney(example, 0, from), after: fmtMoney(after, 0, to) })}
         </p>
       )}
-      <p class="hint">{t('currency.shared')}</p>
-      {!online && <p class="hint">{t('currency.offline')}</p>}
+      <p class="hint">{tc('currency.shared')}</p>
+      {!online && <p class="hint">{tc('currency.offline')}</p>}
       <ErrorText error={error} />
       <div class="buttons">
-        <button type="button" disabled={busy || !online} onClick={() => void apply()}>{t('currency.apply')}</button>
+        <button type="button" disabled={busy || !online} onClick={() => void apply()}>{tc('currency.apply')}</button>
         <button type="button" class="secondary" disabled={busy} onClick={onCancel}>{t('common.cancel')}</button>
       </div>
     </section>
