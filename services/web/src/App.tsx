@@ -6,11 +6,8 @@ import { onUpdateReady, applyUpdate } from './sw-register';
 import { AddRefuel } from './pages/AddRefuel';
 import { Home } from './pages/Home';
 import { History } from './pages/History';
-import { Statistics } from './pages/Statistics';
-import { Vehicles } from './pages/Vehicles';
-import { Manuals } from './pages/Manuals';
 import { Ask } from './pages/Ask';
-import { Settings } from './pages/Settings';
+import { focusHeadingWhenShown, lazyComponent, preloadPages } from './components/lazy';
 import { chooseVehicle } from './components/common';
 import { Icon, type IconName } from './components/icons';
 import type { VehicleContext } from './pages/context';
@@ -19,6 +16,12 @@ import { t, type MessageKey } from './i18n';
 import { activate, PREFERENCE_FIELDS, prefs as activePrefs, type Preferences } from './lib/preferences';
 import { loadPreferences, queuedPreferences } from './offline/preferences';
 import { outbox } from './offline/sync';
+
+// The pages under More on a phone load on first use (components/lazy.tsx).
+const Statistics = lazyComponent(() => import('./pages/Statistics').then((m) => m.Statistics));
+const Vehicles = lazyComponent(() => import('./pages/Vehicles').then((m) => m.Vehicles));
+const Manuals = lazyComponent(() => import('./pages/Manuals').then((m) => m.Manuals));
+const Settings = lazyComponent(() => import('./pages/Settings').then((m) => m.Settings));
 
 interface Page {
   path: string;
@@ -191,11 +194,16 @@ export function App({ user, accounts, oidc, onSignOut, notice, onDismissNotice }
   useStickyHeight(top);
 
   useEffect(() => onUpdateReady(setUpdate), []);
+  useEffect(preloadPages, []);
   useEffect(() => {
     document.title = page ? t('app.title', { page: t(page.name) }) : t('app.notFoundTitle');
     // Move focus to the new page's content after a navigation (not on first load).
     if (first.current) first.current = false;
-    else heading.current?.querySelector('h1')?.focus();
+    else {
+      const h1 = heading.current?.querySelector('h1');
+      if (h1) h1.focus();
+      else focusHeadingWhenShown();
+    }
   }, [path, preferences.locale]);
 
   const ctx: VehicleContext = {

@@ -10,6 +10,8 @@ export const en = {
   'app.notFoundTitle': 'Not found · CarHub',
   'app.notFoundHeading': 'Page not found',
   'app.notFoundText': 'There is nothing at this address.',
+  'app.pageLoading': 'Loading…',
+  'app.pageLoadFailed': 'This part of the app could not be loaded. Check the connection and try again.',
   'app.signedInAs': 'Signed in as ',
   'app.signOut': 'Sign out',
   'app.updateReady': 'A new version of CarHub is ready.',

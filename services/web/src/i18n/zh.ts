@@ -9,6 +9,8 @@ export const zh: Record<MessageKey, string> = {
   'app.notFoundTitle': '未找到 · CarHub',
   'app.notFoundHeading': '页面不存在',
   'app.notFoundText': '这个地址没有内容。',
+  'app.pageLoading': '正在加载…',
+  'app.pageLoadFailed': '无法加载应用的这一部分。请检查网络连接后重试。',
   'app.signedInAs': '已登录：',
   'app.signOut': '退出登录',
   'app.updateReady': 'CarHub 有新版本可用。',

@@ -3,7 +3,7 @@ import { ask, type AnswerMode, type ChatMessage, type Source } from '../api/docq
 import { NetworkError } from '../api/http';
 import { useOnline } from '../hooks';
 import { ErrorText } from '../components/common';
-import { PageView } from '../components/PageView';
+import { lazyComponent } from '../components/lazy';
 import { pageViewSearch, parsePageView, type PageRef } from '../lib/pageview';
 import { t } from '../i18n';
 
@@ -27,6 +27,8 @@ interface SourcesProps {
   /** Shows a source's page in the page view. */
   onOpen: (s: Source) => void;
 }
+
+const PageView = lazyComponent(() => import('../components/PageView').then((m) => m.PageView));
 
 /** pageRefOf: the page view of a source: its page, printed label and passage. */
 export function pageRefOf(s: Source): PageRef {
