@@ -625,6 +625,22 @@ else
 	md "**pdftotext was not measured**: it is not installed here (package poppler-utils; rerun with" \
 		"\`BENCH_INSTALL=1\` to let this script install it with apt-get)." ""
 fi
+md "## A cited page: drawn as an image, its passage located" "" \
+	"\`pdftext\` \`BenchmarkRender\` (one page 1000 px wide, a fresh engine instance and the file's opening included, and" \
+	"its PNG) and \`BenchmarkLocate\` (five sources' passages found on their pages, at answer time), on one CPU." ""
+if step pages.log "cd services/docqa && $GO test -run '^\$' -bench 'Render|Locate' -benchtime 20x -cpu 1 ./internal/pdftext"; then
+	bench_table pages.log
+fi
+md "## OCR of a scanned page" "" \
+	"\`pdftext\` \`BenchmarkOCRPage\`: an A4 English page scanned at 300 dpi (rotated, noisy), rendered by PDFium and" \
+	"read by \`tesseract\` (one process, one thread); pages per second and per CPU-second of the process and its children." ""
+if command -v tesseract >/dev/null 2>&1; then
+	if step ocr.log "cd services/docqa && $GO test -run '^\$' -bench OCRPage -benchtime 5x ./internal/pdftext"; then
+		bench_table ocr.log
+	fi
+else
+	md "**OCR was not measured**: \`tesseract\` is not installed here (\`.ci/run\` installs it)." ""
+fi
 fi
 
 # ---------------------------------------------------------------- search
