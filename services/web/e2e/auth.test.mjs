@@ -193,8 +193,9 @@ describe('the web client with accounts', () => {
         return create(b);
       };
     });
+    // The n-th PDF blob (the page view's image is a blob too).
     const blobBytes = (i) => page.evaluate(async (n) => {
-      const b = window.__blobs[n];
+      const b = window.__blobs.filter((x) => x.type === 'application/pdf')[n];
       return { type: b.type, latin1: Array.from(new Uint8Array(await b.arrayBuffer()), (c) => String.fromCharCode(c)).join('') };
     }, i);
     /** openTab clicks link and answers the new tab once it shows a blob: URL. */
@@ -228,26 +229,34 @@ describe('the web client with accounts', () => {
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await page.getByRole('region', { name: 'Answer' }).getByText('Change the engine oil every 15000 km [1].').waitFor();
     await page.waitForFunction(() => document.querySelector('.answer')?.getAttribute('aria-busy') === 'false');
-    const source = page.getByRole('list', { name: 'Sources' }).getByRole('link', { name: 'e2e-manual.pdf, p. 2' });
+    // The source opens its page inside the app: the image comes with the token too.
+    await page.getByRole('list', { name: 'Sources' }).getByRole('link', { name: 'e2e-manual.pdf, p. 2' }).click();
+    const view = page.getByRole('dialog', { name: 'e2e-manual.pdf, p. 2' });
+    await view.waitFor();
+    await page.waitForFunction(() => (document.querySelector('.page-view img')?.naturalWidth ?? 0) > 0);
+    const source = view.getByRole('link', { name: 'Open PDF' });
+    assert.equal(await source.getAttribute('href'), `${filePath}#page=2`);
     const second = await openTab(source);
     assert.match(second.url(), blobAt(2));
     await checkFetched(2);
     assert.equal(await second.evaluate(() => document.contentType), 'application/pdf');
     await second.close();
 
-    // Gone since the answer came: the tab closes again, the page says why.
+    // Gone since the answer came: the tab closes again, the page view says why.
     assert.equal((await api(`/api/documents/${md5}`, mine, { method: 'DELETE' })).status, 204);
     const gone = await api(filePath, mine);
     assert.equal(gone.status, 404);
     const opened = tabs.length;
     await source.click();
-    const alert = page.getByRole('alert').filter({ hasText: 'could not be opened' });
+    const alert = view.getByRole('alert').filter({ hasText: 'could not be opened' });
     await alert.waitFor();
     assert.equal(await alert.textContent(), `e2e-manual.pdf could not be opened: ${gone.body.message}`);
     await eventually(() => assert.equal(fetched.length, 3));
     assert.equal(fetched[2].status(), 404);
     assert.equal(tabs.length, opened + 1, 'the tab was opened in the click');
     await eventually(() => assert.ok(tabs.at(-1).isClosed(), 'and closed again'));
+    await view.getByRole('button', { name: 'Close', exact: true }).click();
+    await view.waitFor({ state: 'hidden' });
     assert.ok(await pageSession(), 'a 404 keeps the session');
   });
 
