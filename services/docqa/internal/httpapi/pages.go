@@ -262,11 +262,6 @@ func (h *handler) servePage(c *gin.Context, key, contentType, disposition string
 	c.Data(http.StatusOK, contentType, data)
 }
 
-type produced struct {
-	data []byte
-	err  error
-}
-
 // produce answers the bytes cached under key, or makes them with fn (once
 // for concurrent requests of one key) and caches them. fn opens nothing
 // itself: it gets the original, and a context that bounds only its wait
