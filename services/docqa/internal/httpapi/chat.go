@@ -17,6 +17,7 @@ import (
 	"github.com/carhub/backend/pkg/sse"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/rag"
+	"github.com/carhub/backend/services/docqa/internal/script"
 )
 
 // Chat request bounds of ../shared/spec/decisions.md. The history's bounds
@@ -143,6 +144,31 @@ type sourcesEvent struct {
 	// More are the retrieved passages not in Sources (quotes mode), best
 	// first; empty in answer mode.
 	More []sourceView `json:"more"`
+	// Notice, in quotes mode, says why nothing is quoted: noticeOtherScript
+	// when no retrieved passage is in the question's writing system. Absent
+	// otherwise.
+	Notice string `json:"notice,omitempty"`
+	// Scripts are, with noticeOtherScript, the retrieved passages' writing
+	// systems (script.Of), each once, best passage first.
+	Scripts []string `json:"scripts,omitempty"`
+}
+
+// noticeOtherScript: in quotes mode, the question is in another writing
+// system than every retrieved passage (script.Other). Quoting passages a
+// reader of the question may not read, matched by nothing but chance (a
+// table of contents, as often as not), would not answer it: none is quoted,
+// all are listed under more, and the answer is otherScriptAnswer.
+const noticeOtherScript = "other_script"
+
+// otherScriptAnswer is the whole answer with noticeOtherScript. It is
+// English, as the fallback's other sentences are; clients show the notice
+// in their own language instead.
+func otherScriptAnswer(systems []string) string {
+	names := strings.Join(systems, ", ")
+	if n := len(systems); n > 1 {
+		names = strings.Join(systems[:n-1], ", ") + " and " + systems[n-1]
+	}
+	return fmt.Sprintf("The passages that match this question are in %s script, not in the question's, and without a chat model nothing is translated, so none is quoted. Ask in the language of the documents, or open one of the passages listed.", names)
 }
 
 type contentEvent struct {
@@ -198,18 +224,32 @@ func (h *handler) chat(c *gin.Context) {
 
 	h.chatStreams.Inc()
 	defer h.chatStreams.Dec()
-	mode, sources, more := modeAnswer, hits, []docqa.ScoredChunk(nil)
+	ev := sourcesEvent{Mode: modeAnswer}
+	sources, more := hits, []docqa.ScoredChunk(nil)
 	if quoter, ok := h.cfg.Chat.(docqa.Quoter); ok {
 		// The quotes are chosen before anything streams, so the sources
 		// event lists only what the answer quotes.
-		mode = modeQuotes
-		sources, more = splitQuoted(hits, quoter.Quoted(q.Question, hits))
+		ev.Mode = modeQuotes
+		if other, systems := script.Other(q.Question, chunkTexts(hits)); other {
+			ev.Notice, ev.Scripts = noticeOtherScript, systems
+			sources, more = nil, hits
+		} else {
+			sources, more = splitQuoted(hits, quoter.Quoted(q.Question, hits))
+		}
 	}
 	marks := h.highlights(ctx, hits)
+	ev.Sources, ev.More = toSourceViews(sources, marks), toSourceViews(more, marks)
 	w := sse.New(c.Writer)
-	if err := w.Event("sources", sourcesEvent{Mode: mode, Sources: toSourceViews(sources, marks), More: toSourceViews(more, marks)}); err != nil {
+	if err := w.Event("sources", ev); err != nil {
 		return // the client is gone
 	}
+	if ev.Notice == noticeOtherScript {
+		if err := w.Event("", contentEvent{Content: otherScriptAnswer(ev.Scripts)}); err == nil {
+			_ = w.Event("done", doneEvent{FinishReason: "stop", Used: []int{}})
+		}
+		return
+	}
+	mode := ev.Mode
 	stop := w.Heartbeat(h.cfg.Heartbeat)
 	// A server shutting down ends the answer itself with an error event
 	// rather than letting the shutdown timeout cut the connection.
@@ -256,6 +296,15 @@ func (h *handler) chat(c *gin.Context) {
 		used = onePerPage(sources, seq(len(sources)))
 	}
 	_ = w.Event("done", doneEvent{FinishReason: finish, Used: used})
+}
+
+// chunkTexts returns the hits' texts.
+func chunkTexts(hits []docqa.ScoredChunk) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Chunk.Text
+	}
+	return out
 }
 
 // splitQuoted returns the hits at the quoted positions, in the order

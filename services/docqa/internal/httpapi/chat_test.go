@@ -797,3 +797,105 @@ func sourcesThenThree(t *testing.T, s *service, body string) ([]event, sourcesDa
 	unmarshal(t, events[0].Data, &src)
 	return events, src
 }
+
+// otherScriptData is the sources event with its notice fields.
+type otherScriptData struct {
+	sourcesData
+	Notice  string   `json:"notice"`
+	Scripts []string `json:"scripts"`
+}
+
+// TestChatQuotesOtherScript: without a chat model, a question in another
+// script than every retrieved passage (Chinese against an English manual)
+// quotes nothing: the sources event says why and lists every retrieved
+// passage under more, the answer is one sentence, and none is used.
+func TestChatQuotesOtherScript(t *testing.T) {
+	forEachAuthMode(t, func(t *testing.T, accounts bool) {
+		s := newService(t, options{accounts: accounts, local: true})
+		twelvePages(t, s)
+		events := withoutComments(readEvents(t, s.chat(t, `{"question":"每次检查时要检查哪一项？","topK":4}`)))
+		names := make([]string, len(events))
+		for i, ev := range events {
+			names[i] = ev.Name
+		}
+		if !slices.Equal(names, []string{"sources", "", "done"}) {
+			t.Fatalf("events = %q, want sources, one piece, done", names)
+		}
+		var src otherScriptData
+		unmarshal(t, events[0].Data, &src)
+		if src.Mode != "quotes" || src.Notice != "other_script" || !slices.Equal(src.Scripts, []string{"Latin"}) ||
+			src.Sources == nil || len(src.Sources) != 0 || len(src.More) != 4 {
+			t.Fatalf("sources event = %s; want quotes, notice other_script, scripts [Latin], no sources, the 4 retrieved under more", events[0].Data)
+		}
+		pages := map[int]bool{}
+		for i, h := range src.More {
+			pages[h.Page] = true
+			if h.FileName != "twelve.pdf" || !strings.HasPrefix(h.Text, fmt.Sprintf("Page %d of the service manual", h.Page)) ||
+				(i > 0 && h.Score > src.More[i-1].Score) {
+				t.Errorf("more[%d] = %+v", i, h)
+			}
+		}
+		if len(pages) != 4 {
+			t.Errorf("more holds pages %v, want 4 distinct ones", pages)
+		}
+		want := `{"content":"The passages that match this question are in Latin script, not in the question's, and without a chat model nothing is translated, so none is quoted. Ask in the language of the documents, or open one of the passages listed."}`
+		if events[1].Data != want {
+			t.Errorf("answer = %s\nwant     %s", events[1].Data, want)
+		}
+		if events[2].Data != `{"finishReason":"stop","used":[]}` {
+			t.Errorf("done = %s, want none used", events[2].Data)
+		}
+	})
+}
+
+// TestChatQuotesQuestionWithAWordInAnotherScript: a Latin question that
+// quotes a Chinese word is Latin; against the English manual it is quoted
+// as any, and the sources event has no notice.
+func TestChatQuotesQuestionWithAWordInAnotherScript(t *testing.T) {
+	s := newService(t, options{local: true})
+	twelvePages(t, s)
+	events, src := sourcesThenThree(t, s, `{"question":"Which item do I check at every inspection (每次检查)?","topK":6}`)
+	if src.Mode != "quotes" || len(src.Sources) != 3 || len(src.More) != 3 {
+		t.Fatalf("sources event: mode %q, %d sources, %d more; want quotes, 3 quoted, the other 3 retrieved", src.Mode, len(src.Sources), len(src.More))
+	}
+	if strings.Contains(events[0].Data, `"notice"`) || strings.Contains(events[0].Data, `"scripts"`) {
+		t.Errorf("sources event has a notice: %s", events[0].Data)
+	}
+	if events[4].Data != `{"finishReason":"stop","used":[1,2,3]}` {
+		t.Errorf("done = %s", events[4].Data)
+	}
+}
+
+// TestChatAnswerOtherScriptAsksForTheQuestionsLanguage: with a chat model,
+// a Chinese question against the English manual is answered by the model
+// from the retrieved passages: no notice, and the prompt tells it to answer
+// in the question's language.
+func TestChatAnswerOtherScriptAsksForTheQuestionsLanguage(t *testing.T) {
+	s := newService(t, options{fake: []openaifake.Option{openaifake.WithScript(openaifake.Script{
+		Deltas: openaifake.Text("每次检查", "都要检查", "第一项 [1]。"),
+	})}})
+	twelvePages(t, s)
+	events, src := sourcesThenThree(t, s, `{"question":"每次检查时要检查哪一项？","topK":3}`)
+	if src.Mode != "answer" || len(src.Sources) != 3 || strings.Contains(events[0].Data, `"notice"`) {
+		t.Fatalf("sources event = %s; want answer mode, the 3 retrieved, no notice", events[0].Data)
+	}
+	req, ok := s.fake.LastChatRequest()
+	if !ok || len(req.Messages) != 2 {
+		t.Fatalf("provider request = %+v, want the system message and the question", req)
+	}
+	if sys := req.Messages[0]; sys.Role != "system" || !strings.Contains(sys.Content, "Answer in the language of the question, even when the passages are in another language.") {
+		t.Errorf("system message = %+v", sys)
+	}
+	user := req.Messages[1].Content
+	for i, h := range src.Sources {
+		if !strings.Contains(user, fmt.Sprintf("[%d] twelve.pdf, p. %d\n%s", i+1, h.Page, h.Text)) {
+			t.Errorf("prompt lacks source %d (p. %d): %q", i+1, h.Page, user)
+		}
+	}
+	if !strings.HasSuffix(user, "Question: 每次检查时要检查哪一项？") {
+		t.Errorf("prompt does not end with the question: %q", user)
+	}
+	if events[4].Data != `{"finishReason":"stop","used":[1]}` {
+		t.Errorf("done = %s", events[4].Data)
+	}
+}
