@@ -2,7 +2,7 @@
 // docqa has no chat model and quotes passages of the manuals.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack } from './harness.mjs';
+import { axeBothSchemes, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 let s;
@@ -19,11 +19,11 @@ const manual = makePdf([
   ['Engine oil warning. A red engine oil light means stop the engine.'],
 ]);
 
-async function ask(question) {
-  await page.getByLabel('Question', { exact: true }).fill(question);
-  await page.getByRole('button', { name: 'Ask', exact: true }).click();
-  const answer = page.getByRole('region', { name: 'Answer' });
-  await page.waitForFunction(() => document.querySelector('.answer')?.getAttribute('aria-busy') === 'false');
+async function ask(question, p = page, names = { question: 'Question', ask: 'Ask', answer: 'Answer' }) {
+  await p.getByLabel(names.question, { exact: true }).fill(question);
+  await p.getByRole('button', { name: names.ask, exact: true }).click();
+  const answer = p.getByRole('region', { name: names.answer });
+  await p.waitForFunction(() => document.querySelector('.answer')?.getAttribute('aria-busy') === 'false');
   return answer;
 }
 
@@ -71,6 +71,58 @@ describe('Ask without a chat model', () => {
     assert.equal(restNames.length, 3);
     const all = new Set([...quoted.map(([, name]) => name), ...restNames]);
     assert.equal(all.size, 6, 'the six pages, each once');
+  });
+
+  it('a question in Chinese against the English manual quotes nothing: the app says the manuals are in another language', async () => {
+    await page.goto(`${s.base}/ask`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    const answer = await ask('机油多久换一次？');
+    await answer.getByText(
+      'Your manuals are in another language: the passages that match your question are written in the Latin alphabet. ' +
+        'Without an AI model nothing is translated, so none is quoted.',
+      { exact: false },
+    ).waitFor();
+    await answer.getByText('configure one with CHAT_BASE_URL and CHAT_API_KEY', { exact: false }).waitFor();
+    const text = await answer.innerText();
+    assert.doesNotMatch(text, /oil-manual\.pdf|Engine oil/, 'no passage is quoted');
+    assert.doesNotMatch(text, /these are the passages of your manuals that best match/, 'not the notice of a quoted answer');
+    assert.doesNotMatch(text, /Latin script, not in the question's/, "the service's own sentence is not shown besides the notice");
+    assert.equal(await page.getByRole('list', { name: 'Sources', exact: true }).count(), 0, 'no source is used');
+    // Every retrieved page is still there to open, under More sources.
+    const more = page.getByText('More sources (6)', { exact: true });
+    await more.click();
+    const rest = page.getByRole('list', { name: 'More sources', exact: true }).getByRole('link');
+    await rest.first().waitFor();
+    assert.deepEqual((await rest.allInnerTexts()).map((n) => n.replace(/\d$/, 'N')), Array(6).fill('oil-manual.pdf, p. N'));
+    assert.deepEqual(await axeBothSchemes(page), [], 'the Ask page with the notice');
+    for (const [w, h] of [[390, 844], [1280, 800]]) {
+      await page.setViewportSize({ width: w, height: h });
+      for (const scheme of ['light', 'dark']) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.screenshot({ path: `/tmp/answers-other-script-${w}-${scheme}.png` });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 390, height: 844 });
+  });
+
+  it('in the Chinese interface the notice is in Chinese', async () => {
+    // The interface's language is the owner's stored locale (the first visit stored the browser's).
+    const setLocale = (locale) => fetch(`${s.base}/api/preferences`, {
+      method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ locale }),
+    });
+    assert.equal((await setLocale('zh-CN')).status, 200);
+    try {
+      await page.goto(`${s.base}/ask`);
+      await page.getByRole('heading', { level: 1, name: '提问' }).waitFor();
+      const answer = await ask('机油多久换一次？', page, { question: '问题', ask: '提问', answer: '回答' });
+      await answer.getByText('你的手册是另一种语言：与你的问题相符的段落是用拉丁字母写的。未配置 AI 模型时无法翻译，因此不作引用。', { exact: false }).waitFor();
+      assert.doesNotMatch(await answer.innerText(), /oil-manual\.pdf|Engine oil|Latin/);
+      await page.getByText('更多出处（6）', { exact: true }).waitFor();
+      await page.screenshot({ path: '/tmp/answers-other-script-zh.png' });
+    } finally {
+      assert.equal((await setLocale('en-IE')).status, 200);
+    }
   });
 
   it('the answer shows as it arrives: the first part before the second is sent', async () => {

@@ -156,12 +156,31 @@ export function trimHistory(history: readonly ChatMessage[]): ChatMessage[] {
  */
 export type AnswerMode = 'answer' | 'quotes';
 
+/**
+ * AnswerNotice: why a quoted answer quotes nothing. `other_script`: the
+ * question is written in another script than every retrieved passage; scripts
+ * are the passages' (Unicode script names such as "Latin" or "Han", best
+ * first), and every retrieved passage is in more.
+ */
+export interface AnswerNotice {
+  kind: 'other_script';
+  scripts: string[];
+}
+
+/** noticeOf: the notice of a sources event, null when it has none the app knows. */
+export function noticeOf(d: Record<string, unknown>): AnswerNotice | null {
+  if (d.mode !== 'quotes' || d.notice !== 'other_script') return null;
+  const scripts = Array.isArray(d.scripts) ? d.scripts.filter((s): s is string => typeof s === 'string') : [];
+  return { kind: 'other_script', scripts };
+}
+
 export interface AskHandlers {
   /**
-   * onSources: the passages the answer's [n] refer to (sources[n-1]) and the
-   * retrieved ones it does not quote (more; quotes mode only).
+   * onSources: the passages the answer's [n] refer to (sources[n-1]), the
+   * retrieved ones it does not quote (more; quotes mode only) and, when a
+   * quoted answer quotes nothing, why (notice; null otherwise).
    */
-  onSources(sources: Source[], mode: AnswerMode, more: Source[]): void;
+  onSources(sources: Source[], mode: AnswerMode, more: Source[], notice: AnswerNotice | null): void;
   /** onUsed: at the end, the 1-based positions in sources the answer uses, in the order first used. */
   onUsed?(used: number[]): void;
   onContent(piece: string): void;
@@ -187,7 +206,7 @@ export async function ask(question: string, history: ChatMessage[], h: AskHandle
     await readEventStream(res.body, (ev) => {
       if (finish !== null || failure) return;
       const d = ev.data as Record<string, unknown>;
-      if (ev.event === 'sources') h.onSources((d.sources as Source[]) ?? [], d.mode === 'quotes' ? 'quotes' : 'answer', (d.more as Source[]) ?? []);
+      if (ev.event === 'sources') h.onSources((d.sources as Source[]) ?? [], d.mode === 'quotes' ? 'quotes' : 'answer', (d.more as Source[]) ?? [], noticeOf(d));
       else if (ev.event === 'message' && typeof d.content === 'string') h.onContent(d.content);
       else if (ev.event === 'done') {
         finish = typeof d.finishReason === 'string' ? d.finishReason : 'stop';

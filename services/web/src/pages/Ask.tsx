@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ask, type AnswerMode, type ChatMessage, type Source } from '../api/docqa';
+import { ask, type AnswerMode, type AnswerNotice, type ChatMessage, type Source } from '../api/docqa';
 import { NetworkError } from '../api/http';
 import { useOnline } from '../hooks';
 import { ErrorText } from '../components/common';
 import { lazyComponent } from '../components/lazy';
 import { pageViewSearch, parsePageView, type PageRef } from '../lib/pageview';
+import { otherScriptNotice } from '../lib/scripts';
 import { t } from '../i18n';
 
 interface Turn {
@@ -17,6 +18,8 @@ interface Turn {
   used: number[] | null;
   /** mode: a written answer or quoted passages (no chat model is configured); null until the service says. */
   mode: AnswerMode | null;
+  /** notice: why a quoted answer quotes nothing (the manuals are in another script); the app says it instead of the service's sentence. */
+  notice?: AnswerNotice | null;
   /** failed: why the answer stopped before it was complete; what arrived of it is not shown as an answer. */
   failed?: string;
 }
@@ -83,13 +86,14 @@ function Sources({ turn, label, onOpen }: SourcesProps) {
 
 /**
  * QuotesNotice says that the answer below is quoted passages, not a written
- * answer, and how the operator configures a model. No link: the README that
- * says more is the installation's, not served by it.
+ * answer, or, with a notice, why nothing is quoted, and how the operator
+ * configures a model. No link: the README that says more is the
+ * installation's, not served by it.
  */
-function QuotesNotice() {
+function QuotesNotice({ notice }: { notice?: AnswerNotice | null }) {
   return (
     <p class="notice quotes-notice">
-      {t('ask.quotesMode')} {t('ask.quotesHowTo')}
+      {notice ? otherScriptNotice(notice.scripts) : t('ask.quotesMode')} {t('ask.quotesHowTo')}
     </p>
   );
 }
@@ -145,7 +149,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
     abort.current = new AbortController();
     try {
       await ask(q, history, {
-        onSources: (sources, mode, more) => setCurrent((t) => (t ? { ...t, sources, mode, more } : t)),
+        onSources: (sources, mode, more, notice) => setCurrent((t) => (t ? { ...t, sources, mode, more, notice } : t)),
         onUsed: (used) => setCurrent((t) => (t ? { ...t, used } : t)),
         onContent: (piece) => setCurrent((t) => (t ? { ...t, answer: t.answer + piece } : t)),
       }, abort.current.signal);
@@ -179,8 +183,8 @@ export function Ask({ accounts }: { accounts: boolean }) {
           {turns.map((turn, i) => (
             <div class="turn" key={i}>
               <p class="q">{turn.question}</p>
-              {turn.mode === 'quotes' && <QuotesNotice />}
-              <p class="a">{turn.answer}</p>
+              {turn.mode === 'quotes' && <QuotesNotice notice={turn.notice} />}
+              {!turn.notice && <p class="a">{turn.answer}</p>}
               <Sources turn={turn} label={t('ask.sourcesOf', { n: i + 1 })} onOpen={openPage} />
             </div>
           ))}
@@ -194,8 +198,9 @@ export function Ask({ accounts }: { accounts: boolean }) {
               <p class="error" role="alert">{t('ask.noAnswer', { message: current.failed })}</p>
             ) : (
               <>
-                {current.mode === 'quotes' && <QuotesNotice />}
-                <p class="a">{current.answer || (streaming ? t('ask.looking') : '')}</p>
+                {current.mode === 'quotes' && <QuotesNotice notice={current.notice} />}
+                {/* The notice says what the service's sentence says, in the app's language. */}
+                {!current.notice && <p class="a">{current.answer || (streaming ? t('ask.looking') : '')}</p>}
               </>
             )}
           </section>
