@@ -6,11 +6,13 @@
 // punctuation, symbols and white space are ignored. A unit is one letter of
 // a script that writes a syllable or a word per character (Han, Hiragana,
 // Katakana, Hangul) and one word (a run of letters and marks) of any other
-// script: "ABS warning light 亮了怎么办" has three Latin units and five Han
-// ones, so it is Han, and "What does 机油 mean?" has four Latin units and
-// two Han ones, so it is Latin. A tie goes to a script other than Latin (a
-// question mixing Latin identifiers with its own words is in its own words),
-// then to the name first in alphabetical order.
+// script, except codes and abbreviations: a word next to a digit ("5W-30",
+// "P0420") or one of a cased script without a lower-case letter ("ABS")
+// counts for none. So "ABS warning light 亮了怎么办" has two Latin units
+// and five Han ones and is Han, "What does 机油 mean?" has three Latin units
+// and two Han ones and is Latin, and "5W-30" has none. A tie goes to a
+// script other than Latin (a question mixing Latin words with its own is in
+// its own words), then to the name first in alphabetical order.
 //
 // Two systems are more than one script, as ISO 15924 counts them: Japanese
 // (Jpan: Han, Hiragana and Katakana), a text whose kana are at least a fifth
@@ -24,6 +26,7 @@ package script
 import (
 	"slices"
 	"sort"
+	"strings"
 	"unicode"
 )
 
@@ -93,24 +96,9 @@ func of(r rune) string {
 // Of returns the writing system of text: "" when it holds no letter.
 func Of(text string) string {
 	units := map[string]int{}
-	prev := "" // the script of the word being read; "" between words
-	for _, r := range text {
-		if unicode.IsMark(r) && prev != "" {
-			continue // a combining mark belongs to its letter's word
-		}
-		if !unicode.IsLetter(r) {
-			prev = ""
-			continue
-		}
-		s := of(r)
-		if s == "" {
-			prev = ""
-			continue
-		}
-		if perCharacter[s] || s != prev {
-			units[s]++
-		}
-		prev = s
+	notInToken := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsMark(r) && !unicode.IsDigit(r) }
+	for _, token := range strings.FieldsFunc(text, notInToken) {
+		countToken(token, units)
 	}
 	han, kana, hangul := units["Han"], units["Hiragana"]+units["Katakana"], units["Hangul"]
 	switch {
@@ -132,6 +120,46 @@ func Of(text string) string {
 		}
 	}
 	return best
+}
+
+// countToken adds to units those of a token (a run of letters, marks and
+// digits). A combining mark belongs to its letter's word. A word of a cased
+// script with no lower-case letter ("ABS", "OBD") and any word of a token
+// holding a digit ("5W", "P0420", "km" in "15000km") is a code or an
+// abbreviation, written the same in any language, and counts for none.
+func countToken(token string, units map[string]int) {
+	code := strings.IndexFunc(token, unicode.IsDigit) >= 0
+	word, upper, lower := "", false, false // the word being read: its script, its cases
+	flush := func() {
+		if word != "" && !code && (lower || !upper) {
+			units[word]++
+		}
+		word, upper, lower = "", false, false
+	}
+	for _, r := range token {
+		if unicode.IsMark(r) {
+			continue
+		}
+		s := ""
+		if unicode.IsLetter(r) {
+			s = of(r)
+		}
+		switch {
+		case s == "": // a digit, or a letter of no script
+			flush()
+		case perCharacter[s]:
+			flush()
+			units[s]++
+		default:
+			if s != word {
+				flush()
+				word = s
+			}
+			upper = upper || unicode.IsUpper(r)
+			lower = lower || unicode.IsLower(r)
+		}
+	}
+	flush()
 }
 
 // better breaks a tie between two systems with as many units.

@@ -15,13 +15,17 @@ func TestOf(t *testing.T) {
 		{"Grüße aus München", "Latin"},
 		{"机油多久换一次？", "Han"},
 		{"機油多久換一次", "Han"},
-		// Latin identifiers in Han text: three Latin words, eight Han letters.
+		// Codes and abbreviations count for none: no Latin unit, eight Han.
 		{"OBD-II 故障码 P0420 是什么意思", "Han"},
+		{"OBD-II P0420 5W-30 ABS", ""},
+		{"Can I use 5W-30 in winter?", "Latin"},
+		{"TPMS 警告灯", "Han"},
 		{"ABS warning light 亮了怎么办", "Han"},
 		// A Chinese word quoted in an English question: five words, two letters.
 		{"What does 机油 mean in the manual?", "Latin"},
 		// A tie (one unit each) goes to the script that is not Latin.
-		{"ABS 灯", "Han"},
+		{"oil 灯", "Han"},
+		{"Öl 灯", "Han"},
 		{"エンジンオイルの交換時期は？", "Japanese"},
 		{"オイル", "Japanese"},
 		// One katakana word in a long Chinese passage: less than a fifth.
@@ -37,6 +41,7 @@ func TestOf(t *testing.T) {
 		{"ზეთი როდის შევცვალო?", "Georgian"},
 		// Digits, punctuation, symbols and white space are no letters.
 		{"5W-30? 15000 km!", "Latin"},
+		{"5W-30? 15000km!", ""},
 		{"5-30? 15000 ≥ 4.5 …", ""},
 		{"", ""},
 	}
@@ -126,7 +131,11 @@ func TestOther(t *testing.T) {
 		{"kanji-only question, Japanese manual", "交換時期", japanese, false, nil},
 		{"Chinese question, English and Japanese manuals", "机油多久换一次？", []string{english[1], japanese[0], english[0]}, false, nil},
 		{"Russian question, English and Chinese manuals", "Как часто менять масло?", []string{english[1], chinese[0], english[0]}, true, []string{"Latin", "Han"}},
-		{"a question without letters", "5W-30?", english, false, nil},
+		{"a question without letters", "15000?", english, false, nil},
+		{"a code against the Chinese manual", "5W-30?", chinese, false, nil},
+		{"an abbreviation against the Chinese manual", "ABS", chinese, false, nil},
+		{"a Chinese question with an abbreviation, English manual", "ABS 灯亮了怎么办？", english, true, []string{"Latin"}},
+		{"a manual of capitals only counts for none", "机油多久换一次？", []string{"ENGINE OIL ........ 3", english[1]}, true, []string{"Latin"}},
 		{"passages without letters are not counted", "机油多久换一次？", []string{"3.5 — 7", english[0]}, true, []string{"Latin"}},
 		{"passages without letters only", "机油多久换一次？", []string{"3.5 — 7"}, false, nil},
 		{"nothing retrieved", "机油多久换一次？", nil, false, nil},
