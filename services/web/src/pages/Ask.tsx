@@ -6,7 +6,7 @@ import { ErrorText } from '../components/common';
 import { lazyComponent } from '../components/lazy';
 import { pageViewSearch, parsePageView, type PageRef } from '../lib/pageview';
 import { otherScriptNotice } from '../lib/scripts';
-import { t } from '../i18n';
+import { language, t } from '../i18n';
 
 interface Turn {
   question: string;
@@ -93,7 +93,9 @@ function Sources({ turn, label, onOpen }: SourcesProps) {
 function QuotesNotice({ notice }: { notice?: AnswerNotice | null }) {
   return (
     <p class="notice quotes-notice">
-      {notice ? otherScriptNotice(notice.scripts) : t('ask.quotesMode')} {t('ask.quotesHowTo')}
+      {notice ? otherScriptNotice(notice.scripts) : t('ask.quotesMode')}
+      {language() === 'zh' ? '' : ' '/* Chinese sentences are not spaced */}
+      {t('ask.quotesHowTo')}
     </p>
   );
 }
