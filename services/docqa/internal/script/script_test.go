@@ -2,6 +2,7 @@ package script_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/carhub/backend/services/docqa/internal/script"
@@ -147,5 +148,22 @@ func TestOther(t *testing.T) {
 				t.Errorf("Other = %v, %q; want %v, %q", other, systems, tt.other, tt.systems)
 			}
 		})
+	}
+}
+
+// BenchmarkOther: a Chinese question against ten English passages of about
+// 2000 characters (a topK of 10 chunks of 400 tokens), the case that reads
+// every passage.
+func BenchmarkOther(b *testing.B) {
+	passage := strings.Repeat("Change the engine oil every 15000 km or once a year; use grade 5W-30. ", 28)
+	passages := make([]string, 10)
+	for i := range passages {
+		passages[i] = passage
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if other, _ := script.Other("机油多久换一次？", passages); !other {
+			b.Fatal("not other")
+		}
 	}
 }
