@@ -94,6 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	lexicalWeight := fs.Float64("lexical-weight", retrieval.DefaultLexicalWeight, "RRF weight of the lexical ranking")
 	vectorWeight := fs.Float64("vector-weight", retrieval.DefaultVectorWeight, "RRF weight of the vector ranking")
 	rrfK := fs.Int("rrf-k", retrieval.DefaultK, "RRF constant")
+	keepNavigation := fs.Bool("keep-navigation", false, "leave table-of-contents and index chunks where the rankings put them")
 	verbose := fs.Bool("v", false, "list every question that hybrid retrieval misses at 10")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -212,7 +213,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			return err
 		}
 		r, err := retrieval.New(retrieval.Config{Store: store, Embedder: embedder, Mode: mode,
-			K: *rrfK, LexicalWeight: *lexicalWeight, VectorWeight: *vectorWeight, Log: slog.New(slog.DiscardHandler)})
+			K: *rrfK, LexicalWeight: *lexicalWeight, VectorWeight: *vectorWeight, KeepNavigation: *keepNavigation, Log: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			return err
 		}

@@ -143,7 +143,8 @@ type Chunk struct {
 	Page  int // 1-based page number
 	Index int // 0-based position within the document
 	// Heading is the nearest heading of the chunk's page (the document
-	// outline's entries there, joined by " / "), "" when none is known.
+	// outline's entries there, joined by " / "; without any, the page's
+	// running head from internal/furniture), "" when none is known.
 	Heading string
 	// PageLabel is the page's printed label from the PDF's /PageLabels
 	// ("iii", "3-12"), "" when the PDF has none (and in chunks stored
@@ -153,8 +154,12 @@ type Chunk struct {
 	// OCR says that the text was read by OCR from the page's image (a
 	// scanned page), not from the PDF's text layer. Chunks stored before
 	// OCR existed read false.
-	OCR       bool
-	Embedding []float32
+	OCR bool
+	// Navigation says that the chunk's page is mostly a table of contents
+	// or an index (internal/furniture): retrieval ranks it below the
+	// body's pages. Chunks stored before it was detected read false.
+	Navigation bool
+	Embedding  []float32
 }
 
 // Query bounds one search of a store. A search covers only the documents

@@ -95,6 +95,10 @@ var migrations = []string{
 	// Whether a chunk's text was read by OCR (docqa.Chunk.OCR); chunks
 	// stored before read 0, false.
 	`ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0 CHECK (ocr IN (0, 1));`,
+
+	// Whether a chunk's page is a table of contents or an index
+	// (docqa.Chunk.Navigation); chunks stored before read 0, false.
+	`ALTER TABLE chunks ADD COLUMN navigation INTEGER NOT NULL DEFAULT 0 CHECK (navigation IN (0, 1));`,
 }
 
 // openDB opens (creating when absent) the database at path and brings its
@@ -205,7 +209,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 		return fmt.Errorf("documents of %d different embedders: the store was written by another program", len(embedders))
 	}
 
-	rows, err = db.Query(`SELECT id, owner, md5, page, page_label, idx, heading, text, vector, ocr FROM chunks`)
+	rows, err = db.Query(`SELECT id, owner, md5, page, page_label, idx, heading, text, vector, ocr, navigation FROM chunks`)
 	if err != nil {
 		return err
 	}
@@ -214,7 +218,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 		var c docqa.Chunk
 		var key docKey
 		var blob []byte
-		if err := rows.Scan(&c.ID, &key.owner, &key.md5, &c.Page, &c.PageLabel, &c.Index, &c.Heading, &c.Text, &blob, &c.OCR); err != nil {
+		if err := rows.Scan(&c.ID, &key.owner, &key.md5, &c.Page, &c.PageLabel, &c.Index, &c.Heading, &c.Text, &blob, &c.OCR, &c.Navigation); err != nil {
 			return err
 		}
 		d, ok := s.docs[key]
@@ -272,13 +276,13 @@ func writeUpsert(ctx context.Context, tx *sql.Tx, doc docqa.Document, embedder s
 		doc.CreatedAt.UTC().Format(time.RFC3339Nano), embedder); err != nil {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, owner, md5, page, page_label, idx, heading, text, vector, ocr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, owner, md5, page, page_label, idx, heading, text, vector, ocr, navigation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, c := range chunks {
-		if _, err := stmt.ExecContext(ctx, c.ID, doc.Owner, doc.FileMD5, c.Page, c.PageLabel, c.Index, c.Heading, c.Text, encodeVector(c.Embedding), c.OCR); err != nil {
+		if _, err := stmt.ExecContext(ctx, c.ID, doc.Owner, doc.FileMD5, c.Page, c.PageLabel, c.Index, c.Heading, c.Text, encodeVector(c.Embedding), c.OCR, c.Navigation); err != nil {
 			return err
 		}
 	}

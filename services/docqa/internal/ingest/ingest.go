@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,6 +40,7 @@ import (
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/furniture"
 	"github.com/carhub/backend/services/docqa/internal/originals"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 )
@@ -523,16 +525,31 @@ func (p *Pipeline) Delete(ctx context.Context, md5 string) error {
 }
 
 // split cuts each page into chunks, keeping page numbers, at most
-// docqa.MaxChunks in all. truncated also says that the extractor cut a
+// docqa.MaxChunks in all. The pages' furniture (running heads and feet,
+// printed page numbers: internal/furniture) is left out of the chunks'
+// text; a page without an outline heading takes its running head as its
+// chunks' heading, and the chunks of a table of contents or an index page
+// are marked Navigation. truncated also says that the extractor cut a
 // page's text at its budget: the document is then stored, but not whole.
 func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated bool) {
-	for _, page := range pages {
+	in := make([]furniture.Page, len(pages))
+	for i, page := range pages {
+		in[i] = furniture.Page{Number: page.Number, Label: page.Label, Text: page.Text}
+	}
+	stripped := furniture.Strip(in)
+	for i, page := range pages {
 		truncated = truncated || page.Truncated
-		for _, text := range p.cfg.Splitter.Split(page.Text) {
+		heads := page.Headings
+		if h := stripped[i].RunningHead; h != "" && !slices.Contains(heads, h) {
+			heads = append([]string{h}, heads...)
+		}
+		heading := strings.Join(heads, " / ")
+		for _, text := range p.cfg.Splitter.Split(stripped[i].Text) {
 			if len(chunks) == docqa.MaxChunks {
 				return chunks, true
 			}
-			chunks = append(chunks, docqa.Chunk{Page: page.Number, PageLabel: page.Label, Index: len(chunks), Heading: strings.Join(page.Headings, " / "), Text: text, OCR: page.OCR})
+			chunks = append(chunks, docqa.Chunk{Page: page.Number, PageLabel: page.Label, Index: len(chunks), Heading: heading,
+				Text: text, OCR: page.OCR, Navigation: stripped[i].Navigation})
 		}
 	}
 	return chunks, truncated

@@ -35,13 +35,17 @@ type metadata struct {
 	PageLabel string `json:"pageLabel,omitempty"`
 	// OCR: the chunk's text was read by OCR (docqa.Chunk.OCR); absent,
 	// as in rows written before OCR, is false.
-	OCR       bool   `json:"ocr,omitempty"`
-	Size      int64  `json:"size"`
-	Pages     int    `json:"pages"`
-	Chunks    int    `json:"chunks"`
-	Truncated bool   `json:"truncated"`
-	CreatedAt string `json:"createdAt"` // RFC 3339, UTC
-	Embedder  string `json:"embedder"`
+	OCR bool `json:"ocr,omitempty"`
+	// Navigation: the chunk's page is a table of contents or an index
+	// (docqa.Chunk.Navigation); absent, as in rows written before, is
+	// false.
+	Navigation bool   `json:"navigation,omitempty"`
+	Size       int64  `json:"size"`
+	Pages      int    `json:"pages"`
+	Chunks     int    `json:"chunks"`
+	Truncated  bool   `json:"truncated"`
+	CreatedAt  string `json:"createdAt"` // RFC 3339, UTC
+	Embedder   string `json:"embedder"`
 	// ContentTruncated: the chunk's text was cut to ContentMaxLength bytes.
 	ContentTruncated bool `json:"contentTruncated,omitempty"`
 }
@@ -236,6 +240,7 @@ func parseMetadata(js []byte) metadata {
 		"chunkIndex": &m.ChunkIndex, "heading": &m.Heading, "pageLabel": &m.PageLabel, "size": &m.Size, "pages": &m.Pages,
 		"chunks": &m.Chunks, "truncated": &m.Truncated, "createdAt": &m.CreatedAt,
 		"embedder": &m.Embedder, "contentTruncated": &m.ContentTruncated, "ocr": &m.OCR,
+		"navigation": &m.Navigation,
 	} {
 		if raw, ok := fields[key]; ok {
 			_ = json.Unmarshal(raw, dst) // a field of another type stays zero

@@ -99,6 +99,7 @@ func (s *Store) upsertBatch(ctx context.Context, doc docqa.Document, chunks []do
 			Heading:          c.Heading,
 			PageLabel:        c.PageLabel,
 			OCR:              c.OCR,
+			Navigation:       c.Navigation,
 			Size:             doc.Size,
 			Pages:            doc.Pages,
 			Chunks:           doc.Chunks,

@@ -68,7 +68,12 @@ type Config struct {
 	// and how many fused chunks the reranker sees (default
 	// DefaultCandidates); at least topK are always taken.
 	Candidates int
-	Log        *slog.Logger
+	// KeepNavigation leaves the chunks of table-of-contents and index
+	// pages (docqa.Chunk.Navigation) where the rankings put them; by
+	// default they come after every other candidate (see Retrieve). It is
+	// there to measure the difference.
+	KeepNavigation bool
+	Log            *slog.Logger
 }
 
 // Retriever is safe for concurrent use.
@@ -132,14 +137,19 @@ func (r *Retriever) Reranker() string {
 // Retrieve returns at most q.TopK chunks for question, best first, from
 // q.Documents only when it names any. Score is the fused score in Hybrid
 // mode, the store's score in the others, and the reranker's when it
-// reordered them. Errors are the embedder's and the store's.
+// reordered them. The chunks of table-of-contents and index pages
+// (Navigation) come after all the others among the candidates, each group
+// in its order: such a page names every topic with a page number and little
+// else, so it matches many questions without answering any, and the body
+// page it points at is the answer (unless Config.KeepNavigation). Errors
+// are the embedder's and the store's.
 func (r *Retriever) Retrieve(ctx context.Context, question string, q docqa.Query) ([]docqa.ScoredChunk, error) {
 	// The two searches of a hybrid question share what the store works out
 	// about the reader's documents.
 	ctx = docqa.WithSearchMemo(ctx)
 	mode := r.Effective()
 	wide := q
-	if mode == Hybrid || r.cfg.Reranker != nil {
+	if mode == Hybrid || r.cfg.Reranker != nil || !r.cfg.KeepNavigation {
 		wide.TopK = max(q.TopK, r.cfg.Candidates)
 	}
 
@@ -167,6 +177,9 @@ func (r *Retriever) Retrieve(ctx context.Context, question string, q docqa.Query
 	}
 	if r.cfg.Reranker != nil {
 		hits = r.rerank(ctx, question, hits[:min(len(hits), r.cfg.Candidates)])
+	}
+	if !r.cfg.KeepNavigation {
+		hits = navigationLast(hits)
 	}
 	return hits[:min(len(hits), q.TopK)], nil
 }
@@ -244,6 +257,23 @@ func Fuse(k int, rankings ...Ranking) []docqa.ScoredChunk {
 	for i, f := range order {
 		out[i] = f.hit
 		out[i].Score = float32(f.score)
+	}
+	return out
+}
+
+// navigationLast moves the chunks of table-of-contents and index pages
+// after the others, keeping the order within each group.
+func navigationLast(hits []docqa.ScoredChunk) []docqa.ScoredChunk {
+	out := make([]docqa.ScoredChunk, 0, len(hits))
+	for _, h := range hits {
+		if !h.Chunk.Navigation {
+			out = append(out, h)
+		}
+	}
+	for _, h := range hits {
+		if h.Chunk.Navigation {
+			out = append(out, h)
+		}
 	}
 	return out
 }

@@ -1,0 +1,388 @@
+// Package furniture finds a document's page furniture (running heads,
+// running feet, printed page numbers) and its table-of-contents and index
+// pages, from the text of all its pages at once. It works on whole lines at
+// the top and bottom of each page's text, never inside a line: the order
+// and spacing of the characters are pdftext's business.
+//
+// The rule (proto-docs/docqa-pdf-decisions.md, "Page furniture"):
+//
+//   - The candidates are the first two and the last two non-empty lines of
+//     each page (the top band and the bottom band).
+//   - A line's key is its words lower-cased, every number (arabic or roman)
+//     written "#", punctuation and spacing ignored: "Chapter 5: Arrays 21"
+//     and "Chapter 5: Arrays 22" share the key "chapter # arrays #".
+//   - A line carries its page's number when one of its numbers is the
+//     page's printed label, or the physical page number plus an offset that
+//     at least MinPages pages of the document share in their bands.
+//   - A key of one band is furniture on a page when either at least
+//     MinPages pages have a line of that key carrying their page number
+//     there (a running head or foot with the page number: chapter heads
+//     change every few pages, odd and even pages have different ones, each
+//     key counts alone), or the key appears in that band on at least
+//     MinShare of the document's pages and MinPages pages (a head or foot
+//     without a page number: a book title, a version line). A line that is
+//     only a number (or numbers: "3 / 70") is a page number, and furniture,
+//     when it carries its page's number.
+//   - An offset is the document's when at least OffsetShare of its pages
+//     (and MinPages) have a number in a band at that offset.
+//   - A head whose key's pages do not span HeadMaxSpan of the document (a
+//     chapter's head, not the book's title on every other page), with its
+//     page number taken out, is the page's RunningHead.
+package furniture
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Thresholds of the rule (see the package comment).
+const (
+	MinPages    = 3
+	MinShare    = 0.3
+	HeadMaxSpan = 0.6
+	OffsetShare = 0.1
+	bandLines   = 2
+)
+
+// Page is one page of a document as the extractor read it.
+type Page struct {
+	Number int    // 1-based physical page number
+	Label  string // printed label from /PageLabels, "" when none
+	Text   string
+}
+
+// Result is one page with its furniture taken out.
+type Result struct {
+	// Text is the page's text without its furniture lines.
+	Text string
+	// RunningHead is the page's running head without its page number, ""
+	// when the page has none or it is the same on most pages.
+	RunningHead string
+	// Removed are the lines taken out, top first.
+	Removed []string
+	// Navigation says that the page is mostly a table of contents or an
+	// index: lines that point at pages (see IsNavigation).
+	Navigation bool
+}
+
+type band int
+
+const (
+	top band = iota
+	bottom
+)
+
+type candidate struct {
+	line    int // index into the page's lines
+	band    band
+	key     string
+	numbers []int
+	bare    bool // the line is only numbers
+	carries bool // one of its numbers is the page's number
+	// labelled: one of its numbers is the page's printed label
+	labelled bool
+}
+
+type groupKey struct {
+	band band
+	key  string
+}
+
+// Strip finds the furniture of a document's pages and returns each page
+// without it, in order. A document of fewer than MinPages pages has no
+// running furniture; its bare page-number lines are still taken out when
+// they match the page's label.
+func Strip(pages []Page) []Result {
+	lines := make([][]string, len(pages))
+	cands := make([][]candidate, len(pages))
+	offsets := map[int]map[int]bool{} // number - page number -> pages
+	for i, p := range pages {
+		lines[i] = strings.Split(p.Text, "\n")
+		cands[i] = candidates(lines[i])
+		for _, c := range cands[i] {
+			for _, n := range c.numbers {
+				if offsets[n-p.Number] == nil {
+					offsets[n-p.Number] = map[int]bool{}
+				}
+				offsets[n-p.Number][i] = true
+			}
+		}
+	}
+	// An offset is the document's when enough pages share it: with many
+	// numbers in the bands (section numbers, "3 / 223") a handful of pages
+	// share any offset by chance.
+	shared := map[int]bool{}
+	for off, on := range offsets {
+		if len(on) >= max(MinPages, int(math.Ceil(OffsetShare*float64(len(pages))))) {
+			shared[off] = true
+		}
+	}
+	carrying := map[groupKey]map[int]bool{} // pages where the key carries the page number
+	seen := map[groupKey]map[int]bool{}     // pages where the key is in the band
+	for i, p := range pages {
+		label, hasLabel := parseNumber(p.Label)
+		for j := range cands[i] {
+			c := &cands[i][j]
+			for _, n := range c.numbers {
+				// The printed label, or the physical number plus an
+				// offset the document's pages share.
+				if n > 0 && hasLabel && n == label {
+					c.carries, c.labelled = true, true
+				}
+				if n > 0 && shared[n-p.Number] {
+					c.carries = true
+				}
+			}
+			k := groupKey{c.band, c.key}
+			if seen[k] == nil {
+				seen[k] = map[int]bool{}
+			}
+			seen[k][i] = true
+			if c.carries {
+				if carrying[k] == nil {
+					carrying[k] = map[int]bool{}
+				}
+				carrying[k][i] = true
+			}
+		}
+	}
+	byShare := int(math.Ceil(MinShare * float64(len(pages))))
+	// A head whose pages span most of the document is the book's title,
+	// not its page's: no heading.
+	spread := map[groupKey]bool{}
+	for k, on := range seen {
+		first, last := len(pages), -1
+		for i := range on {
+			first, last = min(first, i), max(last, i)
+		}
+		spread[k] = float64(last-first+1) >= HeadMaxSpan*float64(len(pages))
+	}
+	out := make([]Result, len(pages))
+	for i := range pages {
+		drop := map[int]bool{}
+		head := ""
+		for _, c := range cands[i] {
+			if drop[c.line] {
+				continue
+			}
+			k := groupKey{c.band, c.key}
+			furn := c.bare && c.labelled && len(c.numbers) <= 2 ||
+				c.carries && len(carrying[k]) >= MinPages ||
+				len(pages) >= MinPages && len(seen[k]) >= max(MinPages, byShare)
+			if !furn {
+				continue
+			}
+			drop[c.line] = true
+			out[i].Removed = append(out[i].Removed, strings.TrimSpace(lines[i][c.line]))
+			if c.band == top && !c.bare && head == "" && !spread[k] {
+				head = headText(lines[i][c.line], c.carries)
+			}
+		}
+		kept := make([]string, 0, len(lines[i]))
+		for j, l := range lines[i] {
+			if !drop[j] {
+				kept = append(kept, l)
+			}
+		}
+		out[i].Text = strings.Trim(strings.Join(kept, "\n"), "\n")
+		out[i].RunningHead = head
+		out[i].Navigation = IsNavigation(out[i].Text, len(pages))
+	}
+	return out
+}
+
+// candidates are the lines of a page's top and bottom bands. A line in
+// both (a page of few lines) is a top candidate.
+func candidates(lines []string) []candidate {
+	var out []candidate
+	taken := map[int]bool{}
+	add := func(j int, b band) {
+		if taken[j] {
+			return
+		}
+		key, numbers, bare := keyOf(lines[j])
+		if key == "" {
+			return
+		}
+		taken[j] = true
+		out = append(out, candidate{line: j, band: b, key: key, numbers: numbers, bare: bare})
+	}
+	for j, n := 0, 0; j < len(lines) && n < bandLines; j++ {
+		if strings.TrimSpace(lines[j]) != "" {
+			add(j, top)
+			n++
+		}
+	}
+	for j, n := len(lines)-1, 0; j >= 0 && n < bandLines; j-- {
+		if strings.TrimSpace(lines[j]) != "" {
+			add(j, bottom)
+			n++
+		}
+	}
+	return out
+}
+
+// tokens splits a line into runs of letters and digits (a CJK run is one
+// token).
+func tokens(line string) []string {
+	return strings.FieldsFunc(line, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// keyOf is a line's key, its numbers (arabic and roman), and whether it is
+// only numbers.
+func keyOf(line string) (key string, numbers []int, bare bool) {
+	toks := tokens(line)
+	if len(toks) == 0 {
+		return "", nil, false
+	}
+	bare = true
+	parts := make([]string, len(toks))
+	for i, t := range toks {
+		if n, ok := parseNumber(t); ok {
+			parts[i] = "#"
+			numbers = append(numbers, n)
+			continue
+		}
+		bare = false
+		parts[i] = strings.ToLower(t)
+	}
+	return strings.Join(parts, " "), numbers, bare
+}
+
+// parseNumber reads an arabic number (at most 5 digits) or a roman numeral
+// in lower or upper case (not mixed).
+func parseNumber(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	if len(s) <= 5 {
+		if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+			return n, true
+		}
+	}
+	if strings.ToLower(s) != s && strings.ToUpper(s) != s {
+		return 0, false
+	}
+	return roman(strings.ToLower(s))
+}
+
+// roman reads a well-formed roman numeral below 4000.
+func roman(s string) (int, bool) {
+	if s == "" || len(s) > 15 {
+		return 0, false
+	}
+	val := map[byte]int{'i': 1, 'v': 5, 'x': 10, 'l': 50, 'c': 100, 'd': 500, 'm': 1000}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		v, ok := val[s[i]]
+		if !ok {
+			return 0, false
+		}
+		if i+1 < len(s) && val[s[i+1]] > v {
+			n -= v
+		} else {
+			n += v
+		}
+	}
+	if n <= 0 || n >= 4000 || toRoman(n) != s {
+		return 0, false
+	}
+	return n, true
+}
+
+func toRoman(n int) string {
+	vals := []int{1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1}
+	syms := []string{"m", "cm", "d", "cd", "c", "xc", "l", "xl", "x", "ix", "v", "iv", "i"}
+	var b strings.Builder
+	for i, v := range vals {
+		for n >= v {
+			b.WriteString(syms[i])
+			n -= v
+		}
+	}
+	return b.String()
+}
+
+// headText is a running head without its page number: a number at either
+// end of the line, with a "/ 70" or "of 70" after it, goes; so do
+// separators left at the ends.
+func headText(line string, numbered bool) string {
+	fields := strings.Fields(line)
+	// Stray marks at the ends ("27 ¨": an accent the extractor set apart).
+	for len(fields) > 0 && len(tokens(fields[len(fields)-1])) == 0 {
+		fields = fields[:len(fields)-1]
+	}
+	for len(fields) > 0 && len(tokens(fields[0])) == 0 {
+		fields = fields[1:]
+	}
+	if numbered {
+		isNum := func(s string) bool { _, ok := parseNumber(strings.Trim(s, ".:-–—|·")); return ok }
+		// "3 / 70" and "3 of 70" at the end.
+		if n := len(fields); n >= 3 && isNum(fields[n-1]) && (fields[n-2] == "/" || strings.EqualFold(fields[n-2], "of")) && isNum(fields[n-3]) {
+			fields = fields[:n-3]
+		} else if n >= 1 && isNum(fields[n-1]) {
+			fields = fields[:n-1]
+		} else if len(fields) >= 1 && isNum(fields[0]) {
+			fields = fields[1:]
+		}
+	}
+	return strings.Trim(strings.Join(fields, " "), " |·-–—:/")
+}
+
+// Thresholds of IsNavigation.
+const (
+	// NavigationShare is the share of a page's lines that must point at
+	// pages; NavigationMinLines how many at least.
+	NavigationShare    = 0.5
+	NavigationMinLines = 5
+)
+
+// IsNavigation says whether text (a page without its furniture) is mostly
+// a table of contents or an index: at least NavigationShare of its
+// non-empty lines, and NavigationMinLines, are words followed by a page
+// reference (a page number or a list of them, after spaces or a dot
+// leader), where no number exceeds the document's pages by more than a
+// front matter could explain. A line of a single letter (an index's
+// "C" group) is not counted either way.
+func IsNavigation(text string, pages int) bool {
+	total, refs := 0, 0
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if r := []rune(l); len(r) == 1 && unicode.IsLetter(r[0]) {
+			continue
+		}
+		total++
+		if pointsAtPage(l, pages) {
+			refs++
+		}
+	}
+	return refs >= NavigationMinLines && float64(refs) >= NavigationShare*float64(total)
+}
+
+// pageRef is a line of words, then one page reference or a list of them,
+// after spaces or a dot leader: "1.2 Vectors . . . . 8", "cbind 22, 24",
+// "Preface ix". A decimal ("4.1") is no reference: one dot is no leader.
+var pageRef = regexp.MustCompile(`^(.*?\pL.*?)(?:\s*(?:\.\s*){2,}|\s+|…+\s*)((?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*[,–-]\s*(?:\d{1,5}|[ivxlcdm]{1,8}))*)$`)
+
+var refNumber = regexp.MustCompile(`\d{1,5}|[ivxlcdm]{1,8}`)
+
+// pointsAtPage says whether a line is a pageRef whose numbers are all
+// within the document's pages (plus what a front matter could add).
+func pointsAtPage(line string, pages int) bool {
+	m := pageRef.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	for _, t := range refNumber.FindAllString(m[2], -1) {
+		if n, ok := parseNumber(t); !ok || n > pages+100 {
+			return false
+		}
+	}
+	return true
+}
