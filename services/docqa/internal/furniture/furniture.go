@@ -14,11 +14,14 @@
 //   - A line carries its page's number when one of its numbers is the
 //     page's printed label, or the physical page number plus an offset that
 //     at least MinPages pages of the document share in their bands.
-//   - A key of one band is furniture on a page when either at least
-//     MinPages pages have a line of that key carrying their page number
-//     there (a running head or foot with the page number: chapter heads
-//     change every few pages, odd and even pages have different ones, each
-//     key counts alone), or the key appears in that band on at least
+//   - A key of one band is furniture on a page when at least MinPages
+//     pages have a line of that key carrying their page number there (a
+//     running head or foot with the page number; odd and even pages have
+//     different ones, each key counts alone); or when the line carries its
+//     page number at one end and at least MinPages pages have a line in
+//     that band with the page number at the same end and the same first
+//     word (chapter heads change every few pages: "Chapter 2: Brakes 5",
+//     "Chapter 3: Tyres 9"); or the key appears in that band on at least
 //     MinShare of the document's pages and MinPages pages (a head or foot
 //     without a page number: a book title, a version line). A line that is
 //     only a number (or numbers: "3 / 70") is a page number, and furniture,
@@ -31,6 +34,7 @@
 package furniture
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -84,6 +88,10 @@ type candidate struct {
 	carries bool // one of its numbers is the page's number
 	// labelled: one of its numbers is the page's printed label
 	labelled bool
+	// sign is the line's band, the end of the line its page number is at
+	// and its first word ("chapter"), when it carries the page number at
+	// one end; "" otherwise.
+	sign string
 }
 
 type groupKey struct {
@@ -121,6 +129,7 @@ func Strip(pages []Page) []Result {
 		}
 	}
 	carrying := map[groupKey]map[int]bool{} // pages where the key carries the page number
+	signed := map[string]map[int]bool{}     // pages where a line of the sign carries it
 	seen := map[groupKey]map[int]bool{}     // pages where the key is in the band
 	for i, p := range pages {
 		label, hasLabel := parseNumber(p.Label)
@@ -135,6 +144,13 @@ func Strip(pages []Page) []Result {
 				if n > 0 && shared[n-p.Number] {
 					c.carries = true
 				}
+			}
+			c.sign = signOf(c, func(n int) bool { return n > 0 && (hasLabel && n == label || shared[n-p.Number]) })
+			if c.sign != "" {
+				if signed[c.sign] == nil {
+					signed[c.sign] = map[int]bool{}
+				}
+				signed[c.sign][i] = true
 			}
 			k := groupKey{c.band, c.key}
 			if seen[k] == nil {
@@ -169,9 +185,12 @@ func Strip(pages []Page) []Result {
 				continue
 			}
 			k := groupKey{c.band, c.key}
-			furn := c.bare && c.labelled && len(c.numbers) <= 2 ||
-				c.carries && len(carrying[k]) >= MinPages ||
-				len(pages) >= MinPages && len(seen[k]) >= max(MinPages, byShare)
+			// A page of one line has no body to tell its furniture
+			// from: only a bare page number goes.
+			running := len(cands[i]) > 1 && (c.carries && len(carrying[k]) >= MinPages ||
+				c.sign != "" && len(signed[c.sign]) >= MinPages ||
+				len(pages) >= MinPages && len(seen[k]) >= max(MinPages, byShare))
+			furn := c.bare && c.labelled && len(c.numbers) <= 2 || running
 			if !furn {
 				continue
 			}
@@ -223,6 +242,29 @@ func candidates(lines []string) []candidate {
 		}
 	}
 	return out
+}
+
+// signOf is c's sign (see candidate), page telling whether a number is
+// the page's.
+func signOf(c *candidate, page func(int) bool) string {
+	parts := strings.Fields(c.key)
+	word := ""
+	for _, p := range parts {
+		if p != "#" {
+			word = p
+			break
+		}
+	}
+	if word == "" || len(c.numbers) == 0 {
+		return ""
+	}
+	switch {
+	case parts[0] == "#" && page(c.numbers[0]):
+		return fmt.Sprint(c.band, " first ", word)
+	case parts[len(parts)-1] == "#" && page(c.numbers[len(c.numbers)-1]):
+		return fmt.Sprint(c.band, " last ", word)
+	}
+	return ""
 }
 
 // tokens splits a line into runs of letters and digits (a CJK run is one
