@@ -21,7 +21,7 @@
 //     page number at one end and at least MinPages pages have a line in
 //     that band with the page number at the same end and the same first
 //     word (chapter heads change every few pages: "Chapter 2: Brakes 5",
-//     "Chapter 3: Tyres 9"); or the key appears in that band on at least
+//     "Chapter 3: Tyres 9"); or the very line, numbers and all, appears in that band on at least
 //     MinShare of the document's pages and MinPages pages (a head or foot
 //     without a page number: a book title, a version line). A line that is
 //     only a number (or numbers: "3 / 70") is a page number, and furniture,
@@ -83,6 +83,7 @@ type candidate struct {
 	line    int // index into the page's lines
 	band    band
 	key     string
+	exact   string // the key with its numbers written out
 	numbers []int
 	bare    bool // the line is only numbers
 	carries bool // one of its numbers is the page's number
@@ -131,6 +132,7 @@ func Strip(pages []Page) []Result {
 	carrying := map[groupKey]map[int]bool{} // pages where the key carries the page number
 	signed := map[string]map[int]bool{}     // pages where a line of the sign carries it
 	seen := map[groupKey]map[int]bool{}     // pages where the key is in the band
+	same := map[groupKey]map[int]bool{}     // pages where the very line is in the band
 	for i, p := range pages {
 		label, hasLabel := parseNumber(p.Label)
 		for j := range cands[i] {
@@ -157,6 +159,10 @@ func Strip(pages []Page) []Result {
 				seen[k] = map[int]bool{}
 			}
 			seen[k][i] = true
+			if e := (groupKey{c.band, c.exact}); same[e] == nil {
+				same[e] = map[int]bool{}
+			}
+			same[groupKey{c.band, c.exact}][i] = true
 			if c.carries {
 				if carrying[k] == nil {
 					carrying[k] = map[int]bool{}
@@ -189,7 +195,7 @@ func Strip(pages []Page) []Result {
 			// from: only a bare page number goes.
 			running := len(cands[i]) > 1 && (c.carries && len(carrying[k]) >= MinPages ||
 				c.sign != "" && len(signed[c.sign]) >= MinPages ||
-				len(pages) >= MinPages && len(seen[k]) >= max(MinPages, byShare))
+				len(pages) >= MinPages && len(same[groupKey{c.band, c.exact}]) >= max(MinPages, byShare))
 			furn := c.bare && c.labelled && len(c.numbers) <= 2 || running
 			if !furn {
 				continue
@@ -227,7 +233,8 @@ func candidates(lines []string) []candidate {
 			return
 		}
 		taken[j] = true
-		out = append(out, candidate{line: j, band: b, key: key, numbers: numbers, bare: bare})
+		exact := strings.ToLower(strings.Join(tokens(lines[j]), " "))
+		out = append(out, candidate{line: j, band: b, key: key, exact: exact, numbers: numbers, bare: bare})
 	}
 	for j, n := 0, 0; j < len(lines) && n < bandLines; j++ {
 		if strings.TrimSpace(lines[j]) != "" {
