@@ -25,6 +25,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
 	"github.com/carhub/backend/services/docqa/internal/provider"
+	"github.com/carhub/backend/services/docqa/internal/retrieval"
 	"github.com/carhub/backend/services/docqa/internal/splitter"
 )
 
@@ -548,4 +549,130 @@ func TestInterruptedUpload(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	e.assertTempEmpty(t)
+}
+
+// furnishedBook is a manual as a book prints it (see the furniture
+// package's test): a contents page numbered "i", chapters whose odd pages
+// carry "Chapter N: Title <page>" and whose even pages "<page> Car Owner
+// Manual", chapter openings with a bare page number at the foot, and an
+// index. Physical page n is labelled n-1. Page 2 starts with a line that
+// looks like a head once ("1 Introduction") and keeps it.
+func furnishedBook() []byte {
+	texts := []string{
+		"Contents\nIntroduction . . . . . . 1\nEngine oil . . . . . . 2\nCoolant . . . . . . 3\n" +
+			"Brake pads . . . . . . 4\nBrake fluid . . . . . . 6\nHandbrake . . . . . . 7\nTyres . . . . . . 8\nIndex . . . . . . 10\ni",
+		"1 Introduction\nThis manual explains the care of your car.\nRead it before the first drive.\n1",
+		"2 Car Owner Manual\nThe engine needs oil of grade 5W-30.\nCheck the oil level every month.",
+		"Chapter 1: Introduction 3\nThe coolant keeps the engine at its temperature.\nTop it up only when the engine is cold.",
+		"Brakes\nBrake pads wear with every stop.\nA worn pad squeals.\n4",
+		"Chapter 2: Brakes 5\nThe warning light shows when the pads are thin.\nThe pads come in pairs.",
+		"6 Car Owner Manual\nBrake fluid absorbs water over the years.\nChange the brake fluid every two years.",
+		"Chapter 2: Brakes 7\nThe handbrake holds the car on a slope.\nAdjust its cable when it travels far.",
+		"8 Car Owner Manual\nTyres\nTyre pressure is 2.4 bar at the front.",
+		"Chapter 3: Tyres 9\nRotate the tyres every 10000 kilometres.\nCheck the tread depth as well.",
+		"10 Car Owner Manual\nIndex\nB\nbrake fluid, 6\nbrake pads, 4, 5\nC\ncoolant 3\nE\nengine oil 2\n" +
+			"H\nhandbrake 7\nT\ntyre pressure 8\ntyres 8, 9",
+	}
+	pages := make([]ingesttest.Page, len(texts))
+	for i, t := range texts {
+		pages[i] = ingesttest.Page{Text: t}
+	}
+	return ingesttest.Book("<< /Nums [0 << /S /r >> 1 << /S /D >>] >>", pages...)
+}
+
+// The running heads, feet and page numbers of a book stay out of its chunks
+// (so out of BM25 and out of quotes); a chapter's running head is the
+// heading of its pages, the book's title on every other page is not; the
+// contents and the index pages are marked and rank after a body page that
+// shares their words.
+func TestFurnitureStaysOutOfChunks(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, func(c *ingest.Config) { c.Embedder = provider.NewLexicalEmbedder() })
+	res, err := e.ingestBytes(t, "car.pdf", furnishedBook(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e.store.SearchText(ctx, "car manual chapter brakes tyres oil coolant fluid introduction", docqa.Query{TopK: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPage := map[int]docqa.Chunk{}
+	for _, h := range hits {
+		if _, dup := byPage[h.Chunk.Page]; dup {
+			t.Fatalf("page %d split into several chunks", h.Chunk.Page)
+		}
+		byPage[h.Chunk.Page] = h.Chunk
+	}
+	if len(byPage) != res.Pages || res.Pages != 11 {
+		t.Fatalf("%d pages, chunks of %d: %v", res.Pages, len(byPage), byPage)
+	}
+	for page, c := range byPage {
+		for _, f := range []string{"Car Owner Manual", "Chapter 1", "Chapter 2", "Chapter 3"} {
+			if strings.Contains(c.Text, f) {
+				t.Errorf("page %d keeps furniture %q: %q", page, f, c.Text)
+			}
+		}
+		if last := c.Text[strings.LastIndexAny(c.Text, " \n")+1:]; page <= 5 && (last == "i" || last == "1" || last == "4") {
+			t.Errorf("page %d keeps its page number: %q", page, c.Text)
+		}
+		if want := page == 1 || page == 11; c.Navigation != want {
+			t.Errorf("page %d navigation %v", page, c.Navigation)
+		}
+	}
+	if !strings.HasPrefix(byPage[2].Text, "1 Introduction") {
+		t.Errorf("a line that looks like a head once was dropped: %q", byPage[2].Text)
+	}
+	for page, want := range map[int]string{4: "Chapter 1: Introduction", 6: "Chapter 2: Brakes", 8: "Chapter 2: Brakes", 10: "Chapter 3: Tyres", 3: "", 7: ""} {
+		if got := byPage[page].Heading; got != want {
+			t.Errorf("page %d heading %q, want %q", page, got, want)
+		}
+	}
+
+	// The contents page and the index name "brake pads" with page
+	// numbers, as body pages do; every body page found comes before them,
+	// in every mode, and the quotes of the answer hold no furniture.
+	for _, mode := range []retrieval.Mode{retrieval.Lexical, retrieval.Vector, retrieval.Hybrid} {
+		r, err := retrieval.New(retrieval.Config{Store: e.store, Embedder: provider.NewLexicalEmbedder(), Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Retrieve(ctx, "brake pads", docqa.Query{TopK: 11})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []int
+		for _, h := range got {
+			order = append(order, h.Chunk.Page)
+		}
+		n := len(order)
+		if n < 4 || order[0] != 5 || !(order[n-2] == 1 && order[n-1] == 11 || order[n-2] == 11 && order[n-1] == 1) {
+			t.Errorf("%s: pages in the order %v: page 5 first, the contents (1) and the index (11) last", mode, order)
+		}
+		if mode != retrieval.Hybrid {
+			continue
+		}
+		var answer strings.Builder
+		if _, err := provider.NewExtractiveChat().Stream(ctx, docqa.ChatRequest{Question: "brake pads", Sources: got},
+			func(s string) error { answer.WriteString(s); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(answer.String(), "p. 5: Brakes Brake pads wear with every stop") {
+			t.Errorf("the quotes miss the answer: %q", answer.String())
+		}
+		for _, f := range []string{"Car Owner Manual", "Chapter 2", "squeals. 4", ". . ."} {
+			if strings.Contains(answer.String(), f) {
+				t.Errorf("the quotes hold furniture %q: %q", f, answer.String())
+			}
+		}
+	}
+	kept, err := retrieval.New(retrieval.Config{Store: e.store, Embedder: provider.NewLexicalEmbedder(), Mode: retrieval.Lexical, KeepNavigation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without the demotion the contents page comes before body pages
+	// (so that the test above means something).
+	got, err := kept.Retrieve(ctx, "brake pads", docqa.Query{TopK: 11})
+	if err != nil || len(got) < 3 || !got[2].Chunk.Navigation {
+		t.Errorf("without the demotion: %+v, %v", got, err)
+	}
 }
