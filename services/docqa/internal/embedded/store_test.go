@@ -691,9 +691,10 @@ func TestDocumentsBeforeOwnersAreTheBuiltinUsers(t *testing.T) {
 	if err != nil || len(hits) != 2 || hits[0].Chunk.ID != docqa.ChunkID(md5A, 0) || hits[0].Chunk.Heading != "Oil" {
 		t.Fatalf("Search = %+v, %v", hits, err)
 	}
-	// Chunks stored before OCR existed were read from a text layer.
-	if hits[0].Chunk.OCR || hits[1].Chunk.OCR {
-		t.Fatalf("chunks of an older store read as OCR: %+v", hits)
+	// Chunks stored before OCR existed were read from a text layer; before
+	// navigation was detected, none is marked as a contents or index page.
+	if hits[0].Chunk.OCR || hits[1].Chunk.OCR || hits[0].Chunk.Navigation || hits[1].Chunk.Navigation {
+		t.Fatalf("chunks of an older store read as OCR or navigation: %+v", hits)
 	}
 	if err := s.Delete(context.Background(), auth.BuiltinUserID, md5A); err != nil {
 		t.Fatal(err)
@@ -704,8 +705,9 @@ func TestDocumentsBeforeOwnersAreTheBuiltinUsers(t *testing.T) {
 	}
 }
 
-// Whether a chunk was read by OCR is stored with it: searches say so, and
-// so does the store opened again.
+// Whether a chunk was read by OCR, and whether its page is a table of
+// contents or an index, are stored with it: searches say so, and so does
+// the store opened again.
 func TestOCRFlagIsStored(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -715,6 +717,7 @@ func TestOCRFlagIsStored(t *testing.T) {
 	}
 	text, scanned := chunk(md5A, 0, 1, "engine oil level", vec(1, 0)), chunk(md5A, 1, 2, "engine oil grade", vec(0, 1))
 	scanned.OCR = true
+	text.Navigation = true
 	mustUpsert(t, s, newDoc(md5A, "a.pdf", t0, 2), []docqa.Chunk{text, scanned}, "lexical:v1")
 	check := func(when string, s *Store) {
 		t.Helper()
@@ -727,8 +730,8 @@ func TestOCRFlagIsStored(t *testing.T) {
 				t.Fatalf("%s: %d hits, %v", when, len(hits), err)
 			}
 			for _, h := range hits {
-				if h.Chunk.OCR != (h.Chunk.Index == 1) {
-					t.Fatalf("%s: chunk %d has OCR %v", when, h.Chunk.Index, h.Chunk.OCR)
+				if h.Chunk.OCR != (h.Chunk.Index == 1) || h.Chunk.Navigation != (h.Chunk.Index == 0) {
+					t.Fatalf("%s: chunk %d has OCR %v, navigation %v", when, h.Chunk.Index, h.Chunk.OCR, h.Chunk.Navigation)
 				}
 			}
 		}

@@ -1739,7 +1739,7 @@ func TestOCRFlagRoundTrip(t *testing.T) {
 	s := newStore(t, f)
 	doc := docqa.Document{Owner: 1, FileName: "scan.pdf", FileMD5: md5A, Chunks: 2, CreatedAt: t0}
 	mustUpsert(t, s, doc, []docqa.Chunk{
-		{ID: docqa.ChunkID(md5A, 0), Page: 1, Index: 0, Text: "engine oil level", Embedding: vec(1)},
+		{ID: docqa.ChunkID(md5A, 0), Page: 1, Index: 0, Text: "engine oil level", Embedding: vec(1), Navigation: true},
 		{ID: docqa.ChunkID(md5A, 1), Page: 2, Index: 1, Text: "engine oil grade", Embedding: vec(0, 1), OCR: true},
 	}, "e")
 	for how, search := range map[string]func() ([]docqa.ScoredChunk, error){
@@ -1751,15 +1751,15 @@ func TestOCRFlagRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %d hits, %v", how, len(hits), err)
 		}
 		for _, h := range hits {
-			if h.Chunk.OCR != (h.Chunk.Index == 1) {
-				t.Fatalf("%s: chunk %d has OCR %v", how, h.Chunk.Index, h.Chunk.OCR)
+			if h.Chunk.OCR != (h.Chunk.Index == 1) || h.Chunk.Navigation != (h.Chunk.Index == 0) {
+				t.Fatalf("%s: chunk %d has OCR %v, navigation %v", how, h.Chunk.Index, h.Chunk.OCR, h.Chunk.Navigation)
 			}
 		}
 	}
-	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":1}`)); m.OCR {
-		t.Fatal("metadata without ocr read as OCR")
+	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":1}`)); m.OCR || m.Navigation {
+		t.Fatal("metadata without ocr or navigation read as OCR or navigation")
 	}
-	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":"1","ocr":true}`)); !m.OCR {
-		t.Fatal("ocr lost when another field has another type")
+	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":"1","ocr":true,"navigation":true}`)); !m.OCR || !m.Navigation {
+		t.Fatal("ocr or navigation lost when another field has another type")
 	}
 }

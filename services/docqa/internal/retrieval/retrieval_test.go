@@ -317,3 +317,75 @@ func TestNewRefuses(t *testing.T) {
 		}
 	}
 }
+
+// The chunks of contents and index pages come after every body chunk among
+// the candidates, in every mode and after a reranker, each group in its
+// order; KeepNavigation leaves the rankings' order.
+func TestNavigationLast(t *testing.T) {
+	ctx := context.Background()
+	s, err := embedded.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	emb := provider.NewLexicalEmbedder()
+	texts := []string{
+		"Brake pads . . 4\nBrake fluid . . 6\nTyres . . 8",             // contents: short, both words
+		"Brake pads wear with every stop; check the brake pads.",       // body
+		"brake pads, 4, 5\nbrake fluid, 6\ntyres, 8",                   // index
+		"The warning light shows when the pads of the brake are thin.", // body
+	}
+	chunks := make([]docqa.Chunk, len(texts))
+	for i, text := range texts {
+		chunks[i] = docqa.Chunk{ID: docqa.ChunkID(md5Gnuplot, i), Page: i + 1, Index: i, Text: text,
+			Embedding: emb.Vector(text), Navigation: i == 0 || i == 2}
+	}
+	doc := docqa.Document{Owner: 1, FileName: "car.pdf", FileMD5: md5Gnuplot, Size: 1, Pages: 4, Chunks: 4, CreatedAt: time.Unix(0, 0)}
+	if err := s.Upsert(ctx, doc, chunks, emb.Name()); err != nil {
+		t.Fatal(err)
+	}
+	pages := func(hits []docqa.ScoredChunk) []int {
+		var out []int
+		for _, h := range hits {
+			out = append(out, h.Chunk.Page)
+		}
+		return out
+	}
+	for _, mode := range []Mode{Lexical, Vector, Hybrid} {
+		kept, err := mustNew(t, Config{Store: s, Embedder: emb, Mode: mode, KeepNavigation: true}).Retrieve(ctx, "brake pads", docqa.Query{TopK: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body, nav []int
+		for _, p := range pages(kept) {
+			if p == 1 || p == 3 {
+				nav = append(nav, p)
+			} else {
+				body = append(body, p)
+			}
+		}
+		if p := pages(kept); len(p) != 4 || slices.Equal(p, append(body, nav...)) {
+			t.Fatalf("%s: fixture: a navigation chunk should come before a body chunk without the demotion: %v", mode, p)
+		}
+		got, err := mustNew(t, Config{Store: s, Embedder: emb, Mode: mode}).Retrieve(ctx, "brake pads", docqa.Query{TopK: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := append(body, nav...); !slices.Equal(pages(got), want) {
+			t.Errorf("%s: pages %v, want %v (rankings' order %v)", mode, pages(got), want, pages(kept))
+		}
+		// A single answer is a body page, even when the rankings' first
+		// may be a contents page.
+		one, err := mustNew(t, Config{Store: s, Embedder: emb, Mode: mode}).Retrieve(ctx, "brake pads", docqa.Query{TopK: 1})
+		if err != nil || len(one) != 1 || one[0].Chunk.Navigation {
+			t.Errorf("%s: top 1 = %v, %v", mode, pages(one), err)
+		}
+	}
+	// A reranker that puts the index first ("brake" three times) does not
+	// lift it above the body.
+	rr := &scoreReranker{word: "brake"}
+	got, err := mustNew(t, Config{Store: s, Embedder: emb, Reranker: rr}).Retrieve(ctx, "brake pads", docqa.Query{TopK: 4})
+	if err != nil || len(got) != 4 || got[0].Chunk.Navigation || got[1].Chunk.Navigation || !got[2].Chunk.Navigation || !got[3].Chunk.Navigation {
+		t.Errorf("reranked pages %v, %v", pages(got), err)
+	}
+}
