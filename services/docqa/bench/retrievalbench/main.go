@@ -96,6 +96,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	rrfK := fs.Int("rrf-k", retrieval.DefaultK, "RRF constant")
 	keepNavigation := fs.Bool("keep-navigation", false, "leave table-of-contents and index chunks where the rankings put them")
 	verbose := fs.Bool("v", false, "list every question that hybrid retrieval misses at 10")
+	ranksPath := fs.String("ranks", "", "write each question's rank in each row to this file (tab-separated: row, question, rank, first source; rank 0 is a miss at 10), to compare runs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -196,6 +197,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	}
 	var rows []row
 	base := make([]result, len(questions))
+	firsts := map[string][]place{} // row -> each question's first source
 	for i, q := range questions {
 		start := time.Now()
 		ranked, err := baseline.search(ctx, q.Question)
@@ -203,10 +205,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			return err
 		}
 		base[i] = score(q, ranked, start)
+		firsts["bm25"] = append(firsts["bm25"], first(ranked))
 	}
 	rows = append(rows, row{"BM25 baseline (FTS5 unicode61, pages)", base})
 
 	var missed []string
+	var ranks strings.Builder
 	for _, name := range strings.Split(*modes, ",") {
 		mode, err := retrieval.ParseMode(name)
 		if err != nil {
@@ -229,6 +233,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 				ranked[j] = place{manualOf[h.Document.FileMD5], h.Chunk.Page}
 			}
 			res[i] = score(q, ranked, start)
+			firsts[string(mode)] = append(firsts[string(mode)], first(ranked))
 			if mode == retrieval.Hybrid && res[i].rank == 0 {
 				missed = append(missed, fmt.Sprintf("%s %v: %s -> %v", q.ID, q.Pages, q.Question, ranked[:min(3, len(ranked))]))
 			}
@@ -236,6 +241,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		rows = append(rows, row{string(mode), res})
 	}
 
+	if *ranksPath != "" {
+		for _, r := range rows {
+			name := strings.SplitN(r.name, " ", 2)[0]
+			key := name
+			if name == "BM25" {
+				key = "bm25"
+			}
+			for i, q := range questions {
+				f := firsts[key][i]
+				fmt.Fprintf(&ranks, "%s\t%s\t%d\t%s:%d\n", key, q.ID, r.results[i].rank, f.manual, f.page)
+			}
+		}
+		if err := os.WriteFile(*ranksPath, []byte(ranks.String()), 0o644); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(out, "| retrieval | hit@1 | hit@5 | hit@10 | MRR@10 | wrong manual first | p50 |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		fmt.Fprintf(out, "| %s | %s |\n", r.name, summary(r.results))
@@ -285,6 +306,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 type place struct {
 	manual string
 	page   int
+}
+
+// first is a ranking's first source, the zero place when it is empty.
+func first(ranked []place) place {
+	if len(ranked) == 0 {
+		return place{}
+	}
+	return ranked[0]
 }
 
 func score(q question, ranked []place, start time.Time) result {
