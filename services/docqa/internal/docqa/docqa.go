@@ -142,9 +142,10 @@ type Chunk struct {
 	ID    string
 	Page  int // 1-based page number
 	Index int // 0-based position within the document
-	// Heading is the nearest heading of the chunk's page (the document
-	// outline's entries there, joined by " / "; without any, the page's
-	// running head from internal/furniture), "" when none is known.
+	// Heading is the nearest heading of the chunk's page: the page's
+	// running heads from internal/furniture (the book's title, the
+	// chapter's head) and the document outline's entries there, joined by
+	// " / "; "" when none is known.
 	Heading string
 	// PageLabel is the page's printed label from the PDF's /PageLabels
 	// ("iii", "3-12"), "" when the PDF has none (and in chunks stored

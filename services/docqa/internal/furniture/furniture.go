@@ -29,8 +29,9 @@
 //   - An offset is the document's when at least OffsetShare of its pages
 //     (and MinPages) have a number in a band at that offset.
 //   - A head whose key's pages do not span HeadMaxSpan of the document (a
-//     chapter's head, not the book's title on every other page), with its
-//     page number taken out, is the page's RunningHead.
+//     chapter's head), with its page number taken out, is the page's
+//     RunningHead; one whose pages do (the book's title on every page or
+//     every other page: "gnuplot 5.4") is its BookHead.
 package furniture
 
 import (
@@ -65,6 +66,10 @@ type Result struct {
 	// RunningHead is the page's running head without its page number, ""
 	// when the page has none or it is the same on most pages.
 	RunningHead string
+	// BookHead is the page's running head, without its page number, when
+	// it is the same on most of the document's pages (the book's title, a
+	// "gnuplot 5.4"), "" otherwise.
+	BookHead string
 	// Removed are the lines taken out, top first.
 	Removed []string
 	// Navigation says that the page is mostly a table of contents or an
@@ -185,7 +190,7 @@ func Strip(pages []Page) []Result {
 	out := make([]Result, len(pages))
 	for i := range pages {
 		drop := map[int]bool{}
-		head := ""
+		head, bookHead := "", ""
 		for _, c := range cands[i] {
 			if drop[c.line] {
 				continue
@@ -202,8 +207,12 @@ func Strip(pages []Page) []Result {
 			}
 			drop[c.line] = true
 			out[i].Removed = append(out[i].Removed, strings.TrimSpace(lines[i][c.line]))
-			if c.band == top && !c.bare && head == "" && !spread[k] {
-				head = headText(lines[i][c.line], c.carries)
+			if c.band == top && !c.bare {
+				if spread[k] && bookHead == "" {
+					bookHead = headText(lines[i][c.line], c.carries)
+				} else if !spread[k] && head == "" {
+					head = headText(lines[i][c.line], c.carries)
+				}
 			}
 		}
 		kept := make([]string, 0, len(lines[i]))
@@ -214,6 +223,7 @@ func Strip(pages []Page) []Result {
 		}
 		out[i].Text = strings.Trim(strings.Join(kept, "\n"), "\n")
 		out[i].RunningHead = head
+		out[i].BookHead = bookHead
 		out[i].Navigation = IsNavigation(out[i].Text, len(pages))
 	}
 	return out

@@ -47,27 +47,28 @@ func TestStripBook(t *testing.T) {
 	want := []struct {
 		removed    []string
 		head       string
+		bookHead   string
 		navigation bool
 		firstLine  string
 	}{
-		{[]string{"i"}, "", true, "Contents"},
-		{[]string{"1"}, "", false, "1 Introduction"},
-		{[]string{"2 Car Owner Manual"}, "", false, "The engine needs oil of grade 5W-30."},
-		{[]string{"Chapter 1: Introduction 3"}, "Chapter 1: Introduction", false, "The coolant keeps the engine at its temperature."},
-		{[]string{"4"}, "", false, "Brakes"},
-		{[]string{"Chapter 2: Brakes 5"}, "Chapter 2: Brakes", false, "Replace the brake pads when the warning light shows."},
-		{[]string{"6 Car Owner Manual"}, "", false, "Brake fluid absorbs water over the years."},
-		{[]string{"Chapter 2: Brakes 7"}, "Chapter 2: Brakes", false, "The handbrake holds the car on a slope."},
-		{[]string{"8 Car Owner Manual"}, "", false, "Tyres"},
-		{[]string{"Chapter 3: Tyres 9"}, "Chapter 3: Tyres", false, "Rotate the tyres every 10000 kilometres."},
-		{[]string{"10 Car Owner Manual"}, "", true, "Index"},
+		{[]string{"i"}, "", "", true, "Contents"},
+		{[]string{"1"}, "", "", false, "1 Introduction"},
+		{[]string{"2 Car Owner Manual"}, "", "Car Owner Manual", false, "The engine needs oil of grade 5W-30."},
+		{[]string{"Chapter 1: Introduction 3"}, "Chapter 1: Introduction", "", false, "The coolant keeps the engine at its temperature."},
+		{[]string{"4"}, "", "", false, "Brakes"},
+		{[]string{"Chapter 2: Brakes 5"}, "Chapter 2: Brakes", "", false, "Replace the brake pads when the warning light shows."},
+		{[]string{"6 Car Owner Manual"}, "", "Car Owner Manual", false, "Brake fluid absorbs water over the years."},
+		{[]string{"Chapter 2: Brakes 7"}, "Chapter 2: Brakes", "", false, "The handbrake holds the car on a slope."},
+		{[]string{"8 Car Owner Manual"}, "", "Car Owner Manual", false, "Tyres"},
+		{[]string{"Chapter 3: Tyres 9"}, "Chapter 3: Tyres", "", false, "Rotate the tyres every 10000 kilometres."},
+		{[]string{"10 Car Owner Manual"}, "", "Car Owner Manual", true, "Index"},
 	}
 	for i, w := range want {
 		g := got[i]
-		if !slices.Equal(g.Removed, w.removed) || g.RunningHead != w.head || g.Navigation != w.navigation ||
+		if !slices.Equal(g.Removed, w.removed) || g.RunningHead != w.head || g.BookHead != w.bookHead || g.Navigation != w.navigation ||
 			strings.Split(g.Text, "\n")[0] != w.firstLine {
-			t.Errorf("page %d: removed %q head %q navigation %v first line %q; want %q %q %v %q",
-				i+1, g.Removed, g.RunningHead, g.Navigation, strings.Split(g.Text, "\n")[0], w.removed, w.head, w.navigation, w.firstLine)
+			t.Errorf("page %d: removed %q head %q book head %q navigation %v first line %q; want %q %q %q %v %q",
+				i+1, g.Removed, g.RunningHead, g.BookHead, g.Navigation, strings.Split(g.Text, "\n")[0], w.removed, w.head, w.bookHead, w.navigation, w.firstLine)
 		}
 		for _, f := range []string{"Car Owner Manual", "Chapter 1:", "Chapter 2:", "Chapter 3:"} {
 			if strings.Contains(g.Text, f) {
@@ -97,9 +98,10 @@ func TestStripWithoutLabels(t *testing.T) {
 		if g.Text != want {
 			t.Errorf("page %d text %q, want %q", i+1, g.Text, want)
 		}
-		// The head is the same on every page: the book's, not the page's.
-		if g.RunningHead != "" {
-			t.Errorf("page %d running head %q", i+1, g.RunningHead)
+		// The head is the same on every page: the book's, not the page's,
+		// without its page number.
+		if g.RunningHead != "" || g.BookHead != "Widget guide" {
+			t.Errorf("page %d running head %q, book head %q; want \"\", \"Widget guide\"", i+1, g.RunningHead, g.BookHead)
 		}
 	}
 }

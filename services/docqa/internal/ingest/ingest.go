@@ -527,8 +527,9 @@ func (p *Pipeline) Delete(ctx context.Context, md5 string) error {
 // split cuts each page into chunks, keeping page numbers, at most
 // docqa.MaxChunks in all. The pages' furniture (running heads and feet,
 // printed page numbers: internal/furniture) is left out of the chunks'
-// text; a page without an outline heading takes its running head as its
-// chunks' heading, and the chunks of a table of contents or an index page
+// text; a page's running heads (its chapter's, and the book's title where
+// the page prints one) go before its outline headings in its chunks'
+// heading, and the chunks of a table of contents or an index page
 // are marked Navigation. truncated also says that the extractor cut a
 // page's text at its budget: the document is then stored, but not whole.
 func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated bool) {
@@ -540,8 +541,10 @@ func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated 
 	for i, page := range pages {
 		truncated = truncated || page.Truncated
 		heads := page.Headings
-		if h := stripped[i].RunningHead; h != "" && !slices.Contains(heads, h) {
-			heads = append([]string{h}, heads...)
+		for _, h := range []string{stripped[i].RunningHead, stripped[i].BookHead} {
+			if h != "" && !slices.Contains(heads, h) {
+				heads = append([]string{h}, heads...)
+			}
 		}
 		heading := strings.Join(heads, " / ")
 		for _, text := range p.cfg.Splitter.Split(stripped[i].Text) {
