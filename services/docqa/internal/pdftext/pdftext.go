@@ -470,9 +470,11 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 	return d, nil
 }
 
-// pageText returns the text of page index, at most limit characters, and
-// whether it was cut there. PDFium's text page puts the characters in
-// reading order, with the spaces and line ends a viewer would show.
+// pageText returns the text of page index, at most limit characters of
+// PDFium's, and whether it was cut there. PDFium's text page puts the
+// characters in reading order, with the spaces and line ends a viewer would
+// show; buildText puts accents drawn apart back on their letters and adds
+// the word spaces PDFium misses.
 func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, limit int) (string, bool, error) {
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{
 		Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}},
@@ -489,11 +491,12 @@ func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, limit int
 	if count > limit {
 		count, cut = limit, true
 	}
-	text, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: count})
+	gs, err := readGlyphs(inst, tp.TextPage, count)
 	if err != nil {
 		return "", false, err
 	}
-	return clean(text.Text), cut, nil
+	text, _ := buildText(gs)
+	return text, cut, nil
 }
 
 // Bounds of what the title and the outline may add to a document.

@@ -1,0 +1,267 @@
+package pdftext
+
+import (
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+	"golang.org/x/text/unicode/norm"
+)
+
+// glyph is one character of PDFium's text page, in PDFium's order: its
+// Unicode and its loose box in PDF user space (FPDFText_GetLooseCharBox:
+// from the origin to the origin plus the advance width, and from the font's
+// descent to its ascent, the box pdftotext measures with). PDFium's own
+// spaces and line ends are glyphs too; hasBox is false where PDFium has no
+// box for the character.
+type glyph struct {
+	r                        rune
+	left, bottom, right, top float32
+	hasBox                   bool
+}
+
+// readGlyphs reads the first count characters of text page tp.
+func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]glyph, error) {
+	gs := make([]glyph, count)
+	for i := range gs {
+		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp, Index: i})
+		if err != nil {
+			return nil, err
+		}
+		g := glyph{r: rune(u.Unicode)}
+		if needsBox(g.r) {
+			// A failure here is a character without a box (PDFium's own
+			// line ends have none): it is kept, and never moved.
+			if b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i}); err == nil {
+				g.left, g.bottom, g.right, g.top = b.Rect.Left, b.Rect.Bottom, b.Rect.Right, b.Rect.Top
+				g.hasBox = g.right > g.left && g.top > g.bottom
+			}
+		}
+		gs[i] = g
+	}
+	return gs, nil
+}
+
+// needsBox: the characters whose position buildText looks at. Spaces and
+// control characters never are.
+func needsBox(r rune) bool {
+	return r > ' ' && !unicode.IsControl(r) && r != 0xFFFE && r != 0xFFFF
+}
+
+// wordGap is the share of the font size (the loose box's height, ascent to
+// descent) beyond which a horizontal gap between two characters of a line
+// is a word break. pdftotext breaks words at 0.1 of the font size measured
+// the same way (origin plus advance to the next origin); the loose box is
+// somewhat taller than the font size (ascent minus descent is about 1.1 to
+// 1.2 of it), so this is about the same bar. Measured on the corpus
+// (proto-docs/docqa-pdf-decisions.md, "Spaces from positions").
+const wordGap = 0.12
+
+// spaceGap is the share of the font size under which a space character
+// between two characters of a line stands for no gap at all: it is dropped.
+// Lower than wordGap: a real space is often narrow (a fifth of the font size
+// in justified text), and a glyph's loose box may overhang its advance (an
+// italic f), which eats into the gap measured (measured on the corpus).
+const spaceGap = 0.05
+
+// spacingAccents maps the spacing accents that TeX's OT1 fonts (and other
+// fonts of the 1980s) draw as glyphs of their own, over or under a letter,
+// to the combining marks they stand for.
+var spacingAccents = map[rune]rune{
+	'\u00B4': '\u0301', // acute
+	'\u0060': '\u0300', // grave
+	'\u00A8': '\u0308', // diaeresis
+	'\u00AF': '\u0304', // macron
+	'\u02C9': '\u0304', // modifier letter macron
+	'\u02C7': '\u030C', // caron
+	'\u02D8': '\u0306', // breve
+	'\u02DA': '\u030A', // ring above
+	'\u02DC': '\u0303', // small tilde
+	'\u02C6': '\u0302', // modifier letter circumflex
+	'\u00B8': '\u0327', // cedilla
+	'\u02D9': '\u0307', // dot above
+	'\u02DD': '\u030B', // double acute
+	'\u02DB': '\u0328', // ogonek
+}
+
+// combining returns the combining mark r stands for: r itself when it is
+// one (category Mn), its combining form when it is a spacing accent, 0
+// otherwise.
+func combining(r rune) rune {
+	if c, ok := spacingAccents[r]; ok {
+		return c
+	}
+	if unicode.Is(unicode.Mn, r) {
+		return r
+	}
+	return 0
+}
+
+// centreOver says whether a's horizontal centre lies within b's box: an
+// accent drawn over (or under) the letter b.
+func centreOver(a, b glyph) bool {
+	if !a.hasBox || !b.hasBox {
+		return false
+	}
+	c := (a.left + a.right) / 2
+	return c >= b.left && c <= b.right
+}
+
+// onLineAfter says whether b stands on a's line, upright, where a line goes on
+// after a: the boxes overlap by most of the smaller one's height (rotated
+// or vertical text has boxes that do not), and b does not start well left
+// of a's end (a new column, text set right to left, a character drawn
+// twice).
+func onLineAfter(a, b glyph) bool {
+	if !a.hasBox || !b.hasBox {
+		return false
+	}
+	ha, hb := a.top-a.bottom, b.top-b.bottom
+	lo, hi := max(a.bottom, b.bottom), min(a.top, b.top)
+	return hi-lo >= 0.6*min(ha, hb) && b.left-a.right > -0.3*max(ha, hb)
+}
+
+// tight says whether b follows a on its line with next to no gap between
+// them (under spaceGap of the font size): a space character between them is
+// not a word break.
+func tight(a, b glyph) bool {
+	return onLineAfter(a, b) && b.left-a.right < spaceGap*max(a.top-a.bottom, b.top-b.bottom)
+}
+
+// wordBreak says whether b, which follows a with no space between them in
+// PDFium's text, stands far enough to the right of a on the same line to be
+// the start of another word.
+func wordBreak(a, b glyph) bool {
+	if noWordSpaces(a.r) || noWordSpaces(b.r) || !onLineAfter(a, b) {
+		return false
+	}
+	return b.left-a.right > wordGap*max(a.top-a.bottom, b.top-b.bottom)
+}
+
+// noWordSpaces: scripts written without spaces between words (Chinese,
+// Japanese kana), whose characters are often set apart on purpose.
+func noWordSpaces(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) ||
+		(r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF)
+}
+
+// buildText turns PDFium's characters into the page's text, and gives, for
+// each byte of it, the index of the character it came from. It does what
+// clean does to PDFium's text (line ends "\n", the hyphen-join mark and
+// control characters dropped), and two things PDFium does not:
+//
+//   - An accent drawn as a glyph of its own before the letter it stands
+//     over (as TeX does: \'e is the acute, then the e beneath it) goes after
+//     that letter as a combining mark, and the pair is composed (NFC) where
+//     a precomposed character exists: "é", not "´e". A spacing accent drawn
+//     after the letter it stands over is composed with it likewise.
+//   - Where two characters of a line stand further apart than wordGap of
+//     the font size and PDFium put no space between them (text set glyph by
+//     glyph, without space characters), a space goes between them.
+func buildText(gs []glyph) (string, []int) {
+	b := make([]byte, 0, len(gs)+len(gs)/8)
+	at := make([]int, 0, cap(b))
+	emit := func(s string, i int) {
+		b = append(b, s...)
+		for range len(s) {
+			at = append(at, i)
+		}
+	}
+	var buf [4 * utf8.UTFMax]byte
+	last := -1  // index of the last letter-like glyph written, -1 after a space or line end
+	lastAt := 0 // where its bytes begin in b
+	for i := 0; i < len(gs); i++ {
+		g := gs[i]
+		// PDFium gives a character outside the BMP as its two UTF-16
+		// halves, each a character of its own.
+		if utf16.IsSurrogate(g.r) && i+1 < len(gs) {
+			if r := utf16.DecodeRune(g.r, gs[i+1].r); r != utf8.RuneError {
+				if last >= 0 && wordBreak(gs[last], g) {
+					emit(" ", i)
+				}
+				lastAt = len(b)
+				emit(string(r), i)
+				at[len(at)-1] = i + 1
+				last = i + 1
+				i++
+				continue
+			}
+		}
+		switch r := g.r; {
+		case r == '\r':
+			if i+1 < len(gs) && gs[i+1].r == '\n' {
+				i++
+			}
+			emit("\n", i)
+			last = -1
+			continue
+		case r == '\n' || r == '\t':
+			emit(string(r), i)
+			last = -1
+			continue
+		case unicode.IsControl(r), utf16.IsSurrogate(r), r == 0xFFFE, r == 0xFFFF, r == 0xFEFF, r < 0, r > unicode.MaxRune:
+			continue
+		case r == ' ' && last >= 0:
+			// Spaces between two characters of a line that stand close
+			// together are dropped, as pdftotext drops them: producers
+			// that place every glyph themselves sometimes leave space
+			// characters inside words ("gro und") and none between them.
+			j := i + 1
+			for j < len(gs) && gs[j].r == ' ' {
+				j++
+			}
+			if j < len(gs) && tight(gs[last], gs[j]) {
+				i = j - 1
+				continue
+			}
+			for ; i < j; i++ {
+				emit(" ", i)
+			}
+			i--
+			last = -1
+			continue
+		case unicode.IsSpace(r):
+			emit(string(r), i)
+			last = -1
+			continue
+		}
+		// A mark before the letter it stands over: the letter, then the mark.
+		if c := combining(g.r); c != 0 && i+1 < len(gs) && unicode.IsLetter(gs[i+1].r) && centreOver(g, gs[i+1]) {
+			n := gs[i+1]
+			if last >= 0 && wordBreak(gs[last], n) {
+				emit(" ", i)
+			}
+			lastAt = len(b)
+			emit(compose(utf8.AppendRune(buf[:0], n.r), c), i+1)
+			at[len(at)-1] = i // the pair's last byte points at the mark
+			last = i + 1
+			i++
+			continue
+		}
+		// A spacing accent after the letter it stands over: the letter,
+		// written just before, is written again with it.
+		if c, ok := spacingAccents[g.r]; ok && last >= 0 && last == i-1 && unicode.IsLetter(gs[last].r) && centreOver(g, gs[last]) {
+			pair := compose(append(buf[:0], b[lastAt:]...), c)
+			b, at = b[:lastAt], at[:lastAt]
+			emit(pair, last)
+			at[len(at)-1] = i
+			continue
+		}
+		if last >= 0 && wordBreak(gs[last], g) {
+			emit(" ", i)
+		}
+		lastAt = len(b)
+		emit(string(g.r), i)
+		last = i
+	}
+	return string(b), at
+}
+
+// compose returns base (the UTF-8 of a letter, perhaps with marks) followed
+// by mark, composed (NFC) where Unicode has a precomposed character.
+func compose(base []byte, mark rune) string {
+	return string(norm.NFC.Append(nil, utf8.AppendRune(base, mark)...))
+}

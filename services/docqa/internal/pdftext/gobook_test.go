@@ -1,0 +1,44 @@
+package pdftext
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGoBookChapterWordRecall scores pdfcpu's TheGoProgrammingLanguageCh1.pdf
+// (troff output set glyph by glyph with tight kerning, where PDFium's own
+// spacing kept 57% of the words) against pdftotext, read from the Go module
+// cache where pdfcpu's test data lies (the file is not in the repository:
+// its licence is unclear). It skips without the file or pdftotext.
+func TestGoBookChapterWordRecall(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	path := filepath.Join(strings.TrimSpace(string(out)), "github.com/pdfcpu/pdfcpu@v0.15.0/pkg/testdata/TheGoProgrammingLanguageCh1.pdf")
+	ref, err := exec.Command("pdftotext", "-q", "-enc", "UTF-8", path, "-").Output()
+	if err != nil {
+		t.Skipf("no pdftotext or no %s: %v", path, err)
+	}
+	f, size := mustOpen(t, path)
+	doc, err := engine.Extract(context.Background(), f, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refPages := strings.Split(strings.TrimSuffix(string(ref), "\f"), "\f")
+	if len(refPages) != len(doc.Pages) {
+		t.Fatalf("%d pages, pdftotext %d", len(doc.Pages), len(refPages))
+	}
+	var s score
+	for i, p := range doc.Pages {
+		s.add(words(refPages[i]), words(p.Text))
+	}
+	t.Logf("recall %.4f, precision %.4f, pair recall %.4f (%d words, %d pages)",
+		s.recall(), s.precision(), s.pairRecall(), s.refItems, len(doc.Pages))
+	if s.recall() < 0.95 || s.precision() < 0.95 {
+		t.Errorf("recall %.4f, precision %.4f: want >= 0.95 each", s.recall(), s.precision())
+	}
+}
