@@ -221,7 +221,7 @@ func (e *Engine) Locate(ctx context.Context, r io.ReaderAt, size int64, passages
 }
 
 // locateOnPage returns the line rectangles of each of texts on page index.
-// A text is looked for in the page's cleaned text (as Extract gives it) and
+// A text is looked for in the page's text as Extract gives it (buildText) and
 // mapped back to PDFium's characters; a text found nowhere gets nil.
 func locateOnPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int, texts []string) ([][]Rect, error) {
 	out := make([][]Rect, len(texts))
@@ -236,11 +236,11 @@ func locateOnPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int, t
 	if err != nil || n.Count <= 0 {
 		return out, nil
 	}
-	raw, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: n.Count})
+	gs, err := readGlyphs(inst, tp.TextPage, n.Count)
 	if err != nil {
 		return nil, fmt.Errorf("%w: page %d text (%v)", ErrCorrupt, index+1, err)
 	}
-	text, at := cleanIndexed(raw.Text)
+	text, at := buildText(gs)
 	toPage, err := pageTransform(inst, doc, index)
 	if err != nil {
 		return nil, err
@@ -257,19 +257,10 @@ func locateOnPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int, t
 			continue
 		}
 		from = pos + len(t)
-		first, last := at[pos], at[from-1] // rune indices of PDFium's text
-		c0, err := inst.FPDFText_GetCharIndexFromTextIndex(&requests.FPDFText_GetCharIndexFromTextIndex{TextPage: tp.TextPage, NTextIndex: first})
-		if err != nil {
-			return nil, fmt.Errorf("%w: page %d (%v)", ErrCorrupt, index+1, err)
-		}
-		c1, err := inst.FPDFText_GetCharIndexFromTextIndex(&requests.FPDFText_GetCharIndexFromTextIndex{TextPage: tp.TextPage, NTextIndex: last})
-		if err != nil {
-			return nil, fmt.Errorf("%w: page %d (%v)", ErrCorrupt, index+1, err)
-		}
-		if c0.CharIndex < 0 || c1.CharIndex < c0.CharIndex {
-			continue
-		}
-		cr, err := inst.FPDFText_CountRects(&requests.FPDFText_CountRects{TextPage: tp.TextPage, StartIndex: c0.CharIndex, Count: c1.CharIndex - c0.CharIndex + 1})
+		// PDFium's characters the passage's bytes came from (an accent
+		// moved after its letter comes from before it).
+		c0, c1 := slices.Min(at[pos:from]), slices.Max(at[pos:from])
+		cr, err := inst.FPDFText_CountRects(&requests.FPDFText_CountRects{TextPage: tp.TextPage, StartIndex: c0, Count: c1 - c0 + 1})
 		if err != nil {
 			return nil, fmt.Errorf("%w: page %d (%v)", ErrCorrupt, index+1, err)
 		}
@@ -284,35 +275,6 @@ func locateOnPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int, t
 		out[k] = mergeLines(rects)
 	}
 	return out, nil
-}
-
-// cleanIndexed is clean(s) with, for each byte of the result, the index of
-// the rune of s it came from (a "\r\n" pair becomes one "\n" of the "\r").
-// PDFium numbers its text by those runes (FPDFText_GetCharIndexFromTextIndex).
-func cleanIndexed(s string) (string, []int) {
-	var b strings.Builder
-	at := make([]int, 0, len(s))
-	runes := []rune(s)
-	for i := 0; i < len(runes); i++ {
-		before := b.Len()
-		r := runes[i]
-		switch {
-		case r == '\r':
-			if i+1 < len(runes) && runes[i+1] == '\n' {
-				b.WriteByte('\n')
-				at = append(at, i)
-				i++
-				continue
-			}
-			b.WriteByte('\n')
-		default:
-			b.WriteString(clean(string(r)))
-		}
-		for range b.Len() - before {
-			at = append(at, i)
-		}
-	}
-	return b.String(), at
 }
 
 // transform maps PDF user space of one page onto the page as shown,

@@ -242,26 +242,6 @@ func TestMergeLines(t *testing.T) {
 	}
 }
 
-func TestCleanIndexedMapsBack(t *testing.T) {
-	raw := "ab\r\ncd\uFFFEe\x01f"
-	text, at := cleanIndexed(raw)
-	if text != clean(raw) {
-		t.Fatalf("text %q, clean's %q", text, clean(raw))
-	}
-	runes := []rune(raw)
-	for i := range len(text) {
-		if text[i] == '\n' {
-			if runes[at[i]] != '\r' {
-				t.Errorf("byte %d (line end) maps to %q", i, runes[at[i]])
-			}
-			continue
-		}
-		if string(runes[at[i]]) != text[i:i+1] {
-			t.Errorf("byte %d %q maps to rune %d %q", i, text[i], at[i], runes[at[i]])
-		}
-	}
-}
-
 // lineBox is the box around the words of pdftotext's line that reads
 // line: its words are those sharing one yMin, in order.
 func lineBox(words []word, line string) (word, bool) {

@@ -1,0 +1,158 @@
+package pdftext
+
+import (
+	"testing"
+)
+
+// line sets text on one line of 10-unit loose boxes (font size about 9):
+// each rune takes width 5 after the gap before it, given in gaps (one
+// per rune, the first ignored); '\r', '\n' and the other control
+// characters get no box, as PDFium's own line ends have none.
+func line(text string, gaps ...float32) []glyph {
+	var gs []glyph
+	x := float32(100)
+	for i, r := range []rune(text) {
+		if r < ' ' {
+			gs = append(gs, glyph{r: r})
+			continue
+		}
+		if i > 0 && i < len(gaps) {
+			x += gaps[i]
+		}
+		gs = append(gs, glyph{r: r, left: x, bottom: 700, right: x + 5, top: 710, hasBox: true})
+		x += 5
+	}
+	return gs
+}
+
+func TestBuildTextMovesAccentsAfterTheirLetter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gs   []glyph
+		want string
+	}{
+		// TeX's \'e: the acute is drawn first, over the e (its box
+		// centred on the e's), then the e; then "t" and "e" follow.
+		{"acute over e", []glyph{
+			{r: 'd', left: 0, right: 5, bottom: 0, top: 10, hasBox: true},
+			{r: '\u00B4', left: 5.5, right: 9.5, bottom: 0, top: 10, hasBox: true},
+			{r: 'e', left: 5, right: 10, bottom: 0, top: 10, hasBox: true},
+			{r: 't', left: 10, right: 14, bottom: 0, top: 10, hasBox: true},
+		}, "dét"},
+		// A combining mark (Mn) before its letter, and one (a caron
+		// over x) for which Unicode has no precomposed character.
+		{"Mn before letter", []glyph{
+			{r: '\u0308', left: 0, right: 5, bottom: 0, top: 10, hasBox: true},
+			{r: 'u', left: 0, right: 5, bottom: 0, top: 10, hasBox: true},
+			{r: '\u02C7', left: 5, right: 10, bottom: 0, top: 10, hasBox: true},
+			{r: 'x', left: 5, right: 10, bottom: 0, top: 10, hasBox: true},
+		}, "ü" + "x\u030C"},
+		// Macron and dot-less letters of transliterated Arabic: ā, ī.
+		{"macrons", []glyph{
+			{r: 'q', left: 0, right: 5, bottom: 0, top: 10, hasBox: true},
+			{r: '\u00AF', left: 5, right: 10, bottom: 0, top: 10, hasBox: true},
+			{r: 'a', left: 5, right: 10, bottom: 0, top: 10, hasBox: true},
+			{r: 'd', left: 10, right: 15, bottom: 0, top: 10, hasBox: true},
+			{r: '\u00AF', left: 15, right: 18, bottom: 0, top: 10, hasBox: true},
+			{r: 'i', left: 15, right: 18, bottom: 0, top: 10, hasBox: true},
+		}, "qādī"},
+		// A spacing accent after the letter it stands over.
+		{"accent after its letter", []glyph{
+			{r: 'c', left: 0, right: 5, bottom: 0, top: 10, hasBox: true},
+			{r: '\u00B8', left: 0.5, right: 4.5, bottom: 0, top: 10, hasBox: true},
+			{r: 'a', left: 5, right: 10, bottom: 0, top: 10, hasBox: true},
+		}, "ça"},
+		// An accent standing alone, apart from any letter, stays.
+		{"lone accent", line("a ´ b"), "a ´ b"},
+		{"accent with nothing after it", line("e´"), "e´"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, at := buildText(tc.gs)
+			if got != tc.want {
+				t.Errorf("buildText = %q, want %q", got, tc.want)
+			}
+			if len(at) != len(got) {
+				t.Fatalf("%d indexes for %d bytes", len(at), len(got))
+			}
+		})
+	}
+}
+
+func TestBuildTextMapsBytesToCharacters(t *testing.T) {
+	gs := []glyph{
+		{r: 'd', left: 0, right: 5, bottom: 0, top: 10, hasBox: true},
+		{r: '\u00B4', left: 5.5, right: 9.5, bottom: 0, top: 10, hasBox: true},
+		{r: 'e', left: 5, right: 10, bottom: 0, top: 10, hasBox: true},
+		{r: 'x', left: 15, right: 20, bottom: 0, top: 10, hasBox: true}, // a word break before it
+		{r: '\r'}, {r: '\n'}, {r: 0xFFFE}, {r: 0x01},
+		{r: 0xD835, left: 0, right: 5, bottom: -20, top: -10, hasBox: true}, // 𝐵, as PDFium gives it: two halves
+		{r: 0xDC35, left: 0, right: 5, bottom: -20, top: -10, hasBox: true},
+	}
+	got, at := buildText(gs)
+	if want := "dé x\n𝐵"; got != want {
+		t.Fatalf("buildText = %q, want %q", got, want)
+	}
+	// d; é (two bytes: the e, then the acute's index on the last); the
+	// space and x from x; the line end from its "\n"; 𝐵 (four bytes) from
+	// its two halves.
+	want := []int{0, 2, 1, 3, 3, 5, 8, 8, 8, 9}
+	if len(at) != len(want) {
+		t.Fatalf("at = %v, want %v", at, want)
+	}
+	for i := range want {
+		if at[i] != want[i] {
+			t.Fatalf("at = %v, want %v", at, want)
+		}
+	}
+}
+
+func TestBuildTextSpacesFromPositions(t *testing.T) {
+	const h = 10 // the loose boxes' height
+	for _, tc := range []struct {
+		name string
+		gs   []glyph
+		want string
+	}{
+		// Glyph by glyph without spaces: a gap of 0.3 of the height is
+		// a word break; 0.1, kerning (negative) and none are not.
+		{"word gaps", line("isacompiled", 0, 0, 0.3*h, 0.3*h, 0.1*h, -0.05*h, 0, 0, 0.02*h, 0, 0), "is a compiled"},
+		// Just above and just below the bar.
+		{"at the bar", line("abc", 0, (wordGap+0.01)*h, (wordGap-0.01)*h), "a bc"},
+		// A space PDFium has is kept where there is a gap (narrow, as in
+		// justified text); one between letters that touch is dropped.
+		{"spaces kept", line("of the", 0, 0, 0.08*h, 0, 0, 0), "of the"},
+		{"space inside a word dropped", line("gro und", 0, 0, 0, -5, 0, 0, 0), "ground"},
+		{"spaces inside a word dropped", line("gro  und", 0, 0, 0, -5, -5, 0, 0, 0), "ground"},
+		// Line ends stay; no space is added across them.
+		{"line end", line("ab\r\ncd", 0, 0, 0, 0, 0.5*h, 0), "ab\ncd"},
+		// Chinese and Japanese set apart are not split into words.
+		{"CJK", line("点检タイヤ", 0, 0.5*h, 0.5*h, 0.5*h, 0.5*h), "点检タイヤ"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, _ := buildText(tc.gs); got != tc.want {
+				t.Errorf("buildText = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// The next line (below), a new column (far left) and rotated text
+	// (boxes that do not overlap in height) are no word gaps on a line.
+	a := glyph{r: 'a', left: 100, right: 105, bottom: 700, top: 710, hasBox: true}
+	for _, b := range []glyph{
+		{r: 'b', left: 120, right: 125, bottom: 688, top: 698, hasBox: true},
+		{r: 'b', left: 20, right: 25, bottom: 700, top: 710, hasBox: true},
+		{r: 'b', left: 120, right: 125, bottom: 705, top: 715, hasBox: true},
+	} {
+		if got, _ := buildText([]glyph{a, b}); got != "ab" {
+			t.Errorf("a then b at %+v: %q, want \"ab\"", b, got)
+		}
+	}
+	// Nor is a space next to one of them dropped.
+	for _, b := range []glyph{
+		{r: 'b', left: 105, right: 110, bottom: 688, top: 698, hasBox: true},
+		{r: 'b', left: 20, right: 25, bottom: 700, top: 710, hasBox: true},
+	} {
+		if got, _ := buildText([]glyph{a, {r: ' '}, b}); got != "a b" {
+			t.Errorf("a, space, b at %+v: %q, want \"a b\"", b, got)
+		}
+	}
+}
