@@ -16,7 +16,8 @@ import (
 // from the origin to the origin plus the advance width, and from the font's
 // descent to its ascent, the box pdftotext measures with). PDFium's own
 // spaces and line ends are glyphs too; hasBox is false where PDFium has no
-// box for the character.
+// box for the character (a combining mark of no advance width has a box of
+// no width: that counts as one).
 type glyph struct {
 	r                        rune
 	left, bottom, right, top float32
@@ -37,7 +38,7 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]g
 			// line ends have none): it is kept, and never moved.
 			if b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i}); err == nil {
 				g.left, g.bottom, g.right, g.top = b.Rect.Left, b.Rect.Bottom, b.Rect.Right, b.Rect.Top
-				g.hasBox = g.right > g.left && g.top > g.bottom
+				g.hasBox = g.right >= g.left && g.top > g.bottom
 			}
 		}
 		gs[i] = g
@@ -261,7 +262,19 @@ func buildText(gs []glyph) (string, []int) {
 }
 
 // compose returns base (the UTF-8 of a letter, perhaps with marks) followed
-// by mark, composed (NFC) where Unicode has a precomposed character.
+// by mark, composed (NFC) where Unicode has a precomposed character. A
+// dotless i or j under a mark above is the i or j (TeX writes í as \'\i,
+// the acute over a dotless i): "í", not "ı́".
 func compose(base []byte, mark rune) string {
+	if r, size := utf8.DecodeRune(base); (r == 'ı' || r == 'ȷ') && norm.NFC.PropertiesString(string(mark)).CCC() == above {
+		dotted := byte('i')
+		if r == 'ȷ' {
+			dotted = 'j'
+		}
+		base = append([]byte{dotted}, base[size:]...)
+	}
 	return string(norm.NFC.Append(nil, utf8.AppendRune(base, mark)...))
 }
+
+// above is the canonical combining class of the marks set above a letter.
+const above = 230

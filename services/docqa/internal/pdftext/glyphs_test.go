@@ -156,3 +156,24 @@ func TestBuildTextSpacesFromPositions(t *testing.T) {
 		}
 	}
 }
+
+func TestComposeDotlessI(t *testing.T) {
+	for _, tc := range []struct {
+		base string
+		mark rune
+		want string
+	}{
+		{"ı", '\u0301', "í"},
+		{"ı", '\u0308', "ï"},
+		{"ı", '\u0304', "ī"},
+		{"ȷ", '\u030C', "ǰ"},
+		{"ı", '\u0327', "ı\u0327"}, // a cedilla is below: the letter stays dotless
+		{"e", '\u0301', "é"},
+		{"t", '\u030C', "ť"},
+		{"x", '\u030C', "x\u030C"},
+	} {
+		if got := compose([]byte(tc.base), tc.mark); got != tc.want {
+			t.Errorf("compose(%q, %U) = %q, want %q", tc.base, tc.mark, got, tc.want)
+		}
+	}
+}

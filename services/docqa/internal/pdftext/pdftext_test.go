@@ -277,6 +277,19 @@ func TestFailureClassesReadRight(t *testing.T) {
 		{"walden-ownerpw-aes128.pdf", 1, []string{"WALDEN"}, nil},
 		{"zh-ja-predefined-cmaps.pdf", 1, []string{"冬季请使用防冻型玻璃清洗液，并检查雨刮片是否老化。"}, nil},
 		{"zh-ja-predefined-cmaps.pdf", 2, []string{"タイヤの空気圧は月に一度点検してください。"}, nil},
+		// Accents drawn apart, before their letter (TeX): composed, after it.
+		{"gen-tex-accents.pdf", 1, []string{"L'élève naïf a visité le château où\nNoël", "garçon", "Étienne préfère le café crème"},
+			[]string{"´", "`", "¨", "ˆ", "¸", "ı", "\u0301", "\u0300", "\u0308", "\u0302", "\u0327"}},
+		{"gen-tex-accents.pdf", 2, []string{"Müller fährt über die Brücke nach Köln.", "Die Größe der Bäume", "Übung"}, []string{"¨", "\u0308"}},
+		{"gen-tex-accents.pdf", 3, []string{"Příliš žluťoučký kůň úpěl ďábelské ódy.", "Českých Budějovicích prší."}, []string{"ˇ", "˚", "\u030c"}},
+		{"gen-tex-accents.pdf", 4, []string{"Muḥammad ibn Mūsā al-Khwārizmī wrote in Baġdād.", "Ḥalab", "ḥadīth", "Ibn Baṭṭūṭa", "Riḥla", "al-Maġrib"},
+			[]string{"¯", "˙", "\u0323", "\u0304"}},
+		{"gen-tex-accents.pdf", 5, []string{"São Paulo, señor, Brăila, Erdős, mąka, Łódź."}, []string{"˜", "˘", "˝", "˛"}},
+		// Glyph by glyph without spaces; spaces inside words taken back by kerns.
+		{"gen-glyph-by-glyph.pdf", 1, []string{"This chapter is a tour of the basic components"}, nil},
+		{"gen-glyph-by-glyph.pdf", 2, []string{"AVOID Water in the fuel: drain the filter every 20000 kilometres"}, nil},
+		{"gen-glyph-by-glyph.pdf", 3, []string{"We hope to provide enough information and examples to get you off the ground quickly."},
+			[]string{"hop e", "grou nd"}},
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tc.file, tc.page), func(t *testing.T) {
 			f, size := mustOpen(t, "testdata/corpus/"+tc.file)
