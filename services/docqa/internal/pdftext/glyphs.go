@@ -24,24 +24,40 @@ type glyph struct {
 	hasBox                   bool
 }
 
-// readGlyphs reads the first count characters of text page tp.
+// readGlyphs reads the first count characters of text page tp. Their
+// Unicode comes from one FPDFText_GetText call, whose UTF-16 units are
+// PDFium's characters one for one (a character outside the BMP is two of
+// them, as PDFium counts it); where the count of units differs, from
+// FPDFText_GetUnicode character by character (about four times the cost).
 func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]glyph, error) {
 	gs := make([]glyph, count)
+	text, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: count})
+	if err != nil {
+		return nil, err
+	}
+	units := utf16.Encode([]rune(text.Text))
 	for i := range gs {
+		if len(units) == count {
+			gs[i].r = rune(units[i])
+			continue
+		}
 		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp, Index: i})
 		if err != nil {
 			return nil, err
 		}
-		g := glyph{r: rune(u.Unicode)}
-		if needsBox(g.r) {
-			// A failure here is a character without a box (PDFium's own
-			// line ends have none): it is kept, and never moved.
-			if b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i}); err == nil {
-				g.left, g.bottom, g.right, g.top = b.Rect.Left, b.Rect.Bottom, b.Rect.Right, b.Rect.Top
-				g.hasBox = g.right >= g.left && g.top > g.bottom
-			}
+		gs[i].r = rune(u.Unicode)
+	}
+	for i := range gs {
+		g := &gs[i]
+		if !needsBox(g.r) {
+			continue
 		}
-		gs[i] = g
+		// A failure here is a character without a box (PDFium's own
+		// line ends have none): it is kept, and never moved.
+		if b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i}); err == nil {
+			g.left, g.bottom, g.right, g.top = b.Rect.Left, b.Rect.Bottom, b.Rect.Right, b.Rect.Top
+			g.hasBox = g.right >= g.left && g.top > g.bottom
+		}
 	}
 	return gs, nil
 }
