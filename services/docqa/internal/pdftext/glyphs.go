@@ -24,7 +24,9 @@ type glyph struct {
 	hasBox                   bool
 }
 
-// readGlyphs reads the first count characters of text page tp. Their
+// readGlyphs reads the first count characters of text page tp, with the
+// boxes buildText needs (needsAllBoxes: a box costs more than the rest of
+// the character's reading). Their
 // Unicode comes from one FPDFText_GetText call, whose UTF-16 units are
 // PDFium's characters one for one (a character outside the BMP is two of
 // them, as PDFium counts it); where the count of units differs, from
@@ -47,11 +49,9 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]g
 		}
 		gs[i].r = rune(u.Unicode)
 	}
-	for i := range gs {
+	all := needsAllBoxes(gs)
+	box := func(i int) {
 		g := &gs[i]
-		if !needsBox(g.r) {
-			continue
-		}
 		// A failure here is a character without a box (PDFium's own
 		// line ends have none): it is kept, and never moved.
 		if b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i}); err == nil {
@@ -59,7 +59,103 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]g
 			g.hasBox = g.right >= g.left && g.top > g.bottom
 		}
 	}
+	spaces := 0 // before i
+	for i := range gs {
+		if needsBox(gs[i].r) && (all || nearMark(gs, i) || spaces < sampledSpaces && besideSpace(gs, i)) {
+			box(i)
+		}
+		if gs[i].r == ' ' {
+			spaces++
+		}
+	}
+	// A space that stands for no gap says that the producer placed the
+	// glyphs itself, spaces or not: then every gap is measured.
+	if !all && straySpace(gs) {
+		for i := range gs {
+			if needsBox(gs[i].r) && !gs[i].hasBox {
+				box(i)
+			}
+		}
+	}
 	return gs, nil
+}
+
+// needsAllBoxes says whether buildText needs the box of every character
+// of a page: when its words as PDFium spaced them look run together (longer
+// than words are on average, or one of them very long), so that word gaps
+// must be measured between every two characters. Otherwise readGlyphs reads
+// the boxes of accents and combining marks and of the characters beside
+// them, which say where the marks go, and of the characters beside the
+// page's first sampledSpaces spaces, which say whether a space stands for a
+// gap; one that does not (straySpace) makes it read every box after all.
+// Chinese and Japanese characters, written without spaces, do not count as
+// letters of a word here.
+func needsAllBoxes(gs []glyph) bool {
+	words, letters, run := 0, 0, 0
+	prev := rune(0)
+	for _, g := range gs {
+		if unicode.IsLetter(g.r) && !noWordSpaces(g.r) {
+			if run == 0 {
+				words++
+			}
+			run++
+			letters++
+			// An identifier in camel case is words of its own.
+			if unicode.IsUpper(g.r) && unicode.IsLower(prev) {
+				run = 1
+			}
+			if run >= longWord {
+				return true
+			}
+			prev = g.r
+			continue
+		}
+		run, prev = 0, 0
+	}
+	return words > 0 && float64(letters)/float64(words) > meanWordLetters
+}
+
+// Words PDFium ran together: a page whose words have more letters than
+// meanWordLetters on average (English has about 4.7, French 4.8, German
+// about 6; the corpus' pages reach 7.25, a slide of long words), or one word
+// of longWord letters (the corpus' longest are 17, camel case apart).
+const (
+	meanWordLetters = 7.5
+	longWord        = 20
+)
+
+// straySpace says whether a space (or a run of them) stands between two
+// characters of a line that touch (tight).
+func straySpace(gs []glyph) bool {
+	for i := 1; i < len(gs); i++ {
+		if gs[i].r != ' ' || gs[i-1].r == ' ' {
+			continue
+		}
+		j := i + 1
+		for j < len(gs) && gs[j].r == ' ' {
+			j++
+		}
+		if j < len(gs) && tight(gs[i-1], gs[j]) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearMark says whether the character at i is an accent or a combining
+// mark, or stands beside one.
+func nearMark(gs []glyph, i int) bool {
+	return combining(gs[i].r) != 0 || i > 0 && combining(gs[i-1].r) != 0 || i+1 < len(gs) && combining(gs[i+1].r) != 0
+}
+
+// sampledSpaces is how many of a page's first spaces straySpace looks at
+// (the characters beside them get their boxes) when the page's words look
+// right: a producer that writes stray spaces writes them all over.
+const sampledSpaces = 64
+
+// besideSpace says whether the character at i has a space on either side.
+func besideSpace(gs []glyph, i int) bool {
+	return i > 0 && gs[i-1].r == ' ' || i+1 < len(gs) && gs[i+1].r == ' '
 }
 
 // needsBox: the characters whose position buildText looks at. Spaces and
@@ -106,15 +202,27 @@ var spacingAccents = map[rune]rune{
 
 // combining returns the combining mark r stands for: r itself when it is
 // one (category Mn), its combining form when it is a spacing accent, 0
-// otherwise.
+// otherwise. Called for every character: the common ones answer first.
 func combining(r rune) rune {
-	if c, ok := spacingAccents[r]; ok {
-		return c
+	switch {
+	case r < 0x60 || r > 0x60 && r < 0xA8:
+		return 0
+	case r < 0x300:
+		return spacingAccent(r)
 	}
 	if unicode.Is(unicode.Mn, r) {
 		return r
 	}
 	return 0
+}
+
+// spacingAccent returns the combining form of the spacing accent r, 0 if
+// r is none.
+func spacingAccent(r rune) rune {
+	if r < 0x60 || r > 0x2DD {
+		return 0
+	}
+	return spacingAccents[r]
 }
 
 // centreOver says whether a's horizontal centre lies within b's box: an
@@ -260,7 +368,7 @@ func buildText(gs []glyph) (string, []int) {
 		}
 		// A spacing accent after the letter it stands over: the letter,
 		// written just before, is written again with it.
-		if c, ok := spacingAccents[g.r]; ok && last >= 0 && last == i-1 && unicode.IsLetter(gs[last].r) && centreOver(g, gs[last]) {
+		if c := spacingAccent(g.r); c != 0 && last >= 0 && last == i-1 && unicode.IsLetter(gs[last].r) && centreOver(g, gs[last]) {
 			pair := compose(append(buf[:0], b[lastAt:]...), c)
 			b, at = b[:lastAt], at[:lastAt]
 			emit(pair, last)

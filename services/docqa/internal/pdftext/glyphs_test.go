@@ -1,7 +1,9 @@
 package pdftext
 
 import (
+	"fmt"
 	"testing"
+	"unicode"
 )
 
 // line sets text on one line of 10-unit loose boxes (font size about 9):
@@ -175,5 +177,68 @@ func TestComposeDotlessI(t *testing.T) {
 		if got := compose([]byte(tc.base), tc.mark); got != tc.want {
 			t.Errorf("compose(%q, %U) = %q, want %q", tc.base, tc.mark, got, tc.want)
 		}
+	}
+}
+
+// combining's fast paths answer as the plain definition does.
+func TestCombining(t *testing.T) {
+	for r := rune(0); r < 0x20000; r++ {
+		want := rune(0)
+		if c, ok := spacingAccents[r]; ok {
+			want = c
+		} else if unicode.Is(unicode.Mn, r) {
+			want = r
+		}
+		if got := combining(r); got != want {
+			t.Fatalf("combining(%U) = %U, want %U", r, got, want)
+		}
+	}
+	for accent, mark := range map[rune]rune{'´': '\u0301', '`': '\u0300', '¨': '\u0308', '¯': '\u0304', 'ˇ': '\u030C',
+		'˘': '\u0306', '˚': '\u030A', '˜': '\u0303', 'ˆ': '\u0302', '¸': '\u0327', '˙': '\u0307', '˝': '\u030B', '˛': '\u0328'} {
+		if got := combining(accent); got != mark {
+			t.Errorf("combining(%q) = %U, want %U", accent, got, mark)
+		}
+	}
+}
+
+func TestWhichBoxesAreRead(t *testing.T) {
+	plain := line("The oil is checked every month.")
+	if needsAllBoxes(plain) {
+		t.Error("a page of ordinary words needs every box")
+	}
+	for _, text := range []string{
+		"Theoilischeckedeverymonthandbeforealongjourney",  // one run-together word
+		"Theoil ischecked everymonth beforea longjourney", // words run together on average
+	} {
+		if !needsAllBoxes(line(text)) {
+			t.Errorf("%q: its word gaps are not all measured", text)
+		}
+	}
+	if needsAllBoxes(line("the entry is read by extractXRefTableEntriesFromXRefStream in the file")) {
+		t.Error("a camel-case identifier counts as one word")
+	}
+	if needsAllBoxes(line("点检点检点检点检点检点检点检点检点检点检点检点检")) {
+		t.Error("Chinese counts as one long word")
+	}
+	// A space between letters that touch is stray; one at a gap is not.
+	if !straySpace(line("gro und", 0, 0, 0, -5, 0, 0, 0)) {
+		t.Error("a space inside a word is not stray")
+	}
+	if straySpace(line("of the")) {
+		t.Error("a space at a gap is stray")
+	}
+	// Beside a space, and next to an accent.
+	gs := line("ab cd´ef")
+	var near, beside []int
+	for i := range gs {
+		if nearMark(gs, i) {
+			near = append(near, i)
+		}
+		if besideSpace(gs, i) {
+			beside = append(beside, i)
+		}
+	}
+	if fmt.Sprint(near) != "[4 5 6]" || fmt.Sprint(beside) != "[1 3]" {
+		t.Errorf("near a mark %v (want [4 5 6]), beside a space %v (want [1 3])", near, beside)
 	}
 }

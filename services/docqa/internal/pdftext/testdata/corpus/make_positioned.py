@@ -11,7 +11,9 @@
   converters write), no space characters, justified lines whose word gaps vary, tight letter
   spacing and kerned pairs (To, AV, Wa); and a page whose word gaps are kerns while space
   characters, their advance taken back by a kern, stand inside words (as in pdfcpu's
-  TheGoProgrammingLanguageCh1.pdf, where PDFium alone read "gro und").
+  TheGoProgrammingLanguageCh1.pdf, where PDFium alone read "gro und"); then troff's way
+  (scaled_line) and word gaps by turns spaces and kerns (mixed_line), which PDFium spaces right
+  and which must stay right.
 
 Run from this folder: python3 make_positioned.py (Python 3 and Debian's poppler-utils, at
 generation time only).
@@ -159,6 +161,34 @@ def stray_space_line(words, x, y, size=12):
     return b"BT /F1 %d Tf %d %d Td [%s] TJ ET" % (size, x, y, b" ".join(arr))
 
 
+def scaled_line(words, x, y, size=12):
+    """One line as troff's PDF output writes it (the Go book chapter): a font size of 1 scaled
+    up by the text matrix, a TJ array with the word gaps as kerns of 0.15 to 0.19 of the
+    font size, no space characters, and small kerns between some letters."""
+    arr = []
+    for k, w in enumerate(words):
+        if k:
+            arr.append(b"%d" % -(150 + 20 * (k % 3)))
+        names = [ASCII.get(ch, ch) for ch in w]
+        for i, n in enumerate(names):
+            arr.append(pdf_string(bytes([CODE[n]])))
+            if i % 3 == 1:
+                arr.append(b"%d" % (12 - 9 * (i % 2)))
+    return b"BT /F1 1 Tf -0.0001 Tc %d 0 0 %d %d %d Tm [%s] TJ ET" % (size, size, x, y, b" ".join(arr))
+
+
+def mixed_line(words, x, y, size=12):
+    """One TJ array a line whose word gaps are space characters and kerns by turns."""
+    arr = []
+    for k, w in enumerate(words):
+        if k % 2:
+            arr.append(b"-300")
+        elif k:
+            arr.append(pdf_string(b" "))
+        arr.append(pdf_string(bytes(CODE[ASCII.get(ch, ch)] for ch in w)))
+    return b"BT /F1 %d Tf %d %d Td [%s] TJ ET" % (size, x, y, b" ".join(arr))
+
+
 class PDF:
     def __init__(self):
         self.objs = []
@@ -238,6 +268,8 @@ w.write("gen-glyph-by-glyph.pdf", [
     page(GLYPHS, glyph_line, width=468, kern=KERN),  # justified: word gaps stretched
     page(GLYPHS, glyph_line, kern=KERN, track=-12),  # tight: a third of the font size, letters closer
     page(GLYPHS, stray_space_line),
+    page(GLYPHS, scaled_line),
+    page(GLYPHS, mixed_line),
 ])
 # pdftotext 22.12 puts some accents on the wrong letter (a dot below on the letter before, the
 # ogonek apart) and keeps dotless i's: the expected text is written from the source instead.
