@@ -22,6 +22,10 @@ type glyph struct {
 	r                        rune
 	left, bottom, right, top float32
 	hasBox                   bool
+	// origin is the x of the character's origin (its pen position),
+	// read only for a character after a space that looks stray (strayAt).
+	origin    float32
+	hasOrigin bool
 }
 
 // readGlyphs reads the first count characters of text page tp, with the
@@ -68,14 +72,37 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]g
 			spaces++
 		}
 	}
+	// A space whose neighbours touch gets its own box and the origin of
+	// the character after it, which say whether it is stray (strayAt).
+	confirm := func() (stray bool) {
+		for i := 1; i < len(gs); i++ {
+			if gs[i].r != ' ' || gs[i-1].r == ' ' || gs[i].hasBox {
+				continue
+			}
+			j := i + 1
+			for j < len(gs) && gs[j].r == ' ' {
+				j++
+			}
+			if j == len(gs) || !tight(gs[i-1], gs[j]) {
+				continue
+			}
+			box(i)
+			if o, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp, Index: j}); err == nil {
+				gs[j].origin, gs[j].hasOrigin = float32(o.X), true
+			}
+			stray = stray || strayAt(gs, i)
+		}
+		return stray
+	}
 	// A space that stands for no gap says that the producer placed the
 	// glyphs itself, spaces or not: then every gap is measured.
-	if !all && straySpace(gs) {
+	if confirm() && !all {
 		for i := range gs {
 			if needsBox(gs[i].r) && !gs[i].hasBox {
 				box(i)
 			}
 		}
+		confirm()
 	}
 	return gs, nil
 }
@@ -87,7 +114,7 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]g
 // the boxes of accents and combining marks and of the characters beside
 // them, which say where the marks go, and of the characters beside the
 // page's first sampledSpaces spaces, which say whether a space stands for a
-// gap; one that does not (straySpace) makes it read every box after all.
+// gap; one that does not (strayAt) makes it read every box after all.
 // Chinese and Japanese characters, written without spaces, do not count as
 // letters of a word here.
 func needsAllBoxes(gs []glyph) bool {
@@ -124,34 +151,33 @@ const (
 	longWord        = 20
 )
 
-// straySpace says whether a space (or a run of them) stands between two
-// characters of a line that touch (tight).
-func straySpace(gs []glyph) bool {
-	for i := 1; i < len(gs); i++ {
-		if gs[i].r != ' ' || gs[i-1].r == ' ' {
-			continue
-		}
-		j := i + 1
-		for j < len(gs) && gs[j].r == ' ' {
-			j++
-		}
-		if j < len(gs) && tight(gs[i-1], gs[j]) {
-			return true
-		}
+// strayAt says whether the space at i (the first of a run of them) stands
+// for no gap: the characters before and after the run touch (tight), and
+// the pen stands before the space's middle when the character after it is
+// drawn, so that the producer took the space's advance back. The pen, not
+// the character's box: a glyph such as j reaches left of its origin into a
+// real space before it (Walden's "a journal").
+func strayAt(gs []glyph, i int) bool {
+	j := i
+	for j < len(gs) && gs[j].r == ' ' {
+		j++
 	}
-	return false
+	if i == 0 || j == len(gs) || !gs[i].hasBox || !gs[j].hasOrigin || !tight(gs[i-1], gs[j]) {
+		return false
+	}
+	return gs[j].origin < (gs[i].left+gs[i].right)/2
 }
+
+// sampledSpaces is how many of a page's first spaces strayAt looks at
+// (the characters beside them get their boxes) when the page's words look
+// right: a producer that writes stray spaces writes them all over.
+const sampledSpaces = 64
 
 // nearMark says whether the character at i is an accent or a combining
 // mark, or stands beside one.
 func nearMark(gs []glyph, i int) bool {
 	return combining(gs[i].r) != 0 || i > 0 && combining(gs[i-1].r) != 0 || i+1 < len(gs) && combining(gs[i+1].r) != 0
 }
-
-// sampledSpaces is how many of a page's first spaces straySpace looks at
-// (the characters beside them get their boxes) when the page's words look
-// right: a producer that writes stray spaces writes them all over.
-const sampledSpaces = 64
 
 // besideSpace says whether the character at i has a space on either side.
 func besideSpace(gs []glyph, i int) bool {
@@ -330,15 +356,15 @@ func buildText(gs []glyph) (string, []int) {
 		case unicode.IsControl(r), utf16.IsSurrogate(r), r == 0xFFFE, r == 0xFFFF, r == 0xFEFF, r < 0, r > unicode.MaxRune:
 			continue
 		case r == ' ' && last >= 0:
-			// Spaces between two characters of a line that stand close
-			// together are dropped, as pdftotext drops them: producers
-			// that place every glyph themselves sometimes leave space
-			// characters inside words ("gro und") and none between them.
+			// Spaces that stand for no gap (strayAt) are dropped, as
+			// pdftotext drops them: producers that place every glyph
+			// themselves sometimes leave space characters inside words
+			// ("gro und") and none between them.
 			j := i + 1
 			for j < len(gs) && gs[j].r == ' ' {
 				j++
 			}
-			if j < len(gs) && tight(gs[last], gs[j]) {
+			if last == i-1 && strayAt(gs, i) {
 				i = j - 1
 				continue
 			}

@@ -21,7 +21,7 @@ func line(text string, gaps ...float32) []glyph {
 		if i > 0 && i < len(gaps) {
 			x += gaps[i]
 		}
-		gs = append(gs, glyph{r: r, left: x, bottom: 700, right: x + 5, top: 710, hasBox: true})
+		gs = append(gs, glyph{r: r, left: x, bottom: 700, right: x + 5, top: 710, hasBox: true, origin: x, hasOrigin: true})
 		x += 5
 	}
 	return gs
@@ -123,8 +123,9 @@ func TestBuildTextSpacesFromPositions(t *testing.T) {
 		// A space PDFium has is kept where there is a gap (narrow, as in
 		// justified text); one between letters that touch is dropped.
 		{"spaces kept", line("of the", 0, 0, 0.08*h, 0, 0, 0), "of the"},
-		{"space inside a word dropped", line("gro und", 0, 0, 0, -5, 0, 0, 0), "ground"},
-		{"spaces inside a word dropped", line("gro  und", 0, 0, 0, -5, -5, 0, 0, 0), "ground"},
+		{"space inside a word dropped", line("gro und", 0, 0, 0, 0, -5, 0, 0), "ground"},
+		{"spaces inside a word dropped", line("gro  und", 0, 0, 0, 0, -5, -5, 0, 0), "ground"},
+		{"space before an overhanging j kept", overhang, "a j"},
 		// Line ends stay; no space is added across them.
 		{"line end", line("ab\r\ncd", 0, 0, 0, 0, 0.5*h, 0), "ab\ncd"},
 		// Chinese and Japanese set apart are not split into words.
@@ -201,6 +202,13 @@ func TestCombining(t *testing.T) {
 	}
 }
 
+// "a journal": the j's box reaches left of its origin, almost to the a.
+var overhang = []glyph{
+	{r: 'a', left: 100, right: 105, bottom: 700, top: 710, hasBox: true, origin: 100, hasOrigin: true},
+	{r: ' ', left: 105, right: 108.3, bottom: 700, top: 710, hasBox: true, origin: 105, hasOrigin: true},
+	{r: 'j', left: 105.2, right: 111, bottom: 700, top: 710, hasBox: true, origin: 108.3, hasOrigin: true},
+}
+
 func TestWhichBoxesAreRead(t *testing.T) {
 	plain := line("The oil is checked every month.")
 	if needsAllBoxes(plain) {
@@ -220,12 +228,17 @@ func TestWhichBoxesAreRead(t *testing.T) {
 	if needsAllBoxes(line("点检点检点检点检点检点检点检点检点检点检点检点检")) {
 		t.Error("Chinese counts as one long word")
 	}
-	// A space between letters that touch is stray; one at a gap is not.
-	if !straySpace(line("gro und", 0, 0, 0, -5, 0, 0, 0)) {
+	// A space between letters that touch, its advance taken back, is
+	// stray; one at a gap is not, nor one whose next glyph reaches back
+	// into it (a j) while the pen stands after it.
+	if !strayAt(line("gro und", 0, 0, 0, 0, -5, 0, 0), 3) {
 		t.Error("a space inside a word is not stray")
 	}
-	if straySpace(line("of the")) {
+	if strayAt(line("of the"), 2) {
 		t.Error("a space at a gap is stray")
+	}
+	if strayAt(overhang, 1) {
+		t.Error("a space before a j reaching back into it is stray")
 	}
 	// Beside a space, and next to an accent.
 	gs := line("ab cd´ef")
