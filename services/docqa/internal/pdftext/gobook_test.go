@@ -10,7 +10,7 @@ import (
 
 // TestGoBookChapterWordRecall scores pdfcpu's TheGoProgrammingLanguageCh1.pdf
 // (troff output set glyph by glyph with tight kerning, where PDFium's own
-// spacing kept 57% of the words) against pdftotext, read from the Go module
+// spacing kept 61% of the words) against pdftotext, read from the Go module
 // cache where pdfcpu's test data lies (the file is not in the repository:
 // its licence is unclear). It skips without the file or pdftotext.
 func TestGoBookChapterWordRecall(t *testing.T) {
@@ -18,7 +18,11 @@ func TestGoBookChapterWordRecall(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command:", err)
 	}
-	path := filepath.Join(strings.TrimSpace(string(out)), "github.com/pdfcpu/pdfcpu@v0.15.0/pkg/testdata/TheGoProgrammingLanguageCh1.pdf")
+	found, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "github.com/pdfcpu/pdfcpu@*/pkg/testdata/TheGoProgrammingLanguageCh1.pdf"))
+	if len(found) == 0 {
+		t.Skip("pdfcpu's test data is not in the module cache")
+	}
+	path := found[len(found)-1]
 	ref, err := exec.Command("pdftotext", "-q", "-enc", "UTF-8", path, "-").Output()
 	if err != nil {
 		t.Skipf("no pdftotext or no %s: %v", path, err)
