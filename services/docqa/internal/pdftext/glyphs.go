@@ -30,11 +30,10 @@ type glyph struct {
 
 // readGlyphs reads the first count characters of text page tp, with the
 // boxes buildText needs (needsAllBoxes: a box costs more than the rest of
-// the character's reading). Their
-// Unicode comes from one FPDFText_GetText call, whose UTF-16 units are
-// PDFium's characters one for one (a character outside the BMP is two of
-// them, as PDFium counts it); where the count of units differs, from
-// FPDFText_GetUnicode character by character (about four times the cost).
+// the character's reading). Their Unicode comes from one FPDFText_GetText
+// call, whose UTF-16 units are PDFium's characters one for one (a character
+// outside the BMP is two of them, as PDFium counts it); where the count of
+// units differs, from FPDFText_GetUnicode character by character.
 func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]glyph, error) {
 	gs := make([]glyph, count)
 	text, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: count})
@@ -145,7 +144,8 @@ func needsAllBoxes(gs []glyph) bool {
 // Words PDFium ran together: a page whose words have more letters than
 // meanWordLetters on average (English has about 4.7, French 4.8, German
 // about 6; the corpus' pages reach 7.25, a slide of long words), or one word
-// of longWord letters (the corpus' longest are 17, camel case apart).
+// of longWord letters (camel case apart, in the corpus only a hexadecimal
+// constant on a slide reaches it).
 const (
 	meanWordLetters = 7.5
 	longWord        = 20
@@ -196,7 +196,7 @@ func needsBox(r rune) bool {
 // the same way (origin plus advance to the next origin); the loose box is
 // somewhat taller than the font size (ascent minus descent is about 1.1 to
 // 1.2 of it), so this is about the same bar. Measured on the corpus
-// (proto-docs/docqa-pdf-decisions.md, "Spaces from positions").
+// (proto-docs/docqa-pdf-decisions.md, "Accents and spaces from positions").
 const wordGap = 0.12
 
 // spaceGap is the share of the font size under which a space character
