@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"slices"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -30,15 +31,16 @@ type glyph struct {
 
 // readGlyphs reads the first count characters of text page tp, with the
 // boxes buildText needs (needsAllBoxes: a box costs more than the rest of
-// the character's reading). Their Unicode comes from one FPDFText_GetText
+// the character's reading); measured says that every character has its
+// box, so that buildText may measure every gap. Their Unicode comes from one FPDFText_GetText
 // call, whose UTF-16 units are PDFium's characters one for one (a character
 // outside the BMP is two of them, as PDFium counts it); where the count of
 // units differs, from FPDFText_GetUnicode character by character.
-func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]glyph, error) {
-	gs := make([]glyph, count)
+func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) (gs []glyph, measured bool, err error) {
+	gs = make([]glyph, count)
 	text, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: count})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	units := utf16.Encode([]rune(text.Text))
 	for i := range gs {
@@ -48,11 +50,11 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]g
 		}
 		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp, Index: i})
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		gs[i].r = rune(u.Unicode)
 	}
-	all := needsAllBoxes(gs)
+	all := needsAllBoxes(gs) || generatedSpaces(inst, tp, gs)
 	box := func(i int) {
 		g := &gs[i]
 		// A failure here is a character without a box (PDFium's own
@@ -102,8 +104,9 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) ([]g
 			}
 		}
 		confirm()
+		all = true
 	}
-	return gs, nil
+	return gs, all, nil
 }
 
 // needsAllBoxes says whether buildText needs the box of every character
@@ -139,6 +142,26 @@ func needsAllBoxes(gs []glyph) bool {
 		run, prev = 0, 0
 	}
 	return words > 0 && float64(letters)/float64(words) > meanWordLetters
+}
+
+// generatedSpaces says whether PDFium made up any of the page's first
+// sampledSpaces spaces (FPDFText_IsGenerated): the producer wrote no space
+// characters there and placed the words itself (pdfTeX does, with kerns), so
+// PDFium's own guess spaced the page, and every gap is measured.
+func generatedSpaces(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, gs []glyph) bool {
+	n := 0
+	for i, g := range gs {
+		if g.r != ' ' {
+			continue
+		}
+		if n++; n > sampledSpaces {
+			return false
+		}
+		if r, err := inst.FPDFText_IsGenerated(&requests.FPDFText_IsGenerated{TextPage: tp, Index: i}); err == nil && r.IsGenerated {
+			return true
+		}
+	}
+	return false
 }
 
 // Words PDFium ran together: a page whose words have more letters than
@@ -284,12 +307,49 @@ func tight(a, b glyph) bool {
 
 // wordBreak says whether b, which follows a with no space between them in
 // PDFium's text, stands far enough to the right of a on the same line to be
-// the start of another word.
-func wordBreak(a, b glyph) bool {
+// the start of another word: further than wordGap of the font size beyond
+// track, the letter spacing of the line (letterSpacing).
+func wordBreak(a, b glyph, track float32) bool {
 	if noWordSpaces(a.r) || noWordSpaces(b.r) || !onLineAfter(a, b) {
 		return false
 	}
-	return b.left-a.right > wordGap*max(a.top-a.bottom, b.top-b.bottom)
+	return b.left-a.right-track > wordGap*max(a.top-a.bottom, b.top-b.bottom)
+}
+
+// letterSpacing gives each character the letter spacing of its line (a
+// line ends at PDFium's line ends): the median gap between two characters
+// of the line that PDFium put nothing between, or 0 when that is below 0
+// or there are too few. Text set with extra letter spacing (Tc: the gaps
+// between the letters of a word are then as wide as a narrow space)
+// breaks into words only at gaps wider than that, as pdftotext takes the
+// character spacing off each advance. Letters run together by missing
+// spaces are a few pairs among many: the median does not see them.
+func letterSpacing(gs []glyph) []float32 {
+	const minSpacingPairs = 5 // fewer pairs, as on a line of two short words, say nothing
+	track := make([]float32, len(gs))
+	var gaps []float32
+	start := 0
+	end := func(i int) {
+		if len(gaps) >= minSpacingPairs {
+			slices.Sort(gaps)
+			if m := gaps[(len(gaps)-1)/2]; m > 0 {
+				for k := start; k < i; k++ {
+					track[k] = m
+				}
+			}
+		}
+		gaps, start = gaps[:0], i
+	}
+	for i := range gs {
+		switch {
+		case gs[i].r == '\n' || gs[i].r == '\r':
+			end(i + 1)
+		case i > 0 && gs[i].r != ' ' && gs[i-1].r != ' ' && combining(gs[i].r) == 0 && combining(gs[i-1].r) == 0 && onLineAfter(gs[i-1], gs[i]):
+			gaps = append(gaps, gs[i].left-gs[i-1].right)
+		}
+	}
+	end(len(gs))
+	return track
 }
 
 // noWordSpaces: scripts written without spaces between words (Chinese,
@@ -312,7 +372,7 @@ func noWordSpaces(r rune) bool {
 //   - Where two characters of a line stand further apart than wordGap of
 //     the font size and PDFium put no space between them (text set glyph by
 //     glyph, without space characters), a space goes between them.
-func buildText(gs []glyph) (string, []int) {
+func buildText(gs []glyph, measured bool) (string, []int) {
 	b := make([]byte, 0, len(gs)+len(gs)/8)
 	at := make([]int, 0, cap(b))
 	emit := func(s string, i int) {
@@ -322,6 +382,16 @@ func buildText(gs []glyph) (string, []int) {
 		}
 	}
 	var buf [4 * utf8.UTFMax]byte
+	var track []float32
+	if measured {
+		track = letterSpacing(gs)
+	}
+	// A word gap is measured only where every gap of the page was: boxes
+	// read here and there (beside spaces, beside accents) say nothing of
+	// the line's letter spacing.
+	breakBefore := func(a glyph, b, i int) bool {
+		return measured && wordBreak(a, gs[b], track[i])
+	}
 	last := -1  // index of the last letter-like glyph written, -1 after a space or line end
 	lastAt := 0 // where its bytes begin in b
 	for i := 0; i < len(gs); i++ {
@@ -330,7 +400,7 @@ func buildText(gs []glyph) (string, []int) {
 		// halves, each a character of its own.
 		if utf16.IsSurrogate(g.r) && i+1 < len(gs) {
 			if r := utf16.DecodeRune(g.r, gs[i+1].r); r != utf8.RuneError {
-				if last >= 0 && wordBreak(gs[last], g) {
+				if last >= 0 && breakBefore(gs[last], i, i) {
 					emit(" ", i)
 				}
 				lastAt = len(b)
@@ -382,7 +452,7 @@ func buildText(gs []glyph) (string, []int) {
 		// A mark before the letter it stands over: the letter, then the mark.
 		if c := combining(g.r); c != 0 && i+1 < len(gs) && unicode.IsLetter(gs[i+1].r) && centreOver(g, gs[i+1]) {
 			n := gs[i+1]
-			if last >= 0 && wordBreak(gs[last], n) {
+			if last >= 0 && breakBefore(gs[last], i+1, i) {
 				emit(" ", i)
 			}
 			lastAt = len(b)
@@ -401,7 +471,7 @@ func buildText(gs []glyph) (string, []int) {
 			at[len(at)-1] = i
 			continue
 		}
-		if last >= 0 && wordBreak(gs[last], g) {
+		if last >= 0 && breakBefore(gs[last], i, i) {
 			emit(" ", i)
 		}
 		lastAt = len(b)

@@ -69,7 +69,7 @@ func TestBuildTextMovesAccentsAfterTheirLetter(t *testing.T) {
 		{"accent with nothing after it", line("e´"), "e´"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, at := buildText(tc.gs)
+			got, at := buildText(tc.gs, true)
 			if got != tc.want {
 				t.Errorf("buildText = %q, want %q", got, tc.want)
 			}
@@ -90,7 +90,7 @@ func TestBuildTextMapsBytesToCharacters(t *testing.T) {
 		{r: 0xD835, left: 0, right: 5, bottom: -20, top: -10, hasBox: true}, // 𝐵, as PDFium gives it: two halves
 		{r: 0xDC35, left: 0, right: 5, bottom: -20, top: -10, hasBox: true},
 	}
-	got, at := buildText(gs)
+	got, at := buildText(gs, true)
 	if want := "dé x\n𝐵"; got != want {
 		t.Fatalf("buildText = %q, want %q", got, want)
 	}
@@ -132,7 +132,7 @@ func TestBuildTextSpacesFromPositions(t *testing.T) {
 		{"CJK", line("点检タイヤ", 0, 0.5*h, 0.5*h, 0.5*h, 0.5*h), "点检タイヤ"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, _ := buildText(tc.gs); got != tc.want {
+			if got, _ := buildText(tc.gs, true); got != tc.want {
 				t.Errorf("buildText = %q, want %q", got, tc.want)
 			}
 		})
@@ -145,7 +145,7 @@ func TestBuildTextSpacesFromPositions(t *testing.T) {
 		{r: 'b', left: 20, right: 25, bottom: 700, top: 710, hasBox: true},
 		{r: 'b', left: 120, right: 125, bottom: 705, top: 715, hasBox: true},
 	} {
-		if got, _ := buildText([]glyph{a, b}); got != "ab" {
+		if got, _ := buildText([]glyph{a, b}, true); got != "ab" {
 			t.Errorf("a then b at %+v: %q, want \"ab\"", b, got)
 		}
 	}
@@ -154,7 +154,7 @@ func TestBuildTextSpacesFromPositions(t *testing.T) {
 		{r: 'b', left: 105, right: 110, bottom: 688, top: 698, hasBox: true},
 		{r: 'b', left: 20, right: 25, bottom: 700, top: 710, hasBox: true},
 	} {
-		if got, _ := buildText([]glyph{a, {r: ' '}, b}); got != "a b" {
+		if got, _ := buildText([]glyph{a, {r: ' '}, b}, true); got != "a b" {
 			t.Errorf("a, space, b at %+v: %q, want \"a b\"", b, got)
 		}
 	}
@@ -253,5 +253,42 @@ func TestWhichBoxesAreRead(t *testing.T) {
 	}
 	if fmt.Sprint(near) != "[4 5 6]" || fmt.Sprint(beside) != "[1 3]" {
 		t.Errorf("near a mark %v (want [4 5 6]), beside a space %v (want [1 3])", near, beside)
+	}
+}
+
+func TestBuildTextLetterSpacing(t *testing.T) {
+	const h = 10
+	// Letters 0.2 of the height apart (letter-spaced), words 0.6 apart:
+	// the words, not the letters.
+	gaps := []float32{0}
+	for range len("Thisisatour") - 1 {
+		gaps = append(gaps, 0.2*h)
+	}
+	gaps[4], gaps[6], gaps[7] = 0.6*h, 0.6*h, 0.6*h // before "is", "a", "tour"
+	if got, _ := buildText(line("Thisisatour", gaps...), true); got != "This is a tour" {
+		t.Errorf("letter-spaced: %q, want \"This is a tour\"", got)
+	}
+	// Too few letters on a line to tell its spacing: 0.
+	if got := letterSpacing(line("ab", 0, 0.2*h)); got[1] != 0 {
+		t.Errorf("spacing of a two-letter line %v, want 0", got)
+	}
+	// Each line its own spacing.
+	gs := append(line("abcdefg", 0, 2, 2, 2, 2, 2, 2), glyph{r: '\n'})
+	gs = append(gs, line("hijklmn")...)
+	got := letterSpacing(gs)
+	if got[0] != 2 || got[6] != 2 || got[8] != 0 || got[len(got)-1] != 0 {
+		t.Errorf("letterSpacing = %v, want 2 on the first line, 0 on the second", got)
+	}
+}
+
+// Where readGlyphs read boxes here and there only, no gap is measured: a
+// page PDFium spaced from the producer's spaces keeps its words.
+func TestBuildTextMeasuresGapsOnlyWhereAllWereRead(t *testing.T) {
+	gs := line("isacompiled", 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0)
+	if got, _ := buildText(gs, false); got != "isacompiled" {
+		t.Errorf("not measured: %q", got)
+	}
+	if got, _ := buildText(gs, true); got != "is a compiled" {
+		t.Errorf("measured: %q", got)
 	}
 }

@@ -236,11 +236,11 @@ func locateOnPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int, t
 	if err != nil || n.Count <= 0 {
 		return out, nil
 	}
-	gs, err := readGlyphs(inst, tp.TextPage, n.Count)
+	gs, measured, err := readGlyphs(inst, tp.TextPage, n.Count)
 	if err != nil {
 		return nil, fmt.Errorf("%w: page %d text (%v)", ErrCorrupt, index+1, err)
 	}
-	text, at := buildText(gs)
+	text, at := buildText(gs, measured)
 	toPage, err := pageTransform(inst, doc, index)
 	if err != nil {
 		return nil, err

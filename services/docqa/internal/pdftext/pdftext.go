@@ -491,11 +491,11 @@ func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, limit int
 	if count > limit {
 		count, cut = limit, true
 	}
-	gs, err := readGlyphs(inst, tp.TextPage, count)
+	gs, measured, err := readGlyphs(inst, tp.TextPage, count)
 	if err != nil {
 		return "", false, err
 	}
-	text, _ := buildText(gs)
+	text, _ := buildText(gs, measured)
 	return text, cut, nil
 }
 

@@ -12,8 +12,8 @@
   spacing and kerned pairs (To, AV, Wa); and a page whose word gaps are kerns while space
   characters, their advance taken back by a kern, stand inside words (as in pdfcpu's
   TheGoProgrammingLanguageCh1.pdf, where PDFium alone read "gro und"); then troff's way
-  (scaled_line) and word gaps by turns spaces and kerns (mixed_line), which PDFium spaces right
-  and which must stay right.
+  (scaled_line), word gaps by turns spaces and kerns (mixed_line) and letter-spaced text
+  (tracked_line), which PDFium spaces right and which must stay right.
 
 Run from this folder: python3 make_positioned.py (Python 3 and Debian's poppler-utils, at
 generation time only).
@@ -189,6 +189,17 @@ def mixed_line(words, x, y, size=12):
     return b"BT /F1 %d Tf %d %d Td [%s] TJ ET" % (size, x, y, b" ".join(arr))
 
 
+def tracked_line(words, x, y, size=10):
+    """One TJ array a line of letter-spaced text (Tc: 0.15 of the font size between letters),
+    word gaps as kerns and no space characters."""
+    arr = []
+    for k, w in enumerate(words):
+        if k:
+            arr.append(b"-400")
+        arr.append(pdf_string(bytes(CODE[ASCII.get(ch, ch)] for ch in w)))
+    return b"BT /F1 %d Tf 1.5 Tc %d %d Td [%s] TJ ET" % (size, x, y, b" ".join(arr))
+
+
 class PDF:
     def __init__(self):
         self.objs = []
@@ -270,6 +281,8 @@ w.write("gen-glyph-by-glyph.pdf", [
     page(GLYPHS, stray_space_line),
     page(GLYPHS, scaled_line),
     page(GLYPHS, mixed_line),
+    page([h for l in GLYPHS for h in (" ".join(l.split()[:len(l.split()) // 2]), " ".join(l.split()[len(l.split()) // 2:]))],
+         tracked_line),
 ])
 # pdftotext 22.12 puts some accents on the wrong letter (a dot below on the letter before, the
 # ogonek apart) and keeps dotless i's: the expected text is written from the source instead.
