@@ -7,6 +7,7 @@ package docqa
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -160,8 +161,58 @@ type Chunk struct {
 	// or an index (internal/furniture): retrieval ranks it below the
 	// body's pages. Chunks stored before it was detected read false.
 	Navigation bool
-	Embedding  []float32
+	// Rects are where an OCR chunk's text lies on its page: one rectangle
+	// per line, from OCR's word boxes, in reading order. nil for text from
+	// the PDF's text layer (located in the original at answer time) and
+	// for chunks stored before OCR kept its boxes.
+	Rects     []Rect
+	Embedding []float32
 }
+
+// Rect is a rectangle on a page as shown: its left edge, top edge, width
+// and height as fractions (0..1) of the page's width and height, the
+// origin at the top left.
+type Rect struct {
+	X, Y, W, H float64
+}
+
+// RectScale is what the stores multiply a Rect's fractions by to keep them
+// as whole numbers (ten-thousandths of the page: a tenth of a pixel at
+// 1000 px), four numbers a rectangle.
+const RectScale = 10000
+
+// PackRects is rects as the stores keep them: [x, y, w, h] in RectScale
+// units; nil for none.
+func PackRects(rects []Rect) [][4]int {
+	if len(rects) == 0 {
+		return nil
+	}
+	out := make([][4]int, len(rects))
+	for i, r := range rects {
+		// By its edges, so that rounding keeps them on the page.
+		x, y := scaled(r.X), scaled(r.Y)
+		out[i] = [4]int{x, y, scaled(r.X+r.W) - x, scaled(r.Y+r.H) - y}
+	}
+	return out
+}
+
+// UnpackRects reads rectangles PackRects wrote. One that does not lie on
+// the page (a number below 0, an edge past the page, no area) is left out,
+// so a damaged or foreign value reads as fewer highlights, never as wrong
+// ones off the page.
+func UnpackRects(packed [][4]int) []Rect {
+	var out []Rect
+	for _, p := range packed {
+		x, y, w, h := p[0], p[1], p[2], p[3]
+		if x < 0 || y < 0 || w <= 0 || h <= 0 || x+w > RectScale || y+h > RectScale {
+			continue
+		}
+		out = append(out, Rect{X: float64(x) / RectScale, Y: float64(y) / RectScale, W: float64(w) / RectScale, H: float64(h) / RectScale})
+	}
+	return out
+}
+
+func scaled(v float64) int { return int(math.Round(min(max(v, 0), 1) * RectScale)) }
 
 // Query bounds one search of a store. A search covers only the documents
 // that Reader(ctx) may read (their own and the shared library's, less the

@@ -80,8 +80,7 @@ type Page struct {
 	// line between paragraphs.
 	Text string
 	// Words are the words kept (at or above MinWordConfidence), in
-	// reading order. Nothing stores them yet; they are here for
-	// highlights, which need their boxes.
+	// reading order; their boxes give an OCR page's highlights.
 	Words []Word
 	// MeanConfidence is the mean confidence of every word read, kept or
 	// not; 0 when none was read.
@@ -310,7 +309,16 @@ func Judge(words []Word, minWord, minPage float64) (Page, error) {
 // Chinese into words that the text has no spaces between), lines by "\n",
 // blocks and paragraphs by a blank line.
 func Text(words []Word) string {
+	text, _ := Layout(words)
+	return text
+}
+
+// Layout is Text with, for each word, the byte offset in the text where
+// it starts: what maps a part of the text back to the words (and boxes)
+// it came from.
+func Layout(words []Word) (string, []int) {
 	var b strings.Builder
+	starts := make([]int, len(words))
 	for i, w := range words {
 		if i > 0 {
 			prev := words[i-1]
@@ -323,9 +331,10 @@ func Text(words []Word) string {
 				b.WriteString(" ")
 			}
 		}
+		starts[i] = b.Len()
 		b.WriteString(w.Text)
 	}
-	return b.String()
+	return b.String(), starts
 }
 
 func isCJK(r rune) bool {

@@ -47,6 +47,16 @@ func TestParseTSVAndJudge(t *testing.T) {
 	if wantText := "Check the\noil.\n\n机油液位 OK"; p.Text != wantText {
 		t.Fatalf("text %q, want %q", p.Text, wantText)
 	}
+	// Layout says where each kept word starts in that text.
+	text, starts := ocr.Layout(p.Words)
+	if text != p.Text || !slices.Equal(starts, []int{0, 6, 10, 16, 22, 29}) {
+		t.Fatalf("Layout = %q, %v", text, starts)
+	}
+	for i, w := range p.Words {
+		if !strings.HasPrefix(text[starts[i]:], w.Text) {
+			t.Fatalf("word %d %q does not start at %d of %q", i, w.Text, starts[i], text)
+		}
+	}
 	if p.Read != 7 || len(p.Words) != 6 || p.MeanConfidence < 78.2 || p.MeanConfidence > 78.3 {
 		t.Fatalf("read %d, kept %d, mean %.3f (want 7, 6, 78.25)", p.Read, len(p.Words), p.MeanConfidence)
 	}

@@ -112,7 +112,7 @@ func (e *Engine) recognize(ctx context.Context, inst pdfium.Pdfium, doc referenc
 				text, page.Truncated = string([]rune(text)[:max(limit, 0)]), true
 			}
 			*budget -= utf8.RuneCountInString(text) - len([]rune(page.Text))
-			page.Text, page.OCR, page.Words, page.OCRDPI = text, true, read.Words, dpi
+			page.Text, page.OCR, page.Words, page.OCRDPI, page.OCRSize = text, true, read.Words, dpi, img.Rect.Size()
 			d.OCRPages++
 		}
 		if reason != "" {
@@ -124,6 +124,72 @@ func (e *Engine) recognize(ctx context.Context, inst pdfium.Pdfium, doc referenc
 	}
 	return nil
 }
+
+// OCRRects returns, for each of texts (chunks the splitter cut from the
+// text of a page OCR read, in page order), the rectangles of its lines on
+// the page: the boxes of the words its bytes overlap, merged along each
+// line Tesseract read (its block, paragraph and line numbers), as
+// fractions of the page rendered for OCR (the page as shown: crop box and
+// /Rotate applied), origin top left. A text not found in the page's text,
+// and every text of a page OCR did not read, gets nil.
+func (p Page) OCRRects(texts []string) [][]Rect {
+	out := make([][]Rect, len(texts))
+	if !p.OCR || len(p.Words) == 0 || p.OCRSize.X <= 0 || p.OCRSize.Y <= 0 {
+		return out
+	}
+	// The page's text is the words' text, cut at the extraction budget.
+	full, starts := ocr.Layout(p.Words)
+	if !strings.HasPrefix(full, p.Text) {
+		return out
+	}
+	width, height := float64(p.OCRSize.X), float64(p.OCRSize.Y)
+	from := 0
+	for k, t := range texts {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		// As locateOnPage: after the previous chunk first, then anywhere.
+		pos := strings.Index(p.Text[from:], t)
+		if pos >= 0 {
+			pos += from
+		} else if pos = strings.Index(p.Text, t); pos < 0 {
+			continue
+		}
+		end := pos + len(t)
+		from = end
+		var rects []Rect
+		last := -1
+		for i, w := range p.Words {
+			if starts[i] >= end {
+				break
+			}
+			if starts[i]+len(w.Text) <= pos || w.Width <= 0 || w.Height <= 0 {
+				continue
+			}
+			r := Rect{
+				Left: clamp01(float64(w.Left) / width), Top: clamp01(float64(w.Top) / height),
+				Right: clamp01(float64(w.Left+w.Width) / width), Bottom: clamp01(float64(w.Top+w.Height) / height),
+			}
+			if n := len(rects); n > 0 && last >= 0 && sameOCRLine(p.Words[last], w) {
+				l := &rects[n-1]
+				l.Left, l.Top = math.Min(l.Left, r.Left), math.Min(l.Top, r.Top)
+				l.Right, l.Bottom = math.Max(l.Right, r.Right), math.Max(l.Bottom, r.Bottom)
+			} else {
+				rects = append(rects, r)
+			}
+			last = i
+		}
+		out[k] = rects
+	}
+	return out
+}
+
+func sameOCRLine(a, b ocr.Word) bool {
+	return a.Block == b.Block && a.Paragraph == b.Paragraph && a.Line == b.Line
+}
+
+func clamp01(v float64) float64 { return min(max(v, 0), 1) }
 
 func countNonSpace(s string) int {
 	n := 0

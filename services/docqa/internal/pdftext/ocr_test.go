@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -396,5 +397,123 @@ func TestOCRPagesAndTheirOutcome(t *testing.T) {
 	}
 	if want := []SkippedPage{{Page: 3, Reason: SkipBlank}}; !slices.Equal(doc.Skipped, want) || doc.Pages[1].Text != "12" {
 		t.Fatalf("skipped %v, page 2 %q", doc.Skipped, doc.Pages[1].Text)
+	}
+}
+
+// The highlights of a chunk of a scanned page come from OCR's word boxes
+// and land on the words of the original text page the scan was made of
+// (pdftotext -bbox of that page), one rectangle per line.
+func TestOCRRectsLandOnThePhrase(t *testing.T) {
+	tess := ocrtest.Require(t, "pdftoppm", "pdftotext")
+	original := ocrtest.PDF(ocrtest.Page{Text: ocrtest.German})
+	path := ocrtest.WriteFile(t, "de.pdf", original)
+	scanned := ocrtest.PDF(ocrtest.Page{Image: ocrtest.Scan(t, path, 1, 300, false), DPI: 300})
+	e, _ := startOCR(t, newOCR(t, tess, ocr.Config{Languages: []string{"deu"}}))
+	doc, err := extractBytes(t, e, scanned, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Pages[0]
+	if !p.OCR || p.OCRSize.X < 2480 || p.OCRSize.X > 2481 || p.OCRSize.Y < 3508 || p.OCRSize.Y > 3509 {
+		t.Fatalf("page: OCR %v, rendered %v; want OCR at A4's 2480x3508 px, give or take one", p.OCR, p.OCRSize)
+	}
+	// A chunk from "Die Profiltiefe" (a line's start) to "vier Millimeter,"
+	// (inside the next line), as the splitter would cut it.
+	from := strings.Index(p.Text, "Die Profiltiefe")
+	to := strings.Index(p.Text, "vier Millimeter,")
+	if from < 0 || to < from {
+		t.Fatalf("OCR misread the phrase:\n%s", p.Text)
+	}
+	phrase := p.Text[from : to+len("vier Millimeter,")]
+	rects := p.OCRRects([]string{phrase, "nicht auf der Seite"})
+	if rects[1] != nil {
+		t.Errorf("a text not on the page got %v", rects[1])
+	}
+	got := rects[0]
+	if len(got) != 2 {
+		t.Fatalf("%d rectangles %v, want 2 (one per line)", len(got), got)
+	}
+	words := bboxWords(t, original, 1)
+	const tol = 0.01 // of the page: about 6 points across, 8 down
+	for i, line := range []string{
+		"Die Profiltiefe muss mindestens 1,6 Millimeter betragen. Für Winterreifen",
+		"empfehlen wir jedoch mindestens vier Millimeter,",
+	} {
+		box, ok := leadingWordsBox(words, line)
+		if !ok {
+			t.Fatalf("no line starting %q in pdftotext's boxes", line)
+		}
+		r := got[i]
+		if math.Abs(r.Left-box.left) > tol || math.Abs(r.Right-box.right) > tol ||
+			math.Abs(r.Top-box.top) > tol || math.Abs(r.Bottom-box.bottom) > tol {
+			t.Errorf("line %d: rectangle %+v, pdftotext's words %q span %+v (tolerance %g)", i, r, line, box, tol)
+		}
+	}
+}
+
+// leadingWordsBox is the box of the words of a line of pdftotext's boxes
+// that starts with the words of prefix.
+func leadingWordsBox(words []word, prefix string) (word, bool) {
+	want := strings.Fields(prefix)
+	for i := range words {
+		if i+len(want) > len(words) {
+			break
+		}
+		box, ok := words[i], true
+		for k, text := range want {
+			w := words[i+k]
+			if w.text != text || w.top != words[i].top {
+				ok = false
+				break
+			}
+			box.left, box.right = math.Min(box.left, w.left), math.Max(box.right, w.right)
+			box.top, box.bottom = math.Min(box.top, w.top), math.Max(box.bottom, w.bottom)
+		}
+		if ok {
+			return box, true
+		}
+	}
+	return word{}, false
+}
+
+// OCRRects maps a chunk's bytes to the words they overlap and merges the
+// words of each line Tesseract read; a page OCR did not read, or a text
+// the page does not hold, gets none; a page cut at the budget still maps.
+func TestOCRRectsFromWords(t *testing.T) {
+	words := []ocr.Word{
+		{Text: "Check", Left: 100, Top: 100, Width: 200, Height: 40, Block: 1, Paragraph: 1, Line: 1},
+		{Text: "the", Left: 320, Top: 104, Width: 100, Height: 36, Block: 1, Paragraph: 1, Line: 1},
+		{Text: "oil.", Left: 100, Top: 160, Width: 120, Height: 40, Block: 1, Paragraph: 1, Line: 2},
+		{Text: "Level", Left: 100, Top: 300, Width: 180, Height: 40, Block: 2, Paragraph: 1, Line: 1},
+		{Text: "low", Left: 900, Top: 300, Width: 140, Height: 50, Block: 3, Paragraph: 1, Line: 1}, // a column beside
+	}
+	text, _ := ocr.Layout(words)
+	p := Page{Text: text, OCR: true, Words: words, OCRSize: image.Point{X: 1000, Y: 2000}}
+	got := p.OCRRects([]string{"Check the\noil.", "oil.\n\nLevel", "  the  ", "Level\n\nlow", "absent", ""})
+	want := [][]Rect{
+		{{0.1, 0.05, 0.42, 0.07}, {0.1, 0.08, 0.22, 0.1}},
+		{{0.1, 0.08, 0.22, 0.1}, {0.1, 0.15, 0.28, 0.17}},
+		{{0.32, 0.052, 0.42, 0.07}},
+		{{0.1, 0.15, 0.28, 0.17}, {0.9, 0.15, 1, 0.175}}, // cut at the page's edge
+		nil, nil,
+	}
+	for i := range want {
+		if !slices.EqualFunc(got[i], want[i], func(a, b Rect) bool {
+			return math.Abs(a.Left-b.Left) < 1e-9 && math.Abs(a.Top-b.Top) < 1e-9 && math.Abs(a.Right-b.Right) < 1e-9 && math.Abs(a.Bottom-b.Bottom) < 1e-9
+		}) {
+			t.Errorf("text %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	// Cut at the budget in the middle of "Level": what is left maps.
+	cut := p
+	cut.Text = text[:strings.Index(text, "Level")+3]
+	if got := cut.OCRRects([]string{"Lev"}); len(got[0]) != 1 || got[0][0].Left != 0.1 {
+		t.Errorf("cut page: %v", got)
+	}
+	// A page that kept its text layer, or whose text is not its words'.
+	for _, q := range []Page{{Text: text, Words: words, OCRSize: p.OCRSize}, {Text: "other text", OCR: true, Words: words, OCRSize: p.OCRSize}} {
+		if got := q.OCRRects([]string{"Check"}); got[0] != nil {
+			t.Errorf("page %+v: %v, want none", q.Text, got)
+		}
 	}
 }

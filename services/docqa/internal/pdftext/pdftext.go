@@ -105,10 +105,12 @@ type Page struct {
 	// OCR says that Text was read by OCR from the page's image.
 	OCR bool
 	// Words are the words OCR kept, with their boxes in the pixels of
-	// the page rendered at OCRDPI (origin top left); nil without OCR. They
-	// live with the extraction only and are not stored.
-	Words  []ocr.Word
-	OCRDPI int
+	// the page rendered at OCRDPI (origin top left), OCRSize pixels in
+	// all; nil without OCR. They live with the extraction only: what is
+	// stored is each chunk's lines (OCRRects).
+	Words   []ocr.Word
+	OCRDPI  int
+	OCRSize image.Point
 }
 
 // Errors returned by Extract. Their messages are fit to show to the person
