@@ -24,7 +24,9 @@ func ValidMD5(s string) bool {
 
 // CheckUpsert checks the arguments of VectorStore.Upsert, the same for every
 // store, and returns a copy of chunks with missing ids filled in with
-// OwnedChunkID. Vectors of the wrong length wrap ErrDimension.
+// OwnedChunkID and rectangles as the stores keep them (PackRects, then
+// UnpackRects: four decimals, on the page), so that a store answers the
+// same before and after it is opened again. Vectors of the wrong length wrap ErrDimension.
 func CheckUpsert(doc Document, chunks []Chunk, embedder string) ([]Chunk, error) {
 	if !ValidMD5(doc.FileMD5) {
 		return nil, fmt.Errorf("fileMd5 %q is not 32 lowercase hex digits", doc.FileMD5)
@@ -56,6 +58,7 @@ func CheckUpsert(doc Document, chunks []Chunk, embedder string) ([]Chunk, error)
 				return nil, fmt.Errorf("chunk %d has a NaN or infinite value", c.Index)
 			}
 		}
+		c.Rects = UnpackRects(PackRects(c.Rects))
 		out[i] = c
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -99,6 +100,12 @@ var migrations = []string{
 	// Whether a chunk's page is a table of contents or an index
 	// (docqa.Chunk.Navigation); chunks stored before read 0, false.
 	`ALTER TABLE chunks ADD COLUMN navigation INTEGER NOT NULL DEFAULT 0 CHECK (navigation IN (0, 1));`,
+
+	// Where an OCR chunk lies on its page (docqa.Chunk.Rects), as the JSON
+	// of docqa.PackRects: [[x,y,w,h],...] in ten-thousandths of the page,
+	// about 25 bytes a line. '' for chunks of a text layer and for chunks
+	// stored before: no rectangles.
+	`ALTER TABLE chunks ADD COLUMN rects TEXT NOT NULL DEFAULT '';`,
 }
 
 // openDB opens (creating when absent) the database at path and brings its
@@ -209,7 +216,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 		return fmt.Errorf("documents of %d different embedders: the store was written by another program", len(embedders))
 	}
 
-	rows, err = db.Query(`SELECT id, owner, md5, page, page_label, idx, heading, text, vector, ocr, navigation FROM chunks`)
+	rows, err = db.Query(`SELECT id, owner, md5, page, page_label, idx, heading, text, vector, ocr, navigation, rects FROM chunks`)
 	if err != nil {
 		return err
 	}
@@ -218,9 +225,11 @@ func (s *Store) loadDB(db *sql.DB) error {
 		var c docqa.Chunk
 		var key docKey
 		var blob []byte
-		if err := rows.Scan(&c.ID, &key.owner, &key.md5, &c.Page, &c.PageLabel, &c.Index, &c.Heading, &c.Text, &blob, &c.OCR, &c.Navigation); err != nil {
+		var rects string
+		if err := rows.Scan(&c.ID, &key.owner, &key.md5, &c.Page, &c.PageLabel, &c.Index, &c.Heading, &c.Text, &blob, &c.OCR, &c.Navigation, &rects); err != nil {
 			return err
 		}
+		c.Rects = decodeRects(rects)
 		d, ok := s.docs[key]
 		if !ok {
 			return fmt.Errorf("chunk %s: its document %s is missing", c.ID, key)
@@ -234,6 +243,29 @@ func (s *Store) loadDB(db *sql.DB) error {
 		d.ids[c.ID] = struct{}{}
 	}
 	return rows.Err()
+}
+
+// encodeRects is the rects column of a chunk's rectangles: ” for none.
+func encodeRects(rects []docqa.Rect) string {
+	if len(rects) == 0 {
+		return ""
+	}
+	js, _ := json.Marshal(docqa.PackRects(rects)) // arrays of ints always encode
+	return string(js)
+}
+
+// decodeRects reads the rects column. A value that does not parse (written
+// by another program) reads as no rectangles, not as a store that cannot
+// open: highlights are an addition.
+func decodeRects(s string) []docqa.Rect {
+	if s == "" {
+		return nil
+	}
+	var packed [][4]int
+	if json.Unmarshal([]byte(s), &packed) != nil {
+		return nil
+	}
+	return docqa.UnpackRects(packed)
 }
 
 func encodeVector(v []float32) []byte {
@@ -276,13 +308,13 @@ func writeUpsert(ctx context.Context, tx *sql.Tx, doc docqa.Document, embedder s
 		doc.CreatedAt.UTC().Format(time.RFC3339Nano), embedder); err != nil {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, owner, md5, page, page_label, idx, heading, text, vector, ocr, navigation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO chunks (id, owner, md5, page, page_label, idx, heading, text, vector, ocr, navigation, rects) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, c := range chunks {
-		if _, err := stmt.ExecContext(ctx, c.ID, doc.Owner, doc.FileMD5, c.Page, c.PageLabel, c.Index, c.Heading, c.Text, encodeVector(c.Embedding), c.OCR, c.Navigation); err != nil {
+		if _, err := stmt.ExecContext(ctx, c.ID, doc.Owner, doc.FileMD5, c.Page, c.PageLabel, c.Index, c.Heading, c.Text, encodeVector(c.Embedding), c.OCR, c.Navigation, encodeRects(c.Rects)); err != nil {
 			return err
 		}
 	}

@@ -718,6 +718,9 @@ func TestOCRFlagIsStored(t *testing.T) {
 	text, scanned := chunk(md5A, 0, 1, "engine oil level", vec(1, 0)), chunk(md5A, 1, 2, "engine oil grade", vec(0, 1))
 	scanned.OCR = true
 	text.Navigation = true
+	scanned.Rects = []docqa.Rect{{X: 0.08174, Y: 0.1, W: 0.5, H: 0.012}, {X: 0.08, Y: 0.115, W: 0.3, H: 0.012}}
+	// Kept to four decimals.
+	wantRects := []docqa.Rect{{X: 0.0817, Y: 0.1, W: 0.5, H: 0.012}, {X: 0.08, Y: 0.115, W: 0.3, H: 0.012}}
 	mustUpsert(t, s, newDoc(md5A, "a.pdf", t0, 2), []docqa.Chunk{text, scanned}, "lexical:v1")
 	check := func(when string, s *Store) {
 		t.Helper()
@@ -733,12 +736,65 @@ func TestOCRFlagIsStored(t *testing.T) {
 				if h.Chunk.OCR != (h.Chunk.Index == 1) || h.Chunk.Navigation != (h.Chunk.Index == 0) {
 					t.Fatalf("%s: chunk %d has OCR %v, navigation %v", when, h.Chunk.Index, h.Chunk.OCR, h.Chunk.Navigation)
 				}
+				if want := map[int][]docqa.Rect{1: wantRects}[h.Chunk.Index]; !rectsNear(h.Chunk.Rects, want) {
+					t.Fatalf("%s: chunk %d has rects %v, want %v", when, h.Chunk.Index, h.Chunk.Rects, want)
+				}
 			}
 		}
+	}
+	var stored string
+	if err := s.DB().QueryRow(`SELECT rects FROM chunks WHERE idx = 1`).Scan(&stored); err != nil || stored != `[[817,1000,5000,120],[800,1150,3000,120]]` {
+		t.Fatalf("rects column %q (%v)", stored, err)
 	}
 	check("after the upsert", s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	check("after a restart", mustOpen(t, dir))
+}
+
+// rectsNear: the same rectangles, to a millionth (what a decimal fraction
+// read back from ten-thousandths differs by).
+func rectsNear(a, b []docqa.Rect) bool {
+	return slices.EqualFunc(a, b, func(x, y docqa.Rect) bool {
+		return math.Abs(x.X-y.X) < 1e-6 && math.Abs(x.Y-y.Y) < 1e-6 && math.Abs(x.W-y.W) < 1e-6 && math.Abs(x.H-y.H) < 1e-6
+	})
+}
+
+// A database written before chunks kept their rectangles (schema 5) opens
+// with its OCR chunks without any; a rects value that does not parse
+// reads as none too.
+func TestChunksBeforeRectsHaveNone(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBName)+"?_pragma=foreign_keys(ON)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range append(slices.Clone(migrations[:5]), `PRAGMA user_version = 5`,
+		`INSERT INTO documents (owner, md5, file_name, size, pages, chunks, truncated, created_at, embedder, title)
+			VALUES (1, '`+md5A+`', 'scan.pdf', 10, 1, 1, 0, '2026-01-01T00:00:00Z', 'e', '')`) {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO chunks (id, owner, md5, page, idx, text, vector, heading, ocr) VALUES (?, 1, ?, 1, 0, 'oil change interval', ?, '', 1)`,
+		docqa.OwnedChunkID(1, md5A, 0), md5A, encodeVector(vec(1, 0))); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := mustOpen(t, dir)
+	hits, err := s.Search(context.Background(), vec(1, 0), docqa.Query{TopK: 1})
+	if err != nil || len(hits) != 1 || !hits[0].Chunk.OCR || hits[0].Chunk.Rects != nil {
+		t.Fatalf("Search = %+v, %v; want an OCR chunk without rects", hits, err)
+	}
+	if _, err := s.DB().Exec(`UPDATE chunks SET rects = '{"not":"rects"}'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	hits, err = mustOpen(t, dir).Search(context.Background(), vec(1, 0), docqa.Query{TopK: 1})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.Rects != nil {
+		t.Fatalf("Search with a foreign rects value = %+v, %v; want the chunk without rects", hits, err)
+	}
 }

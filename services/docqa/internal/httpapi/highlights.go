@@ -21,13 +21,34 @@ type rectView struct {
 	H float64 `json:"h"`
 }
 
-// highlights locates hits' passages on their pages in the kept originals,
-// at answer time (see proto-docs/docqa-decisions.md for why not at
-// ingestion): chunk id -> lines. It waits at most HighlightBudget; what is
-// not found by then, or cannot be (no original kept, no page engine, the
-// page engine busy, a passage the page's text does not hold), gets none.
-// The answer never fails for want of highlights.
+// highlights gives hits' passages their lines on their pages: chunk id ->
+// lines. A passage OCR read has them stored with it (from OCR's word boxes
+// at ingestion: its page has no text layer to find it in); the others are
+// located in the kept originals at answer time (see
+// proto-docs/docqa-decisions.md for why not at ingestion). Locating waits
+// at most HighlightBudget; what is not found by then, or cannot be (no
+// original kept, no page engine, the page engine busy, a passage the
+// page's text does not hold, an OCR chunk stored without rectangles), gets
+// none. The answer never fails for want of highlights.
 func (h *handler) highlights(ctx context.Context, hits []docqa.ScoredChunk) map[string][]rectView {
+	stored := map[string][]rectView{}
+	var text []docqa.ScoredChunk
+	for _, hit := range hits {
+		switch {
+		case hit.Chunk.OCR && len(hit.Chunk.Rects) > 0:
+			stored[hit.Chunk.ID] = storedRectViews(hit.Chunk.Rects)
+		case !hit.Chunk.OCR:
+			text = append(text, hit)
+		}
+	}
+	for id, rects := range h.locateInTime(ctx, text) {
+		stored[id] = rects
+	}
+	return stored
+}
+
+// locateInTime locates hits in the kept originals within HighlightBudget.
+func (h *handler) locateInTime(ctx context.Context, hits []docqa.ScoredChunk) map[string][]rectView {
 	if h.cfg.Pages == nil || h.cfg.Originals == nil || len(hits) == 0 {
 		return nil
 	}
@@ -97,6 +118,14 @@ func toRectViews(rects []pdftext.Rect) []rectView {
 	out := make([]rectView, len(rects))
 	for i, r := range rects {
 		out[i] = rectView{X: round4(r.Left), Y: round4(r.Top), W: round4(r.Right - r.Left), H: round4(r.Bottom - r.Top)}
+	}
+	return out
+}
+
+func storedRectViews(rects []docqa.Rect) []rectView {
+	out := make([]rectView, len(rects))
+	for i, r := range rects {
+		out[i] = rectView{X: round4(r.X), Y: round4(r.Y), W: round4(r.W), H: round4(r.H)}
 	}
 	return out
 }

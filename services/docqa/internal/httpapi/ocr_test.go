@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -137,17 +138,47 @@ func TestScannedPagesAreReadAndSaySo(t *testing.T) {
 	chatEvents := readEvents(t, s.chat(t, `{"question":"Profiltiefe Winterreifen Millimeter","topK":10}`))
 	var sources struct {
 		Sources []struct {
-			Page int  `json:"page"`
-			OCR  bool `json:"ocr"`
+			Page       int             `json:"page"`
+			OCR        bool            `json:"ocr"`
+			Text       string          `json:"text"`
+			Highlights []highlightData `json:"highlights"`
 		} `json:"sources"`
 	}
 	unmarshal(t, chatEvents[0].Data, &sources)
 	if len(sources.Sources) == 0 || sources.Sources[0].Page != 2 {
 		t.Fatalf("sources %+v: the scanned page is not first", sources.Sources)
 	}
+	// The scanned page's passages are highlighted from OCR's word boxes,
+	// one rectangle per line, each on that line's words in the original
+	// the scan was made of (pdftotext -bbox).
+	boxes := ocrtest.WordBoxes(t, german, 1)
+	const tol = 0.02 // of the page: 12 points across, 17 down (a line is 15)
 	for _, src := range sources.Sources {
 		if src.OCR != (src.Page == 2) {
 			t.Fatalf("source of page %d says ocr %v", src.Page, src.OCR)
+		}
+		if !src.OCR {
+			continue
+		}
+		var lines []string
+		for _, line := range strings.Split(src.Text, "\n") {
+			if strings.TrimSpace(line) != "" {
+				lines = append(lines, line)
+			}
+		}
+		if len(src.Highlights) != len(lines) {
+			t.Fatalf("scanned passage of %d lines has %d highlights %+v:\n%s", len(lines), len(src.Highlights), src.Highlights, src.Text)
+		}
+		for i, line := range lines {
+			box, ok := ocrtest.LineBox(boxes, line)
+			if !ok {
+				t.Fatalf("OCR's line %q is not a line of the original", line)
+			}
+			r := src.Highlights[i]
+			if math.Abs(r.X-box.Left) > tol || math.Abs(r.X+r.W-box.Right) > tol ||
+				math.Abs(r.Y-box.Top) > tol || math.Abs(r.Y+r.H-box.Bottom) > tol {
+				t.Errorf("line %q: highlight %+v, the original's words span %+v (tolerance %g)", line, r, box, tol)
+			}
 		}
 	}
 	if !strings.Contains(chatEvents[0].Data, `"ocr":true`) || !strings.Contains(chatEvents[0].Data, `"ocr":false`) {

@@ -547,15 +547,39 @@ func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated 
 			}
 		}
 		heading := strings.Join(heads, " / ")
-		for _, text := range p.cfg.Splitter.Split(stripped[i].Text) {
+		texts := p.cfg.Splitter.Split(stripped[i].Text)
+		// A scanned page's chunks keep their lines from OCR's word boxes
+		// (the page's text layer cannot place them at answer time); a
+		// chunk is found in the page's text, furniture left out around it.
+		var rects [][]pdftext.Rect
+		if page.OCR {
+			rects = page.OCRRects(texts)
+		}
+		for k, text := range texts {
 			if len(chunks) == docqa.MaxChunks {
 				return chunks, true
 			}
-			chunks = append(chunks, docqa.Chunk{Page: page.Number, PageLabel: page.Label, Index: len(chunks), Heading: heading,
-				Text: text, OCR: page.OCR, Navigation: stripped[i].Navigation})
+			c := docqa.Chunk{Page: page.Number, PageLabel: page.Label, Index: len(chunks), Heading: heading,
+				Text: text, OCR: page.OCR, Navigation: stripped[i].Navigation}
+			if rects != nil {
+				c.Rects = toRects(rects[k])
+			}
+			chunks = append(chunks, c)
 		}
 	}
 	return chunks, truncated
+}
+
+// toRects turns pdftext's edges into docqa's rectangles; nil for none.
+func toRects(rects []pdftext.Rect) []docqa.Rect {
+	if len(rects) == 0 {
+		return nil
+	}
+	out := make([]docqa.Rect, len(rects))
+	for i, r := range rects {
+		out[i] = docqa.Rect{X: r.Left, Y: r.Top, W: r.Right - r.Left, H: r.Bottom - r.Top}
+	}
+	return out
 }
 
 // embed fills every chunk's Embedding, one batch at a time. What is

@@ -1740,8 +1740,11 @@ func TestOCRFlagRoundTrip(t *testing.T) {
 	doc := docqa.Document{Owner: 1, FileName: "scan.pdf", FileMD5: md5A, Chunks: 2, CreatedAt: t0}
 	mustUpsert(t, s, doc, []docqa.Chunk{
 		{ID: docqa.ChunkID(md5A, 0), Page: 1, Index: 0, Text: "engine oil level", Embedding: vec(1), Navigation: true},
-		{ID: docqa.ChunkID(md5A, 1), Page: 2, Index: 1, Text: "engine oil grade", Embedding: vec(0, 1), OCR: true},
+		{ID: docqa.ChunkID(md5A, 1), Page: 2, Index: 1, Text: "engine oil grade", Embedding: vec(0, 1), OCR: true,
+			Rects: []docqa.Rect{{X: 0.08174, Y: 0.1, W: 0.5, H: 0.012}, {X: 0.08, Y: 0.115, W: 0.3, H: 0.012}}},
 	}, "e")
+	// Kept to four decimals, in the metadata as [x,y,w,h] in ten-thousandths.
+	wantRects := []docqa.Rect{{X: 0.0817, Y: 0.1, W: 0.5, H: 0.012}, {X: 0.08, Y: 0.115, W: 0.3, H: 0.012}}
 	for how, search := range map[string]func() ([]docqa.ScoredChunk, error){
 		"Search":     func() ([]docqa.ScoredChunk, error) { return s.Search(ctx, vec(1, 1), docqa.Query{TopK: 5}) },
 		"SearchText": func() ([]docqa.ScoredChunk, error) { return s.SearchText(ctx, "engine oil", docqa.Query{TopK: 5}) },
@@ -1754,10 +1757,22 @@ func TestOCRFlagRoundTrip(t *testing.T) {
 			if h.Chunk.OCR != (h.Chunk.Index == 1) || h.Chunk.Navigation != (h.Chunk.Index == 0) {
 				t.Fatalf("%s: chunk %d has OCR %v, navigation %v", how, h.Chunk.Index, h.Chunk.OCR, h.Chunk.Navigation)
 			}
+			want := map[int][]docqa.Rect{1: wantRects}[h.Chunk.Index]
+			if !slices.EqualFunc(h.Chunk.Rects, want, func(a, b docqa.Rect) bool {
+				return math.Abs(a.X-b.X) < 1e-6 && math.Abs(a.Y-b.Y) < 1e-6 && math.Abs(a.W-b.W) < 1e-6 && math.Abs(a.H-b.H) < 1e-6
+			}) {
+				t.Fatalf("%s: chunk %d has rects %v, want %v", how, h.Chunk.Index, h.Chunk.Rects, want)
+			}
 		}
 	}
-	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":1}`)); m.OCR || m.Navigation {
-		t.Fatal("metadata without ocr or navigation read as OCR or navigation")
+	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":1}`)); m.OCR || m.Navigation || m.Rects != nil {
+		t.Fatal("metadata without ocr, navigation or rects read as OCR, navigation or with rects")
+	}
+	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","ocr":true,"rects":[[817,1000,5000,120]]}`)); !slices.Equal(m.Rects, [][4]int{{817, 1000, 5000, 120}}) {
+		t.Fatalf("rects read %v", m.Rects)
+	}
+	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":"1","rects":"not rects"}`)); m.Rects != nil || m.FileMD5 != md5A {
+		t.Fatalf("rects of another type read %v, md5 %q", m.Rects, m.FileMD5)
 	}
 	if m := parseMetadata([]byte(`{"fileMd5":"` + md5A + `","page":"1","ocr":true,"navigation":true}`)); !m.OCR || !m.Navigation {
 		t.Fatal("ocr or navigation lost when another field has another type")

@@ -39,13 +39,17 @@ type metadata struct {
 	// Navigation: the chunk's page is a table of contents or an index
 	// (docqa.Chunk.Navigation); absent, as in rows written before, is
 	// false.
-	Navigation bool   `json:"navigation,omitempty"`
-	Size       int64  `json:"size"`
-	Pages      int    `json:"pages"`
-	Chunks     int    `json:"chunks"`
-	Truncated  bool   `json:"truncated"`
-	CreatedAt  string `json:"createdAt"` // RFC 3339, UTC
-	Embedder   string `json:"embedder"`
+	Navigation bool `json:"navigation,omitempty"`
+	// Rects are where an OCR chunk lies on its page (docqa.Chunk.Rects,
+	// as docqa.PackRects: [x,y,w,h] in ten-thousandths of the page);
+	// absent for text-layer chunks and rows written before.
+	Rects     [][4]int `json:"rects,omitempty"`
+	Size      int64    `json:"size"`
+	Pages     int      `json:"pages"`
+	Chunks    int      `json:"chunks"`
+	Truncated bool     `json:"truncated"`
+	CreatedAt string   `json:"createdAt"` // RFC 3339, UTC
+	Embedder  string   `json:"embedder"`
 	// ContentTruncated: the chunk's text was cut to ContentMaxLength bytes.
 	ContentTruncated bool `json:"contentTruncated,omitempty"`
 }
@@ -239,7 +243,7 @@ func parseMetadata(js []byte) metadata {
 		"owner": &m.Owner, "fileName": &m.FileName, "title": &m.Title, "fileMd5": &m.FileMD5, "page": &m.Page,
 		"chunkIndex": &m.ChunkIndex, "heading": &m.Heading, "pageLabel": &m.PageLabel, "size": &m.Size, "pages": &m.Pages,
 		"chunks": &m.Chunks, "truncated": &m.Truncated, "createdAt": &m.CreatedAt,
-		"embedder": &m.Embedder, "contentTruncated": &m.ContentTruncated, "ocr": &m.OCR,
+		"embedder": &m.Embedder, "contentTruncated": &m.ContentTruncated, "ocr": &m.OCR, "rects": &m.Rects,
 		"navigation": &m.Navigation,
 	} {
 		if raw, ok := fields[key]; ok {

@@ -100,6 +100,7 @@ func (s *Store) upsertBatch(ctx context.Context, doc docqa.Document, chunks []do
 			PageLabel:        c.PageLabel,
 			OCR:              c.OCR,
 			Navigation:       c.Navigation,
+			Rects:            docqa.PackRects(c.Rects),
 			Size:             doc.Size,
 			Pages:            doc.Pages,
 			Chunks:           doc.Chunks,

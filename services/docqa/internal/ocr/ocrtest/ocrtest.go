@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"html"
 	"image"
 	"image/draw"
 	"image/png"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,6 +71,61 @@ func PageText(tb testing.TB, path string, page int) string {
 	tb.Helper()
 	p := strconv.Itoa(page)
 	return string(run(tb, "pdftotext", "-f", p, "-l", p, "-enc", "UTF-8", path, "-"))
+}
+
+// Box is a word's box from pdftotext -bbox, as fractions of its page
+// (origin top left): where the tests expect a highlight of it.
+type Box struct {
+	Text                     string
+	Left, Top, Right, Bottom float64
+}
+
+var (
+	bboxPage = regexp.MustCompile(`<page width="([\d.]+)" height="([\d.]+)">`)
+	bboxWord = regexp.MustCompile(`<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>`)
+)
+
+// WordBoxes are pdftotext's word boxes of page (1-based) of the PDF at
+// path, in its reading order.
+func WordBoxes(tb testing.TB, path string, page int) []Box {
+	tb.Helper()
+	p := strconv.Itoa(page)
+	out := run(tb, "pdftotext", "-bbox", "-f", p, "-l", p, path, "-")
+	m := bboxPage.FindSubmatch(out)
+	if m == nil {
+		tb.Fatalf("pdftotext -bbox: no page in %s", out)
+	}
+	pw, _ := strconv.ParseFloat(string(m[1]), 64)
+	ph, _ := strconv.ParseFloat(string(m[2]), 64)
+	var boxes []Box
+	for _, m := range bboxWord.FindAllSubmatch(out, -1) {
+		f := func(i int) float64 { v, _ := strconv.ParseFloat(string(m[i]), 64); return v }
+		boxes = append(boxes, Box{Text: html.UnescapeString(string(m[5])), Left: f(1) / pw, Top: f(2) / ph, Right: f(3) / pw, Bottom: f(4) / ph})
+	}
+	return boxes
+}
+
+// LineBox is the box around the run of boxes of one line (equal tops)
+// whose texts are the words of line, in order; false when there is none.
+func LineBox(boxes []Box, line string) (Box, bool) {
+	want := strings.Fields(line)
+	for i := 0; i+len(want) <= len(boxes) && len(want) > 0; i++ {
+		box, ok := boxes[i], true
+		for k, text := range want {
+			b := boxes[i+k]
+			if b.Text != text || b.Top != boxes[i].Top {
+				ok = false
+				break
+			}
+			box.Left, box.Right = min(box.Left, b.Left), max(box.Right, b.Right)
+			box.Top, box.Bottom = min(box.Top, b.Top), max(box.Bottom, b.Bottom)
+		}
+		if ok {
+			box.Text = line
+			return box, true
+		}
+	}
+	return Box{}, false
 }
 
 func run(tb testing.TB, name string, args ...string) []byte {
