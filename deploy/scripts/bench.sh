@@ -24,7 +24,11 @@
 #   - the chat first-token latency benchmark (what the service and its SSE add);
 #   - docqa ingestion on the real binary: start-up until /health is ok, one
 #     100 MB upload and 8 concurrent 100 MB uploads (services/docqa/bench/ingestload),
-#     each with the service's peak RSS.
+#     each with the service's peak RSS; and 8 scanned 100-page manuals at once
+#     (ingestload -scanned: image-only pages read by OCR, progress per page),
+#     with peak RSS and time (needs tesseract and pdftoppm);
+#   - the page-image cache: a sequence of page views of several users over a
+#     few widths against internal/pagecache (hit ratio, render p50).
 #
 # PostgreSQL: TEST_DATABASE_URL (a superuser or a role that may CREATE
 # DATABASE), or else a throwaway server (deploy/scripts/pg-throwaway.sh).
@@ -35,7 +39,9 @@
 # BENCH_CONNS (32), BENCH_COST_ROUNDS (5 rounds of the cost runs, tracing's
 # and accounts'), BENCH_REPORT (deploy/bench/REPORT.md), BENCH_ONLY (a
 # comma-separated list of sections to run: load, cost, auth, stats, pdf,
-# search, retrieval, chat, ingest; unset: all). With BENCH_ONLY the sections
+# search, retrieval, chat, ingest; unset: all), BENCH_INGEST (the ingest
+# section's modes: text (the 100 MB uploads), scanned (the OCR manuals),
+# pagecache; default text,scanned,pagecache). With BENCH_ONLY the sections
 # run replace the sections of the same title in the existing report (or are
 # added before its end), beside a note of the machine they ran on; the
 # others stay as they were.
@@ -725,7 +731,17 @@ docqa_ingest() {
 	wait "$pid" 2>/dev/null || true
 }
 
-if want ingest; then
+INGEST_MODES=${BENCH_INGEST:-text,scanned,pagecache}
+for m in ${INGEST_MODES//,/ }; do
+	case $m in
+	text | scanned | pagecache) ;;
+	*) echo "bench: BENCH_INGEST: unknown mode $m (text, scanned, pagecache)" >&2; exit 2 ;;
+	esac
+done
+# ingest_mode MODE: whether the ingest section runs MODE.
+ingest_mode() { want ingest && [[ ",$INGEST_MODES," == *",$1,"* ]]; }
+
+if ingest_mode text; then
 md "## docqa ingestion: start-up, one 100 MB upload, eight at once" "" \
 	"Text-heavy generated PDFs of 100 MB (4 101 pages, about 8 200 chunks each; \`genpdf -image 20000\`)," \
 	"uploaded to the real binary on its defaults (embedded store, local embedder, \`INGEST_CONCURRENCY=2\`," \
@@ -737,6 +753,30 @@ if step genpdf.log "cd services/docqa && for i in 1 2 3 4 5 6 7 8; do $GO run ./
 	docqa_ingest ingest-eight.log "$big"/big-*.pdf
 fi
 rm -rf "$big"
+fi
+
+if ingest_mode scanned; then
+md "## docqa ingestion of scanned manuals: eight of 100 pages at once" "" \
+	"Eight generated image-only manuals of 100 pages (each page three short lines of text, rendered by" \
+	"\`pdftoppm\` at 150 dpi, no text layer: ingestload's \`-scanned\` mode) uploaded at once through the" \
+	"progress stream to the real binary on its defaults (\`INGEST_CONCURRENCY=2\`, \`OCR_CONCURRENCY=1\`," \
+	"\`OCR_LANGUAGES=eng\`). Each upload must end stored with its 100 pages read by OCR and one \`ocr\`" \
+	"progress event per page. Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)." ""
+if command -v tesseract >/dev/null && command -v pdftoppm >/dev/null; then
+	docqa_ingest ingest-scanned.log -scanned 100 -copies 8
+	md "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." ""
+else
+	md "**Skipped**: tesseract or pdftoppm is not installed (apt-get install tesseract-ocr poppler-utils)." ""
+fi
+fi
+
+if ingest_mode pagecache; then
+md "## docqa page-image cache: hit ratio of a day of page views" "" \
+	"\`BenchmarkPageViews\`: several users open the pages their answers cite, at a few widths, against the" \
+	"disk cache of \`internal/pagecache\` in front of PDFium's renderer (a real 18-page manual): the hit ratio" \
+	"and the time of a view served by a render (a miss) and by the cache (a hit)." ""
+step pagecache.log "cd services/docqa && $GO test -run '^\$' -bench PageViews -benchtime 1x ./internal/httpapi" &&
+	bench_table pagecache.log
 fi
 
 if [[ -n $ONLY ]]; then

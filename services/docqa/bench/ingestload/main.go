@@ -9,6 +9,16 @@
 //
 // With -pid it also reports the service's peak resident memory (VmHWM of
 // /proc/PID/status, Linux) after the run.
+//
+// With -scanned N it makes its own uploads instead of reading files: -copies
+// image-only PDFs of N pages each (a scanned manual: each page a few lines
+// of text, rendered by pdftoppm at -scan-dpi and written back as an image
+// with no text layer, as a scanner makes), different in their text so that
+// none is a duplicate. They go through the progress stream
+// (/api/documents/upload/stream), and each upload must end stored with N
+// pages read by OCR and one ocr progress event per page.
+//
+//	ingestload -url http://127.0.0.1:8080 -pid $PID -scanned 100 -copies 8
 package main
 
 import (
@@ -41,6 +51,7 @@ type document struct {
 	Pages     int    `json:"pages"`
 	Chunks    int    `json:"chunks"`
 	Duplicate bool   `json:"duplicate"`
+	OCRPages  int    `json:"ocrPages"`
 }
 
 type outcome struct {
@@ -51,6 +62,10 @@ type outcome struct {
 	errBody    string
 	err        error
 	took       time.Duration
+	// Of a streamed upload: its ocr progress events, and when the first
+	// came.
+	ocrEvents int
+	firstOCR  time.Duration
 }
 
 func run(args []string, stdout io.Writer) error {
@@ -58,10 +73,35 @@ func run(args []string, stdout io.Writer) error {
 	base := fs.String("url", "http://127.0.0.1:8080", "base URL of docqa-service")
 	pid := fs.Int("pid", 0, "the service's process id, to report its peak RSS (VmHWM)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "limit of the whole run")
+	scanned := fs.Int("scanned", 0, "upload generated scanned manuals of this many image-only pages instead of files")
+	copies := fs.Int("copies", 8, "with -scanned: how many manuals, uploaded at once")
+	scanDPI := fs.Int("scan-dpi", 150, "with -scanned: the resolution the pages are scanned at")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	files := fs.Args()
+	if *scanned > 0 {
+		if len(files) > 0 || *copies < 1 {
+			return errors.New("-scanned makes its own uploads: name no files, and -copies at least 1")
+		}
+		dir, err := os.MkdirTemp("", "ingestload-scans-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		genStart := time.Now()
+		if files, err = scannedManuals(dir, *copies, *scanned, *scanDPI); err != nil {
+			return err
+		}
+		var size int64
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				size += st.Size()
+			}
+		}
+		fmt.Fprintf(stdout, "generated %d scanned manuals of %d image-only pages at %d dpi (%.1f MB each) in %.1fs\n",
+			len(files), *scanned, *scanDPI, float64(size)/float64(len(files))/1e6, time.Since(genStart).Seconds())
+	}
 	if len(files) == 0 {
 		return errors.New("name the PDF files to upload")
 	}
@@ -71,7 +111,11 @@ func run(args []string, stdout io.Writer) error {
 	out := make([]outcome, len(files))
 	var wg sync.WaitGroup
 	for i, f := range files {
-		wg.Go(func() { out[i] = upload(client, *base, f) })
+		if *scanned > 0 {
+			wg.Go(func() { out[i] = uploadStream(client, *base, f, *scanned) })
+		} else {
+			wg.Go(func() { out[i] = upload(client, *base, f) })
+		}
 	}
 	wg.Wait()
 	wall := time.Since(start)
@@ -83,6 +127,14 @@ func run(args []string, stdout io.Writer) error {
 		case o.err != nil:
 			failures = append(failures, fmt.Sprintf("%s: %v", o.file, o.err))
 			fmt.Fprintf(stdout, "%-24s error   %v\n", filepath.Base(o.file), o.err)
+		case o.status == http.StatusOK && *scanned > 0:
+			stored[o.doc.FileMD5] = o.doc
+			fmt.Fprintf(stdout, "%-24s stored  %d pages (%d by OCR), %d chunks, %d ocr progress events, first after %.1fs, %.1fs\n",
+				filepath.Base(o.file), o.doc.Pages, o.doc.OCRPages, o.doc.Chunks, o.ocrEvents, o.firstOCR.Seconds(), o.took.Seconds())
+			if o.doc.OCRPages != *scanned || o.ocrEvents != *scanned || o.doc.Duplicate {
+				failures = append(failures, fmt.Sprintf("%s: %d pages by OCR, %d ocr progress events, duplicate=%v; want %d, %d, false",
+					o.file, o.doc.OCRPages, o.ocrEvents, o.doc.Duplicate, *scanned, *scanned))
+			}
 		case o.status == http.StatusOK:
 			stored[o.doc.FileMD5] = o.doc
 			fmt.Fprintf(stdout, "%-24s stored  %d pages, %d chunks, duplicate=%v, %.1fs\n",
@@ -118,6 +170,14 @@ func run(args []string, stdout io.Writer) error {
 
 	fmt.Fprintf(stdout, "uploads %d: stored %d, refused %d, failed %d; wall %.1fs\n",
 		len(files), len(stored), refused, len(out)-len(stored)-refused, wall.Seconds())
+	if *scanned > 0 {
+		events := 0
+		for _, o := range out {
+			events += o.ocrEvents
+		}
+		fmt.Fprintf(stdout, "OCR: %d progress events for %d scanned pages; %.2f pages/s, %.2fs a page of wall time\n",
+			events, *scanned*len(files), float64(events)/wall.Seconds(), wall.Seconds()/float64(max(events, 1)))
+	}
 	if *pid > 0 {
 		hwm, err := peakRSS(*pid)
 		if err != nil {

@@ -2,15 +2,21 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/carhub/backend/services/docqa/internal/httpapi"
 
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
@@ -181,4 +187,117 @@ func BenchmarkUploadUnbrokenRunPDF(b *testing.B) {
 		cpu += cpuTime(b) - start
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
+// countingCache counts the page cache's hits and misses.
+type countingCache struct {
+	httpapi.PageCache
+	hits, misses atomic.Int64
+}
+
+func (c *countingCache) Get(key string) ([]byte, bool) {
+	data, ok := c.PageCache.Get(key)
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return data, ok
+}
+
+// BenchmarkPageViews replays a day of page views against the page-image
+// disk cache (internal/pagecache, its default bound) in front of PDFium's
+// renderer, over HTTP: 24 users ask 3 questions each about one real
+// 18-page manual; each answer cites 3 of its pages, the popular ones more
+// often (Zipf, s = 1.2: the maintenance pages everyone asks about), and
+// the user opens each cited page at the width of their screen as the web
+// client asks for it (pageview.ts PAGE_WIDTHS: a phone at 3x 1200 px, at
+// 2x 800, zoomed 2000; a desktop 1000 or, on a 2x screen, 1600). No
+// If-None-Match: each view is a first open on its device. Reported: the
+// cache's hit ratio, the p50 of a view the cache served and of one that
+// had to render, and of all views. The sequence is fixed (seeded); each
+// iteration starts with an empty cache.
+//
+//	go test -run '^$' -bench PageViews -benchtime 1x ./internal/httpapi
+func BenchmarkPageViews(b *testing.B) {
+	data, err := os.ReadFile("../pdftext/testdata/corpus/pdfcpu-adobe_errata.pdf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cache *countingCache
+	s := newService(b, options{local: true, wrapPageCache: func(c httpapi.PageCache) httpapi.PageCache {
+		cache = &countingCache{PageCache: c}
+		return cache
+	}})
+	doc := s.uploadPDF(b, "errata.pdf", data)
+	if doc.Pages != 18 {
+		b.Fatalf("%d pages, want 18", doc.Pages)
+	}
+	type view struct{ page, width int }
+	rng := rand.New(rand.NewPCG(7, 11))
+	zipf := rand.NewZipf(rng, 1.2, 1, uint64(doc.Pages-1))
+	devices := []struct {
+		width  int
+		weight float64
+	}{{1200, 0.45}, {800, 0.2}, {2000, 0.05}, {1000, 0.2}, {1600, 0.1}}
+	var views []view
+	for range 24 {
+		width, x := devices[len(devices)-1].width, rng.Float64()
+		for _, d := range devices {
+			if x < d.weight {
+				width = d.width
+				break
+			}
+			x -= d.weight
+		}
+		for range 3 {
+			for range 3 {
+				views = append(views, view{page: int(zipf.Uint64()) + 1, width: width})
+			}
+		}
+	}
+	var hitTimes, missTimes, all []time.Duration
+	var hits, total int64
+	for b.Loop() {
+		s.pages.RemovePrefix(doc.FileMD5)
+		cache.hits.Store(0)
+		cache.misses.Store(0)
+		for _, v := range views {
+			before := cache.hits.Load()
+			start := time.Now()
+			resp, err := s.client.Get(fmt.Sprintf("%s/api/documents/%s/pages/%d.png?width=%d", s.URL, doc.FileMD5, v.page, v.width))
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			took := time.Since(start)
+			if resp.StatusCode != http.StatusOK {
+				b.Fatalf("page %d at %d: status %d", v.page, v.width, resp.StatusCode)
+			}
+			if cache.hits.Load() > before {
+				hitTimes = append(hitTimes, took)
+			} else {
+				missTimes = append(missTimes, took)
+			}
+			all = append(all, took)
+		}
+		hits, total = cache.hits.Load(), cache.hits.Load()+cache.misses.Load()
+		if total != int64(len(views)) {
+			b.Fatalf("%d cache lookups for %d views: the ratio would not be per view", total, len(views))
+		}
+	}
+	p50 := func(d []time.Duration) float64 {
+		if len(d) == 0 {
+			return 0
+		}
+		d = slices.Clone(d)
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(float64(len(views)), "views")
+	b.ReportMetric(float64(hits)/float64(total), "hit-ratio")
+	b.ReportMetric(p50(hitTimes), "hit-p50-ms")
+	b.ReportMetric(p50(missTimes), "render-p50-ms")
+	b.ReportMetric(p50(all), "view-p50-ms")
 }

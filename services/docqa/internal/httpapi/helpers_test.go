@@ -124,6 +124,9 @@ type options struct {
 	highlightBudget time.Duration
 	// pages replaces the page engine (the shared PDF engine).
 	pages httpapi.PageEngine
+	// wrapPageCache, when set, stands between the handlers and the page
+	// cache (to count its hits).
+	wrapPageCache func(httpapi.PageCache) httpapi.PageCache
 }
 
 func newService(t testing.TB, opts options) *service {
@@ -206,10 +209,14 @@ func newService(t testing.TB, opts options) *service {
 	if opts.identitySecret != nil {
 		authMode = auth.ModeLocal
 	}
+	var pageCache httpapi.PageCache = s.pages
+	if opts.wrapPageCache != nil {
+		pageCache = opts.wrapPageCache(s.pages)
+	}
 	engine := httpapi.New(httpapi.Config{
 		AuthMode: authMode,
 		Store:    store, Embedder: emb, Chat: chat, Pipeline: pipe, Originals: files, PDFEngine: opts.pdfReady,
-		Pages: opts.pages, PageCache: s.pages, PageWait: opts.pageWait, PageBudget: opts.pageBudget,
+		Pages: opts.pages, PageCache: pageCache, PageWait: opts.pageWait, PageBudget: opts.pageBudget,
 		HighlightBudget: opts.highlightBudget,
 		CountTokens:     split.CountTokens, Heartbeat: opts.heartbeat, MaxUploadBytes: opts.maxUpload,
 		UploadStallTimeout: opts.uploadStall,
