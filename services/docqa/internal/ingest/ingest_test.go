@@ -3,9 +3,12 @@ package ingest_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,6 +24,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/embedded"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/ocr"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
@@ -677,5 +681,78 @@ func TestFurnitureStaysOutOfChunks(t *testing.T) {
 	got, err := kept.Retrieve(ctx, "brake pads", docqa.Query{TopK: 11})
 	if err != nil || len(got) < 3 || !got[2].Chunk.Navigation {
 		t.Errorf("without the demotion: %+v, %v", got, err)
+	}
+}
+
+// extracted is an Extractor that answers one document, whatever the file.
+type extracted pdftext.Document
+
+func (d extracted) Extract(context.Context, io.ReaderAt, int64, func(pdftext.Stage, int, int)) (pdftext.Document, error) {
+	return pdftext.Document(d), nil
+}
+
+// Each chunk of a page OCR read is stored with its lines: one rectangle per
+// line of its text, from the boxes of the words of that line; a chunk of a
+// text layer has none.
+func TestOCRChunksKeepTheirLines(t *testing.T) {
+	// 60 lines of 12 words: more than one chunk. Line L's words lie at
+	// 100+40L px from the top, 30 px high, of a page of 2480 x 3508 px.
+	var words []ocr.Word
+	for l := range 60 {
+		for k := range 12 {
+			words = append(words, ocr.Word{Text: fmt.Sprintf("w%dx%d", l, k), Confidence: 95,
+				Left: 100 + 150*k, Top: 100 + 40*l, Width: 120, Height: 30, Block: 1, Paragraph: 1, Line: l + 1})
+		}
+	}
+	text, _ := ocr.Layout(words)
+	doc := pdftext.Document{Pages: []pdftext.Page{
+		{Number: 1, Text: "Chapter one of the manual.\nChange the engine oil every 15000 kilometres."},
+		{Number: 2, Text: text, OCR: true, Words: words, OCRDPI: 300, OCRSize: image.Point{X: 2480, Y: 3508}},
+	}, OCRPages: 1}
+	e := newEnv(t, func(c *ingest.Config) { c.Extractor = extracted(doc) })
+	res, err := e.ingestBytes(t, "scan.pdf", samplePDF("scan"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := e.store.DB().Query(`SELECT page, text, rects, ocr FROM chunks WHERE md5 = ? ORDER BY idx`, res.FileMD5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ocrChunks := 0
+	for rows.Next() {
+		var page int
+		var text, rects string
+		var isOCR bool
+		if err := rows.Scan(&page, &text, &rects, &isOCR); err != nil {
+			t.Fatal(err)
+		}
+		if page == 1 {
+			if isOCR || rects != "" {
+				t.Fatalf("text chunk: ocr %v, rects %q; want none", isOCR, rects)
+			}
+			continue
+		}
+		ocrChunks++
+		var want [][4]int
+		for _, line := range strings.Split(text, "\n") {
+			var l, k0, k1 int
+			fields := strings.Fields(line)
+			fmt.Sscanf(fields[0], "w%dx%d", &l, &k0)
+			fmt.Sscanf(fields[len(fields)-1], "w%dx%d", &l, &k1)
+			left, top := math.Round(float64(100+150*k0)/2480*1e4), math.Round(float64(100+40*l)/3508*1e4)
+			right, bottom := math.Round(float64(100+150*k1+120)/2480*1e4), math.Round(float64(100+40*l+30)/3508*1e4)
+			want = append(want, [4]int{int(left), int(top), int(right - left), int(bottom - top)})
+		}
+		js, _ := json.Marshal(want)
+		if !isOCR || rects != string(js) {
+			t.Fatalf("OCR chunk %q: ocr %v, rects %s; want %s", text[:min(40, len(text))], isOCR, rects, js)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if ocrChunks < 2 {
+		t.Fatalf("%d chunks of the OCR page, want more than one", ocrChunks)
 	}
 }
