@@ -757,7 +757,7 @@ fi
 
 if ingest_mode scanned; then
 md "## docqa ingestion of scanned manuals: eight of 100 pages at once" "" \
-	"Eight generated image-only manuals of 100 pages (each page three short lines of text, rendered by" \
+	"Eight generated image-only manuals of 100 A5 pages (each page three short lines of text, rendered by" \
 	"\`pdftoppm\` at 150 dpi, no text layer: ingestload's \`-scanned\` mode) uploaded at once through the" \
 	"progress stream to the real binary on its defaults (\`INGEST_CONCURRENCY=2\`, \`OCR_CONCURRENCY=1\`," \
 	"\`OCR_LANGUAGES=eng\`). Each upload must end stored with its 100 pages read by OCR and one \`ocr\`" \
