@@ -245,7 +245,7 @@ func (s *Store) loadDB(db *sql.DB) error {
 	return rows.Err()
 }
 
-// encodeRects is the rects column of a chunk's rectangles: ” for none.
+// encodeRects is the rects column of a chunk's rectangles: empty for none.
 func encodeRects(rects []docqa.Rect) string {
 	if len(rects) == 0 {
 		return ""
