@@ -222,6 +222,14 @@ func Strip(pages []Page) []Result {
 			}
 		}
 		out[i].Text = strings.Trim(strings.Join(kept, "\n"), "\n")
+		if strings.TrimSpace(out[i].Text) == "" && strings.TrimSpace(pages[i].Text) != "" {
+			// Nothing but furniture is no page: what repeats on every
+			// page of a short document (a form, a leaflet of two lines a
+			// page) is its text, not its frame. The page stays whole.
+			text := strings.Trim(pages[i].Text, "\n")
+			out[i] = Result{Text: text, Navigation: IsNavigation(text, len(pages))}
+			continue
+		}
 		out[i].RunningHead = head
 		out[i].BookHead = bookHead
 		out[i].Navigation = IsNavigation(out[i].Text, len(pages))

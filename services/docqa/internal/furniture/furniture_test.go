@@ -132,6 +132,17 @@ func TestStripKeepsWhatIsNotFurniture(t *testing.T) {
 	if two[0].Text != "Guide 1\nAlpha." || two[1].Text != "Guide 2\nBeta." {
 		t.Errorf("two pages lost lines: %q %q", two[0].Text, two[1].Text)
 	}
+	// Pages that are nothing but what repeats (a short leaflet, the same
+	// two lines on each page) keep their text: it is the document's.
+	var leaflet []Page
+	for n := 1; n <= 3; n++ {
+		leaflet = append(leaflet, Page{Number: n, Text: fmt.Sprintf("Page %d of the leaflet.\nCheck the tyre pressure every month.", n)})
+	}
+	for i, r := range Strip(leaflet) {
+		if r.Text != leaflet[i].Text || r.RunningHead != "" || r.BookHead != "" || len(r.Removed) != 0 {
+			t.Errorf("leaflet page %d: %+v, want its text whole and nothing removed", i+1, r)
+		}
+	}
 }
 
 func TestIsNavigation(t *testing.T) {
