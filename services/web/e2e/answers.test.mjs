@@ -2,7 +2,7 @@
 // docqa has no chat model and quotes passages of the manuals.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, startStack } from './harness.mjs';
+import { axeBothSchemes, shootEverywhere, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 let s;
@@ -95,15 +95,7 @@ describe('Ask without a chat model', () => {
     await rest.first().waitFor();
     assert.deepEqual((await rest.allInnerTexts()).map((n) => n.replace(/\d$/, 'N')), Array(6).fill('oil-manual.pdf, p. N'));
     assert.deepEqual(await axeBothSchemes(page), [], 'the Ask page with the notice');
-    for (const [w, h] of [[390, 844], [1280, 800]]) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark']) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: `/tmp/answers-other-script-${w}-${scheme}.png` });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 390, height: 844 });
+    await shootEverywhere(page, 'answers-other-script', { fullPage: false });
   });
 
   it('in the Chinese interface the notice is in Chinese', async () => {

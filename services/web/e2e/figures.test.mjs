@@ -9,15 +9,9 @@
 // progress in one phrase per stage, with plurals.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { axeBothSchemes, navLink, startStack } from './harness.mjs';
+import { axeBothSchemes, navLink, shootEverywhere, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
-// Screenshots to look at (not compared): $SHOTS_DIR, else a directory under the system's temp.
-const shots = process.env.SHOTS_DIR ?? join(tmpdir(), 'carhub-e2e-shots');
-mkdirSync(shots, { recursive: true });
 
 let s;
 let page;
@@ -180,15 +174,7 @@ describe('a plug-in hybrid in de-DE', () => {
     assert.equal(await page.getByRole('figure', { name: 'Consumption (L/100 km)' }).count(), 0);
     assert.equal(await note('Refuels', e).textContent(), 'Records of this energy');
     assert.deepEqual(await axeBothSchemes(page), []);
-    for (const [w, h] of [[390, 844], [1280, 800]]) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark']) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: join(shots, `phev-statistics-${w}-${scheme}.png`), fullPage: true });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 390, height: 844 });
+    await shootEverywhere(page, 'phev-statistics');
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
   });
 
@@ -204,15 +190,7 @@ describe('a plug-in hybrid in de-DE', () => {
     assert.equal(plain(await row(c6, 'Per distance driven (all energies)').textContent()), '2,55 kWh/100 km over 470 km');
     assert.equal(plain(await row(c4, 'Per distance driven (all energies)').textContent()), '20,00 kWh/100 km over 30 km');
     assert.equal(plain(await row(c3, 'Per distance driven (all energies)').textContent()), '18,00 kWh/100 km over 50 km');
-    for (const [w, h] of [[390, 844], [1280, 800]]) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark']) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: join(shots, `phev-history-${w}-${scheme}.png`) });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 390, height: 844 });
+    await shootEverywhere(page, 'phev-history', { fullPage: false });
     assert.deepEqual(pageErrors, []);
   });
 });

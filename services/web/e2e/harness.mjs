@@ -14,7 +14,7 @@
 // sign-in does.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as netServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -344,3 +344,26 @@ export async function startStack({ auth, oidc = false, locale = 'en-IE', timezon
   };
   return s;
 }
+
+/** shotsDir: where screenshots to look at go (not compared): $SHOTS_DIR, else a directory under the system's temp. */
+export const shotsDir = process.env.SHOTS_DIR ?? join(tmpdir(), 'carhub-e2e-shots');
+
+/**
+ * shootEverywhere saves screenshots of what page shows at a phone's size
+ * (390x844) and a desktop's (1280x800), light and dark, as
+ * shotsDir/<name>-<width>-<scheme>.png, then puts the page back at the
+ * phone's size in the light scheme.
+ */
+export async function shootEverywhere(page, name, { fullPage = true } = {}) {
+  mkdirSync(shotsDir, { recursive: true });
+  for (const [width, height] of [[390, 844], [1280, 800]]) {
+    await page.setViewportSize({ width, height });
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: join(shotsDir, `${name}-${width}-${scheme}.png`), fullPage });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 390, height: 844 });
+}
+

@@ -8,15 +8,10 @@
 // behind the real Caddy, against the real services, in Debian's Chromium.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { axeBothSchemes, axeViolations, eventually, navLink, startStack } from './harness.mjs';
+import { axeBothSchemes, axeViolations, eventually, navLink, shootEverywhere, shotsDir, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
-// Screenshots to look at (not compared): $SHOTS_DIR, else a directory under the system's temp.
-const shots = process.env.SHOTS_DIR ?? join(tmpdir(), 'carhub-e2e-shots');
-mkdirSync(shots, { recursive: true });
 
 
 const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
@@ -277,15 +272,7 @@ describe("the owner's own measures", () => {
     assert.deepEqual(await values(), ['km', 'gal_us', 'l_per_100km', 'kwh_per_100km', 'kg_per_100km']);
     assert.equal(await system.inputValue(), 'custom');
     await page.getByText('Consumption of liquid fuels followed: Litres per 100 km (L/100 km). Consumption of electricity followed: kWh per 100 km.', { exact: true }).waitFor();
-    for (const [w, h] of [[390, 844], [1280, 800]]) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark']) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: join(shots, `settings-units-${w}-${scheme}.png`), fullPage: true });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 390, height: 844 });
+    await shootEverywhere(page, 'settings-units');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
     p = (await api('/api/preferences')).body;
@@ -358,15 +345,7 @@ describe("the owner's own measures", () => {
     assert.equal(await note.textContent(), '这种能源两次加满之间，基于以任何能源行驶的 311 英里');
     // 51.30 / 500 km + 1.50 / 50 km = 0.1026 + 0.03 = 0.1326 per km = 0.2134 per mi.
     assert.equal(await card(page, '每英里费用（所有能源）').textContent(), 'US$0.2134');
-    for (const [w, h] of [[390, 844], [1280, 800]]) {
-      await page.setViewportSize({ width: w, height: h });
-      for (const scheme of ['light', 'dark']) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.screenshot({ path: join(shots, `zh-phev-statistics-${w}-${scheme}.png`), fullPage: true });
-      }
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 390, height: 844 });
+    await shootEverywhere(page, 'zh-phev-statistics');
     await page.goto(s.base + '/history');
     await page.getByRole('heading', { level: 1, name: '历史' }).waitFor();
     await field(page, '车辆').selectOption(String(v.body.id));
@@ -374,7 +353,7 @@ describe("the owner's own measures", () => {
     await newest.getByText('49.6 英里/英制加仑，基于 311 英里', { exact: true }).waitFor();
     await newest.getByText('按总行驶里程计（所有能源）', { exact: true }).waitFor();
     assert.deepEqual(await axeBothSchemes(page), []);
-    await page.screenshot({ path: join(shots, 'zh-phev-history-390-light.png') });
+    await page.screenshot({ path: join(shotsDir, 'zh-phev-history-390-light.png') });
   });
 
   it('Chinese: a manual of 1 page and of 2 pages, counted with the measure word, the progress in Chinese', async () => {
