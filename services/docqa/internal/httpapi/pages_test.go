@@ -210,9 +210,7 @@ func TestPagesOfAnotherUsersDocument(t *testing.T) {
 // pdfTool runs a poppler tool on pdf; the tests need poppler-utils.
 func pdfTool(t *testing.T, pdf []byte, tool string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		t.Skipf("%s is not installed", tool)
-	}
+	ingesttest.RequireTool(t, tool)
 	path := filepath.Join(t.TempDir(), "in.pdf")
 	if err := os.WriteFile(path, pdf, 0o600); err != nil {
 		t.Fatal(err)

@@ -44,9 +44,7 @@ func pageCount(t *testing.T, pdf []byte) int {
 }
 
 func TestCutHoldsExactlyThatPage(t *testing.T) {
-	if _, err := exec.LookPath("pdfinfo"); err != nil {
-		t.Skip("poppler-utils are not installed")
-	}
+	ingesttest.RequireTool(t, "pdfinfo")
 	generated := ingesttest.Book("",
 		ingesttest.Page{Text: "First page: safety."},
 		ingesttest.Page{Text: "Second page: change the engine oil every 15000 km.", Width: 792, Height: 612},

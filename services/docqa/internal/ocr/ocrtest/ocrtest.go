@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 )
 
 // Require returns the tesseract command after checking that it and the
@@ -29,20 +31,9 @@ import (
 // skips it elsewhere, saying what to install.
 func Require(tb testing.TB, also ...string) string {
 	tb.Helper()
-	packages := map[string]string{"tesseract": "tesseract-ocr", "pdftoppm": "poppler-utils", "pdftotext": "poppler-utils", "convert": "imagemagick"}
-	var command string
-	for _, tool := range append([]string{"tesseract"}, also...) {
-		path, err := exec.LookPath(tool)
-		if err != nil {
-			msg := fmt.Sprintf("%s is not installed (apt-get install %s): the OCR tests need it", tool, packages[tool])
-			if os.Getenv("CI") == "true" {
-				tb.Fatal(msg)
-			}
-			tb.Skip(msg)
-		}
-		if tool == "tesseract" {
-			command = path
-		}
+	command := ingesttest.RequireTool(tb, "tesseract")
+	for _, tool := range also {
+		ingesttest.RequireTool(tb, tool)
 	}
 	return command
 }

@@ -1,0 +1,33 @@
+package ingesttest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// debianPackages names the Debian package of each command the tests use.
+var debianPackages = map[string]string{
+	"tesseract": "tesseract-ocr",
+	"pdftoppm":  "poppler-utils",
+	"pdftotext": "poppler-utils",
+	"pdfinfo":   "poppler-utils",
+	"convert":   "imagemagick",
+}
+
+// RequireTool returns the path of command tool. A missing one fails the
+// test under CI=true (.ci/run installs every one of them) and skips it
+// elsewhere, saying what to install: CI never passes without the test.
+func RequireTool(tb testing.TB, tool string) string {
+	tb.Helper()
+	path, err := exec.LookPath(tool)
+	if err != nil {
+		msg := fmt.Sprintf("%s is not installed (apt-get install %s)", tool, debianPackages[tool])
+		if os.Getenv("CI") == "true" {
+			tb.Fatal(msg)
+		}
+		tb.Skip(msg)
+	}
+	return path
+}
