@@ -6,26 +6,32 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 )
 
 // TestGoBookChapterWordRecall scores pdfcpu's TheGoProgrammingLanguageCh1.pdf
 // (troff output set glyph by glyph with tight kerning, where PDFium's own
 // spacing kept 61% of the words) against pdftotext, read from the Go module
 // cache where pdfcpu's test data lies (the file is not in the repository:
-// its licence is unclear). It skips without the file or pdftotext.
+// its licence is unclear). Without the file or pdftotext it fails under
+// CI=true and skips elsewhere.
 func TestGoBookChapterWordRecall(t *testing.T) {
+	pdftotext := ingesttest.RequireTool(t, "pdftotext")
 	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
 	if err != nil {
-		t.Skip("no go command:", err)
+		t.Fatal("go env GOMODCACHE:", err)
 	}
+	// pdfcpu is a module the service requires: its test data is in the
+	// module cache wherever the tests were built (CI included).
 	found, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "github.com/pdfcpu/pdfcpu@*/pkg/testdata/TheGoProgrammingLanguageCh1.pdf"))
 	if len(found) == 0 {
-		t.Skip("pdfcpu's test data is not in the module cache")
+		ingesttest.Missing(t, "pdfcpu's test data is not in the module cache (go mod download github.com/pdfcpu/pdfcpu)")
 	}
 	path := found[len(found)-1]
-	ref, err := exec.Command("pdftotext", "-q", "-enc", "UTF-8", path, "-").Output()
+	ref, err := exec.Command(pdftotext, "-q", "-enc", "UTF-8", path, "-").Output()
 	if err != nil {
-		t.Skipf("no pdftotext or no %s: %v", path, err)
+		t.Fatalf("pdftotext %s: %v", path, err)
 	}
 	f, size := mustOpen(t, path)
 	doc, err := engine.Extract(context.Background(), f, size, nil)

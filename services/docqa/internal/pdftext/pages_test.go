@@ -161,9 +161,9 @@ func bboxWords(t *testing.T, pdf []byte, page int) []word {
 		t.Fatal(err)
 	}
 	n := strconv.Itoa(page)
-	out, err := exec.Command("pdftotext", "-bbox", "-f", n, "-l", n, path, "-").Output()
+	out, err := exec.Command(ingesttest.RequireTool(t, "pdftotext"), "-bbox", "-f", n, "-l", n, path, "-").Output()
 	if err != nil {
-		t.Skipf("pdftotext -bbox: %v", err)
+		t.Fatalf("pdftotext -bbox: %v", err)
 	}
 	m := bboxPage.FindSubmatch(out)
 	if m == nil {
