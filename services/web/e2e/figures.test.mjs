@@ -9,7 +9,7 @@
 // progress in one phrase per stage, with plurals.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, navLink, shootEverywhere, startStack } from './harness.mjs';
+import { axeBothSchemes, navLink, progressSeen, shootEverywhere, startStack, watchProgress } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -200,17 +200,11 @@ describe('manual upload progress wording', () => {
   async function upload(name, pdf) {
     await page.goto(s.base + '/manuals');
     await page.getByRole('heading', { level: 1, name: 'Manuals' }).waitFor();
-    await page.evaluate(() => {
-      window.__progress = [];
-      new MutationObserver(() => {
-        const text = document.querySelector('.progress p[aria-live]')?.textContent;
-        if (text && window.__progress.at(-1) !== text) window.__progress.push(text);
-      }).observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
+    await watchProgress(page);
     await page.getByLabel('Upload a PDF', { exact: true }).setInputFiles({ name, mimeType: 'application/pdf', buffer: pdf });
     const status = page.getByRole('status').filter({ hasText: name });
     await status.waitFor({ timeout: 60_000 });
-    return { lines: await page.evaluate(() => window.__progress), status: await status.textContent() };
+    return { lines: await progressSeen(page), status: await status.textContent() };
   }
   // As lib/format.ts fmtBytes writes a size in de-DE.
   const kb = (bytes) => (bytes < 1024 ? `${bytes} B` : `${new Intl.NumberFormat('de-DE', { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(bytes / 1024)} KB`);

@@ -367,3 +367,17 @@ export async function shootEverywhere(page, name, { fullPage = true } = {}) {
   await page.setViewportSize({ width: 390, height: 844 });
 }
 
+/** watchProgress records each line the Manuals page's upload progress shows, in order, once each in a row; progressSeen reads them. */
+export async function watchProgress(page) {
+  await page.evaluate(() => {
+    window.__progress = [];
+    new MutationObserver(() => {
+      const text = document.querySelector('.progress p[aria-live]')?.textContent;
+      if (text && window.__progress.at(-1) !== text) window.__progress.push(text);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+export function progressSeen(page) {
+  return page.evaluate(() => window.__progress);
+}

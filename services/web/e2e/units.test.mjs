@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { axeBothSchemes, axeViolations, eventually, navLink, shootEverywhere, shotsDir, startStack } from './harness.mjs';
+import { axeBothSchemes, axeViolations, eventually, navLink, progressSeen, shootEverywhere, shotsDir, startStack, watchProgress } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -361,20 +361,14 @@ describe("the owner's own measures", () => {
       const name = `zh-${pages}.pdf`;
       await page.goto(s.base + '/manuals');
       await page.getByRole('heading', { level: 1, name: '手册' }).waitFor();
-      await page.evaluate(() => {
-        window.__progress = [];
-        new MutationObserver(() => {
-          const text = document.querySelector('.progress p[aria-live]')?.textContent;
-          if (text && window.__progress.at(-1) !== text) window.__progress.push(text);
-        }).observe(document.body, { subtree: true, childList: true, characterData: true });
-      });
+      await watchProgress(page);
       const pdf = makePdf(Array.from({ length: pages }, (_, i) => [`Page ${i + 1}.`, 'Check the tyre pressure every month when the tyres are cold.']));
       await page.getByLabel('上传 PDF', { exact: true }).setInputFiles({ name, mimeType: 'application/pdf', buffer: pdf });
       const status = page.getByRole('status').filter({ hasText: name });
       await status.waitFor({ timeout: 60_000 });
       const doc = (await api('/api/documents')).body.find((d) => d.fileName === name);
       assert.equal(await status.textContent(), `已保存 ${name}：${pages} 页，${doc.chunks} 个段落。`);
-      const lines = await page.evaluate(() => window.__progress);
+      const lines = await progressSeen(page);
       assert.ok(lines.length > 0);
       // Every line is one of the Chinese phrases, none the service's English message.
       for (const l of lines) assert.match(l, /^(正在发送：.+ \/ .+|已接收 .+|排队中：第 \d+ 位|正在读取第 \d+ 页，共 \d+ 页|已切分为 \d+ 个段落|正在索引段落：\d+ \/ \d+|正在保存 \d+ 个段落)$/, l);
