@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, isRefuel, MemoryStore, Outbox, type OutboxItem, type SendOutcome } from './outbox';
+import { classify, isExpense, isRefuel, MemoryStore, Outbox, PARENT_ID, queuedBytes, type OutboxItem, type SendOutcome } from './outbox';
 
 const noLock = <T>(fn: () => Promise<T>) => fn();
 
@@ -193,5 +193,90 @@ describe('kinds of items', () => {
     // Both go, in order, each with its own method.
     await box.flush();
     expect(sent).toEqual(['POST /api/refuels', 'PUT /api/preferences']);
+  });
+});
+
+describe('Outbox: items waiting for a parent (receipts of an expense made offline)', () => {
+  const expense = (key: string, createdAt: string) => ({ key, kind: 'expense' as const, method: 'POST' as const, path: '/api/expenses', body: `{"k":"${key}"}`, createdAt });
+  const receipt = (key: string, parent: string, createdAt: string, size = 3) => ({
+    key, kind: 'attachment' as const, method: 'POST' as const, path: `/api/expenses/${PARENT_ID}/attachments`, body: '', createdAt, parent,
+    file: { name: `${key}.jpg`, type: 'image/jpeg', bytes: new ArrayBuffer(size) },
+  });
+
+  it('sends the parent, then its children to the id the service gave it, in the same pass', async () => {
+    const paths: string[] = [];
+    const sender = (i: OutboxItem) => {
+      paths.push(`${i.key} ${i.path}`);
+      return Promise.resolve<SendOutcome>({ kind: 'sent', body: i.key === 'e' ? { id: 42 } : { id: 7 } });
+    };
+    const box = new Outbox(new MemoryStore(), sender, noLock);
+    await box.add(expense('e', '2026-03-01T08:00:00.000Z'));
+    // Stored with the same instant and a key that sorts first: still sent after its parent.
+    await box.add(receipt('a', 'e', '2026-03-01T08:00:00.000Z'));
+    await box.add(receipt('r', 'e', '2026-03-01T08:00:00.001Z'));
+    expect(await box.flush()).toEqual({ sent: ['e', 'r', 'a'], rejected: [], blocked: false, unauthorized: false });
+    expect(paths).toEqual(['e /api/expenses', 'r /api/expenses/42/attachments', 'a /api/expenses/42/attachments']);
+    expect(await box.items()).toEqual([]);
+  });
+
+  it('children wait while their parent cannot go, without holding up other items; a later pass sends them', async () => {
+    const { calls, sender } = scripted({
+      e: [{ kind: 'rejected', message: 'title: must not be empty' }, { kind: 'sent', body: { id: 5 } }],
+      x: [{ kind: 'sent', body: {} }],
+      r: [{ kind: 'sent', body: {} }],
+    });
+    const box = new Outbox(new MemoryStore(), sender, noLock);
+    await box.add(expense('e', '2026-03-01T08:00:00Z'));
+    await box.add(receipt('r', 'e', '2026-03-01T08:00:01Z'));
+    await box.add(item('x', '2026-03-01T08:00:02Z'));
+    expect(await box.flush()).toEqual({ sent: ['x'], rejected: ['e'], blocked: false, unauthorized: false });
+    expect((await box.items()).map((i) => [i.key, i.state, i.path])).toEqual([
+      ['e', 'attention', '/api/expenses'],
+      ['r', 'pending', `/api/expenses/${PARENT_ID}/attachments`],
+    ]);
+    await box.retry('e');
+    expect(await box.flush()).toEqual({ sent: ['e', 'r'], rejected: [], blocked: false, unauthorized: false });
+    expect(calls.map((c) => c.key)).toEqual(['e', 'x', 'e', 'r']);
+  });
+
+  it('an answer without an id leaves the children waiting rather than guessing where they go', async () => {
+    const { sender } = scripted({ e: [{ kind: 'sent', body: null }] });
+    const box = new Outbox(new MemoryStore(), sender, noLock);
+    await box.add(expense('e', '2026-03-01T08:00:00Z'));
+    await box.add(receipt('r', 'e', '2026-03-01T08:00:01Z'));
+    expect((await box.flush()).sent).toEqual(['e']);
+    expect((await box.items()).map((i) => [i.key, i.parent])).toEqual([['r', 'e']]);
+  });
+
+  it('discarding the parent discards its children and theirs, nothing else', async () => {
+    const box = new Outbox(new MemoryStore(), scripted({}).sender, noLock);
+    await box.add(expense('e', '2026-03-01T08:00:00Z'));
+    await box.add(receipt('g', 'r', '2026-03-01T08:00:02Z'));
+    await box.add(receipt('r', 'e', '2026-03-01T08:00:01Z'));
+    await box.add(expense('other', '2026-03-01T08:00:03Z'));
+    await box.add(receipt('keep', 'other', '2026-03-01T08:00:04Z'));
+    await box.discard('e');
+    expect((await box.items()).map((i) => i.key)).toEqual(['other', 'keep']);
+  });
+
+  it('queuedBytes counts the files waiting', async () => {
+    const box = new Outbox(new MemoryStore(), scripted({}).sender, noLock);
+    await box.add(expense('e', '2026-03-01T08:00:00Z'));
+    await box.add(receipt('r', 'e', '2026-03-01T08:00:01Z', 1000));
+    await box.add(receipt('s', 'e', '2026-03-01T08:00:02Z', 24));
+    expect(queuedBytes(await box.items())).toBe(1024);
+    expect((await box.items()).filter(isExpense).map((i) => i.key)).toEqual([]);
+  });
+});
+
+describe('Outbox: a child added after its parent was sent', () => {
+  it('is addressed to the stored id at once', async () => {
+    const { sender } = scripted({ e: [{ kind: 'sent', body: { id: 12 } }], r: [{ kind: 'sent', body: {} }] });
+    const box = new Outbox(new MemoryStore(), sender, noLock);
+    await box.add({ key: 'e', kind: 'expense', method: 'POST', path: '/api/expenses', body: '{}' });
+    await box.flush();
+    const r = await box.add({ key: 'r', kind: 'attachment', method: 'POST', path: `/api/expenses/${PARENT_ID}/attachments`, body: '', parent: 'e' });
+    expect([r.path, r.parent]).toEqual(['/api/expenses/12/attachments', undefined]);
+    expect((await box.flush()).sent).toEqual(['r']);
   });
 });

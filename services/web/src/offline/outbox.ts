@@ -10,7 +10,13 @@
 //   pending   --another user is signed in-->        pending (skipped: sent only with its owner's token)
 //   pending   --send: other 4xx-->                 attention (with the server's message; never resent by itself)
 //   attention --retry (the owner asks)-->          pending
-//   any       --discard (the owner asks)-->        (removed)
+//   any       --discard (the owner asks)-->        (removed, with the items waiting for it)
+//
+// An item may wait for another (parent): a receipt for an expense made
+// offline goes to /api/expenses/{parent}/attachments, and {parent} is the id
+// the service gave the parent when it was sent. Until then the child is
+// skipped (it never blocks the items behind it); discarding the parent
+// discards it too.
 
 export type OutboxState = 'pending' | 'attention';
 
@@ -28,8 +34,30 @@ export interface RefuelSummary {
   currency?: string;
 }
 
-/** What an item writes: a new refuel (the default, also of items stored before kinds existed) or a change of preferences. */
-export type OutboxKind = 'refuel' | 'preferences';
+/** What the Costs page shows of a queued expense. */
+export interface ExpenseSummary {
+  vehicle_id: number;
+  time: string;
+  category: string;
+  title: string;
+  amount: string;
+}
+
+/** A file queued for upload (a receipt, a photo): its bytes, kept as an ArrayBuffer (Blobs in IndexedDB fail on some Safaris). */
+export interface QueuedFile {
+  name: string;
+  type: string;
+  bytes: ArrayBuffer;
+}
+
+/**
+ * What an item writes: a new refuel (the default, also of items stored before kinds existed), a
+ * change of preferences, a new expense, or an attachment of a refuel or an expense.
+ */
+export type OutboxKind = 'refuel' | 'preferences' | 'expense' | 'attachment';
+
+/** The place in a child's path where its parent's id goes once the parent is stored. */
+export const PARENT_ID = '{parent}';
 
 export interface OutboxItem {
   /** The Idempotency-Key, also the item's id. */
@@ -38,8 +66,12 @@ export interface OutboxItem {
   kind?: OutboxKind;
   method: 'POST' | 'PUT';
   path: string;
-  /** The JSON body, serialized once at creation. */
+  /** The JSON body, serialized once at creation ('' for an attachment, whose body is file). */
   body: string;
+  /** An attachment's file, sent as multipart/form-data. */
+  file?: QueuedFile;
+  /** The key of the item whose stored record this one belongs to; its path holds PARENT_ID until that one is sent. */
+  parent?: string;
   createdAt: string;
   state: OutboxState;
   /** The server's message, for items that need attention. */
@@ -47,6 +79,8 @@ export interface OutboxItem {
   attempts: number;
   /** What History shows of a queued refuel (refuels only). */
   summary?: RefuelSummary;
+  /** What the Costs page shows of a queued expense (expenses only). */
+  expense?: ExpenseSummary;
   /** The user who made it (AUTH_MODE=local); undefined with accounts off. */
   owner?: number;
 }
@@ -54,6 +88,16 @@ export interface OutboxItem {
 /** isRefuel: whether an item is a queued refuel (History lists those, sign-out counts them). */
 export function isRefuel(item: OutboxItem): item is OutboxItem & { summary: RefuelSummary } {
   return (item.kind ?? 'refuel') === 'refuel' && item.summary !== undefined;
+}
+
+/** isExpense: whether an item is a queued expense. */
+export function isExpense(item: OutboxItem): item is OutboxItem & { expense: ExpenseSummary } {
+  return item.kind === 'expense' && item.expense !== undefined;
+}
+
+/** queuedBytes: the bytes of the files waiting in items (what the bound on queued attachments counts). */
+export function queuedBytes(items: OutboxItem[]): number {
+  return items.reduce((n, i) => n + (i.file?.bytes.byteLength ?? 0), 0);
 }
 
 /** Where the items live (IndexedDB in the app, a Map in tests). */
@@ -106,6 +150,8 @@ export class Outbox {
   private readonly listeners = new Set<() => void>();
   /** Keys being sent right now (for display only; not persisted). */
   readonly sending = new Set<string>();
+  /** The ids the service gave items sent by this tab (key -> id), so a child added after its parent went is addressed at once. */
+  private readonly stored = new Map<string, string>();
 
   constructor(
     private readonly store: OutboxStore,
@@ -129,13 +175,31 @@ export class Outbox {
 
   async add(item: Omit<OutboxItem, 'state' | 'attempts' | 'createdAt'> & { createdAt?: string }): Promise<OutboxItem> {
     const full: OutboxItem = { ...item, createdAt: item.createdAt ?? new Date().toISOString(), state: 'pending', attempts: 0 };
+    const id = full.parent !== undefined ? this.stored.get(full.parent) : undefined;
+    if (id !== undefined) {
+      full.path = full.path.replace(PARENT_ID, id);
+      delete full.parent;
+    }
     await this.store.put(full);
     this.changed();
     return full;
   }
 
+  /** discard removes the item and every item waiting for it (a receipt of an expense never stored has nowhere to go). */
   async discard(key: string): Promise<void> {
-    await this.store.delete(key);
+    const all = await this.store.all();
+    const gone = new Set([key]);
+    // Children of children, whatever the order they are stored in.
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const i of all) {
+        if (i.parent !== undefined && gone.has(i.parent) && !gone.has(i.key)) {
+          gone.add(i.key);
+          grew = true;
+        }
+      }
+    }
+    for (const k of gone) await this.store.delete(k);
     this.changed();
   }
 
@@ -178,8 +242,11 @@ export class Outbox {
 
   private async pass(): Promise<FlushResult> {
     const result: FlushResult = { sent: [], rejected: [], blocked: false, unauthorized: false };
-    for (const item of await this.items()) {
-      if (item.state !== 'pending') continue;
+    const list = await this.items();
+    for (let n = 0; n < list.length; n++) {
+      const item = list[n]!;
+      // A child whose parent is not stored yet waits; it does not hold up the items behind it.
+      if (item.state !== 'pending' || item.parent !== undefined) continue;
       this.sending.add(item.key);
       this.changed();
       let outcome: SendOutcome;
@@ -193,6 +260,7 @@ export class Outbox {
       if (outcome.kind === 'sent') {
         await this.store.delete(item.key);
         result.sent.push(item.key);
+        await this.adopt(list, item.key, outcome.body);
       } else if (outcome.kind === 'held') {
         // Left as it is, for its owner's next session.
       } else if (outcome.kind === 'unauthorized') {
@@ -213,6 +281,30 @@ export class Outbox {
       this.changed();
     }
     return result;
+  }
+
+  /**
+   * adopt gives the children of the item just sent its stored id (the
+   * service's answer), in the store and in the pass's list, so they go in
+   * the same pass. An answer without an id (a cut-off body) leaves them
+   * waiting, to be discarded by the owner: guessing would attach a receipt
+   * to the wrong record.
+   */
+  private async adopt(list: OutboxItem[], key: string, body: unknown): Promise<void> {
+    const given = (body as { id?: unknown } | null)?.id;
+    if (typeof given !== 'number' && typeof given !== 'string') return;
+    const id = encodeURIComponent(String(given));
+    this.stored.set(key, id);
+    for (let n = 0; n < list.length; n++) {
+      const child = list[n]!;
+      if (child.parent !== key) continue;
+      const adopted: OutboxItem = { ...child, path: child.path.replace(PARENT_ID, id) };
+      delete adopted.parent;
+      await this.store.put(adopted);
+      list[n] = adopted;
+      // One stored before its parent in the list's order is behind this pass: look again.
+      this.again = true;
+    }
   }
 }
 

@@ -95,3 +95,25 @@ describe('outbox replay with accounts', () => {
     expect((await box.items()).map((i) => [i.key, i.owner])).toEqual([['a', 1]]);
   });
 });
+
+describe('outbox replay of an attachment', () => {
+  it('sends the queued file as multipart/form-data, its one part "file", with the item’s key', async () => {
+    const sessions = new Sessions(new MemoryKeyValue());
+    let seen: { headers: Record<string, string>; body: unknown } | null = null;
+    const fetchFn = (_url: string | URL | Request, init?: RequestInit) => {
+      seen = { headers: init!.headers as Record<string, string>, body: init!.body };
+      return Promise.resolve(new Response('{"id":9}', { status: 201 }));
+    };
+    const bytes = new TextEncoder().encode('%PDF-1.4 receipt').buffer;
+    const box = new Outbox(new MemoryStore(), makeSender(sessions, fetchFn), noLock);
+    await box.add({ key: 'k1', kind: 'attachment', method: 'POST', path: '/api/expenses/3/attachments', body: '', file: { name: 'receipt.pdf', type: 'application/pdf', bytes } });
+    expect((await box.flush()).sent).toEqual(['k1']);
+    const got = seen!;
+    expect(got.headers['Idempotency-Key']).toBe('k1');
+    expect(got.headers['Content-Type']).toBeUndefined();
+    const part = (got.body as FormData).get('file') as File;
+    expect(part.name).toBe('receipt.pdf');
+    expect(part.type).toBe('application/pdf');
+    expect(await part.text()).toBe('%PDF-1.4 receipt');
+  });
+});
