@@ -22,6 +22,7 @@ const Statistics = lazyComponent(() => import('./pages/Statistics').then((m) => 
 const Vehicles = lazyComponent(() => import('./pages/Vehicles').then((m) => m.Vehicles));
 const Manuals = lazyComponent(() => import('./pages/Manuals').then((m) => m.Manuals));
 const Settings = lazyComponent(() => import('./pages/Settings').then((m) => m.Settings));
+const Costs = lazyComponent(() => import('./pages/Costs').then((m) => m.Costs));
 
 interface Page {
   path: string;
@@ -36,6 +37,7 @@ const PAGES: Page[] = [
   { path: '/add', name: 'nav.add', icon: 'add', bar: true },
   { path: '/history', name: 'nav.history', icon: 'history', bar: true },
   { path: '/ask', name: 'nav.ask', icon: 'ask', bar: true },
+  { path: '/costs', name: 'nav.costs', icon: 'costs', bar: false },
   { path: '/statistics', name: 'nav.statistics', icon: 'statistics', bar: false },
   { path: '/manuals', name: 'nav.manuals', icon: 'manuals', bar: false },
   { path: '/vehicles', name: 'nav.vehicles', icon: 'vehicles', bar: false },
@@ -221,6 +223,7 @@ export function App({ user, accounts, oidc, onSignOut, notice, onDismissNotice }
     case '/': content = <Home {...ctx} />; break;
     case '/add': content = <AddRefuel {...ctx} />; break;
     case '/history': content = <History {...ctx} />; break;
+    case '/costs': content = <Costs {...ctx} />; break;
     case '/statistics': content = <Statistics {...ctx} />; break;
     case '/vehicles': content = <Vehicles {...ctx} />; break;
     case '/manuals': content = <Manuals accounts={accounts} />; break;

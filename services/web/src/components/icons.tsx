@@ -3,12 +3,13 @@
 // scheme. Each is decorative: its link or button carries the name.
 
 /** The destinations that have an icon. */
-export type IconName = 'home' | 'add' | 'history' | 'statistics' | 'vehicles' | 'manuals' | 'ask' | 'settings' | 'more';
+export type IconName = 'home' | 'add' | 'history' | 'costs' | 'statistics' | 'vehicles' | 'manuals' | 'ask' | 'settings' | 'more';
 
 const PATHS: Record<IconName, string> = {
   home: 'M3 11 12 3l9 8M5 9.5V21h5v-6h4v6h5V9.5',
   add: 'M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18ZM12 7.5v9M7.5 12h9',
   history: 'M3.5 12a8.5 8.5 0 1 0 2.5-6M3 3v4.5h4.5M12 7.5V12l3 2',
+  costs: 'M4 6.5h16v11H4ZM4 10h16M7.5 14.5h3',
   statistics: 'M4 20h16M6.5 20v-6M11 20V9M15.5 20v-9M20 20V5',
   vehicles: 'M5 16.5h14M3.5 16.5v-4l2-5h13l2 5v4M3.5 16.5V19h3v-2.5M17.5 16.5V19h3v-2.5M6.5 13h.01M17.5 13h.01',
   manuals: 'M4 5.5A2.5 2.5 0 0 1 6.5 3H20v15H6.5A2.5 2.5 0 0 0 4 20.5ZM4 20.5A2.5 2.5 0 0 0 6.5 23H20v-5',

@@ -15,6 +15,10 @@ import {
   CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric, recordPrice, type Units,
 } from '../lib/units';
 import { consumptionLabel, distanceLabel, fmtDistance, quantityLabel } from '../lib/labels';
+import { lazyComponent } from '../components/lazy';
+
+// A refuel's receipts and photos load with the costs chunk, when they are opened.
+const Attachments = lazyComponent(() => import('../components/attachments').then((m) => m.Attachments));
 
 function useOutbox(): OutboxItem[] {
   const [items, setItems] = useState<OutboxItem[]>([]);
@@ -119,6 +123,7 @@ function RecordItem({ r, home, span, several, online, writable, onEdit, onDelete
   const abroad = Boolean(r.currency) && r.home_amount != null;
   const paid = abroad ? r.currency! : home;
   const consumption = span?.consumption != null ? convertConsumption(span.consumption, consumptionUnitOf(r.unit, u)) : null;
+  const [receipts, setReceipts] = useState(false);
   return (
     <li class="record" aria-labelledby={hid}>
       <h3 id={hid}>{fmtDateTime(r.refuel_time)}</h3>
@@ -143,6 +148,10 @@ function RecordItem({ r, home, span, several, online, writable, onEdit, onDelete
         {r.station_name && <div><dt>{t('history.station')}</dt><dd>{r.station_name}</dd></div>}
         {r.remark && <div><dt>{t('history.notes')}</dt><dd>{r.remark}</dd></div>}
       </dl>
+      <details class="receipts" onToggle={(e) => setReceipts((e.currentTarget).open)}>
+        <summary>{t('history.receipts')}</summary>
+        {receipts && <Attachments owner="refuels" ownerId={r.id} canWrite={writable} />}
+      </details>
       {writable && (
         <div class="buttons">
           <button type="button" class="secondary" onClick={onEdit} disabled={!online}>{t('common.edit')}</button>

@@ -15,7 +15,11 @@ import { CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, metr
 import { consumptionLabel, fmtDistance, quantityLabel } from '../lib/labels';
 import { AsOf, ErrorText, VehiclePicker } from '../components/common';
 import { Icon } from '../components/icons';
+import { lazyComponent } from '../components/lazy';
 import { t } from '../i18n';
+
+// Loaded with the strings of costs, not with the first screen.
+const DueReminders = lazyComponent(() => import('./DueReminders').then((m) => m.DueReminders));
 
 /** How many months the consumption trend shows. */
 const TREND_MONTHS = 6;
@@ -99,7 +103,8 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: 
         <a class="button big add-action" href="/add"><Icon name="add" />{t('nav.add')}</a>
       )}
       {last.data && last.data.length === 0 && <p>{t('home.noRefuels')}</p>}
-      {/* Reminders (a service due, an inspection) belong here, above the figures, once the service keeps them. */}
+      {/* Reminders (a service due, an inspection), above the figures. */}
+      {chosen !== null && vehicles && vehicles.length > 0 && <DueReminders vehicleId={chosen} />}
       {r && (
         <section class="dash" aria-labelledby="dash-last">
           <h2 id="dash-last">{t('home.lastRefuel')}</h2>

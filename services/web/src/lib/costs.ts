@@ -1,0 +1,145 @@
+// The pure logic of costs: how a reminder's due state reads ("Oil change
+// due in 800 km, about 3 weeks"), how long a span of days is said, and which
+// files may wait in the outbox (the bound on queued attachments).
+import { tk, type CostsKey } from '../i18n/costs';
+
+/** The fields of a reminder (api/costs.ts Reminder) that say how it is due, computed by the service on each read. */
+export interface DueFields {
+  title: string;
+  due_in_km: number | null;
+  due_in_days: number | null;
+  estimated_due_date: string | null;
+  status: 'ok' | 'soon' | 'overdue';
+}
+
+const DAY = 86_400_000;
+
+/** A span of time as it is said: the unit and the whole number of it. */
+export interface Span {
+  value: number;
+  unit: 'day' | 'week' | 'month' | 'year';
+}
+
+/**
+ * spanOf says a number of days the way a person would: up to 13 days in
+ * days, up to 8 weeks in weeks, up to 23 months in months, then years; each
+ * rounded half-up to a whole one (a month is 30.44 days, a year 365.25), and
+ * never 0 of a unit above days (10 days is "10 days", 14 is "2 weeks").
+ */
+export function spanOf(days: number): Span {
+  const d = Math.abs(Math.round(days));
+  if (d < 14) return { value: d, unit: 'day' };
+  if (d < 60) return { value: Math.round(d / 7), unit: 'week' };
+  const months = Math.round(d / 30.44);
+  if (months < 24) return { value: months, unit: 'month' };
+  return { value: Math.round(d / 365.25), unit: 'year' };
+}
+
+/** fmtSpan: a span in the owner's locale with Intl's own unit words and plurals ("3 weeks", "3周"). */
+export function fmtSpan(s: Span, locale: string): string {
+  try {
+    return new Intl.NumberFormat(locale, { style: 'unit', unit: s.unit, unitDisplay: 'long' }).format(s.value);
+  } catch {
+    return `${s.value} ${s.unit}`;
+  }
+}
+
+/** daysUntil: whole days from now to an instant (negative when past), rounded to the nearest day. */
+export function daysUntil(iso: string, now: number): number {
+  return Math.round((Date.parse(iso) - now) / DAY);
+}
+
+export interface DueFormat {
+  /** A distance in km as the owner reads it ("800 km", "497 mi"). */
+  distance: (km: number) => string;
+  /** A number of days as said ("3 weeks"). */
+  span: (days: number) => string;
+}
+
+/**
+ * duePhrase: how a reminder's due state reads, from the fields the service
+ * computes on each read. A distance left with an estimated date adds "about
+ * <time>"; a reminder by both distance and time names both; overdue names
+ * what is past (the distance, the time, or both).
+ */
+export function duePhrase(r: Omit<DueFields, 'status'>, now: number, f: DueFormat): string {
+  const km = r.due_in_km;
+  const days = r.due_in_days;
+  const title = r.title;
+  const kmOver = km !== null && km < 0;
+  const daysOver = days !== null && days < 0;
+  if (kmOver || daysOver) {
+    const key: CostsKey = kmOver && daysOver ? 'rem.overdueBoth' : kmOver ? 'rem.overdueKm' : 'rem.overdueTime';
+    return tk(key, { title, distance: kmOver ? f.distance(-km) : '', time: daysOver ? f.span(-days) : '' });
+  }
+  if ((km !== null && km === 0) || (days !== null && days === 0)) return tk('rem.dueNow', { title });
+  if (km !== null && days !== null) return tk('rem.dueBoth', { title, distance: f.distance(km), time: f.span(days) });
+  if (km !== null) {
+    const est = r.estimated_due_date ? daysUntil(r.estimated_due_date, now) : null;
+    return est !== null && est > 0
+      ? tk('rem.dueKmAbout', { title, distance: f.distance(km), time: f.span(est) })
+      : tk('rem.dueKm', { title, distance: f.distance(km) });
+  }
+  if (days !== null) return tk('rem.dueTime', { title, time: f.span(days) });
+  return tk('rem.noDue', { title });
+}
+
+/** The order reminders are listed in: overdue first, then soon, then the rest; within each, the nearest first. */
+export function byUrgency<R extends DueFields>(list: R[], now: number): R[] {
+  const rank = { overdue: 0, soon: 1, ok: 2 } as const;
+  const when = (r: R) => {
+    const d = [r.due_in_days, r.estimated_due_date ? daysUntil(r.estimated_due_date, now) : null].filter((x): x is number => x !== null);
+    return d.length > 0 ? Math.min(...d) : Number.POSITIVE_INFINITY;
+  };
+  return [...list].sort((a, b) => rank[a.status] - rank[b.status] || when(a) - when(b) || (a.due_in_km ?? Infinity) - (b.due_in_km ?? Infinity) || a.title.localeCompare(b.title));
+}
+
+// The bound on attachments waiting in the outbox (proto-docs/web-decisions.md, "Receipts offline").
+
+/** The service's limit on one file. */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** The service's limit of files on one record. */
+export const MAX_FILES_PER_RECORD = 10;
+/** What the files waiting on this device may take together. */
+export const MAX_QUEUED_BYTES = 50 * 1024 * 1024;
+
+export interface FileLike {
+  name: string;
+  type: string;
+  size: number;
+}
+
+export type FileRefusal =
+  | { reason: 'type'; file: FileLike }
+  | { reason: 'size'; file: FileLike }
+  | { reason: 'count'; file: FileLike }
+  | { reason: 'queue'; file: FileLike; queued: number };
+
+/** acceptable: the types the service takes (read again by it from the content); an empty type (HEIC on some browsers) is left to the service. */
+export function acceptable(type: string): boolean {
+  return type === '' || type.startsWith('image/') || type === 'application/pdf';
+}
+
+/**
+ * admitFiles decides, in order, which of the chosen files may be queued:
+ * not a photo or a PDF, over 10 MB, beyond the record's 10 files (present
+ * counts those it has), or over what the queue keeps (queued: the bytes
+ * waiting now; each admitted file counts for the next) is refused, with the
+ * reason; the others are admitted.
+ */
+export function admitFiles(files: FileLike[], present: number, queued: number): { admitted: FileLike[]; refused: FileRefusal[] } {
+  const admitted: FileLike[] = [];
+  const refused: FileRefusal[] = [];
+  let bytes = queued;
+  for (const file of files) {
+    if (!acceptable(file.type)) refused.push({ reason: 'type', file });
+    else if (file.size > MAX_FILE_BYTES) refused.push({ reason: 'size', file });
+    else if (present + admitted.length >= MAX_FILES_PER_RECORD) refused.push({ reason: 'count', file });
+    else if (bytes + file.size > MAX_QUEUED_BYTES) refused.push({ reason: 'queue', file, queued: bytes });
+    else {
+      admitted.push(file);
+      bytes += file.size;
+    }
+  }
+  return { admitted, refused };
+}

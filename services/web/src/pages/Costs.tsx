@@ -1,0 +1,382 @@
+// Costs: the vehicle's expenses (service, repairs, insurance, tax, parking…)
+// newest first, with their receipts, and its reminders (pages/Reminders.tsx).
+// A new expense goes through the outbox as a refuel does (Idempotency-Key,
+// the body serialized once), its receipts as items waiting for it; editing
+// and deleting need a connection, as for refuels.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { VehicleContext } from './context';
+import { canWriteRefuels, currencyOf, type Vehicle } from '../api/fuel';
+import { CATEGORIES, costPaths, costs, type Category, type Expense, type ExpenseInput } from '../api/costs';
+import { sessions } from '../api/session';
+import { useOnline, useResource } from '../hooks';
+import { outbox, sync } from '../offline/sync';
+import { isExpense, PARENT_ID, type ExpenseSummary, type OutboxItem } from '../offline/outbox';
+import { Dec, jsonWithDecimals, parseDecimal } from '../lib/decimal';
+import { admitFiles } from '../lib/costs';
+import { currencyLabel, fmtDateTime, fmtMoney, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
+import { units as activeUnits } from '../lib/preferences';
+import { distanceToKm, kmToDistance } from '../lib/units';
+import { distanceLabel, fmtDistance } from '../lib/labels';
+import { uuid } from '../lib/uuid';
+import { t } from '../i18n';
+import { tk } from '../i18n/costs';
+import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
+import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError, type ServiceFields } from '../components/form-errors';
+import { CategoryIcon } from '../components/category-icons';
+import { Attachments, FileInput, QueuedFiles, queueFiles, refusal, resultText, useQueued } from '../components/attachments';
+import { Reminders } from './Reminders';
+
+export const categoryName = (c: Category) => tk(`cat.${c}`);
+
+function useOutboxItems(): OutboxItem[] {
+  const [items, setItems] = useState<OutboxItem[]>([]);
+  useEffect(() => {
+    const update = () => void outbox.items().then(setItems);
+    update();
+    return outbox.subscribe(update);
+  }, []);
+  return items;
+}
+
+export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleContext) {
+  const vehicle = vehicles?.find((v) => v.id === chosen);
+  const writable = vehicle !== undefined && canWriteRefuels(vehicle);
+  const cur = currencyOf(vehicle, homeCurrency());
+  const list = useResource<Expense[]>(chosen === null ? null : costPaths.expenses(chosen));
+  const online = useOnline();
+  const all = useOutboxItems();
+  // Queued expenses of this vehicle (or of one deleted on another device), the signed-in user's only.
+  const gone = (i: { expense: ExpenseSummary }) => vehicles !== undefined && !vehicles.some((v) => v.id === i.expense.vehicle_id);
+  const queued = all.filter(isExpense).filter((i) => (i.expense.vehicle_id === chosen || gone(i)) && (i.owner === undefined || user === null || i.owner === user.id));
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<number | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const addButton = useRef<HTMLButtonElement>(null);
+
+  // A queued expense that was just sent belongs in the list now.
+  const count = queued.length;
+  const seen = useRef(count);
+  useEffect(() => {
+    if (count < seen.current && chosen !== null) list.reload();
+    seen.current = count;
+  }, [count]);
+
+  async function remove(e: Expense) {
+    if (!window.confirm(tk('costs.deleteConfirm', { title: e.title, when: fmtDateTime(e.time) }))) return;
+    setError(null);
+    try {
+      await costs.deleteExpense(e.id);
+      setMessage(tk('costs.deleted'));
+      list.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+
+  const expenses = list.data ?? [];
+  return (
+    <>
+      <h1 tabIndex={-1}>{t('nav.costs')}</h1>
+      <AsOf asOf={list.asOf ?? vehiclesAsOf} />
+      {vehicles && vehicles.length > 0 && <VehiclePicker vehicles={vehicles} value={chosen} onChange={choose} />}
+      {vehicles && vehicles.length === 0 && <NoVehicle />}
+      {vehicle && !writable && <p class="hint">{tk('costs.readOnly')}</p>}
+      {vehicle && <Reminders vehicle={vehicle} writable={writable} online={online} />}
+      {vehicle && (
+        <section aria-labelledby="expenses-h">
+          <h2 id="expenses-h">{tk('costs.log')}</h2>
+          <p class="hint">{tk('costs.intro')}</p>
+          {message && <Status>{message}</Status>}
+          <ErrorText error={list.error ?? error} />
+          {writable && !adding && (
+            <button type="button" ref={addButton} onClick={() => { setMessage(null); setAdding(true); }}>{tk('costs.add')}</button>
+          )}
+          {writable && adding && (
+            <ExpenseForm vehicle={vehicle} cur={cur} onDone={(text) => {
+              setAdding(false);
+              if (text) setMessage(text);
+              list.reload();
+              setTimeout(() => addButton.current?.focus(), 0);
+            }} />
+          )}
+          {queued.length > 0 && (
+            <section aria-labelledby="costs-queued-h">
+              <h3 id="costs-queued-h">{tk('costs.notOnServer')}</h3>
+              <ul class="records">
+                {queued.map((i) => <QueuedExpense key={i.key} item={i} cur={cur} gone={gone(i)} />)}
+              </ul>
+            </section>
+          )}
+          {list.loading && !list.data && <p>{t('common.loading')}</p>}
+          {list.data && expenses.length === 0 && queued.length === 0 && <p>{tk('costs.none')}</p>}
+          {writable && !online && expenses.length > 0 && <p class="hint">{tk('costs.needsConnection')}</p>}
+          {expenses.length > 0 && (
+            <ul class="records" aria-label={tk('costs.log')}>
+              {expenses.map((e) => editing === e.id ? (
+                <li key={e.id} class="record">
+                  <ExpenseForm vehicle={vehicle} cur={cur} record={e} onDone={(text) => { setEditing(null); if (text) setMessage(text); list.reload(); }} />
+                </li>
+              ) : (
+                <ExpenseItem key={e.id} e={e} cur={cur} writable={writable} online={online}
+                  onEdit={() => { setMessage(null); setEditing(e.id); }} onDelete={() => void remove(e)} />
+              ))}
+            </ul>
+          )}
+        </section>
+      )}
+    </>
+  );
+}
+
+function ExpenseItem({ e, cur, writable, online, onEdit, onDelete }: {
+  e: Expense; cur: string; writable: boolean; online: boolean; onEdit: () => void; onDelete: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const u = activeUnits();
+  const hid = `exp-${e.id}`;
+  return (
+    <li class="record expense" aria-labelledby={hid}>
+      <div class="expense-head">
+        <span class={`cat cat-${e.category}`}><CategoryIcon category={e.category} /></span>
+        <div class="expense-what">
+          <h3 id={hid}>{e.title}</h3>
+          <p class="expense-meta">{`${categoryName(e.category)} · ${fmtDateTime(e.time)}`}</p>
+        </div>
+        <span class="expense-amount">{fmtMoney(e.amount, 0, cur)}</span>
+      </div>
+      {(e.odometer != null || e.vendor || e.notes) && (
+        <dl>
+          {e.odometer != null && <div><dt>{t('history.odometer')}</dt><dd>{fmtDistance(e.odometer, u)}</dd></div>}
+          {e.vendor && <div><dt>{tk('costs.vendor')}</dt><dd>{e.vendor}</dd></div>}
+          {e.notes && <div><dt>{tk('costs.notes')}</dt><dd>{e.notes}</dd></div>}
+        </dl>
+      )}
+      <details class="receipts" onToggle={(ev) => setOpen((ev.currentTarget).open)}>
+        <summary>{tk('att.heading')}</summary>
+        {open && <Attachments owner="expenses" ownerId={e.id} canWrite={writable} />}
+      </details>
+      {writable && (
+        <div class="buttons">
+          <button type="button" class="secondary" onClick={onEdit} disabled={!online}>{t('common.edit')}</button>
+          <button type="button" class="danger" onClick={onDelete} disabled={!online}>{t('common.delete')}</button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+function QueuedExpense({ item, cur, gone }: { item: OutboxItem & { expense: ExpenseSummary }; cur: string; gone: boolean }) {
+  const s = item.expense;
+  const files = useQueued((i) => i.parent === item.key);
+  const attention = item.state === 'attention';
+  const category = (CATEGORIES as readonly string[]).includes(s.category) ? (s.category as Category) : 'other';
+  return (
+    <li class={attention ? 'record attention' : 'record waiting'}>
+      <div class="expense-head">
+        <span class={`cat cat-${category}`}><CategoryIcon category={category} /></span>
+        <div class="expense-what">
+          <h4>{s.title}</h4>
+          <p class="expense-meta">{`${categoryName(category)} · ${fmtDateTime(s.time)}`}</p>
+        </div>
+        <span class="expense-amount">{fmtMoney(s.amount, 0, cur)}</span>
+      </div>
+      <p class="badge">{attention ? tk('costs.needsAttention') : tk('costs.waiting')}</p>
+      {attention && <p class="error">{tk('costs.refused', { message: item.message ?? '' })}</p>}
+      {gone && <p>{tk('costs.vehicleGone')}</p>}
+      <QueuedFiles items={files} />
+      {attention && (
+        <div class="buttons">
+          <button type="button" class="secondary" onClick={() => void outbox.retry(item.key).then(sync)}>{tk('costs.sendAgain')}</button>
+          <button type="button" class="danger" onClick={() => void outbox.discard(item.key)}>{tk('costs.discard')}</button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** The expense's fields as the service names them in its errors, and the form's controls for them. */
+function serviceFields(p: string, category: Category): ServiceFields {
+  return {
+    vehicle_id: { id: `${p}-title`, label: t('common.vehicle') },
+    time: { id: `${p}-when`, label: tk('costs.dateTime') },
+    odometer: { id: `${p}-odo`, label: tk('costs.odometer') },
+    category: { id: `${p}-cat-${category}`, label: tk('costs.category') },
+    title: { id: `${p}-title`, label: tk('costs.title') },
+    amount: { id: `${p}-amount`, label: tk('costs.amount') },
+    vendor: { id: `${p}-vendor`, label: tk('costs.vendor') },
+    notes: { id: `${p}-notes`, label: tk('costs.notes') },
+  };
+}
+
+interface FormProps {
+  vehicle: Vehicle;
+  cur: string;
+  /** The stored expense being edited; none: a new one. */
+  record?: Expense;
+  /** Called with what to tell the owner (null: cancelled). */
+  onDone: (text: string | null) => void;
+}
+
+function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
+  const u = activeUnits();
+  const p = record ? `exp-edit-${record.id}` : 'exp-new';
+  const initialOdometer = record?.odometer != null ? kmToDistance(record.odometer, u, 3) : '';
+  const [category, setCategory] = useState<Category>(record?.category ?? 'service');
+  const [title, setTitle] = useState(record?.title ?? '');
+  const [amount, setAmount] = useState(record ? String(record.amount) : '');
+  const [when, setWhen] = useState(() => localInputValue(record ? new Date(record.time) : new Date()));
+  const [odometer, setOdometer] = useState(initialOdometer);
+  const [vendor, setVendor] = useState(record?.vendor ?? '');
+  const [notes, setNotes] = useState(record?.notes ?? '');
+  const [files, setFiles] = useState<File[]>([]);
+  const [fileProblems, setFileProblems] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [saving, setSaving] = useState(false);
+  const form = useFormErrors(errors);
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => focusInView(first.current), []);
+  const dist = distanceLabel(u);
+
+  const fail = (found: FieldError[]) => {
+    setErrors(found);
+    form.reveal();
+  };
+
+  function choose(chosen: File[]) {
+    // What the service would refuse is said now; the bound of the queue is checked when they are queued.
+    const { admitted, refused } = admitFiles(chosen, files.length, 0);
+    const keep = chosen.filter((f) => admitted.includes(f));
+    setFiles([...files, ...keep]);
+    setFileProblems(refused.length > 0 ? refused.map(refusal).join(' ') : null);
+  }
+
+  async function submit(ev: Event) {
+    ev.preventDefault();
+    if (saving) return;
+    setErrors([]);
+    const bad: FieldError[] = [];
+    const at = fromLocalInput(when);
+    const money = parseDecimal(amount);
+    const odo = odometer.trim() === '' ? null : parseDecimal(odometer);
+    const name = title.trim();
+    if (name === '' || [...name].length > 200) bad.push({ id: `${p}-title`, message: tk('costs.errTitle') });
+    if (money === null) bad.push({ id: `${p}-amount`, message: tk('costs.errAmount') });
+    if (!at) bad.push({ id: `${p}-when`, message: tk('costs.errWhen') });
+    if (odometer.trim() !== '' && odo === null) bad.push({ id: `${p}-odo`, message: tk('costs.errOdometer', { unit: dist }) });
+    if (bad.length > 0 || money === null || !at) return fail(bad);
+    const fields = serviceFields(p, category);
+    setSaving(true);
+    try {
+      if (record) {
+        // A reading left as it was is not sent (converted back it could move in its last place).
+        const odoChange = odometer === initialOdometer ? {} : { odometer: odo === null ? null : new Dec(distanceToKm(odo, u)) };
+        try {
+          await costs.updateExpense(record.id, { time: at, category, title: name, amount: new Dec(money), vendor: vendor.trim(), notes: notes.trim(), ...odoChange });
+        } catch (err) {
+          return fail(fromService((err as Error).message, fields, (message) => tk('costs.notSaved', { message })));
+        }
+        return onDone(tk('costs.updated'));
+      }
+      const input: ExpenseInput = {
+        vehicle_id: vehicle.id, time: at, category, title: name, amount: new Dec(money), vendor: vendor.trim(), notes: notes.trim(),
+        ...(odo !== null ? { odometer: new Dec(distanceToKm(odo, u)) } : {}),
+      };
+      const key = uuid();
+      await outbox.add({
+        key, kind: 'expense', method: 'POST', path: costPaths.createExpense, body: jsonWithDecimals(input),
+        owner: (await sessions.current())?.user?.id,
+        expense: { vehicle_id: vehicle.id, time: at, category, title: name, amount: money },
+      });
+      const r = await sync();
+      if (r.rejected.includes(key)) {
+        // Sent now and refused: the owner is here to fix it, so it does not wait in the outbox.
+        const item = (await outbox.items()).find((i) => i.key === key);
+        await outbox.discard(key);
+        return fail(fromService(item?.message ?? tk('costs.refusedDefault'), fields, (message) => tk('costs.notSaved', { message })));
+      }
+      let text = r.sent.includes(key) ? tk('costs.saved') : r.unauthorized ? tk('costs.queuedSession') : tk('costs.queuedOffline');
+      if (files.length > 0) {
+        const q = await queueFiles(files, costPaths.attachments('expenses', PARENT_ID), 0, key);
+        text = [text, resultText(q), ...q.problems].filter(Boolean).join(' ');
+      }
+      onDone(text);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <form class="form expense-form" noValidate onSubmit={(e) => void submit(e)} aria-label={record ? tk('costs.editForm') : tk('costs.newForm')}>
+      <ErrorSummary form={form} />
+      <fieldset class="categories">
+        <legend>{tk('costs.category')}</legend>
+        {CATEGORIES.map((c, i) => (
+          <label key={c} class={c === category ? 'category chosen' : 'category'}>
+            <input type="radio" name={`${p}-cat`} id={`${p}-cat-${c}`} value={c} checked={c === category}
+              ref={i === 0 ? first : undefined} onChange={() => setCategory(c)} />
+            <CategoryIcon category={c} />
+            <span>{categoryName(c)}</span>
+          </label>
+        ))}
+        <FieldMessage form={form} id={`${p}-cat-${category}`} />
+      </fieldset>
+      <div class="field">
+        <label for={`${p}-title`}>{tk('costs.title')}</label>
+        <input id={`${p}-title`} maxLength={200} autoComplete="off" value={title} {...form.control(`${p}-title`, `${p}-title-hint`)}
+          onInput={(e) => setTitle(e.currentTarget.value)} />
+        <p class="hint" id={`${p}-title-hint`}>{tk('costs.titleHint')}</p>
+        <FieldMessage form={form} id={`${p}-title`} />
+      </div>
+      <div class="field">
+        <label for={`${p}-amount`}>{tk('costs.amount')}</label>
+        <div class="with-unit">
+          <input id={`${p}-amount`} inputMode="decimal" autoComplete="off" value={amount} {...form.control(`${p}-amount`, `${p}-amount-unit`)}
+            onInput={(e) => setAmount(e.currentTarget.value)} />
+          <span id={`${p}-amount-unit`} class="unit">{currencyLabel(cur)}</span>
+        </div>
+        <FieldMessage form={form} id={`${p}-amount`} />
+      </div>
+      <div class="field">
+        <label for={`${p}-when`}>{tk('costs.dateTime')}</label>
+        <input id={`${p}-when`} type="datetime-local" value={when} {...form.control(`${p}-when`)} onInput={(e) => setWhen(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-when`} />
+      </div>
+      <div class="field">
+        <label for={`${p}-odo`}>{tk('costs.odometer')}</label>
+        <div class="with-unit">
+          <input id={`${p}-odo`} inputMode="decimal" autoComplete="off" value={odometer} {...form.control(`${p}-odo`, `${p}-odo-unit`)}
+            onInput={(e) => setOdometer(e.currentTarget.value)} />
+          <span id={`${p}-odo-unit`} class="unit">{dist}</span>
+        </div>
+        <FieldMessage form={form} id={`${p}-odo`} />
+      </div>
+      <div class="field">
+        <label for={`${p}-vendor`}>{tk('costs.vendor')}</label>
+        <input id={`${p}-vendor`} maxLength={200} autoComplete="off" value={vendor} {...form.control(`${p}-vendor`)} onInput={(e) => setVendor(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-vendor`} />
+      </div>
+      <div class="field">
+        <label for={`${p}-notes`}>{tk('costs.notes')}</label>
+        <textarea id={`${p}-notes`} rows={2} value={notes} {...form.control(`${p}-notes`)} onInput={(e) => setNotes(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-notes`} />
+      </div>
+      {record ? (
+        <fieldset class="receipts-edit">
+          <legend>{tk('att.heading')}</legend>
+          <Attachments owner="expenses" ownerId={record.id} canWrite />
+        </fieldset>
+      ) : (
+        <>
+          <FileInput id={`${p}-files`} onFiles={choose} />
+          {files.length > 0 && <p class="chosen">{tk('att.chosen', { names: files.map((f) => f.name).join(', ') })}</p>}
+          <ErrorText error={fileProblems} />
+        </>
+      )}
+      <div class="buttons">
+        <button type="submit" disabled={saving}>{record ? tk('costs.saveChanges') : tk('costs.save')}</button>
+        <button type="button" class="secondary" onClick={() => onDone(null)}>{t('common.cancel')}</button>
+      </div>
+    </form>
+  );
+}

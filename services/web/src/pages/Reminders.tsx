@@ -1,0 +1,285 @@
+// The reminders of a vehicle on the Costs page: each with its status and
+// how it is due ("Oil change due in 800 km, about 3 weeks"), what it counts
+// from, and a form to add or change one. The service computes the due
+// fields on each read; changing reminders needs a connection.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Vehicle } from '../api/fuel';
+import { CATEGORIES, costPaths, costs, type Category, type Reminder, type ReminderInput } from '../api/costs';
+import { useResource } from '../hooks';
+import { Dec, parseDecimal, round } from '../lib/decimal';
+import { byUrgency, duePhrase, fmtSpan, spanOf } from '../lib/costs';
+import { fmtDate, fromLocalInput } from '../lib/format';
+import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
+import { distanceToKm, kmToDistance, type Units } from '../lib/units';
+import { distanceLabel, fmtDistance } from '../lib/labels';
+import { uuid } from '../lib/uuid';
+import { t } from '../i18n';
+import { tk } from '../i18n/costs';
+import { ErrorText, Status } from '../components/common';
+import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
+import { CategoryIcon } from '../components/category-icons';
+
+const categoryName = (c: Category) => tk(`cat.${c}`);
+
+/** phraseOf: a reminder's due state in the owner's units and language. */
+export function phraseOf(r: Reminder, u: Units = activeUnits()): string {
+  const locale = activePrefs().locale;
+  return duePhrase(r, Date.now(), { distance: (km) => fmtDistance(km, u), span: (d) => fmtSpan(spanOf(d), locale) });
+}
+
+/** StatusBadge: ok, soon or overdue, in words (the colour only repeats them). */
+export function StatusBadge({ status }: { status: Reminder['status'] }) {
+  return <span class={`status-badge ${status}`}>{tk(`rem.status.${status}`)}</span>;
+}
+
+interface Props {
+  vehicle: Vehicle;
+  writable: boolean;
+  online: boolean;
+}
+
+export function Reminders({ vehicle, writable, online }: Props) {
+  const list = useResource<Reminder[]>(costPaths.reminders(vehicle.id));
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<number | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const reminders = byUrgency(list.data ?? [], Date.now());
+
+  async function remove(r: Reminder) {
+    if (!window.confirm(tk('rem.deleteConfirm', { title: r.title }))) return;
+    setError(null);
+    try {
+      await costs.deleteReminder(r.id);
+      setMessage(tk('rem.deleted'));
+      list.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+  const done = (text: string | null) => {
+    setAdding(false);
+    setEditing(null);
+    if (text) setMessage(text);
+    list.reload();
+  };
+
+  return (
+    <section id="reminders" aria-labelledby="reminders-h">
+      <h2 id="reminders-h">{tk('rem.heading')}</h2>
+      {message && <Status>{message}</Status>}
+      <ErrorText error={list.error ?? error} />
+      {list.data && reminders.length === 0 && <p class="hint">{tk('rem.none')}</p>}
+      {reminders.length > 0 && (
+        <ul class="records reminders" aria-label={tk('rem.heading')}>
+          {reminders.map((r) => editing === r.id ? (
+            <li key={r.id} class="record"><ReminderForm vehicle={vehicle} record={r} onDone={done} /></li>
+          ) : (
+            <ReminderItem key={r.id} r={r} writable={writable} online={online} onEdit={() => { setMessage(null); setEditing(r.id); }} onDelete={() => void remove(r)} />
+          ))}
+        </ul>
+      )}
+      {writable && !online && <p class="hint">{tk('rem.needsConnection')}</p>}
+      {writable && !adding && (
+        <button type="button" class="secondary" disabled={!online} onClick={() => { setMessage(null); setAdding(true); }}>{tk('rem.add')}</button>
+      )}
+      {writable && adding && <ReminderForm vehicle={vehicle} onDone={done} />}
+    </section>
+  );
+}
+
+function every(r: Reminder, u: Units): string | null {
+  const parts = [
+    r.every_km != null ? fmtDistance(r.every_km, u) : null,
+    r.every_months != null ? fmtSpan({ value: r.every_months, unit: 'month' }, activePrefs().locale) : null,
+  ].filter((x): x is string => x !== null);
+  if (parts.length === 0) return null;
+  return tk('rem.every', { what: parts.length === 2 ? tk('rem.or', { a: parts[0]!, b: parts[1]! }) : parts[0]! });
+}
+
+function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; writable: boolean; online: boolean; onEdit: () => void; onDelete: () => void }) {
+  const u = activeUnits();
+  const hid = `rem-${r.id}`;
+  const last = r.last_done
+    ? [fmtDate(r.last_done.time), r.last_done.odometer != null ? fmtDistance(r.last_done.odometer, u) : null].filter(Boolean).join(', ')
+    : null;
+  const facts = [
+    every(r, u),
+    r.due_odometer != null ? tk('rem.dueAt', { odometer: fmtDistance(r.due_odometer, u) }) : null,
+    r.due_date ? tk('rem.dueOn', { date: fmtDay(r.due_date) }) : null,
+    r.estimated_due_date && !r.due_date ? tk('rem.estimated', { date: fmtDay(r.estimated_due_date) }) : null,
+    last ? tk('rem.lastDone', { when: last }) : null,
+  ].filter((x): x is string => x !== null);
+  return (
+    <li class={`record reminder ${r.status}`} aria-labelledby={hid}>
+      <div class="expense-head">
+        <span class={`cat cat-${r.category}`}><CategoryIcon category={r.category} /></span>
+        <div class="expense-what">
+          <h3 id={hid}>{r.title}</h3>
+          <p class="due-phrase"><StatusBadge status={r.status} /> {phraseOf(r, u)}</p>
+        </div>
+      </div>
+      <ul class="facts">{facts.map((f) => <li key={f}>{f}</li>)}</ul>
+      {r.notes && <p class="notes">{r.notes}</p>}
+      {writable && (
+        <div class="buttons">
+          <button type="button" class="secondary" onClick={onEdit} disabled={!online}>{t('common.edit')}</button>
+          <button type="button" class="danger" onClick={onDelete} disabled={!online}>{t('common.delete')}</button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+const wholePositive = (v: string | null) => v !== null && /^\d+$/.test(v) && Number(v) > 0;
+
+function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: Reminder; onDone: (text: string | null) => void }) {
+  const u = activeUnits();
+  const p = record ? `rem-edit-${record.id}` : 'rem-new';
+  const initialKm = record?.every_km != null ? kmToDistance(record.every_km, u, 0) : '';
+  const initialLastOdo = record?.last_done?.odometer != null ? kmToDistance(record.last_done.odometer, u, 0) : '';
+  const initialLastDate = record?.last_done?.time ? dateInput(new Date(record.last_done.time)) : '';
+  const [title, setTitle] = useState(record?.title ?? '');
+  const [category, setCategory] = useState<Category>(record?.category ?? 'service');
+  const [km, setKm] = useState(initialKm);
+  const [months, setMonths] = useState(record?.every_months != null ? String(record.every_months) : '');
+  const [lastDate, setLastDate] = useState(initialLastDate);
+  const [lastOdo, setLastOdo] = useState(initialLastOdo);
+  const [notes, setNotes] = useState(record?.notes ?? '');
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [saving, setSaving] = useState(false);
+  const form = useFormErrors(errors);
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => focusInView(first.current), []);
+  const dist = distanceLabel(u);
+  // One key per form: pressing Save again after a lost answer is answered with the stored reminder.
+  const key = useRef(uuid());
+
+  const fail = (found: FieldError[]) => {
+    setErrors(found);
+    form.reveal();
+  };
+
+  async function submit(ev: Event) {
+    ev.preventDefault();
+    if (saving) return;
+    setErrors([]);
+    const bad: FieldError[] = [];
+    const name = title.trim();
+    const kmV = km.trim() === '' ? null : parseDecimal(km);
+    const monthsV = months.trim() === '' ? null : parseDecimal(months);
+    const lastOdoV = lastOdo.trim() === '' ? null : parseDecimal(lastOdo);
+    const lastAt = lastDate === '' ? null : fromLocalInput(`${lastDate}T12:00`);
+    if (name === '' || [...name].length > 200) bad.push({ id: `${p}-title`, message: tk('rem.errTitle') });
+    if (km.trim() === '' && months.trim() === '') bad.push({ id: `${p}-km`, message: tk('rem.errEvery') });
+    if (km.trim() !== '' && !wholePositive(kmV)) bad.push({ id: `${p}-km`, message: tk('rem.errKm', { unit: dist }) });
+    if (months.trim() !== '' && !wholePositive(monthsV)) bad.push({ id: `${p}-months`, message: tk('rem.errMonths') });
+    if ((lastDate !== '' && lastAt === null) || (lastDate === '' && lastOdo.trim() !== '')) bad.push({ id: `${p}-last`, message: tk('rem.errLastDate') });
+    if (lastOdo.trim() !== '' && lastOdoV === null) bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometer', { unit: dist }) });
+    else if (lastDate !== '' && km.trim() !== '' && lastOdo.trim() === '') bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometerNeeded', { unit: dist }) });
+    if (bad.length > 0) return fail(bad);
+    // The service counts in whole km; a distance typed in miles is converted and rounded to one.
+    const toKm = (v: string) => new Dec(round(distanceToKm(v, u), 0));
+    const body: ReminderInput = {
+      title: name, category, notes: notes.trim(),
+      ...(km !== initialKm || !record ? { every_km: kmV === null ? null : toKm(kmV) } : {}),
+      every_months: monthsV === null ? null : Number(monthsV),
+      ...(lastDate !== initialLastDate || lastOdo !== initialLastOdo || !record
+        ? (lastAt === null ? (record ? { last_done: null } : {}) : { last_done: { time: lastAt, ...(lastOdoV !== null ? { odometer: new Dec(distanceToKm(lastOdoV, u)) } : {}) } })
+        : {}),
+    };
+    setSaving(true);
+    try {
+      if (record) await costs.updateReminder(record.id, body);
+      else await costs.createReminder({ vehicle_id: vehicle.id, ...body }, key.current);
+      onDone(record ? tk('rem.updated') : tk('rem.saved'));
+    } catch (err) {
+      fail(fromService((err as Error).message, {
+        title: { id: `${p}-title`, label: tk('rem.title') },
+        category: { id: `${p}-cat`, label: tk('rem.category') },
+        every_km: { id: `${p}-km`, label: tk('rem.everyKm') },
+        every_months: { id: `${p}-months`, label: tk('rem.everyMonths') },
+        'last_done.time': { id: `${p}-last`, label: tk('rem.lastDate') },
+        'last_done.odometer': { id: `${p}-last-odo`, label: tk('rem.lastOdometer') },
+        last_done: { id: `${p}-last`, label: tk('rem.lastDate') },
+        notes: { id: `${p}-notes`, label: tk('rem.notes') },
+        vehicle_id: { id: `${p}-title`, label: t('common.vehicle') },
+      }, (message) => tk('rem.notSaved', { message })));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <form class="form" noValidate onSubmit={(e) => void submit(e)} aria-label={record ? tk('rem.editForm') : tk('rem.newForm')}>
+      <ErrorSummary form={form} />
+      <div class="field">
+        <label for={`${p}-title`}>{tk('rem.title')}</label>
+        <input id={`${p}-title`} ref={first} maxLength={200} autoComplete="off" value={title} {...form.control(`${p}-title`)} onInput={(e) => setTitle(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-title`} />
+      </div>
+      <div class="field">
+        <label for={`${p}-cat`}>{tk('rem.category')}</label>
+        <select id={`${p}-cat`} value={category} {...form.control(`${p}-cat`)} onChange={(e) => setCategory(e.currentTarget.value as Category)}>
+          {CATEGORIES.map((c) => <option key={c} value={c}>{categoryName(c)}</option>)}
+        </select>
+        <FieldMessage form={form} id={`${p}-cat`} />
+      </div>
+      <p class="hint" id={`${p}-every-hint`}>{tk('rem.everyHint')}</p>
+      <div class="pair">
+        <div class="field">
+          <label for={`${p}-km`}>{tk('rem.everyKm')}</label>
+          <div class="with-unit">
+            <input id={`${p}-km`} inputMode="numeric" autoComplete="off" value={km} {...form.control(`${p}-km`, `${p}-km-unit`, `${p}-every-hint`)} onInput={(e) => setKm(e.currentTarget.value)} />
+            <span id={`${p}-km-unit`} class="unit">{dist}</span>
+          </div>
+          <FieldMessage form={form} id={`${p}-km`} />
+        </div>
+        <div class="field">
+          <label for={`${p}-months`}>{tk('rem.everyMonths')}</label>
+          <div class="with-unit">
+            <input id={`${p}-months`} inputMode="numeric" autoComplete="off" value={months} {...form.control(`${p}-months`, `${p}-months-unit`, `${p}-every-hint`)} onInput={(e) => setMonths(e.currentTarget.value)} />
+            <span id={`${p}-months-unit`} class="unit">{tk('rem.months')}</span>
+          </div>
+          <FieldMessage form={form} id={`${p}-months`} />
+        </div>
+      </div>
+      <p class="hint" id={`${p}-last-hint`}>{tk('rem.lastHint')}</p>
+      <div class="pair">
+        <div class="field">
+          <label for={`${p}-last`}>{tk('rem.lastDate')}</label>
+          <input id={`${p}-last`} type="date" value={lastDate} {...form.control(`${p}-last`, `${p}-last-hint`)} onInput={(e) => setLastDate(e.currentTarget.value)} />
+          <FieldMessage form={form} id={`${p}-last`} />
+        </div>
+        <div class="field">
+          <label for={`${p}-last-odo`}>{tk('rem.lastOdometer')}</label>
+          <div class="with-unit">
+            <input id={`${p}-last-odo`} inputMode="decimal" autoComplete="off" value={lastOdo} {...form.control(`${p}-last-odo`, `${p}-last-odo-unit`)} onInput={(e) => setLastOdo(e.currentTarget.value)} />
+            <span id={`${p}-last-odo-unit`} class="unit">{dist}</span>
+          </div>
+          <FieldMessage form={form} id={`${p}-last-odo`} />
+        </div>
+      </div>
+      <div class="field">
+        <label for={`${p}-notes`}>{tk('rem.notes')}</label>
+        <textarea id={`${p}-notes`} rows={2} value={notes} {...form.control(`${p}-notes`)} onInput={(e) => setNotes(e.currentTarget.value)} />
+        <FieldMessage form={form} id={`${p}-notes`} />
+      </div>
+      <div class="buttons">
+        <button type="submit" disabled={saving}>{tk('rem.save')}</button>
+        <button type="button" class="secondary" onClick={() => onDone(null)}>{t('common.cancel')}</button>
+      </div>
+    </form>
+  );
+}
+
+/** fmtDay: a date the service gives ("2027-03-01", or an instant) as the owner's locale writes it; a bare date is that calendar day in every zone. */
+function fmtDay(s: string): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(s) ? fmtDate(`${s}T12:00:00Z`) : fmtDate(s);
+}
+
+/** dateInput: a date input's value for an instant, in the owner's zone. */
+function dateInput(d: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
