@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { load, type Loaded } from './offline/snapshots';
+import { paths, type Energy, type MonthStatistics } from './api/fuel';
 
 export interface Resource<T> {
   data: T | undefined;
@@ -135,4 +136,35 @@ export function useServerData<T>(load: () => Promise<T>, online: boolean, key: u
   }, [tick, online, key]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
   return { ...state, reload };
+}
+
+export interface Monthly {
+  /** The months of each energy, in the order asked. */
+  data: MonthStatistics[][] | undefined;
+  asOf: string | null;
+  error: Error | null;
+}
+
+/**
+ * useMonthly reads the monthly series of each energy of the vehicle (a
+ * vehicle that takes two, a plug-in hybrid, has two): this month's cost is
+ * their sum. Read again whenever the statistics are (they are read again
+ * when the app comes back into view or online), so the two agree.
+ */
+export function useMonthly(vehicle: number | null, energies: Energy[], zone: string, statistics: unknown): Monthly {
+  const list = vehicle === null ? [] : energies.map((e) => paths.monthly(vehicle, e, zone));
+  const key = list.join(' ');
+  const [state, setState] = useState<Monthly & { key: string }>({ key: '', data: undefined, asOf: null, error: null });
+  useEffect(() => {
+    if (key === '') return;
+    let live = true;
+    Promise.all(list.map((p) => load<MonthStatistics[]>(p))).then(
+      (all) => live && setState({ key, data: all.map((a) => a.data), asOf: all.find((a) => a.asOf !== null)?.asOf ?? null, error: null }),
+      (error: Error) => live && setState((s) => ({ ...s, key, error })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, statistics]);
+  return state.key === key && key !== '' ? state : { data: undefined, asOf: null, error: null };
 }

@@ -154,7 +154,18 @@ export interface Statistics {
   sampled_distance?: number;
   /** Every energy's money per km driven, added up; 0 while an energy has no sample. */
   combined_cost_per_km?: number;
+  // The whole cost (absent from a service before expenses, and in statistics cached from one).
+  /** The money of every expense (service, repairs, insurance, …). */
+  expenses_amount?: number;
+  expenses_by_category?: ExpensesByCategory;
+  /** Fuel and expenses. */
+  total_cost?: number;
+  /** total_cost over total_distance; 0 without a distance. */
+  total_cost_per_km?: number;
 }
+
+/** The money of the expenses per category: a map, or a list of pairs. */
+export type ExpensesByCategory = Record<string, number> | { category: string; amount: number }[];
 
 export interface MonthStatistics {
   month: string;
@@ -166,6 +177,8 @@ export interface MonthStatistics {
   avg_price: number;
   distance: number;
   consumption: number;
+  /** The month's expenses (absent from a service before expenses). */
+  expenses_amount?: number;
 }
 
 export interface ImportResult {

@@ -9,6 +9,8 @@ export interface Series {
   /** null: no figure that month, a gap in the line. */
   values: (number | null)[];
   name: string;
+  /** A second series beside the first (fuel against other costs), drawn in --accent2. */
+  second?: { name: string; values: (number | null)[] };
 }
 
 /** drawChart draws a bar-like line chart of one series into el; returns the cleanup. */
@@ -17,6 +19,7 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
   const fg = css.getPropertyValue('--fg').trim() || '#111';
   const accent = css.getPropertyValue('--accent').trim() || '#0b5cad';
   const grid = css.getPropertyValue('--border').trim() || '#ccc';
+  const accent2 = css.getPropertyValue('--accent2').trim() || '#a04a00';
   const xs = s.labels.map((_, i) => i);
   const width = Math.max(260, el.clientWidth || 320);
   const plot = new uPlot(
@@ -38,9 +41,13 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
           },
         },
       ],
-      series: [{}, { label: s.name, stroke: accent, width: 2, fill: accent + '33', points: { show: true, size: 6, fill: accent } }],
+      series: [
+        {},
+        { label: s.name, stroke: accent, width: 2, fill: accent + '33', points: { show: true, size: 6, fill: accent } },
+        ...(s.second ? [{ label: s.second.name, stroke: accent2, width: 2, dash: [6, 4], points: { show: true, size: 6, fill: accent2 } }] : []),
+      ],
     },
-    [xs, s.values],
+    s.second ? [xs, s.values, s.second.values] : [xs, s.values],
     el,
   );
   // The chart follows its box: a phone turned sideways or a window resized redraws it at the new width.

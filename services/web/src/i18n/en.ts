@@ -45,6 +45,8 @@ export const en = {
   'home.thisMonth': 'This month ({month})',
   'home.fuelCost': 'Spent on fuel',
   'home.refuels': 'Refuels',
+  'home.otherCosts': 'Other costs',
+  'home.allCosts': 'All costs',
   'home.consumption': 'Consumption ({unit})',
   'home.noConsumption': 'Not enough full tanks yet for a consumption figure.',
   'home.trendLabel': 'Consumption of the last {n} months with a figure',

@@ -44,6 +44,8 @@ export const zh: Record<MessageKey, string> = {
   'home.thisMonth': '本月（{month}）',
   'home.fuelCost': '燃料花费',
   'home.refuels': '加油次数',
+  'home.otherCosts': '其他费用',
+  'home.allCosts': '全部费用',
   'home.consumption': '油耗（{unit}）',
   'home.noConsumption': '加满油的记录还不够，暂时算不出油耗。',
   'home.trendLabel': '最近 {n} 个有数据的月份的油耗',

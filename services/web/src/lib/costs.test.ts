@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitFiles, byUrgency, duePhrase, fmtSpan, MAX_QUEUED_BYTES, spanOf, type DueFormat } from './costs';
+import { admitFiles, byCategory, byUrgency, duePhrase, fmtSpan, fuelAndOther, MAX_QUEUED_BYTES, spanOf, type DueFormat } from './costs';
 import { setLanguage } from '../i18n';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
@@ -83,5 +83,32 @@ describe('admitFiles', () => {
     const { admitted, refused } = admitFiles([f('1.jpg', 1), f('2.jpg', 1), f('3.jpg', 1)], 8, 0);
     expect(admitted.map((x) => x.name)).toEqual(['1.jpg', '2.jpg']);
     expect(refused).toEqual([{ reason: 'count', file: { name: '3.jpg', size: 1, type: 'image/jpeg' } }]);
+  });
+});
+
+describe('byCategory', () => {
+  it('reads a map or a list, largest first, drops zeros, folds unknown categories into other', () => {
+    expect(byCategory({ service: 320.5, tax: 0, insurance: 610, parking: 12.3 })).toEqual([
+      { category: 'insurance', amount: '610' }, { category: 'service', amount: '320.5' }, { category: 'parking', amount: '12.3' },
+    ]);
+    expect(byCategory([{ category: 'wash', amount: 0.1 }, { category: 'other', amount: 0.2 }, { category: 'ferry', amount: 0.1 }])).toEqual([
+      { category: 'other', amount: '0.3' }, { category: 'wash', amount: '0.1' },
+    ]);
+    expect(byCategory(undefined)).toEqual([]);
+  });
+});
+
+describe('fuelAndOther', () => {
+  it('sums the fuel of every energy in decimal and reads each month’s other costs once', () => {
+    const gasoline = [{ month: '2026-01', amount: 60.1, expenses_amount: 120 }, { month: '2026-02', amount: 0.2, expenses_amount: 0 }];
+    const electricity = [{ month: '2026-02', amount: 0.1, expenses_amount: 0 }, { month: '2026-03', amount: 15, expenses_amount: 45.5 }];
+    expect(fuelAndOther([electricity, gasoline])).toEqual([
+      { month: '2026-01', fuel: '60.1', other: '120' },
+      { month: '2026-02', fuel: '0.3', other: '0' },
+      { month: '2026-03', fuel: '15', other: '45.5' },
+    ]);
+  });
+  it('a series without other costs (an older service) reads 0', () => {
+    expect(fuelAndOther([[{ month: '2026-01', amount: 10 }]])).toEqual([{ month: '2026-01', fuel: '10', other: '0' }]);
   });
 });

@@ -1,6 +1,7 @@
 // The pure logic of costs: how a reminder's due state reads ("Oil change
 // due in 800 km, about 3 weeks"), how long a span of days is said, and which
 // files may wait in the outbox (the bound on queued attachments).
+import Big from 'big.js';
 import { tk, type CostsKey } from '../i18n/costs';
 
 /** The fields of a reminder (api/costs.ts Reminder) that say how it is due, computed by the service on each read. */
@@ -142,4 +143,39 @@ export function admitFiles(files: FileLike[], present: number, queued: number): 
     }
   }
   return { admitted, refused };
+}
+
+// The whole cost on Statistics.
+
+/** The categories an expense may have (api/costs.ts CATEGORIES, which lib may not import). */
+const KNOWN = new Set(['service', 'repair', 'tyres', 'inspection', 'insurance', 'tax', 'parking', 'toll', 'wash', 'fine', 'accessory', 'other']);
+
+/** byCategory: the expenses' money per category, largest first, none of 0, whichever shape the service sends (a map or a list); an unknown category counts as other. */
+export function byCategory(b: Record<string, number> | { category: string; amount: number }[] | undefined): { category: string; amount: string }[] {
+  if (!b) return [];
+  const sums = new Map<string, Big>();
+  const pairs: [string, number][] = Array.isArray(b) ? b.map((x) => [x.category, x.amount]) : Object.entries(b);
+  for (const [c, amount] of pairs) {
+    const category = KNOWN.has(c) ? c : 'other';
+    sums.set(category, (sums.get(category) ?? new Big(0)).plus(String(amount)));
+  }
+  return [...sums.entries()].filter(([, v]) => !v.eq(0)).sort(([, x], [, y]) => y.cmp(x)).map(([category, v]) => ({ category, amount: v.toString() }));
+}
+
+/**
+ * fuelAndOther: per month (oldest first), the fuel of every energy summed in
+ * decimal, and the month's other costs: each energy's series repeats them,
+ * so they are read once per month, never summed across energies.
+ */
+export function fuelAndOther(series: { month: string; amount: number; expenses_amount?: number }[][]): { month: string; fuel: string; other: string }[] {
+  const months = new Map<string, { fuel: Big; other: string | null }>();
+  for (const list of series) {
+    for (const m of list) {
+      const row = months.get(m.month) ?? { fuel: new Big(0), other: null };
+      row.fuel = row.fuel.plus(String(m.amount));
+      if (row.other === null && m.expenses_amount !== undefined) row.other = String(m.expenses_amount);
+      months.set(m.month, row);
+    }
+  }
+  return [...months.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([month, r]) => ({ month, fuel: r.fuel.toString(), other: r.other ?? '0' }));
 }

@@ -3,12 +3,10 @@
 // the last months, what its fuel cost this month, and the way to add a
 // refuel. Every figure is read through useResource, so offline the page
 // shows what was last fetched, marked "as of".
-import { useEffect, useState } from 'preact/hooks';
 import Big from 'big.js';
 import type { VehicleContext } from './context';
-import { canWriteRefuels, currencyOf, paths, type Energy, type MonthStatistics, type RefuelRecord, type Statistics as Stats } from '../api/fuel';
-import { useResource } from '../hooks';
-import { load } from '../offline/snapshots';
+import { canWriteRefuels, currencyOf, paths, type RefuelRecord, type Statistics as Stats } from '../api/fuel';
+import { useMonthly, useResource } from '../hooks';
 import { fmtDateTime, fmtMoney, fmtMonth, fmtNumber, homeCurrency, monthOf } from '../lib/format';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import { CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, metricToQuantity } from '../lib/units';
@@ -23,37 +21,6 @@ const DueReminders = lazyComponent(() => import('./DueReminders').then((m) => m.
 
 /** How many months the consumption trend shows. */
 const TREND_MONTHS = 6;
-
-interface Monthly {
-  /** The months of each energy, in the order asked. */
-  data: MonthStatistics[][] | undefined;
-  asOf: string | null;
-  error: Error | null;
-}
-
-/**
- * useMonthly reads the monthly series of each energy of the vehicle (a
- * vehicle that takes two, a plug-in hybrid, has two): this month's cost is
- * their sum. Read again whenever the statistics are (they are read again
- * when the app comes back into view or online), so the two agree.
- */
-function useMonthly(vehicle: number | null, energies: Energy[], zone: string, statistics: unknown): Monthly {
-  const list = vehicle === null ? [] : energies.map((e) => paths.monthly(vehicle, e, zone));
-  const key = list.join(' ');
-  const [state, setState] = useState<Monthly & { key: string }>({ key: '', data: undefined, asOf: null, error: null });
-  useEffect(() => {
-    if (key === '') return;
-    let live = true;
-    Promise.all(list.map((p) => load<MonthStatistics[]>(p))).then(
-      (all) => live && setState({ key, data: all.map((a) => a.data), asOf: all.find((a) => a.asOf !== null)?.asOf ?? null, error: null }),
-      (error: Error) => live && setState((s) => ({ ...s, key, error })),
-    );
-    return () => {
-      live = false;
-    };
-  }, [key, statistics]);
-  return state.key === key && key !== '' ? state : { data: undefined, asOf: null, error: null };
-}
 
 export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: VehicleContext) {
   const vehicle = vehicles?.find((v) => v.id === chosen);
@@ -85,6 +52,8 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: 
   const monthRows = monthly.data?.flat().filter((m) => m.month === thisMonth) ?? [];
   const monthCost = monthRows.reduce((sum, m) => sum.plus(String(m.amount)), new Big(0));
   const monthRefuels = monthRows.reduce((n, m) => n + m.records, 0);
+  // Each energy's series repeats the month's other costs: read once.
+  const monthOther = monthRows.find((m) => m.expenses_amount !== undefined)?.expenses_amount;
 
   return (
     <>
@@ -125,7 +94,9 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: 
           <dl class="figures">
             <div><dt>{t('home.fuelCost')}</dt><dd>{fmtMoney(monthCost.toString(), 0, cur)}</dd></div>
             <div><dt>{t('home.refuels')}</dt><dd>{fmtNumber(monthRefuels, 0)}</dd></div>
+            {monthOther !== undefined && <div><dt>{t('home.otherCosts')}</dt><dd>{fmtMoney(monthOther, 0, cur)}</dd></div>}
           </dl>
+          {monthOther !== undefined && <a href="/costs">{t('home.allCosts')}</a>}
         </section>
       )}
       {r && monthly.data && (

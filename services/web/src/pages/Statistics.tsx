@@ -2,7 +2,8 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
 import { currencyOf, fuel, paths, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
 import { ApiError, download } from '../api/http';
-import { useOnline, useResource } from '../hooks';
+import { useMonthly, useOnline, useResource } from '../hooks';
+import { CostCards } from './StatisticsCosts';
 import { MONEY_EXTRA, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, homeCurrency } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 import { t, type MessageKey } from '../i18n';
@@ -37,6 +38,8 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
   // charts unmount while its months load) keeps the owner's choice.
   const [tables, setTables] = useState<Record<string, boolean>>({});
   const tableProps = (name: string) => ({ table: tables[name] ?? false, onToggle: () => setTables((t) => ({ ...t, [name]: !t[name] })) });
+  // Every energy's months, for the fuel of all of them against the other costs.
+  const allMonthly = useMonthly(chosen, energies, zone, s);
 
   return (
     <>
@@ -63,6 +66,7 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
           {s.by_energy.map((e) => <EnergyCards key={e.energy} e={e} u={u} cur={cur} several={s.by_energy.length > 1} />)}
         </section>
       )}
+      {s && <CostCards s={s} monthly={allMonthly.data} u={u} cur={cur} {...tableProps('Fuel and other costs')} />}
       {s && s.total_records > 0 && energy && (
         <section aria-labelledby="charts-h">
           <h2 id="charts-h">{t('stats.byMonth')}</h2>
