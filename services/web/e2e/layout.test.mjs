@@ -34,13 +34,13 @@ const api = async (path, init = {}) => {
 
 const EN = {
   nav: 'Main', more: 'More', home: 'Home', add: 'Add refuel',
-  pages: ['Home', 'Add refuel', 'History', 'Ask', 'Statistics', 'Manuals', 'Vehicles', 'Settings'],
+  pages: ['Home', 'Add refuel', 'History', 'Ask', 'Costs', 'Statistics', 'Manuals', 'Vehicles', 'Settings'],
   problem: 'There is a problem', odometer: 'Odometer', save: 'Save',
   lastRefuel: 'Last refuel', date: 'Date', quantity: 'Quantity', cost: 'Cost', spent: 'Spent on fuel',
 };
 const ZH = {
   nav: '主导航', more: '更多', home: '首页', add: '添加加油',
-  pages: ['首页', '添加加油', '历史', '提问', '统计', '手册', '车辆', '设置'],
+  pages: ['首页', '添加加油', '历史', '提问', '费用', '统计', '手册', '车辆', '设置'],
   problem: '有问题需要修改', odometer: '里程表读数', save: '保存',
   lastRefuel: '上次加油', date: '日期', quantity: '加注量', cost: '费用', spent: '燃料花费',
 };
@@ -232,13 +232,13 @@ describe('the frame and the start page', () => {
         // Tabbing on past its last link closes it too.
         await page.keyboard.press('Enter');
         assert.equal(await more.getAttribute('aria-expanded'), 'true');
-        for (let i = 0; i < 5; i++) await page.keyboard.press('Tab');
+        for (let i = 0; i < 6; i++) await page.keyboard.press('Tab');
         assert.equal(await more.getAttribute('aria-expanded'), 'false', 'the focus left the navigation: More is closed');
       });
 
       it('phone: nothing hides behind the bar at the bottom of a long page', async () => {
         await page.setViewportSize(PHONE);
-        for (const [path, name] of [['/add', L.add], ['/history', L.pages[2]], ['/settings', L.pages[7]]]) {
+        for (const [path, name] of [['/add', L.add], ['/history', L.pages[2]], ['/settings', L.pages[8]]]) {
           await go(path, name);
           await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
           await page.waitForTimeout(100);
@@ -324,7 +324,7 @@ describe('the frame and the start page', () => {
 
       it("the vehicle form shows the service's errors by field, the first focused", async () => {
         await page.setViewportSize(PHONE);
-        await go('/vehicles', L.pages[6]);
+        await go('/vehicles', L.pages[7]);
         // The service refuses two fields; the answer is the service's own shape (apperr).
         await page.route('**/api/vehicles', (route) => (route.request().method() === 'POST'
           ? route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'INVALID_ARGUMENT', message: 'name: must not contain NUL characters; plate_number: must be at most 32 characters (got 40)' }) })
