@@ -83,7 +83,12 @@ export interface Attachment {
   file_name: string;
   content_type: string;
   size: number;
+  sha256?: string;
   created_at: string;
+  /** The file's path on the gateway. */
+  url?: string;
+  /** A photo's small JPEG; null for a PDF. */
+  thumbnail_url?: string | null;
 }
 
 /** Whose attachments: an expense's or a refuel's. */

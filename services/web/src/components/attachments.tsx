@@ -225,14 +225,15 @@ export function Attachments({ owner, ownerId, canWrite }: Props) {
       {files.length > 0 && (
         <ul class="files">
           {files.map((a) => {
-            const file = costPaths.attachment(owner, ownerId, a.id);
+            const file = a.url ?? costPaths.attachment(owner, ownerId, a.id);
+            const thumb = a.thumbnail_url === undefined ? (a.content_type.startsWith('image/') ? costPaths.thumbnail(owner, ownerId, a.id) : null) : a.thumbnail_url;
             return (
               <li key={a.id} class="file">
                 <a href={file} onClick={(e) => {
                   e.preventDefault();
                   openAttachment(file, a).catch((err: Error) => setError(err.message));
                 }} aria-label={tk('att.open', { name: a.file_name })}>
-                  {a.content_type.startsWith('image/') ? <Thumb path={costPaths.thumbnail(owner, ownerId, a.id)} name={a.file_name} /> : <span class="thumb pdf" aria-hidden="true">{tk('att.pdf')}</span>}
+                  {thumb ? <Thumb path={thumb} name={a.file_name} /> : <span class="thumb pdf" aria-hidden="true">{a.content_type === 'application/pdf' ? tk('att.pdf') : (a.content_type.split('/')[1] ?? '').toUpperCase()}</span>}
                   <span class="file-name">{a.file_name}</span>
                 </a>
                 <span class="file-size">{fmtBytes(a.size)}</span>

@@ -6,7 +6,7 @@ import { costPaths, type Reminder } from '../api/costs';
 import { useResource } from '../hooks';
 import { byUrgency } from '../lib/costs';
 import { tk } from '../i18n/costs';
-import { phraseOf, StatusBadge } from './Reminders';
+import { phraseOf, StatusBadge } from '../components/reminder-status';
 
 export function DueReminders({ vehicleId }: { vehicleId: number }) {
   const list = useResource<Reminder[]>(costPaths.reminders(vehicleId));

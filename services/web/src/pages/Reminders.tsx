@@ -7,7 +7,7 @@ import type { Vehicle } from '../api/fuel';
 import { CATEGORIES, costPaths, costs, type Category, type Reminder, type ReminderInput } from '../api/costs';
 import { useResource } from '../hooks';
 import { Dec, parseDecimal, round } from '../lib/decimal';
-import { byUrgency, duePhrase, fmtSpan, spanOf } from '../lib/costs';
+import { byUrgency, fmtSpan } from '../lib/costs';
 import { fmtDate, fromLocalInput } from '../lib/format';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import { distanceToKm, kmToDistance, type Units } from '../lib/units';
@@ -18,19 +18,9 @@ import { tk } from '../i18n/costs';
 import { ErrorText, Status } from '../components/common';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';
+import { phraseOf, StatusBadge } from '../components/reminder-status';
 
 const categoryName = (c: Category) => tk(`cat.${c}`);
-
-/** phraseOf: a reminder's due state in the owner's units and language. */
-export function phraseOf(r: Reminder, u: Units = activeUnits()): string {
-  const locale = activePrefs().locale;
-  return duePhrase(r, Date.now(), { distance: (km) => fmtDistance(km, u), span: (d) => fmtSpan(spanOf(d), locale) });
-}
-
-/** StatusBadge: ok, soon or overdue, in words (the colour only repeats them). */
-export function StatusBadge({ status }: { status: Reminder['status'] }) {
-  return <span class={`status-badge ${status}`}>{tk(`rem.status.${status}`)}</span>;
-}
 
 interface Props {
   vehicle: Vehicle;
