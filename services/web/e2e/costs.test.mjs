@@ -159,7 +159,7 @@ describe('costs', () => {
     await page.getByRole('status').filter({ hasText: 'Reminder saved.' }).waitFor();
     const tyres = page.getByRole('list', { name: 'Reminders' }).getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Tyres' }) });
     await tyres.getByText('OK', { exact: true }).waitFor();
-    await tyres.getByText(/^Tyres due in 38,500 km or (47|48) months$/).waitFor();
+    await tyres.getByText(/^Due in 38,500 km or (47|48) months$/).waitFor();
     await tyres.getByText('Every 40,000 km or 48 months').waitFor();
     const saved = (await api(`/api/reminders?vehicle_id=${vehicle.id}`)).body.find((r) => r.title === 'Tyres');
     assert.deepEqual([Number(saved.every_km), saved.every_months, Number(saved.last_done.odometer), saved.status], [40000, 48, 11500, 'ok']);

@@ -17,9 +17,9 @@ describe('the costs catalogue', () => {
   });
   it('tk reads the language in force and fills the parameters', () => {
     setLanguage('en');
-    expect(tk('rem.dueKm', { title: 'Oil change', distance: '800 km' })).toBe('Oil change due in 800 km');
+    expect(tk('rem.titled', { title: 'Oil change', due: tk('rem.dueKm', { distance: '800 km' }) })).toBe('Oil change due in 800 km');
     setLanguage('zh');
-    expect(tk('rem.dueKm', { title: '换机油', distance: '800 km' })).toBe('换机油：还有 800 km 到期');
+    expect(tk('rem.titled', { title: '换机油', due: tk('rem.dueKm', { distance: '800 km' }) })).toBe('换机油：还有 800 km 到期');
     setLanguage('en');
   });
 });

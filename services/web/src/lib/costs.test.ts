@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitFiles, byCategory, byUrgency, duePhrase, fmtSpan, fuelAndOther, MAX_QUEUED_BYTES, spanOf, type DueFormat } from './costs';
+import { admitFiles, byCategory, byUrgency, capitalized, duePhrase, dueState, fmtSpan, fuelAndOther, MAX_QUEUED_BYTES, spanOf, type DueFormat } from './costs';
 import { setLanguage } from '../i18n';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
@@ -33,7 +33,7 @@ describe('duePhrase', () => {
     ['overdue by distance', r({ due_in_km: -250, due_in_days: 40 }), 'Oil change overdue by 250 km'],
     ['overdue by time', r({ due_in_km: 900, due_in_days: -16 }), 'Oil change overdue by 2 weeks'],
     ['overdue by both', r({ due_in_km: -1200, due_in_days: -3 }), 'Oil change overdue by 1200 km and 3 days'],
-    ['nothing to count from', r({}), 'Oil change: not due yet (no reading or date to count from)'],
+    ['nothing to count from', r({}), 'Oil change not due yet: no reading or date to count from'],
   ])('%s', (_name, reminder, want) => {
     expect(duePhrase(reminder, NOW, en)).toBe(want);
   });
@@ -42,6 +42,19 @@ describe('duePhrase', () => {
     try {
       expect(duePhrase(r({ title: '换机油', due_in_km: 800, estimated_due_date: at(21) }), NOW, { ...en, span: (d) => fmtSpan(spanOf(d), 'zh-CN') }))
         .toBe('换机油：还有 800 km 到期，约 3周');
+    } finally {
+      setLanguage('en');
+    }
+  });
+});
+
+describe('dueState', () => {
+  it('is the phrase without the title, to start a line under it', () => {
+    setLanguage('en');
+    expect(capitalized(dueState(r({ due_in_km: 800, estimated_due_date: at(21) }), NOW, en), 'en')).toBe('Due in 800 km, about 3 weeks');
+    setLanguage('zh');
+    try {
+      expect(capitalized(dueState(r({ due_in_days: -16 }), NOW, { ...en, span: (d) => fmtSpan(spanOf(d), 'zh-CN') }), 'zh-CN')).toBe('已逾期 2周');
     } finally {
       setLanguage('en');
     }

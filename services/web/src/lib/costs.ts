@@ -58,31 +58,41 @@ export interface DueFormat {
 }
 
 /**
- * duePhrase: how a reminder's due state reads, from the fields the service
- * computes on each read. A distance left with an estimated date adds "about
- * <time>"; a reminder by both distance and time names both; overdue names
- * what is past (the distance, the time, or both).
+ * dueState: how a reminder is due, from the fields the service computes on
+ * each read, without its title ("due in 800 km, about 3 weeks"). A distance
+ * left with an estimated date adds "about <time>"; a reminder by both
+ * distance and time names both; overdue names what is past (the distance,
+ * the time, or both).
  */
-export function duePhrase(r: Omit<DueFields, 'status'>, now: number, f: DueFormat): string {
+export function dueState(r: Omit<DueFields, 'status' | 'title'>, now: number, f: DueFormat): string {
   const km = r.due_in_km;
   const days = r.due_in_days;
-  const title = r.title;
   const kmOver = km !== null && km < 0;
   const daysOver = days !== null && days < 0;
   if (kmOver || daysOver) {
     const key: CostsKey = kmOver && daysOver ? 'rem.overdueBoth' : kmOver ? 'rem.overdueKm' : 'rem.overdueTime';
-    return tk(key, { title, distance: kmOver ? f.distance(-km) : '', time: daysOver ? f.span(-days) : '' });
+    return tk(key, { distance: kmOver ? f.distance(-km) : '', time: daysOver ? f.span(-days) : '' });
   }
-  if ((km !== null && km === 0) || (days !== null && days === 0)) return tk('rem.dueNow', { title });
-  if (km !== null && days !== null) return tk('rem.dueBoth', { title, distance: f.distance(km), time: f.span(days) });
+  if (km === 0 || days === 0) return tk('rem.dueNow');
+  if (km !== null && days !== null) return tk('rem.dueBoth', { distance: f.distance(km), time: f.span(days) });
   if (km !== null) {
     const est = r.estimated_due_date ? daysUntil(r.estimated_due_date, now) : null;
     return est !== null && est > 0
-      ? tk('rem.dueKmAbout', { title, distance: f.distance(km), time: f.span(est) })
-      : tk('rem.dueKm', { title, distance: f.distance(km) });
+      ? tk('rem.dueKmAbout', { distance: f.distance(km), time: f.span(est) })
+      : tk('rem.dueKm', { distance: f.distance(km) });
   }
-  if (days !== null) return tk('rem.dueTime', { title, time: f.span(days) });
-  return tk('rem.noDue', { title });
+  if (days !== null) return tk('rem.dueTime', { time: f.span(days) });
+  return tk('rem.noDue');
+}
+
+/** duePhrase: the reminder's title and how it is due ("Oil change due in 800 km, about 3 weeks"). */
+export function duePhrase(r: Omit<DueFields, 'status'>, now: number, f: DueFormat): string {
+  return tk('rem.titled', { title: r.title, due: dueState(r, now, f) });
+}
+
+/** capitalized: s with its first letter in upper case (a phrase that starts a line; nothing changes in Chinese). */
+export function capitalized(s: string, locale: string): string {
+  return s.charAt(0).toLocaleUpperCase(locale) + s.slice(1);
 }
 
 /** The order reminders are listed in: overdue first, then soon, then the rest; within each, the nearest first. */

@@ -18,7 +18,7 @@ import { tk } from '../i18n/costs';
 import { ErrorText, Status } from '../components/common';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';
-import { phraseOf, StatusBadge } from '../components/reminder-status';
+import { StatusBadge, stateOf } from '../components/reminder-status';
 
 const categoryName = (c: Category) => tk(`cat.${c}`);
 
@@ -106,7 +106,7 @@ function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; 
         <span class={`cat cat-${r.category}`}><CategoryIcon category={r.category} /></span>
         <div class="expense-what">
           <h3 id={hid}>{r.title}</h3>
-          <p class="due-phrase"><StatusBadge status={r.status} /> {phraseOf(r, u)}</p>
+          <p class="due-phrase"><StatusBadge status={r.status} /> {stateOf(r, u)}</p>
         </div>
       </div>
       <ul class="facts">{facts.map((f) => <li key={f}>{f}</li>)}</ul>
