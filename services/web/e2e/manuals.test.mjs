@@ -94,7 +94,8 @@ describe('the manual belongs to the car', () => {
   it('a vehicle without a manual asks every manual and says where to link one', async () => {
     await page.goto(`${s.base}/add`);
     await page.getByLabel('Vehicle', { exact: true }).selectOption({ label: 'Van' });
-    await page.goto(`${s.base}/ask`);
+    // The vehicle chosen is the app's state: go to Ask within the app.
+    await (await navLink(page, 'Ask')).click();
     await page.getByText('No manual is linked to Van: asking every manual.').waitFor();
     await page.getByRole('link', { name: 'Link one on Vehicles' }).waitFor();
     const { files } = await ask('What is the Golf tyre pressure?');
@@ -109,12 +110,13 @@ describe('the manual belongs to the car', () => {
     const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Golf' }) });
     await card.getByText('golf-manual.pdf', { exact: true }).waitFor();
     await card.getByRole('button', { name: 'Edit' }).click();
-    const picker = card.getByRole('group', { name: 'Manuals' });
+    const form = page.getByRole('form', { name: 'Edit Golf' });
+    const picker = form.getByRole('group', { name: 'Manuals' });
     assert.equal(await picker.getByLabel('golf-manual.pdf').isChecked(), true);
     assert.equal(await picker.getByLabel('van-manual.pdf').isChecked(), false);
     await picker.getByLabel('van-manual.pdf').check();
     await shootEverywhere(page, 'vehicles-manuals');
-    await card.getByRole('button', { name: 'Save vehicle' }).click();
+    await form.getByRole('button', { name: 'Save vehicle' }).click();
     await page.getByText('Vehicle updated.').waitFor();
     const saved = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Golf');
     assert.deepEqual(saved.manual_md5s, [golfMd5, await md5Of('van-manual.pdf')], 'the stale link dropped, the order kept, the new one last');
