@@ -353,12 +353,12 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
       </div>
       <div class="field">
         <label for={`${p}-vendor`}>{tk('costs.vendor')}</label>
-        <input id={`${p}-vendor`} maxLength={200} autoComplete="off" value={vendor} {...form.control(`${p}-vendor`)} onInput={(e) => setVendor(e.currentTarget.value)} />
+        <input id={`${p}-vendor`} maxLength={128} autoComplete="off" value={vendor} {...form.control(`${p}-vendor`)} onInput={(e) => setVendor(e.currentTarget.value)} />
         <FieldMessage form={form} id={`${p}-vendor`} />
       </div>
       <div class="field">
         <label for={`${p}-notes`}>{tk('costs.notes')}</label>
-        <textarea id={`${p}-notes`} rows={2} value={notes} {...form.control(`${p}-notes`)} onInput={(e) => setNotes(e.currentTarget.value)} />
+        <textarea id={`${p}-notes`} maxLength={2000} rows={2} value={notes} {...form.control(`${p}-notes`)} onInput={(e) => setNotes(e.currentTarget.value)} />
         <FieldMessage form={form} id={`${p}-notes`} />
       </div>
       {record ? (
