@@ -238,6 +238,23 @@ describe('costs', () => {
     await shootEverywhere(page, 'costs-log');
   });
 
+  it("a refuel's receipt: added from History online, its thumbnail shown, deleted", async () => {
+    await go('/history', 'History');
+    const first = page.getByRole('list', { name: 'Refuels' }).getByRole('listitem').first();
+    await first.getByText('Receipts and photos').click();
+    await first.getByText('No receipts or photos yet.').waitFor();
+    await first.getByLabel('Add photos or receipts', { exact: true }).setInputFiles(await photo('pump.jpg'));
+    await first.getByRole('status').filter({ hasText: 'Added: pump.jpg.' }).waitFor();
+    const thumb = first.getByRole('img', { name: 'Photo pump.jpg' });
+    await thumb.waitFor();
+    await eventually(async () => assert.ok(await thumb.evaluate((img) => img.complete && img.naturalWidth > 0), 'the thumbnail shows'));
+    const refuel = (await api(`/api/refuels?vehicle_id=${vehicle.id}&limit=1`)).body[0];
+    assert.deepEqual((await api(`/api/refuels/${refuel.id}/attachments`)).body.map((a) => a.file_name), ['pump.jpg']);
+    await first.getByRole('button', { name: 'Delete pump.jpg' }).click();
+    await first.getByText('No receipts or photos yet.').waitFor();
+    assert.deepEqual((await api(`/api/refuels/${refuel.id}/attachments`)).body, []);
+  });
+
   it('Statistics: fuel, other costs, their total and the monthly chart of both', async () => {
     const st = (await api(`/api/vehicles/${vehicle.id}/statistics`)).body;
     await go('/statistics', 'Statistics');

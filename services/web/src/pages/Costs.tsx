@@ -58,7 +58,11 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
   const count = queued.length;
   const seen = useRef(count);
   useEffect(() => {
-    if (count < seen.current && chosen !== null) list.reload();
+    if (count < seen.current && chosen !== null) {
+      list.reload();
+      // "Saved on this device…" is no longer true: it is on the server now.
+      setMessage((m) => (m === null ? m : tk('costs.sentNow')));
+    }
     seen.current = count;
   }, [count]);
 
@@ -298,7 +302,9 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
       let text = r.sent.includes(key) ? tk('costs.saved') : r.unauthorized ? tk('costs.queuedSession') : tk('costs.queuedOffline');
       if (files.length > 0) {
         const q = await queueFiles(files, costPaths.attachments('expenses', PARENT_ID), 0, key);
-        text = [text, resultText(q), ...q.problems].filter(Boolean).join(' ');
+        // Queued with the expense, its photos are said in one sentence with it.
+        const said = r.sent.includes(key) ? resultText(q) : q.queued.length > 0 ? tk('att.queuedWith', { names: q.queued.join(', ') }) : null;
+        text = [text, said, ...q.problems].filter(Boolean).join(' ');
       }
       onDone(text);
     } finally {
