@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
-import { currencyOf, fuel, paths, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
+import { currencyOf, defaultEnergy, fuel, paths, type Energy, type EnergyStatistics, type ImportErrorBody, type ImportResult, type MonthStatistics, type Statistics as Stats } from '../api/fuel';
 import { ApiError, download } from '../api/http';
 import { useMonthly, useOnline, useResource } from '../hooks';
 import { CostCards } from './StatisticsCosts';
@@ -39,7 +39,10 @@ export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: Veh
   const [tables, setTables] = useState<Record<string, boolean>>({});
   const tableProps = (name: string) => ({ table: tables[name] ?? false, onToggle: () => setTables((t) => ({ ...t, [name]: !t[name] })) });
   // Every energy's months, for the fuel of all of them against the other costs.
-  const allMonthly = useMonthly(chosen, energies, zone, s);
+  // A vehicle with expenses and no refuel yet: its months come with its default energy's series.
+  const chosenVehicle = vehicles?.find((v) => v.id === chosen);
+  const costEnergies = energies.length > 0 ? energies : s && (s.expenses_amount ?? 0) > 0 && chosenVehicle ? [defaultEnergy(chosenVehicle.fuel_type)] : [];
+  const allMonthly = useMonthly(chosen, costEnergies, zone, s);
 
   return (
     <>
