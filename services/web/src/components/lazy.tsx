@@ -20,8 +20,12 @@ export function focusHeadingWhenShown(): void {
 
 const loaders: (() => Promise<unknown>)[] = [];
 
-/** lazyComponent: component C of a module loaded on first use (once; a failed load is tried again next time). */
-export function lazyComponent<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
+/**
+ * lazyComponent: component C of a module loaded on first use (once; a failed load is tried again
+ * next time). quiet: a part of a page (the start page's reminders) shows nothing while it loads
+ * or when it cannot, instead of the page's "Loading…".
+ */
+export function lazyComponent<P extends object>(load: () => Promise<ComponentType<P>>, { quiet = false } = {}): ComponentType<P> {
   let loaded: ComponentType<P> | null = null;
   let pending: Promise<ComponentType<P>> | null = null;
   const fetch = () => (pending ??= load().then((c) => (loaded = c), (err: unknown) => {
@@ -45,8 +49,9 @@ export function lazyComponent<P extends object>(load: () => Promise<ComponentTyp
       focusWanted = false;
       document.querySelector<HTMLElement>('main h1')?.focus();
     }, [C]);
-    if (failed) return <p class="error" role="alert">{t('app.pageLoadFailed')}</p>;
-    return C ? <C {...props} /> : <p role="status" class="hint">{t('app.pageLoading')}</p>;
+    if (C) return <C {...props} />;
+    if (quiet) return null;
+    return failed ? <p class="error" role="alert">{t('app.pageLoadFailed')}</p> : <p role="status" class="hint">{t('app.pageLoading')}</p>;
   };
 }
 

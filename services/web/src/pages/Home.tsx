@@ -17,7 +17,7 @@ import { lazyComponent } from '../components/lazy';
 import { t } from '../i18n';
 
 // Loaded with the strings of costs, not with the first screen.
-const DueReminders = lazyComponent(() => import('./DueReminders').then((m) => m.DueReminders));
+const DueReminders = lazyComponent(() => import('./DueReminders').then((m) => m.DueReminders), { quiet: true });
 
 /** How many months the consumption trend shows. */
 const TREND_MONTHS = 6;
