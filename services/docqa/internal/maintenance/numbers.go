@@ -85,9 +85,9 @@ var (
 )
 
 // quantityRE is a number and its unit: "15,000 km", "12 Monate",
-// "10000公里", "6 个月". Whether the unit ends there (not "km/h", not
+// "10000公里", "6 个月", "2-year". Whether the unit ends there (not "km/h", not
 // "mileage") is checked by unitEnds.
-const quantityRE = `(` + numberRE + `)\s*(` + kmRE + `|` + milesRE + `|` + monthsRE + `|` + yearsRE + `)`
+const quantityRE = `(` + numberRE + `)\s*-?\s*(` + kmRE + `|` + milesRE + `|` + monthsRE + `|` + yearsRE + `)`
 
 var quantityPattern = regexp.MustCompile(`(?i)` + quantityRE)
 
