@@ -32,7 +32,7 @@ func (h *handler) maintenanceSchedule(c *gin.Context) {
 		ginx.Fail(c, storeDown(ctx, err))
 		return
 	}
-	p := maintenance.Proposer{Retriever: h.cfg.Retriever}
+	p := maintenance.Proposer{Retriever: h.cfg.Retriever, Log: h.log}
 	if m, ok := h.cfg.Chat.(docqa.StructuredModel); ok {
 		p.Model = m
 	}

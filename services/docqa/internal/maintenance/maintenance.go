@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -104,6 +105,8 @@ type Retriever interface {
 type Proposer struct {
 	Retriever Retriever
 	Model     docqa.StructuredModel
+	// Log, when set, gets how many of the model's items were dropped.
+	Log *slog.Logger
 }
 
 // ErrModel wraps the errors of the chat model: it failed, or answered
@@ -135,7 +138,10 @@ func (p Proposer) Propose(ctx context.Context, md5 string) (Proposal, error) {
 	if err != nil {
 		return Proposal{}, fmt.Errorf("%w: %w", ErrModel, err)
 	}
-	items, err := FromModel(raw, pages)
+	items, dropped, err := FromModel(raw, pages)
+	if err == nil && p.Log != nil {
+		p.Log.InfoContext(ctx, "maintenance items proposed by the chat model", "kept", len(items), "dropped", dropped, "pages", out.Pages)
+	}
 	if err != nil {
 		return Proposal{}, fmt.Errorf("%w: its answer is %w: %w", ErrModel, err, docqa.ErrUnavailable)
 	}

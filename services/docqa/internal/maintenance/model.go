@@ -97,16 +97,17 @@ var errNoItems = errors.New(`not an object with an "items" list`)
 // page (Verified). The others are dropped, never shown. A quote the page
 // does not hold is replaced by the page's line that prints the item's
 // first interval. The kept items are deduplicated, in the model's order.
-// The error says why raw is not the schema's document.
-func FromModel(raw []byte, pages []Page) ([]Item, error) {
+// dropped counts the items left out (duplicates not included). The error
+// says why raw is not the schema's document.
+func FromModel(raw []byte, pages []Page) (_ []Item, dropped int, _ error) {
 	var doc struct {
 		Items *[]modelItem `json:"items"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
+		return nil, 0, fmt.Errorf("not JSON: %w", err)
 	}
 	if doc.Items == nil {
-		return nil, errNoItems
+		return nil, 0, errNoItems
 	}
 	byNumber := make(map[int]Page, len(pages))
 	for _, p := range pages {
@@ -117,16 +118,19 @@ func FromModel(raw []byte, pages []Page) ([]Item, error) {
 		page, ok := byNumber[m.Page]
 		title := strings.TrimSpace(m.Title)
 		if !ok || title == "" || len([]rune(title)) > maxTitleRunes {
+			dropped++
 			continue
 		}
 		km, okKm := whole(m.EveryKm)
 		miles, okMiles := whole(m.EveryMiles)
 		months, okMonths := whole(m.EveryMonths)
 		if !okKm || !okMiles || !okMonths {
+			dropped++
 			continue
 		}
 		it := newItem(page, title, strings.TrimSpace(m.Conditions), interval{km: km, miles: miles, months: months}, m.Quote)
 		if !Verified(it, page) {
+			dropped++
 			continue
 		}
 		if it.Quote == "" || !strings.Contains(collapseSpaces(normalizeSpaces(page.Text)), it.Quote) {
@@ -135,7 +139,7 @@ func FromModel(raw []byte, pages []Page) ([]Item, error) {
 		it.Conditions = truncateRunes(it.Conditions, maxTitleRunes)
 		out = append(out, it)
 	}
-	return Dedupe(out), nil
+	return Dedupe(out), dropped, nil
 }
 
 // whole reads an interval: nil is none (0); a positive whole number below
