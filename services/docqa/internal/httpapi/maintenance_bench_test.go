@@ -11,6 +11,7 @@ import (
 
 	"github.com/carhub/backend/services/docqa/internal/maintenance"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
+	"github.com/carhub/backend/services/docqa/internal/provider"
 )
 
 // truthItem is an item of testdata/maintenance/truth.json.
@@ -90,9 +91,12 @@ func standInAnswer(mt manualTruth) string {
 // items against truth.json, without a model (rules) and with the model
 // stand-in (model: the proposals after the check of numbers; the stand-in
 // answers every true item, the distractors and one misread number, so
-// model-answer-precision is what the answer held before the check).
+// model-answer-precision is what the answer held before the check). With
+// DOCQA_BENCH_CHAT_URL and DOCQA_BENCH_CHAT_MODEL (and DOCQA_BENCH_CHAT_KEY
+// when the server wants one) set, model-real asks that OpenAI-compatible
+// server instead, with the local embedder.
 //
-//	go test -run '^$' -bench BenchmarkMaintenanceSchedule -benchtime 3x ./internal/httpapi
+//	go test -run '^$' -bench BenchmarkMaintenanceSchedule -benchtime 2x ./internal/httpapi
 func BenchmarkMaintenanceSchedule(b *testing.B) {
 	truth := readTruth(b)
 	names := slices.Sorted(func(yield func(string) bool) {
@@ -102,7 +106,7 @@ func BenchmarkMaintenanceSchedule(b *testing.B) {
 			}
 		}
 	})
-	bench := func(b *testing.B, s *service, model bool) {
+	bench := func(b *testing.B, s *service, standIn bool) {
 		md5s := map[string]string{}
 		for _, name := range names {
 			md5s[name] = s.uploadPDF(b, name+".pdf", readManual(b, name)).FileMD5
@@ -111,7 +115,7 @@ func BenchmarkMaintenanceSchedule(b *testing.B) {
 		b.ResetTimer()
 		for i := range b.N {
 			for _, name := range names {
-				if model {
+				if standIn {
 					s.fake.SetScript(openaifake.Script{Deltas: openaifake.Text(standInAnswer(truth[name]))})
 				}
 				resp := s.proposeSchedule(b, md5s[name])
@@ -141,10 +145,19 @@ func BenchmarkMaintenanceSchedule(b *testing.B) {
 		b.StopTimer()
 		b.ReportMetric(float64(correct)/float64(max(proposed, 1)), "precision")
 		b.ReportMetric(float64(correct)/float64(truthful), "recall")
-		if model {
+		if standIn {
 			b.ReportMetric(float64(truthful)/float64(answered), "model-answer-precision")
 		}
 	}
 	b.Run("rules", func(b *testing.B) { bench(b, newService(b, options{local: true}), false) })
 	b.Run("model", func(b *testing.B) { bench(b, newService(b, options{}), true) })
+	if url, model := os.Getenv("DOCQA_BENCH_CHAT_URL"), os.Getenv("DOCQA_BENCH_CHAT_MODEL"); url != "" && model != "" {
+		b.Run("model-real", func(b *testing.B) {
+			chat, err := provider.NewChat(provider.ChatConfig{BaseURL: url, APIKey: os.Getenv("DOCQA_BENCH_CHAT_KEY"), Model: model})
+			if err != nil {
+				b.Fatal(err)
+			}
+			bench(b, newService(b, options{local: true, chat: chat}), false)
+		})
+	}
 }
