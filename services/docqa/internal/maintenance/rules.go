@@ -100,6 +100,7 @@ func extractPage(p Page) []Item {
 				items = append(items, it)
 				continue
 			}
+			header = nil // the table ended: its rows follow each other
 		}
 		if isHeading(lines, i) {
 			flush()
@@ -139,9 +140,15 @@ func endsSentence(line string) bool {
 	return strings.ContainsRune(".!?。！？:：;；", r)
 }
 
+// intervalWord in a header line with one unit makes it a schedule's
+// header ("Item Interval (km)"); a line of prose that names one unit does
+// not start a table.
+var intervalWord = regexp.MustCompile(`(?i)every|each|interval|alle|每|间隔|周期|間隔`)
+
 // headerUnits reads a table's header line: the units its columns name, in
-// order; nil when line is no such header (it names no unit, or holds a
-// number: "Interval (x 1,000 km)" is not read).
+// order; nil when line is no such header (it names no unit, or one without
+// an interval word, or holds a number: "Interval (x 1,000 km)" is not
+// read).
 func headerUnits(line string) []Unit {
 	if strings.ContainsAny(line, "0123456789") || endsSentence(line) || utf8.RuneCountInString(line) > 80 {
 		return nil
@@ -156,7 +163,7 @@ func headerUnits(line string) []Unit {
 			}
 		}
 	}
-	if len(units) > 4 {
+	if len(units) > 4 || len(units) == 1 && !intervalWord.MatchString(line) {
 		return nil
 	}
 	return units

@@ -47,6 +47,10 @@ func TestExtract(t *testing.T) {
 			[]short{{"Engine oil", 15000, 0, 12, ""}, {"Brake fluid", 0, 0, 24, ""}, {"Spark plugs", 60000, 0, 48, ""}}},
 		{"a table's cells that look grouped", "Part km months\nBelt 100 120", []short{{"Belt", 100, 0, 120, ""}}},
 		{"a chinese table", "项目 每公里 每月\n火花塞 40000 48", []short{{"火花塞", 40000, 0, 48, ""}}},
+		{"a one-column table", "Item Interval (km)\nDrive belt 20,000", []short{{"Drive belt", 20000, 0, 0, ""}}},
+		{"prose that names a unit is no header", "Distances are shown in km\nTop speed 190", []short{}},
+		{"a table ends at a line that is no row", "Item km months\nOil 15,000 12\nSee also the notes below\nTop speed 190 5",
+			[]short{{"Oil", 15000, 0, 12, ""}}},
 		{"a heading is no title", "Additional maintenance\nTyre rotation: every 10,000 km.", []short{{"Tyre rotation", 10000, 0, 0, ""}}},
 		{"duplicates", "Oil: every 10,000 km.\nOIL: every 10,000 km.", []short{{"Oil", 10000, 0, 0, ""}}},
 	} {
