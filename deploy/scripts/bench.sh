@@ -62,8 +62,8 @@ REPORT=${BENCH_REPORT:-deploy/bench/REPORT.md}
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
 	case $s in
-	load | cost | auth | stats | pdf | search | retrieval | chat | ingest) ;;
-	*) echo "bench: BENCH_ONLY: unknown section $s (load, cost, auth, stats, pdf, search, retrieval, chat, ingest)" >&2; exit 2 ;;
+	load | cost | auth | stats | pdf | search | retrieval | maintenance | chat | ingest) ;;
+	*) echo "bench: BENCH_ONLY: unknown section $s (load, cost, auth, stats, pdf, search, retrieval, maintenance, chat, ingest)" >&2; exit 2 ;;
 	esac
 done
 # want SECTION: whether this run includes SECTION.
@@ -656,6 +656,19 @@ md "## Embedded vector store search" "" \
 	"64 different queries in turn; median and 99th percentile per search." ""
 if step search.log "cd services/docqa && $GO test -run '^\$' -bench Search -benchtime 300x ./internal/embedded"; then
 	bench_table search.log
+fi
+fi
+
+# -------------------------------------------------------------- maintenance
+if want maintenance; then
+md "## Maintenance plans proposed from manuals" "" \
+	"\`BenchmarkMaintenanceSchedule\`: \`POST /api/documents/:md5/maintenance-schedule\` on the generated manuals of" \
+	"\`services/docqa/testdata/maintenance\` (English, German and Chinese schedules as a table, a list and prose, and a" \
+	"held-out booklet in wordings the rules were not written for), against hand-written truth: precision and recall of" \
+	"the proposed items by the rules (no chat model) and with the scripted model stand-in (which measures the page" \
+	"choice and the check of numbers on the page, not a real model; \`DOCQA_BENCH_CHAT_URL\` and \`_MODEL\` ask a real one)." ""
+if step maintenance.log "cd services/docqa && $GO test -run '^\$' -bench MaintenanceSchedule -benchtime 2x ./internal/httpapi"; then
+	bench_table maintenance.log
 fi
 fi
 
