@@ -129,7 +129,7 @@ type Retriever struct {
 	cfg Config
 }
 
-// New checks cfg. A Hybrid or Lexical retriever over a store without a
+// New checks cfg. A retriever of any mode but Vector over a store without a
 // lexical index answers by vector alone (see Effective).
 func New(cfg Config) (*Retriever, error) {
 	if cfg.Store == nil || cfg.Embedder == nil {
