@@ -285,6 +285,16 @@ func TestFailureClassesReadRight(t *testing.T) {
 		{"gen-tex-accents.pdf", 4, []string{"Muḥammad ibn Mūsā al-Khwārizmī wrote in Baġdād.", "Ḥalab", "ḥadīth", "Ibn Baṭṭūṭa", "Riḥla", "al-Maġrib"},
 			[]string{"¯", "˙", "\u0323", "\u0304"}},
 		{"gen-tex-accents.pdf", 5, []string{"São Paulo, señor, Brăila, Erdős, mąka, Łódź."}, []string{"˜", "˘", "˝", "˛"}},
+		// Right to left, drawn left to right (Chromium): logical order,
+		// numbers and Latin words in their place, marks on their letters.
+		{"ar-maintenance.pdf", 1, []string{"دليل صيانة السيارة\n", "افحص ضغط الإطارات مرة كل شهر",
+			"غيّر زيت المحرك كل 10000 كيلومتر", "سائل المكابح هو DOT 4 ويجب تغييره", "الأمامية 2.3 بار، والخلفية ٢٫١ بار."},
+			[]string{"ليلد", "ةنايص"}},
+		{"ar-maintenance.pdf", 2, []string{"The workshop wrote: تم تغيير الزيت والفلتر in the service"}, nil},
+		{"he-maintenance.pdf", 1, []string{"מדריך תחזוקה לרכב\n", "יש להחליף את שמן המנוע כל 10,000 קילומטר.",
+			"נוזל הבלמים הוא DOT 4 ויש", "שָׁלוֹם לְכֻלָּם: מילים עם ניקוד",
+			"The owner's manual says: החליפו את המסנן every year."}, []string{"4 DOT"}},
+		{"he-maintenance.pdf", 2, []string{"The workshop wrote: הוחלפו השמן והמסנן in the service"}, nil},
 		// Glyph by glyph without spaces; spaces inside words taken back by kerns.
 		{"gen-glyph-by-glyph.pdf", 1, []string{"This chapter is a tour of the basic components"}, nil},
 		{"gen-glyph-by-glyph.pdf", 2, []string{"AVOID Water in the fuel: drain the filter every 20000 kilometres"}, nil},
