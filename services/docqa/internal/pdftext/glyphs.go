@@ -55,7 +55,7 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) (gs 
 		gs[i].r = rune(u.Unicode)
 	}
 	rtl := hasRTL(gs)
-	all := needsAllBoxes(gs) || rtl || generatedSpaces(inst, tp, gs)
+	all := needsAllBoxes(gs) || rtl || rubyCandidates(gs) || generatedSpaces(inst, tp, gs)
 	box := func(i int) {
 		g := &gs[i]
 		// A failure here is a character without a box (PDFium's own
@@ -403,7 +403,9 @@ func buildText(gs []glyph, measured bool) (string, []int) {
 		return measured && wordBreak(a, gs[b], track[i])
 	}
 	var lines map[int]visualLine
+	var from []int // the index in gs of each character, when placeRuby moved some
 	if measured {
+		gs, from = placeRuby(gs)
 		lines = reorderLines(gs)
 	}
 	last := -1  // index of the last letter-like glyph written, -1 after a space or line end
@@ -501,6 +503,11 @@ func buildText(gs []glyph, measured bool) (string, []int) {
 		lastAt = len(b)
 		emit(string(g.r), i)
 		last = i
+	}
+	if from != nil {
+		for k, i := range at {
+			at[k] = from[i]
+		}
 	}
 	return string(b), at
 }

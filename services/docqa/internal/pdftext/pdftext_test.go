@@ -295,6 +295,11 @@ func TestFailureClassesReadRight(t *testing.T) {
 			"נוזל הבלמים הוא DOT 4 ויש", "שָׁלוֹם לְכֻלָּם: מילים עם ניקוד",
 			"The owner's manual says: החליפו את המסנן every year."}, []string{"4 DOT"}},
 		{"he-maintenance.pdf", 2, []string{"The workshop wrote: הוחלפו השמן והמסנן in the service"}, nil},
+		// Ruby drawn right after (or before) its base, as TeX does: on a
+		// line of its own before the base line, which stays whole.
+		{"ja-ruby.pdf", 1, []string{"しゃりょう てんけん\n車両の日常点検について\n",
+			"てんけん くうきあつ ゆりょう\n毎日の点検では、タイヤの空気圧とエンジン油量を見て\n",
+			"かくにん とうき だんき うんてん\n確認してください。冬季には暖機運転が長くなり、\n"}, []string{"点検\nてんけん", "確認\nかくにん"}},
 		// Glyph by glyph without spaces; spaces inside words taken back by kerns.
 		{"gen-glyph-by-glyph.pdf", 1, []string{"This chapter is a tour of the basic components"}, nil},
 		{"gen-glyph-by-glyph.pdf", 2, []string{"AVOID Water in the fuel: drain the filter every 20000 kilometres"}, nil},
