@@ -179,15 +179,14 @@ func reorderLine(gs []glyph, start, end int, rtl bool) (l visualLine, ok bool) {
 	// them when a space glyph stands between them or a gap wider than a
 	// word space (wordBreakRTL).
 	var runes []rune
-	var from []int  // the character of each rune
-	var first []int // the cluster each rune belongs to
+	var first []int // the cluster each rune belongs to, -1 for a space
 	for k, c := range clusters {
 		if k > 0 && (wordBreakRTL(clusters[k-1], c, h) || spaceBetween(gs, gaps, clusters[k-1], c)) {
-			runes, from, first = append(runes, ' '), append(from, -1), append(first, -1)
+			runes, first = append(runes, ' '), append(first, -1)
 		}
-		runes, from, first = append(runes, gs[c.base].r), append(from, c.base), append(first, k)
+		runes, first = append(runes, gs[c.base].r), append(first, k)
 		for _, m := range c.marks {
-			runes, from, first = append(runes, gs[m].r), append(from, m), append(first, k)
+			runes, first = append(runes, gs[m].r), append(first, k)
 		}
 	}
 	order := logicalOrder(runes, rtl)

@@ -35,7 +35,7 @@ type segment struct {
 // character, and a segment of nothing but kana (and spaces) no longer
 // than a ruby. Then every box is read, which placeRuby needs.
 func rubyCandidates(gs []glyph) bool {
-	if !slices.ContainsFunc(gs, func(g glyph) bool { return unicode.Is(unicode.Han, g.r) }) {
+	if !hasHan(gs) {
 		return false
 	}
 	for _, s := range segments(gs) {
@@ -44,6 +44,11 @@ func rubyCandidates(gs []glyph) bool {
 		}
 	}
 	return false
+}
+
+// hasHan says whether gs holds a Chinese character (a kanji).
+func hasHan(gs []glyph) bool {
+	return slices.ContainsFunc(gs, func(g glyph) bool { return g.r >= 0x2e80 && unicode.Is(unicode.Han, g.r) })
 }
 
 // kanaOnly says whether gs is a few kana, spaces between them allowed.
@@ -130,6 +135,9 @@ func sameRubyLine(a, b segment) bool {
 // characters it adds (spaces between rubies, the line end after them)
 // point at a ruby character beside them.
 func placeRuby(gs []glyph) ([]glyph, []int) {
+	if !hasHan(gs) {
+		return gs, nil
+	}
 	segs := segments(gs)
 	base := make([]int, len(segs)) // the base segment of each ruby, -1 for none
 	found := false
