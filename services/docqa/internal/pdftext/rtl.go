@@ -119,15 +119,18 @@ func reorderLine(gs []glyph, start, end int, rtl bool) (l visualLine, ok bool) {
 			l, ok = visualLine{}, false
 		}
 	}()
-	var idx []int  // the line's printing characters
-	var gaps []int // its space glyphs that have a box of some width
+	if end-start > maxReorderedLine {
+		return visualLine{}, false
+	}
+	var idx []int      // the line's printing characters
+	var gaps []float32 // the centres of its space glyphs that have a box of some width
 	any := false
 	for i := start; i < end; i++ {
 		r := gs[i].r
 		switch {
 		case r == ' ' || r == '\u00a0':
 			if gs[i].hasBox && gs[i].right > gs[i].left {
-				gaps = append(gaps, i)
+				gaps = append(gaps, (gs[i].left+gs[i].right)/2)
 			}
 			continue
 		case unicode.IsSpace(r), unicode.IsControl(r), r == 0xFFFE, r == 0xFFFF, r == 0xFEFF:
@@ -174,6 +177,7 @@ func reorderLine(gs []glyph, start, end int, rtl bool) (l visualLine, ok bool) {
 		return 0
 	})
 	clusters := clustersOf(gs, idx)
+	slices.Sort(gaps)
 
 	// The visual line: clusters left to right, a space between two of
 	// them when a space glyph stands between them or a gap wider than a
@@ -181,7 +185,7 @@ func reorderLine(gs []glyph, start, end int, rtl bool) (l visualLine, ok bool) {
 	var runes []rune
 	var first []int // the cluster each rune belongs to, -1 for a space
 	for k, c := range clusters {
-		if k > 0 && (wordBreakRTL(clusters[k-1], c, h) || spaceBetween(gs, gaps, clusters[k-1], c)) {
+		if k > 0 && (wordBreakRTL(clusters[k-1], c, h) || spaceBetween(gaps, clusters[k-1], c)) {
 			runes, first = append(runes, ' '), append(first, -1)
 		}
 		runes, first = append(runes, gs[c.base].r), append(first, k)
@@ -267,17 +271,26 @@ func spaceIndex(gs []glyph, start, end int) int {
 	return start
 }
 
-// spaceBetween says whether one of the space glyphs gaps has its centre
-// between clusters p and c (p left of c).
-func spaceBetween(gs []glyph, gaps []int, p, c cluster) bool {
-	pc, cc := (p.left+p.right)/2, (c.left+c.right)/2
-	for _, i := range gaps {
-		if x := (gs[i].left + gs[i].right) / 2; x > pc && x < cc && x >= p.right-1e-3 && x <= c.left+1e-3 {
+// spaceBetween says whether a space glyph has its centre between clusters
+// p and c (p left of c), in the gap between their boxes; gaps are the
+// centres of the line's space glyphs, sorted.
+func spaceBetween(gaps []float32, p, c cluster) bool {
+	const eps = 1e-3
+	lo := max((p.left+p.right)/2, p.right-eps)
+	hi := min((c.left+c.right)/2, c.left+eps)
+	k, _ := slices.BinarySearch(gaps, lo)
+	for ; k < len(gaps) && gaps[k] <= hi; k++ {
+		if gaps[k] > (p.left+p.right)/2 && gaps[k] < (c.left+c.right)/2 {
 			return true
 		}
 	}
 	return false
 }
+
+// maxReorderedLine bounds the characters of a line written again from
+// its boxes (a printed line has a few hundred): a longer one, which only
+// a hostile file has, keeps PDFium's order, so that its cost stays linear.
+const maxReorderedLine = 4096
 
 // clustersOf groups the characters idx (in visual order) into clusters: a
 // combining mark (Mn, Me) goes with the base character beside it that it

@@ -164,3 +164,29 @@ func TestLogicalOrder(t *testing.T) {
 		}
 	}
 }
+
+// A line past maxReorderedLine characters (only a hostile file has one)
+// keeps PDFium's order; one within it is reordered.
+func TestBuildTextLongRightToLeftLine(t *testing.T) {
+	long := func(n int) string {
+		rs := make([]rune, n)
+		for i := range rs {
+			rs[i] = 'א' + rune(i%3)
+		}
+		return string(rs)
+	}
+	within := long(maxReorderedLine)
+	if got, _ := buildText(visual(within, nil), true); got != reverseRunes(within) {
+		t.Errorf("a line of %d characters was not reordered", maxReorderedLine)
+	}
+	past := long(maxReorderedLine + 1)
+	if got, _ := buildText(visual(past, nil), true); got != past {
+		t.Errorf("a line of %d characters was reordered", maxReorderedLine+1)
+	}
+}
+
+func reverseRunes(s string) string {
+	rs := []rune(s)
+	slices.Reverse(rs)
+	return string(rs)
+}

@@ -19,6 +19,11 @@ import (
 // rubyMaxLetters bounds a ruby segment (one or a few readings).
 const rubyMaxLetters = 24
 
+// maxSiblingRubies bounds the other rubies skipped to find a ruby's base
+// (a line has a few), so that a hostile page of them costs no more than
+// a linear pass.
+const maxSiblingRubies = 32
+
 // rubyHeight is the largest share of its base characters' height a ruby's
 // box may have: ruby is set at half the base's size, or a little more.
 const rubyHeight = 0.7
@@ -151,7 +156,7 @@ func placeRuby(gs []glyph) ([]glyph, []int) {
 		// right before its base, Chromium a line's rubies after it.
 		for _, d := range []int{-1, 1} {
 			b := k + d
-			for b >= 0 && b < len(segs) && siblingRuby(gs, s, segs[b]) {
+			for n := 0; n < maxSiblingRubies && b >= 0 && b < len(segs) && siblingRuby(gs, s, segs[b]); n++ {
 				b += d
 			}
 			if b >= 0 && b < len(segs) && rubyOver(s, segs[b]) {
