@@ -101,9 +101,11 @@ type cluster struct {
 	base                     int
 	marks                    []int
 	left, right, bottom, top float32
-	// split: the base and a mark share the box of one /ActualText
-	// span, which PDFium cut into parts: the glyphs' own extent is
-	// unknown, and so is the gap beside them.
+	// split: the base and a mark have the same height, as when they
+	// share the box of one /ActualText span, which PDFium cut into
+	// parts: unless that is a loose box (the line's height, which every
+	// character of a line has), the glyphs' own extent is unknown, and
+	// so is the gap beside them.
 	split bool
 }
 
@@ -251,7 +253,7 @@ const (
 func wordBreakRTL(p, c cluster, h float32) bool {
 	hp, hc := p.top-p.bottom, c.top-c.bottom
 	switch gap := c.left - p.right; {
-	case p.split || c.split || hp < rtlMinBox*h || hc < rtlMinBox*h:
+	case p.split && hp < rtlLooseBox*h || c.split && hc < rtlLooseBox*h || hp < rtlMinBox*h || hc < rtlMinBox*h:
 		return false
 	case hp >= rtlLooseBox*h && hc >= rtlLooseBox*h:
 		return gap > wordGap*h
@@ -309,48 +311,74 @@ func clustersOf(gs []glyph, idx []int) []cluster {
 			out = append(out, cluster{base: i, left: g.left, right: g.right, bottom: g.bottom, top: g.top})
 		}
 	}
-	for p := 0; p < len(idx); {
+	// The nearest base on each side of every position, -1 for none.
+	leftBase, rightBase := make([]int, len(idx)), make([]int, len(idx))
+	for p, last := 0, -1; p < len(idx); p++ {
+		leftBase[p] = last
 		if owner[p] >= 0 {
-			p++
+			last = owner[p]
+		}
+	}
+	for p, next := len(idx)-1, -1; p >= 0; p-- {
+		rightBase[p] = next
+		if owner[p] >= 0 {
+			next = owner[p]
+		}
+	}
+	for p, i := range idx {
+		if owner[p] >= 0 {
 			continue
 		}
-		q := p // marks idx[p:q]
-		left, right := gs[idx[p]].left, gs[idx[p]].right
-		for q < len(idx) && owner[q] < 0 {
-			left, right = min(left, gs[idx[q]].left), max(right, gs[idx[q]].right)
-			q++
-		}
-		to := -1
-		switch {
-		case p == 0:
-			to = owner[q]
-		case q == len(idx):
-			to = owner[p-1]
-		default:
-			// The base whose box has the marks' height exactly shares
-			// an /ActualText span with them; else the nearer one.
-			m := gs[idx[p]]
-			l, r := out[owner[p-1]], out[owner[q]]
-			sl, sr := sameHeight(m, gs[l.base]), sameHeight(m, gs[r.base])
-			to = owner[p-1]
-			if sr && !sl || sr == sl && r.left-right < left-l.right {
-				to = owner[q]
-			}
-		}
+		m := gs[i]
+		to := pickBase(gs, m, out, leftBase[p], rightBase[p])
 		c := &out[to]
-		for _, i := range idx[p:q] {
-			g := gs[i]
-			c.split = c.split || sameHeight(g, gs[c.base])
-			c.marks = append(c.marks, i)
-			c.left, c.right = min(c.left, g.left), max(c.right, g.right)
-			c.bottom, c.top = min(c.bottom, g.bottom), max(c.top, g.top)
-		}
-		p = q
+		c.split = c.split || sameHeight(m, gs[c.base])
+		c.marks = append(c.marks, i)
+		c.left, c.right = min(c.left, m.left), max(c.right, m.right)
+		c.bottom, c.top = min(c.bottom, m.bottom), max(c.top, m.top)
 	}
 	for k := range out {
 		slices.Sort(out[k].marks)
 	}
 	return out
+}
+
+// pickBase returns the cluster, l or r (the nearest bases left and right
+// of mark m in visual order, -1 for none), whose letter m belongs to: the
+// one whose box has m's height exactly, when only one has (PDFium cut an
+// /ActualText span's box among the span's characters); else the one whose
+// box holds m's centre (a mark drawn over its letter), the nearer centre
+// if both do; else the one m stands nearer to.
+func pickBase(gs []glyph, m glyph, out []cluster, l, r int) int {
+	switch {
+	case l < 0:
+		return r
+	case r < 0:
+		return l
+	}
+	lg, rg := gs[out[l].base], gs[out[r].base]
+	if sl, sr := sameHeight(m, lg), sameHeight(m, rg); sl != sr {
+		if sl {
+			return l
+		}
+		return r
+	}
+	c := (m.left + m.right) / 2
+	il, ir := c >= lg.left && c <= lg.right, c >= rg.left && c <= rg.right
+	switch {
+	case il && ir:
+		if c-(lg.left+lg.right)/2 <= (rg.left+rg.right)/2-c {
+			return l
+		}
+		return r
+	case il:
+		return l
+	case ir:
+		return r
+	case rg.left-m.right < m.left-lg.right:
+		return r
+	}
+	return l
 }
 
 // sameHeight says whether a and b have the same vertical extent.
