@@ -103,6 +103,7 @@ func (a *API) Register(r gin.IRouter) {
 	api.GET("/expenses/:id", a.getExpense)
 	api.PUT("/expenses/:id", a.updateExpense)
 	api.DELETE("/expenses/:id", a.deleteExpense)
+	api.GET("/statistics", a.costStatistics)
 
 	api.GET("/preferences", a.getPreferences)
 	api.PUT("/preferences", a.updatePreferences)
