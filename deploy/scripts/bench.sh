@@ -601,6 +601,16 @@ if step stats.log "cd services/fuel && TEST_DATABASE_URL='$TEST_DATABASE_URL' $G
 fi
 fi
 
+# ---------------------------------------------------------------- expenses
+if want stats; then
+md "## Expenses: a vehicle with 10 000" "" \
+	"\`Store.ListExpenses\` of 10 000 expenses (all, and a page of 100), and the statistics of a vehicle with 10 000 refuels" \
+	"and 10 000 expenses: its statistics, its monthly series and the household's (\`GET /api/statistics\`)." ""
+if step expenses.log "cd services/fuel && TEST_DATABASE_URL='$TEST_DATABASE_URL' $GO test -run '^\$' -bench 'Expenses10k' -benchtime 20x ./internal/store/"; then
+	bench_table expenses.log
+fi
+fi
+
 # ---------------------------------------------------------------- PDF
 if want pdf; then
 corpus=services/docqa/internal/pdftext/testdata/corpus
