@@ -237,6 +237,15 @@ type ExpenseStore interface {
 	// read (its refuels and expenses with time in [start, end], nil:
 	// unbounded), by vehicle id, and their totals per currency.
 	CostStatistics(ctx context.Context, start, end *time.Time) (CostStatistics, error)
+	// ExportExpenses calls fn with every expense of the vehicle in (time,
+	// id) order, as ExportRefuels does; ErrVehicleNotFound when the
+	// caller may not see it.
+	ExportExpenses(ctx context.Context, vehicleID uint64, fn func(Expense) error) error
+	// ImportExpenses stores es (normalized and valid) for the vehicle in
+	// one transaction, skipping each equal to one stored before the import
+	// (same time, category, title, amount and odometer); with dryRun
+	// nothing is stored. The caller must own or edit the vehicle.
+	ImportExpenses(ctx context.Context, vehicleID uint64, es []Expense, dryRun bool) (ImportResult, error)
 }
 
 // ConvertExpense applies c to an expense of a vehicle the caller owns and

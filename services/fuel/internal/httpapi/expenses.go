@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/expensecsv"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
+	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
 )
 
 // expenseRequest is the body of POST and PUT /api/expenses[/:id]; the
@@ -409,4 +412,68 @@ func optTime(t *time.Time) *string {
 	}
 	s := formatTime(*t)
 	return &s
+}
+
+func (a *API) exportExpenses(c *gin.Context) {
+	exportCSV(a, c, "expenses", func(w io.Writer, spreadsheet, decimalComma bool) *expensecsv.Writer {
+		if spreadsheet {
+			return expensecsv.NewSpreadsheetWriter(w, decimalComma)
+		}
+		return expensecsv.NewWriter(w)
+	}, a.store.ExportExpenses)
+}
+
+// expenseImportResponse is importResponse plus the format read and the
+// rows that are no expense (Fuelio's income and reminder templates).
+type expenseImportResponse struct {
+	importResponse
+	Format  string `json:"format"`
+	Ignored int    `json:"ignored"`
+}
+
+// importExpenses reads a CSV file of expenses (expensecsv.Read: ours,
+// LubeLogger's, Fuelio's) with the refuel import's rules: all or nothing,
+// dry_run, encoding, tz.
+func (a *API) importExpenses(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	q := c.Request.URL.Query()
+	opts := expensecsv.Options{VehicleID: id, RecordType: q.Get("record_type"), DateFormat: q.Get("date_format"), DistanceUnit: q.Get("distance_unit")}
+	var optErrs []error
+	if _, ok := expensecsv.LubeLoggerRecordTypes[opts.RecordType]; opts.RecordType != "" && !ok {
+		optErrs = append(optErrs, apperr.Invalid("record_type", "must be one of service, repair, upgrade, tax"))
+	}
+	if opts.DateFormat != "" && !refuelcsv.ValidDateFormat(opts.DateFormat) {
+		optErrs = append(optErrs, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
+	}
+	if opts.DistanceUnit != "" && !refuelcsv.ValidDistanceUnit(opts.DistanceUnit) {
+		optErrs = append(optErrs, apperr.Invalid("distance_unit", "must be one of km, mi"))
+	}
+	in, err := a.readImport(c, id, optErrs, func(fuel.Vehicle) {})
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	opts.Location = in.location
+	res, err := expensecsv.Read(bytes.NewReader(in.text), opts)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if res.BadRows > 0 {
+		badRows(c, res.Rows, res.BadRows, res.Errors)
+		return
+	}
+	out, err := a.store.ImportExpenses(c.Request.Context(), id, res.Expenses, in.dryRun)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, expenseImportResponse{
+		importResponse: importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: in.dryRun, Encoding: in.encoding},
+		Format:         res.Format, Ignored: res.Ignored,
+	})
 }
