@@ -98,6 +98,12 @@ func (a *API) Register(r gin.IRouter) {
 	api.PUT("/refuels/:id", a.updateRefuel)
 	api.DELETE("/refuels/:id", a.deleteRefuel)
 
+	api.GET("/reminders", a.listReminders)
+	api.POST("/reminders", a.createReminder)
+	api.GET("/reminders/:id", a.getReminder)
+	api.PUT("/reminders/:id", a.updateReminder)
+	api.DELETE("/reminders/:id", a.deleteReminder)
+
 	api.GET("/preferences", a.getPreferences)
 	api.PUT("/preferences", a.updatePreferences)
 	api.POST("/preferences/currency", a.changeCurrency)
