@@ -79,6 +79,8 @@ func (a *API) Register(r gin.IRouter) {
 	authn := []gin.HandlerFunc{a.accounts.authenticate, ginauth.RequireScope()}
 	r.GET("/health", limit, a.health)
 	r.POST("/api/vehicles/:id/refuels/import", append(authn, ginx.BodyLimit(MaxImportBodyBytes), a.importRefuels)...)
+	// The calendar feed alone also takes a read token in its query.
+	r.GET("/api/reminders.ics", limit, a.accounts.authenticateFeed, ginauth.RequireScope(), a.reminderFeed)
 
 	api := r.Group("/api", append(authn, limit)...)
 	a.accounts.register(r, api, limit)
