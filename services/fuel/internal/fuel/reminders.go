@@ -100,8 +100,9 @@ func (d Date) AddMonths(n int) Date {
 }
 
 // DaysUntil is the number of days from d to e: negative when e is before d.
+// (Unix seconds, not time.Sub, whose Duration ends after 292 years.)
 func (d Date) DaysUntil(e Date) int {
-	return int(e.midnight().Sub(d.midnight()) / (24 * time.Hour))
+	return int((e.midnight().Unix() - d.midnight().Unix()) / 86400)
 }
 
 // Before reports whether d is a day before e.

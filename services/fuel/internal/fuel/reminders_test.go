@@ -220,6 +220,17 @@ func TestAddMonthsClampsToTheMonthsEnd(t *testing.T) {
 	}
 }
 
+func TestDaysUntilFarApart(t *testing.T) {
+	// 20 Gregorian cycles of 146 097 days take 2000 to 10000; 10000 to
+	// 10100 has 25 leap years (10000 is one): 36 525 days. 2 958 465.
+	if got := (Date{2000, 1, 1}).DaysUntil(Date{10100, 1, 1}); got != 2958465 {
+		t.Fatalf("2000-01-01 to 10100-01-01: %d days", got)
+	}
+	if got := (Date{2026, 3, 1}).DaysUntil(Date{2026, 2, 1}); got != -28 {
+		t.Fatalf("backwards: %d", got)
+	}
+}
+
 func TestLastDoneIsTheNewerOfUserAndExpense(t *testing.T) {
 	base := reminder("10000", 0, done("2026-01-01T00:00:00Z", "20000"), "21000")
 	now := utc("2026-04-01T00:00:00Z")

@@ -272,3 +272,29 @@ func TestRemindersOfASharedVehicle(t *testing.T) {
 		})
 	}
 }
+
+func FuzzCreateReminder(f *testing.F) {
+	for _, seed := range []string{
+		`{"vehicle_id":1,"title":"Oil","category":"service","every_km":15000,"every_months":12,"last_done":{"time":"2026-01-10T08:00:00Z","odometer":40000}}`,
+		`{"vehicle_id":1,"title":"x","category":"tax","every_months":1200,"last_done":{"time":"9999-12-31T23:59:59.999999-01:00"},"soon_days":3650}`,
+		`{"vehicle_id":1,"title":"x","category":"tyres","every_km":0.001,"last_done":{"time":"1900-01-01T00:00:00Z","odometer":99999999999.999},"soon_km":99999999999.999}`,
+		`{"vehicle_id":1,"title":"x","category":"wash","every_km":99999999999.999,"every_months":null,"last_done":null,"soon_km":null,"soon_days":null}`,
+		`{"vehicle_id":1,"every_months":1e3,"soon_days":"30","last_done":[]}`,
+		`{"last_done":{"time":5,"odometer":"1"}}`, `{}`, `[]`, `null`,
+	} {
+		f.Add(seed)
+	}
+	h := fuzzHandler(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/reminders", strings.NewReader(body)))
+		checkAnswer(t, rec, body)
+		for _, path := range []string{"/api/reminders", "/api/reminders.ics"} {
+			list := httptest.NewRecorder()
+			h.ServeHTTP(list, httptest.NewRequest("GET", path, nil))
+			if list.Code != 200 {
+				t.Fatalf("after %q, GET %s: %d %s", body, path, list.Code, list.Body)
+			}
+		}
+	})
+}
