@@ -1,11 +1,19 @@
 package httpapi_test
 
 import (
+	"maps"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/openapicheck"
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
+	"github.com/carhub/backend/services/docqa/internal/maintenance"
 )
 
 // TestRoutesMatchOpenAPI keeps proto-docs/docqa-service.openapi.yaml and the
@@ -22,5 +30,51 @@ func TestRoutesMatchOpenAPI(t *testing.T) {
 			})
 			openapicheck.Check(t, "../../../../proto-docs/docqa-service.openapi.yaml", engine.Routes())
 		})
+	}
+}
+
+// TestMaintenanceScheduleSchemaMatchesGo keeps the OpenAPI document's
+// MaintenanceSchedule and MaintenanceItem equal to the JSON of
+// maintenance.Proposal and maintenance.Item: the same properties, and as
+// required every one that is always sent (no omitempty).
+func TestMaintenanceScheduleSchemaMatchesGo(t *testing.T) {
+	src, err := os.ReadFile("../../../../proto-docs/docqa-service.openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Required   []string       `yaml:"required"`
+				Properties map[string]any `yaml:"properties"`
+			} `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]any{"MaintenanceSchedule": maintenance.Proposal{}, "MaintenanceItem": maintenance.Item{}} {
+		schema, ok := doc.Components.Schemas[name]
+		if !ok {
+			t.Fatalf("no schema %s", name)
+		}
+		var props, required []string
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			tag, opts, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			props = append(props, tag)
+			if opts != "omitempty" {
+				required = append(required, tag)
+			}
+		}
+		slices.Sort(props)
+		slices.Sort(required)
+		documented := slices.Sorted(maps.Keys(schema.Properties))
+		if !slices.Equal(documented, props) {
+			t.Errorf("%s: documented properties %v, Go sends %v", name, documented, props)
+		}
+		if got := slices.Sorted(slices.Values(schema.Required)); !slices.Equal(got, required) {
+			t.Errorf("%s: documented as required %v, Go always sends %v", name, got, required)
+		}
 	}
 }

@@ -204,5 +204,7 @@ func New(cfg Config) *gin.Engine {
 	api.HEAD("/documents/:md5/file", h.documentFile)
 	// :page is "N.png" or "N.pdf" (gin cannot end a parameter with a suffix).
 	api.GET("/documents/:md5/pages/:page", h.page)
+	// A chat model's call each, so counted as a chat question.
+	api.POST("/documents/:md5/maintenance-schedule", h.limitChat, h.maintenanceSchedule)
 	return r
 }

@@ -46,7 +46,7 @@ func command(ctx context.Context, args []string, getenv func(string) string, std
 				return nil, fmt.Errorf("backup of FUEL_SQLITE_PATH %s: %w", path, err)
 			}
 			return []any{"from", path, "to", file, "bytes", info.Bytes,
-				"vehicles", info.Vehicles, "refuels", info.Refuels, "migration", info.Migration}, nil
+				"vehicles", info.Vehicles, "refuels", info.Refuels, "expenses", info.Expenses, "migration", info.Migration}, nil
 		},
 		Restore: func(ctx context.Context, file string, force bool) ([]any, error) {
 			path, err := sqlitePath("restore")
@@ -58,7 +58,7 @@ func command(ctx context.Context, args []string, getenv func(string) string, std
 				return nil, fmt.Errorf("restore into FUEL_SQLITE_PATH %s: %w", path, err)
 			}
 			return []any{"from", file, "to", path, "bytes", info.Bytes,
-				"vehicles", info.Vehicles, "refuels", info.Refuels, "migration", info.Migration}, nil
+				"vehicles", info.Vehicles, "refuels", info.Refuels, "expenses", info.Expenses, "migration", info.Migration}, nil
 		},
 	}.Run(ctx, args, stdout)
 }
