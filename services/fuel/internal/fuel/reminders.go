@@ -34,12 +34,9 @@ const (
 // DefaultSoonKm is the soon_km of a reminder that names none.
 var DefaultSoonKm = decimal.NewFromInt(1000)
 
-// ReminderCategories are the allowed values of Reminder.Category: those of
-// the expenses, whose category a matching expense shares.
-var ReminderCategories = []string{
-	"service", "repair", "tyres", "inspection", "insurance", "tax",
-	"parking", "toll", "wash", "fine", "accessory", "other",
-}
+// ReminderCategories are the allowed values of Reminder.Category: the
+// expenses', whose category a matching expense shares.
+var ReminderCategories = ExpenseCategories
 
 // ErrReminderNotFound is the error for an absent reminder or one of a
 // vehicle the caller may not see.
@@ -297,7 +294,7 @@ func (u ReminderUpdate) Apply(r *Reminder) {
 
 // ReminderFilter selects the reminders of GET /api/reminders: of one
 // vehicle (0: every vehicle the caller may see). AsOf is the time their
-// facts are read at (the estimate's window ends there).
+// facts are read at (the estimate's window ends there; zero: now).
 type ReminderFilter struct {
 	VehicleID uint64
 	AsOf      time.Time

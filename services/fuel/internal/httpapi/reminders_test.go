@@ -298,3 +298,82 @@ func FuzzCreateReminder(f *testing.F) {
 		}
 	})
 }
+
+// TestReminderLastDoneFollowsExpenses: the newest matching expense (the
+// category, and match within the title ignoring case) at or before now
+// is the last_done when it is newer than the user's; its odometer, when it
+// has none, is the highest reading at or before it; expenses' odometers
+// count in the pace.
+func TestReminderLastDoneFollowsExpenses(t *testing.T) {
+	forEachClockDialect(t, func(t *testing.T, s *server) {
+		vid := reminderVehicle(s) // refuels 2026-03-20 51000, 2026-05-19 54000
+		rid := literal(object(t, s.must(200, "POST", "/api/reminders", `{"vehicle_id":`+vid+`,"title":"Oil change","category":"service","match":"oil",`+
+			`"every_km":15000,"every_months":12,"last_done":{"time":"2025-07-01T08:00:00Z","odometer":40000}}`).body)["id"])
+		expense := func(at, category, title, odometer string) string {
+			odo := ""
+			if odometer != "" {
+				odo = `"odometer":` + odometer + `,`
+			}
+			res := s.must(200, "POST", "/api/expenses", `{"vehicle_id":`+vid+`,"time":"`+at+`",`+odo+`"category":"`+category+`","title":"`+title+`","amount":50}`)
+			return literal(object(t, res.body)["id"])
+		}
+		get := func() map[string]any { return object(t, s.must(200, "GET", "/api/reminders/"+rid, "").body) }
+		lastDone := func(r map[string]any) string {
+			d, ok := r["last_done"].(map[string]any)
+			if !ok {
+				return "null"
+			}
+			return literal(d["time"]) + " " + literal(d["odometer"]) + " " + literal(d["expense_id"])
+		}
+
+		// Neither another title nor another category matches; a brake job's
+		// odometer still counts as a reading.
+		brakes := expense("2026-05-25T08:00:00Z", "service", "Brake pads", "54200")
+		expense("2026-05-26T08:00:00Z", "wash", "Oil stain removal", "")
+		if r := get(); lastDone(r) != `"2025-07-01T08:00:00Z" 40000 null` || literal(r["due_odometer"]) != "55000" {
+			t.Fatalf("after expenses that do not match: %s, due %v", lastDone(r), r["due_odometer"])
+		}
+
+		// A matching one, in capitals: it moves last_done forward. The pace
+		// is now 51000 (Mar 20) to 54200 (May 25): 3200 km in 66 days,
+		// 48.485 a day; 68900 − 54000 = 14900 km left take 307.3 days: 308,
+		// Apr 5, 2027, before the months' May 20.
+		oil := expense("2026-05-20T10:00:00Z", "service", "OIL change + filter", "53900")
+		r := get()
+		if got := lastDone(r); got != `"2026-05-20T10:00:00Z" 53900 `+oil {
+			t.Fatalf("last_done %s, want the expense %s", got, oil)
+		}
+		for k, want := range map[string]string{"due_odometer": "68900", "due_in_km": "14900", "due_date": `"2027-05-20"`, "due_in_days": "353",
+			"distance_per_day": "48.485", "estimated_due_date": `"2027-04-05"`, "status": `"ok"`} {
+			if got := literal(r[k]); got != want {
+				t.Errorf("%s %s, want %s", k, got, want)
+			}
+		}
+		// One in the future is not done yet.
+		expense("2026-07-01T08:00:00Z", "service", "Oil change", "60000")
+		// A newer one without an odometer: the highest reading at or before
+		// it, the brake job's 54200.
+		topUp := expense("2026-05-30T08:00:00Z", "service", "Motoroil top-up", "")
+		if r := get(); lastDone(r) != `"2026-05-30T08:00:00Z" 54200 `+topUp || literal(r["due_odometer"]) != "69200" || r["estimated_due_date"] != "2027-04-11" {
+			t.Fatalf("after the top-up: %s, %v", lastDone(r), r)
+		}
+		// It is in the list and the feed alike.
+		if l := array(t, s.must(200, "GET", "/api/reminders", "").body); len(l) != 1 || lastDone(l[0]) != lastDone(get()) {
+			t.Fatalf("list %v", l)
+		}
+		s.must(204, "DELETE", "/api/expenses/"+topUp, "")
+		if got := lastDone(get()); got != `"2026-05-20T10:00:00Z" 53900 `+oil {
+			t.Fatalf("after deleting the top-up: %s", got)
+		}
+		// The user's own, newer, wins again.
+		s.must(200, "PUT", "/api/reminders/"+rid, `{"last_done":{"time":"2026-05-31T09:00:00Z","odometer":54300}}`)
+		if got := lastDone(get()); got != `"2026-05-31T09:00:00Z" 54300 null` {
+			t.Fatalf("after the user's last_done: %s", got)
+		}
+		// Without match, any service expense is the job.
+		s.must(200, "PUT", "/api/reminders/"+rid, `{"match":"","last_done":null}`)
+		if got := lastDone(get()); got != `"2026-05-25T08:00:00Z" 54200 `+brakes {
+			t.Fatalf("without match: %s, want the brake job of May 25", got)
+		}
+	})
+}

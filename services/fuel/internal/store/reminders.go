@@ -177,7 +177,7 @@ func (q *queries) Reminder(ctx context.Context, id uint64, asOf time.Time) (fuel
 		if err != nil {
 			return err
 		}
-		return facts.fill(&out)
+		return q.fillFacts(ctx, tx, facts, &out, asOf)
 	}, q.snapshot())
 	return out, err
 }
@@ -252,6 +252,7 @@ func (q *queries) ListReminders(ctx context.Context, f fuel.ReminderFilter) ([]f
 		args = append(args, f.VehicleID)
 	}
 	query += " ORDER BY rm.id"
+	asOf := asOfOr(f.AsOf)
 	err := q.read.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		rows, err := tx.Raw(query, args...).Rows()
 		if err != nil {
@@ -273,12 +274,12 @@ func (q *queries) ListReminders(ctx context.Context, f fuel.ReminderFilter) ([]f
 		for i := range out {
 			vf, ok := facts[out[i].VehicleID]
 			if !ok {
-				if vf, err = q.reminderFacts(ctx, tx, out[i].VehicleID, f.AsOf); err != nil {
+				if vf, err = q.reminderFacts(ctx, tx, out[i].VehicleID, asOf); err != nil {
 					return err
 				}
 				facts[out[i].VehicleID] = vf
 			}
-			if err := vf.fill(&out[i]); err != nil {
+			if err := q.fillFacts(ctx, tx, vf, &out[i], asOf); err != nil {
 				return err
 			}
 		}
@@ -297,15 +298,90 @@ type vehicleFacts struct {
 	readings []fuel.Reading
 }
 
-// fill sets the reminder's Facts.
-func (vf *vehicleFacts) fill(r *fuel.Reminder) error {
-	r.Facts = fuel.ReminderFacts{CurrentOdometer: vf.current, Location: vf.location, Readings: vf.readings}
+// fillFacts sets the reminder's Facts: its vehicle's and the newest
+// matching expense as of asOf.
+func (q *queries) fillFacts(ctx context.Context, h *gorm.DB, vf *vehicleFacts, r *fuel.Reminder, asOf time.Time) error {
+	last, err := q.lastMatchingExpense(ctx, h, *r, asOf)
+	if err != nil {
+		return err
+	}
+	r.Facts = fuel.ReminderFacts{CurrentOdometer: vf.current, Location: vf.location, Readings: vf.readings, LastExpense: last}
 	return nil
+}
+
+// asOfOr is t, or now when t is zero.
+func asOfOr(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
+}
+
+// lastMatchingExpense reads the newest expense of the reminder's vehicle
+// at or before asOf that is the reminder's job (fuel.ExpenseMatches: the
+// category in SQL, the title's match in Go, where lower case is
+// Unicode's, not SQLite's ASCII lower()). Its odometer, when it has none,
+// is the vehicle's at that time: the highest reading of the refuels and
+// expenses at or before it (none: unknown). nil when no expense matches.
+func (q *queries) lastMatchingExpense(ctx context.Context, h *gorm.DB, r fuel.Reminder, asOf time.Time) (*fuel.Done, error) {
+	rows, err := h.WithContext(ctx).Raw("SELECT e.id, "+timeColumn(q.dialect, "e.expense_time")+", e.odometer, e.category, e.title FROM expenses e "+
+		"WHERE e.vehicle_id = ? AND e.category = ? AND e.expense_time <= ? ORDER BY e.expense_time DESC, e.id DESC",
+		r.VehicleID, r.Category, fuel.NormalizeTime(asOf)).Rows()
+	if err != nil {
+		return nil, fmt.Errorf("read the expenses of reminder %d: %w", r.ID, err)
+	}
+	defer rows.Close()
+	var found *fuel.Done
+	for found == nil && rows.Next() {
+		var (
+			d               fuel.Done
+			category, title string
+		)
+		if err := rows.Scan(&d.ExpenseID, (*timestamp)(&d.Time), &d.Odometer, &category, &title); err != nil {
+			return nil, err
+		}
+		if fuel.ExpenseMatches(r.Category, r.Match, category, title) {
+			d.Time = d.Time.UTC()
+			found = &d
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	if found == nil || found.Odometer.Valid {
+		return found, nil
+	}
+	found.Odometer, err = q.odometerAt(ctx, h, r.VehicleID, found.Time)
+	return found, err
+}
+
+// odometerAt is the highest odometer reading of the vehicle's refuels and
+// expenses at or before t (not valid when there is none).
+func (q *queries) odometerAt(ctx context.Context, h *gorm.DB, vehicleID uint64, t time.Time) (decimal.NullDecimal, error) {
+	readings := "SELECT odometer AS o FROM refuels WHERE vehicle_id = ? AND refuel_time <= ? " +
+		"UNION ALL SELECT odometer FROM expenses WHERE vehicle_id = ? AND expense_time <= ? AND odometer IS NOT NULL"
+	query := "SELECT max(o) FROM (" + readings + ") x"
+	if q.dialect == SQLite {
+		// Decimal text does not sort as numbers: by the REAL, as topReading.
+		query = "SELECT o FROM (" + readings + ") ORDER BY CAST(o AS REAL) DESC LIMIT 1"
+	}
+	var out decimal.NullDecimal
+	t = fuel.NormalizeTime(t)
+	err := h.WithContext(ctx).Raw(query, vehicleID, t, vehicleID, t).Row().Scan(&out)
+	if errors.Is(err, sql.ErrNoRows) {
+		return decimal.NullDecimal{}, nil
+	}
+	if err != nil {
+		return out, fmt.Errorf("read the odometer of vehicle %d at %s: %w", vehicleID, t, err)
+	}
+	return out, nil
 }
 
 // reminderFacts reads, on h, what the computed fields of the reminders of
 // a vehicle depend on as of asOf: its current odometer, its owner's time
-// zone and its odometer readings within fuel.EstimateWindow before asOf.
+// zone and its odometer readings (refuels' and expenses') within
+// fuel.EstimateWindow before asOf.
 func (q *queries) reminderFacts(ctx context.Context, h *gorm.DB, vehicleID uint64, asOf time.Time) (*vehicleFacts, error) {
 	db := h.WithContext(ctx)
 	var (
@@ -327,8 +403,11 @@ func (q *queries) reminderFacts(ctx context.Context, h *gorm.DB, vehicleID uint6
 		}
 	}
 	asOf = fuel.NormalizeTime(asOf)
-	rows, err := db.Raw("SELECT "+timeColumn(q.dialect, "refuel_time")+", odometer FROM refuels WHERE vehicle_id = ? AND refuel_time > ? AND refuel_time <= ?",
-		vehicleID, asOf.Add(-fuel.EstimateWindow), asOf).Rows()
+	from := asOf.Add(-fuel.EstimateWindow)
+	rows, err := db.Raw("SELECT "+timeColumn(q.dialect, "refuel_time")+", odometer FROM refuels WHERE vehicle_id = ? AND refuel_time > ? AND refuel_time <= ? "+
+		"UNION ALL SELECT "+timeColumn(q.dialect, "expense_time")+", odometer FROM expenses "+
+		"WHERE vehicle_id = ? AND expense_time > ? AND expense_time <= ? AND odometer IS NOT NULL",
+		vehicleID, from, asOf, vehicleID, from, asOf).Rows()
 	if err != nil {
 		return nil, fmt.Errorf("read odometer readings of vehicle %d: %w", vehicleID, err)
 	}
