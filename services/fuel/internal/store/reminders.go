@@ -324,37 +324,68 @@ func asOfOr(t time.Time) time.Time {
 // is the vehicle's at that time: the highest reading of the refuels and
 // expenses at or before it (none: unknown). nil when no expense matches.
 func (q *queries) lastMatchingExpense(ctx context.Context, h *gorm.DB, r fuel.Reminder, asOf time.Time) (*fuel.Done, error) {
-	rows, err := h.WithContext(ctx).Raw("SELECT e.id, "+timeColumn(q.dialect, "e.expense_time")+", e.odometer, e.category, e.title FROM expenses e "+
-		"WHERE e.vehicle_id = ? AND e.category = ? AND e.expense_time <= ? ORDER BY e.expense_time DESC, e.id DESC",
-		r.VehicleID, r.Category, fuel.NormalizeTime(asOf)).Rows()
-	if err != nil {
-		return nil, fmt.Errorf("read the expenses of reminder %d: %w", r.ID, err)
+	// PostgreSQL sends a query's whole result, and the match is usually
+	// among the newest few of thousands: read it in pages (without match,
+	// the newest is it). SQLite steps through the rows as they are read:
+	// one query without LIMIT, left when the match is found
+	// (BenchmarkListReminders; PostgreSQL unpaged took 18 ms, paged 2-4).
+	query := "SELECT e.id, " + timeColumn(q.dialect, "e.expense_time") + ", e.odometer, e.category, e.title FROM expenses e " +
+		"WHERE e.vehicle_id = ? AND e.category = ? AND e.expense_time <= ? ORDER BY e.expense_time DESC, e.id DESC"
+	args := []any{r.VehicleID, r.Category, fuel.NormalizeTime(asOf)}
+	page := matchPage
+	switch {
+	case r.Match == "":
+		page = 1
+	case q.dialect == SQLite:
+		page = 0 // all
 	}
-	defer rows.Close()
+	if page > 0 {
+		query += " LIMIT ? OFFSET ?"
+	}
 	var found *fuel.Done
-	for found == nil && rows.Next() {
-		var (
-			d               fuel.Done
-			category, title string
-		)
-		if err := rows.Scan(&d.ExpenseID, (*timestamp)(&d.Time), &d.Odometer, &category, &title); err != nil {
+	for offset := 0; found == nil; offset += page {
+		n := 0
+		pageArgs := args
+		if page > 0 {
+			pageArgs = append(args[:len(args):len(args)], page, offset)
+		}
+		rows, err := h.WithContext(ctx).Raw(query, pageArgs...).Rows()
+		if err != nil {
+			return nil, fmt.Errorf("read the expenses of reminder %d: %w", r.ID, err)
+		}
+		for found == nil && rows.Next() {
+			n++
+			var (
+				d               fuel.Done
+				category, title string
+			)
+			if err := rows.Scan(&d.ExpenseID, (*timestamp)(&d.Time), &d.Odometer, &category, &title); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if fuel.ExpenseMatches(r.Category, r.Match, category, title) {
+				d.Time = d.Time.UTC()
+				found = &d
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		if fuel.ExpenseMatches(r.Category, r.Match, category, title) {
-			d.Time = d.Time.UTC()
-			found = &d
+		if found != nil || page == 0 || n < page {
+			break
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
 	if found == nil || found.Odometer.Valid {
 		return found, nil
 	}
+	var err error
 	found.Odometer, err = q.odometerAt(ctx, h, r.VehicleID, found.Time)
 	return found, err
 }
+
+// matchPage is how many expenses a page of lastMatchingExpense reads.
+const matchPage = 64
 
 // odometerAt is the highest odometer reading of the vehicle's refuels and
 // expenses at or before t (not valid when there is none).

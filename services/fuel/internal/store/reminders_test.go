@@ -142,3 +142,77 @@ func TestBackupKeepsReminders(t *testing.T) {
 		t.Fatalf("restored\n got %s\nwant %s", reminderText(got), reminderText(want))
 	}
 }
+
+// BenchmarkListReminders is the start page's read: 20 reminders of one
+// vehicle with 100 refuels and 1000 service expenses (one in 50 an oil
+// change), each reminder finding its newest matching expense.
+func BenchmarkListReminders(b *testing.B) {
+	for _, d := range []Dialect{Postgres, SQLite} {
+		b.Run(string(d), func(b *testing.B) {
+			s, vid := benchVehicle(b, d, 100)
+			ctx := context.Background()
+			start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+			for i := range 1000 {
+				title := fmt.Sprintf("Job %d", i)
+				if i%50 == 0 {
+					title = "Oil change"
+				}
+				e := fuel.Expense{VehicleID: vid, Time: start.Add(time.Duration(i) * 24 * time.Hour), Category: "service", Title: title,
+					Amount: dec("10"), Odometer: decimal.NewNullDecimal(decimal.NewFromInt(int64(1000 + 40*i)))}
+				if err := s.CreateExpense(ctx, &e); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for i := range 20 {
+				r := fuel.Reminder{VehicleID: vid, Title: fmt.Sprintf("Job %d", i), Category: "service", EveryMonths: 12}
+				if i%2 == 0 {
+					r.Match = "oil"
+				}
+				mustReminder(b, s, r)
+			}
+			now := start.Add(1000 * 24 * time.Hour)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				rs, err := s.ListReminders(ctx, fuel.ReminderFilter{AsOf: now})
+				if err != nil || len(rs) != 20 || rs[0].Facts.LastExpense == nil {
+					b.Fatalf("%d reminders, %v", len(rs), err)
+				}
+			}
+		})
+	}
+}
+
+// TestMatchingExpenseBeyondAPage: the only matching expense is older than
+// two pages of others (PostgreSQL reads them in pages of matchPage).
+func TestMatchingExpenseBeyondAPage(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		v := fuel.Vehicle{Name: "Golf", FuelType: "gasoline"}
+		if err := s.CreateVehicle(ctx, &v); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		var oil uint64
+		for i := range 2*matchPage + 3 {
+			e := fuel.Expense{VehicleID: v.ID, Time: start.Add(time.Duration(i) * time.Hour), Category: "service", Title: fmt.Sprintf("Job %d", i), Amount: dec("1")}
+			if i == 0 {
+				e.Title = "Oil change"
+			}
+			if err := s.CreateExpense(ctx, &e); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				oil = e.ID
+			}
+		}
+		r := mustReminder(t, s, fuel.Reminder{VehicleID: v.ID, Title: "Oil", Category: "service", Match: "OIL", EveryMonths: 12})
+		got, err := s.Reminder(ctx, r.ID, start.AddDate(0, 1, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := got.Facts.LastExpense; d == nil || d.ExpenseID != oil || !d.Time.Equal(start) || d.Odometer.Valid {
+			t.Fatalf("last expense %+v, want %d at %v without an odometer (no reading before it)", d, oil, start)
+		}
+	})
+}
