@@ -153,7 +153,15 @@ func eventDescription(r dueReminder) string {
 }
 
 // oneLineBreaks turns CR LF and lone CRs into LF, the one line break the
-// TEXT escaping knows (\n); a raw CR would end the content line.
+// TEXT escaping knows (\n): a raw CR would end the content line. Other
+// control characters, which RFC 5545 TEXT may not hold (a title may),
+// become spaces.
 func oneLineBreaks(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f) {
+			return ' '
+		}
+		return r
+	}, s)
 }

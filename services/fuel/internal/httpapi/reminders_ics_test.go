@@ -79,7 +79,7 @@ func TestReminderFeed(t *testing.T) {
 			s := clockServer(t, d)
 			vid := reminderVehicle(s) // 54000 km, 50 km a day
 			oil := literal(object(t, s.must(200, "POST", "/api/reminders", `{"vehicle_id":`+vid+`,"title":"Oil change","category":"service",`+
-				`"every_km":15000,"every_months":12,"last_done":{"time":"2025-07-01T08:00:00Z","odometer":40000},"notes":"5W-30, filter; drain plug\r\nwasher"}`).body)["id"])
+				`"every_km":15000,"every_months":12,"last_done":{"time":"2025-07-01T08:00:00Z","odometer":40000},"notes":"5W-30, filter; drain plug\r\nwasher\u0007"}`).body)["id"])
 			insp := literal(object(t, s.must(200, "POST", "/api/reminders", `{"vehicle_id":`+vid+`,"title":"Inspection","category":"inspection",`+
 				`"every_months":24,"last_done":{"time":"2024-05-01T09:00:00Z"}}`).body)["id"])
 			// By km, no pace on the other vehicle: no day, no event.
@@ -93,7 +93,7 @@ func TestReminderFeed(t *testing.T) {
 				// The estimate, Jun 21, comes before the date, Jul 1.
 				{uid: "reminder-" + oil + "@carhub", start: "20260621", valueType: "DATE", end: "20260622", sequence: "0",
 					summary: "Oil change – Golf", categories: "service",
-					description: "Due at 55000 km (1000 km to go).\nDue on 2026-07-01.\nExpected on 2026-06-21 at 50 km a day.\n\n5W-30, filter; drain plug\nwasher"},
+					description: "Due at 55000 km (1000 km to go).\nDue on 2026-07-01.\nExpected on 2026-06-21 at 50 km a day.\n\n5W-30, filter; drain plug\nwasher "},
 			}
 			if len(events) != len(want) {
 				t.Fatalf("events %+v, want %+v", events, want)
