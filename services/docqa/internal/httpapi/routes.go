@@ -163,7 +163,7 @@ func New(cfg Config) *gin.Engine {
 		cfg.PDFEngine = alwaysReady{}
 	}
 	if cfg.Retriever == nil {
-		r, err := retrieval.New(retrieval.Config{Store: cfg.Store, Embedder: cfg.Embedder, Log: cfg.Log})
+		r, err := retrieval.New(retrieval.Config{Store: cfg.Store, Embedder: cfg.Embedder, LocalEmbedder: cfg.EmbedderMode == "local", Log: cfg.Log})
 		if err != nil {
 			panic("httpapi: " + err.Error()) // only a Config without Store or Embedder gets here
 		}
