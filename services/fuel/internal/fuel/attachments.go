@@ -64,13 +64,16 @@ type Attachment struct {
 }
 
 // AttachmentTypes are the content types an attachment may have.
-var AttachmentTypes = []string{"image/jpeg", "image/png", "image/webp", "image/heic", "application/pdf"}
+var AttachmentTypes = []string{"image/jpeg", "image/png", "image/webp", "image/heic", "image/heif", "application/pdf"}
 
 // AttachmentStore keeps the metadata of attachments. Access follows the
 // record's vehicle: any role reads, owner and editor add and delete; a
 // record the caller may not see answers the record's not-found error
 // (ErrRefuelNotFound, ...), a write the role does not allow ErrForbidden.
 type AttachmentStore interface {
+	// AttachmentRole returns the caller's role on the record's vehicle:
+	// the check an upload makes before it reads the file.
+	AttachmentRole(ctx context.Context, r RecordRef) (Role, error)
 	// CreateAttachment stores a (its Record, FileKey, FileName,
 	// ContentType, Size and SHA256 set) and fills in its id and
 	// created_at. ErrTooManyAttachments when the record holds

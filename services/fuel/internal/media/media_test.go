@@ -5,158 +5,28 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
 	"os"
 	"strings"
 	"testing"
 
-	exif "github.com/dsoprea/go-exif/v3"
 	exifcommon "github.com/dsoprea/go-exif/v3/common"
 
 	"github.com/carhub/backend/services/fuel/internal/media"
+	"github.com/carhub/backend/services/fuel/internal/media/mediatest"
 )
 
-// MustExif builds an EXIF block (TIFF, no "Exif" marker) with go-exif:
-// camera make, orientation, and, with gps, a GPS position (Berlin).
-func MustExif(tb testing.TB, gps bool, orientation uint16) []byte {
-	tb.Helper()
-	im, err := exifcommon.NewIfdMappingWithStandard()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ti := exif.NewTagIndex()
-	root := exif.NewIfdBuilder(im, ti, exifcommon.IfdStandardIfdIdentity, exifcommon.EncodeDefaultByteOrder)
-	if err := root.AddStandardWithName("Make", "TestCam"); err != nil {
-		tb.Fatal(err)
-	}
-	if err := root.AddStandardWithName("Orientation", []uint16{orientation}); err != nil {
-		tb.Fatal(err)
-	}
-	if gps {
-		g, err := exif.GetOrCreateIbFromRootIb(root, "IFD/GPSInfo")
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for _, tag := range []struct {
-			name  string
-			value any
-		}{
-			{"GPSVersionID", []byte{2, 2, 0, 0}},
-			{"GPSLatitudeRef", "N"},
-			{"GPSLatitude", []exifcommon.Rational{{Numerator: 52, Denominator: 1}, {Numerator: 31, Denominator: 1}, {Numerator: 1234, Denominator: 100}}},
-			{"GPSLongitudeRef", "E"},
-			{"GPSLongitude", []exifcommon.Rational{{Numerator: 13, Denominator: 1}, {Numerator: 24, Denominator: 1}, {Numerator: 5678, Denominator: 100}}},
-		} {
-			if err := g.AddStandardWithName(tag.name, tag.value); err != nil {
-				tb.Fatalf("%s: %v", tag.name, err)
-			}
-		}
-	}
-	b, err := exif.NewIfdByteEncoder().EncodeToExif(root)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
-
-// testImage is a w × h image, left half red, right half blue.
-func testImage(w, h int) image.Image {
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			c := color.RGBA{R: 255, A: 255}
-			if x >= w/2 {
-				c = color.RGBA{B: 255, A: 255}
-			}
-			m.SetRGBA(x, y, c)
-		}
-	}
-	return m
-}
-
-// MustJPEG encodes a w × h JPEG with the EXIF block tiff (none when nil)
-// in an APP1 segment right after SOI, as cameras write it.
-func MustJPEG(tb testing.TB, w, h int, tiff []byte) []byte {
-	tb.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, testImage(w, h), &jpeg.Options{Quality: 90}); err != nil {
-		tb.Fatal(err)
-	}
-	plain := buf.Bytes()
-	if tiff == nil {
-		return plain
-	}
-	seg := append([]byte("Exif\x00\x00"), tiff...)
-	out := append([]byte{0xff, 0xd8, 0xff, 0xe1, 0, 0}, seg...)
-	binary.BigEndian.PutUint16(out[4:], uint16(len(seg)+2))
-	return append(out, plain[2:]...)
-}
-
-// MustPNG encodes a w × h PNG with the EXIF block tiff in an eXIf chunk
-// before IDAT.
-func MustPNG(tb testing.TB, w, h int, tiff []byte) []byte {
-	tb.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, testImage(w, h)); err != nil {
-		tb.Fatal(err)
-	}
-	plain := buf.Bytes()
-	ihdrEnd := 8 + 8 + 13 + 4
-	chunk := make([]byte, 8+len(tiff)+4)
-	binary.BigEndian.PutUint32(chunk, uint32(len(tiff)))
-	copy(chunk[4:], "eXIf")
-	copy(chunk[8:], tiff)
-	binary.BigEndian.PutUint32(chunk[8+len(tiff):], crc32.ChecksumIEEE(chunk[4:8+len(tiff)]))
-	out := append(bytes.Clone(plain[:ihdrEnd]), chunk...)
-	return append(out, plain[ihdrEnd:]...)
-}
-
-// exifOf parses the first EXIF block of data: its GPS entries (-1 when it
-// has no GPS directory), its Make and Orientation.
-func exifOf(tb testing.TB, data []byte) (gpsEntries int, make string, orientation uint16) {
-	tb.Helper()
-	raw, err := exif.SearchAndExtractExif(data)
-	if err != nil {
-		tb.Fatalf("no EXIF: %v", err)
-	}
-	im, _ := exifcommon.NewIfdMappingWithStandard()
-	_, index, err := exif.Collect(im, exif.NewTagIndex(), raw)
-	if err != nil {
-		tb.Fatalf("EXIF does not parse: %v", err)
-	}
-	gpsEntries = -1
-	for _, ifd := range index.Ifds {
-		if ifd.IfdIdentity().UnindexedString() == "IFD/GPSInfo" {
-			gpsEntries = len(ifd.Entries())
-		}
-	}
-	tags, err := index.RootIfd.FindTagWithName("Make")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	v, _ := tags[0].Value()
-	make = v.(string)
-	tags, err = index.RootIfd.FindTagWithName("Orientation")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	o, _ := tags[0].Value()
-	return gpsEntries, make, o.([]uint16)[0]
-}
-
 func TestStripLocationJPEG(t *testing.T) {
-	in := MustJPEG(t, 64, 48, MustExif(t, true, 6))
-	if n, _, _ := exifOf(t, in); n != 5 {
+	in := mediatest.MustJPEG(t, 64, 48, mediatest.MustExif(t, true, 6))
+	if n, _, _ := mediatest.ExifOf(t, in); n != 5 {
 		t.Fatalf("the test image has %d GPS entries, want 5", n)
 	}
 	out, err := media.StripLocation(media.JPEG, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, mk, o := exifOf(t, out)
+	n, mk, o := mediatest.ExifOf(t, out)
 	if n != 0 || mk != "TestCam" || o != 6 {
 		t.Fatalf("after: %d GPS entries, Make %q, Orientation %d; want 0, TestCam, 6", n, mk, o)
 	}
@@ -176,18 +46,18 @@ func TestStripLocationJPEG(t *testing.T) {
 		t.Fatalf("the result no longer decodes: %v", err)
 	}
 	// The input is left as it was.
-	if n, _, _ := exifOf(t, in); n != 5 {
+	if n, _, _ := mediatest.ExifOf(t, in); n != 5 {
 		t.Errorf("the input was changed")
 	}
 }
 
 func TestStripLocationPNGKeepsChunksValid(t *testing.T) {
-	in := MustPNG(t, 30, 20, MustExif(t, true, 1))
+	in := mediatest.MustPNG(t, 30, 20, mediatest.MustExif(t, true, 1))
 	out, err := media.StripLocation(media.PNG, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, _, _ := exifOf(t, out); n != 0 {
+	if n, _, _ := mediatest.ExifOf(t, out); n != 0 {
 		t.Fatalf("%d GPS entries left", n)
 	}
 	// Every chunk's CRC holds (the eXIf chunk's was rewritten).
@@ -207,7 +77,7 @@ func TestStripLocationPNGKeepsChunksValid(t *testing.T) {
 func TestStripLocationXMP(t *testing.T) {
 	xmp := `<x:xmpmeta><rdf:Description exif:GPSLatitude="52,31.2N" exif:GPSLongitude='13,24.9E'>` +
 		`<exif:GPSAltitude>34/1</exif:GPSAltitude><dc:title>Fuel</dc:title></rdf:Description></x:xmpmeta>`
-	in := MustJPEG(t, 16, 16, nil)
+	in := mediatest.MustJPEG(t, 16, 16, nil)
 	seg := append([]byte("http://ns.adobe.com/xap/1.0/\x00"), xmp...)
 	withXMP := append([]byte{0xff, 0xd8, 0xff, 0xe1, byte((len(seg) + 2) >> 8), byte(len(seg) + 2)}, seg...)
 	withXMP = append(withXMP, in[2:]...)
@@ -223,10 +93,10 @@ func TestStripLocationXMP(t *testing.T) {
 }
 
 func TestStripLocationRefusesUnreadableExif(t *testing.T) {
-	tiff := MustExif(t, true, 1)
+	tiff := mediatest.MustExif(t, true, 1)
 	// The first directory's offset points past the block.
 	binary.BigEndian.PutUint32(tiff[4:], 0x7fffffff)
-	_, err := media.StripLocation(media.JPEG, MustJPEG(t, 8, 8, tiff))
+	_, err := media.StripLocation(media.JPEG, mediatest.MustJPEG(t, 8, 8, tiff))
 	var me *media.Error
 	if !errors.As(err, &me) || me.Field != "file" {
 		t.Fatalf("error %v, want a media.Error about file", err)
@@ -242,8 +112,8 @@ func TestStripLocationLeavesPDF(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
-	jpg := MustJPEG(t, 8, 8, nil)
-	pngData := MustPNG(t, 8, 8, MustExif(t, false, 1))
+	jpg := mediatest.MustJPEG(t, 8, 8, nil)
+	pngData := mediatest.MustPNG(t, 8, 8, mediatest.MustExif(t, false, 1))
 	pdf := []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n")
 	gif := []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
 	for _, tc := range []struct {
@@ -286,12 +156,12 @@ func TestThumbnail(t *testing.T) {
 		leftIsRed   bool // the left half of the thumbnail is red
 		topLeftBlue bool
 	}{
-		{"landscape jpeg", media.JPEG, MustJPEG(t, 640, 480, nil), 320, 240, true, false},
-		{"small png kept at its size", media.PNG, MustPNG(t, 30, 20, MustExif(t, false, 1)), 30, 20, true, false},
+		{"landscape jpeg", media.JPEG, mediatest.MustJPEG(t, 640, 480, nil), 320, 240, true, false},
+		{"small png kept at its size", media.PNG, mediatest.MustPNG(t, 30, 20, mediatest.MustExif(t, false, 1)), 30, 20, true, false},
 		// Orientation 6: the stored pixels are turned 90° clockwise to be
 		// upright, so the stored left (red) half becomes the top.
-		{"jpeg turned by its orientation", media.JPEG, MustJPEG(t, 640, 480, MustExif(t, false, 6)), 240, 320, false, false},
-		{"jpeg mirrored", media.JPEG, MustJPEG(t, 640, 480, MustExif(t, false, 2)), 320, 240, false, true},
+		{"jpeg turned by its orientation", media.JPEG, mediatest.MustJPEG(t, 640, 480, mediatest.MustExif(t, false, 6)), 240, 320, false, false},
+		{"jpeg mirrored", media.JPEG, mediatest.MustJPEG(t, 640, 480, mediatest.MustExif(t, false, 2)), 320, 240, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := media.Thumbnail(tc.ct, tc.data)
@@ -326,7 +196,7 @@ func TestThumbnail(t *testing.T) {
 		}
 	}
 	// A PNG that claims more pixels than the bound gets none, undecoded.
-	huge := MustPNG(t, 1, 1, MustExif(t, false, 1))
+	huge := mediatest.MustPNG(t, 1, 1, mediatest.MustExif(t, false, 1))
 	binary.BigEndian.PutUint32(huge[16:], 40000)
 	binary.BigEndian.PutUint32(huge[20:], 40000)
 	binary.BigEndian.PutUint32(huge[29:], crc32.ChecksumIEEE(huge[12:29]))
@@ -344,14 +214,14 @@ func TestWebP(t *testing.T) {
 	if err != nil || ct != media.WebP {
 		t.Fatalf("Detect: %q, %v", ct, err)
 	}
-	if n, mk, _ := exifOf(t, in); n != 5 || mk != "TestCam" {
+	if n, mk, _ := mediatest.ExifOf(t, in); n != 5 || mk != "TestCam" {
 		t.Fatalf("the test image has %d GPS entries (Make %q), want 5", n, mk)
 	}
 	out, err := media.StripLocation(ct, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, mk, _ := exifOf(t, out); n != 0 || mk != "TestCam" {
+	if n, mk, _ := mediatest.ExifOf(t, out); n != 0 || mk != "TestCam" {
 		t.Fatalf("after: %d GPS entries, Make %q; want 0, TestCam", n, mk)
 	}
 	th, err := media.Thumbnail(ct, out)
@@ -375,7 +245,7 @@ func TestHEIC(t *testing.T) {
 	// An EXIF item's payload as HEIC writers store it (a 4-byte offset to
 	// the TIFF header, "Exif\0\0", the block) in one more mdat box: the
 	// search finds EXIF blocks wherever the container keeps them.
-	payload := append([]byte{0, 0, 0, 6}, append([]byte("Exif\x00\x00"), MustExif(t, true, 1)...)...)
+	payload := append([]byte{0, 0, 0, 6}, append([]byte("Exif\x00\x00"), mediatest.MustExif(t, true, 1)...)...)
 	box := binary.BigEndian.AppendUint32(nil, uint32(8+len(payload)))
 	in := append(append(bytes.Clone(plain), append(box, "mdat"...)...), payload...)
 
@@ -390,7 +260,7 @@ func TestHEIC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, mk, _ := exifOf(t, out); n != 0 || mk != "TestCam" {
+	if n, mk, _ := mediatest.ExifOf(t, out); n != 0 || mk != "TestCam" {
 		t.Fatalf("after: %d GPS entries, Make %q; want 0, TestCam", n, mk)
 	}
 	if !bytes.Equal(out[:len(plain)], plain) {

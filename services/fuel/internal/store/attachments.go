@@ -65,6 +65,12 @@ func (q *queries) recordRole(ctx context.Context, h *gorm.DB, r fuel.RecordRef, 
 	return rec, role, nil
 }
 
+// AttachmentRole implements fuel.AttachmentStore.
+func (q *queries) AttachmentRole(ctx context.Context, r fuel.RecordRef) (fuel.Role, error) {
+	_, role, err := q.recordRole(ctx, q.read, r, false)
+	return role, err
+}
+
 // CreateAttachment implements fuel.AttachmentStore.
 func (q *queries) CreateAttachment(ctx context.Context, a *fuel.Attachment) error {
 	a.ID = 0

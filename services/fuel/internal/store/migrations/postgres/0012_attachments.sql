@@ -8,7 +8,7 @@ CREATE TABLE attachments (
     file_key     char(32)     NOT NULL UNIQUE CHECK (file_key ~ '^[0-9a-f]{32}$'),
     file_name    varchar(255) NOT NULL,
     content_type text         NOT NULL
-        CHECK (content_type IN ('image/jpeg', 'image/png', 'image/webp', 'image/heic', 'application/pdf')),
+        CHECK (content_type IN ('image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'application/pdf')),
     size_bytes   bigint       NOT NULL CHECK (size_bytes > 0 AND size_bytes <= 10485760),
     sha256       char(64)     NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
     created_at   timestamptz  NOT NULL,

@@ -7,7 +7,7 @@ CREATE TABLE attachments (
         CHECK (length(file_key) = 32 AND file_key NOT GLOB '*[^0-9a-f]*'),
     file_name    TEXT     NOT NULL CHECK (length(file_name) <= 255),
     content_type TEXT     NOT NULL
-        CHECK (content_type IN ('image/jpeg', 'image/png', 'image/webp', 'image/heic', 'application/pdf')),
+        CHECK (content_type IN ('image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'application/pdf')),
     size_bytes   INTEGER  NOT NULL CHECK (size_bytes > 0 AND size_bytes <= 10485760),
     sha256       TEXT     NOT NULL CHECK (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'),
     created_at   DATETIME NOT NULL,
