@@ -22,10 +22,10 @@ import (
 // empty directory), so no offset of the file moves and the container
 // (JPEG segments, PNG chunks, WebP chunks, HEIC boxes) stays as it was;
 // only PNG chunks that changed get their CRC written anew. The EXIF blocks
-// are found wherever their TIFF header is and parsed with go-exif; a block
-// that follows an "Exif\0\0" marker yet does not parse is an error (its
-// location could not be removed), so the file is refused rather than
-// stored with it. A PDF is returned as it is.
+// are found by their TIFF header where containers keep them (exifAt) and
+// parsed with go-exif; a block that follows an "Exif\0\0" marker yet
+// does not parse is an error (its location could not be removed), so the
+// file is refused rather than stored with it. A PDF is returned as it is.
 func StripLocation(ct string, data []byte) ([]byte, error) {
 	if !IsImage(ct) {
 		return data, nil
@@ -59,8 +59,30 @@ func mustIfdMapping() *exifcommon.IfdMapping {
 	return m
 }
 
+// maxExifBlocks bounds the EXIF blocks of one file: a camera writes one,
+// a multi-picture JPEG one per picture. Each costs a parse, so a file
+// made of markers is refused rather than parsed a million times.
+const maxExifBlocks = 32
+
+// exifAt reports whether a TIFF header at at of b is where an EXIF block
+// is kept: after JPEG's (and HEIC's) "Exif\0\0" marker, as the data of a
+// PNG eXIf chunk or of a WebP EXIF chunk. marked is the first case. Other
+// TIFF headers are image data that happens to look like one.
+func exifAt(b []byte, at int) (ok, marked bool) {
+	switch {
+	case at >= len(exifMarker) && bytes.Equal(b[at-len(exifMarker):at], exifMarker):
+		return true, true
+	case at >= 4 && string(b[at-4:at]) == "eXIf":
+		return true, false
+	case at >= 8 && string(b[at-8:at-4]) == "EXIF":
+		return true, false
+	}
+	return false, false
+}
+
 // emptyGPS empties the GPS directory of every EXIF block of b.
 func emptyGPS(b []byte) error {
+	blocks := 0
 	for _, sig := range [][]byte{tiffLittle, tiffBig} {
 		for from := 0; ; {
 			i := bytes.Index(b[from:], sig)
@@ -69,7 +91,13 @@ func emptyGPS(b []byte) error {
 			}
 			at := from + i
 			from = at + 1
-			marked := at >= len(exifMarker) && bytes.Equal(b[at-len(exifMarker):at], exifMarker)
+			ok, marked := exifAt(b, at)
+			if !ok {
+				continue
+			}
+			if blocks++; blocks > maxExifBlocks {
+				return &Error{Field: "file", Msg: fmt.Sprintf("holds more than %d EXIF blocks", maxExifBlocks)}
+			}
 			_, index, err := exif.Collect(exifMapping, exifTagIndex, b[at:])
 			if err != nil {
 				if marked {

@@ -1,6 +1,7 @@
 package media_test
 
 import (
+	"bytes"
 	"syscall"
 	"testing"
 	"time"
@@ -48,4 +49,12 @@ func BenchmarkStripLocation12MP(b *testing.B) {
 func BenchmarkThumbnail12MP(b *testing.B) {
 	photo := benchPhoto(b)
 	bench(b, func() error { _, err := media.Thumbnail(media.JPEG, photo); return err })
+}
+
+// BenchmarkStripLocationTIFFLookalikes: 10 MiB of TIFF headers outside any
+// EXIF marker (image data can look so) are skipped without a parse.
+func BenchmarkStripLocationTIFFLookalikes(b *testing.B) {
+	in := append(mediatest.MustJPEG(b, 8, 8, nil), bytes.Repeat([]byte("II*\x00"), 10<<20/4)...)
+	b.SetBytes(int64(len(in)))
+	bench(b, func() error { _, err := media.StripLocation(media.JPEG, in); return err })
 }

@@ -267,3 +267,13 @@ func TestHEIC(t *testing.T) {
 		t.Error("bytes outside the EXIF block changed")
 	}
 }
+
+// TestStripLocationBoundsTheBlocks: a file made of EXIF markers is
+// refused after maxExifBlocks parses instead of costing one per marker.
+func TestStripLocationBoundsTheBlocks(t *testing.T) {
+	in := append(mediatest.MustJPEG(t, 8, 8, nil), bytes.Repeat([]byte("Exif\x00\x00II*\x00\x08\x00\x00\x00"), 100_000)...)
+	_, err := media.StripLocation(media.JPEG, in)
+	if err == nil || err.Error() != "file: holds more than 32 EXIF blocks" {
+		t.Fatalf("error %v", err)
+	}
+}
