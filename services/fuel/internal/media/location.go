@@ -23,9 +23,9 @@ import (
 // (JPEG segments, PNG chunks, WebP chunks, HEIC boxes) stays as it was;
 // only PNG chunks that changed get their CRC written anew. The EXIF blocks
 // are found by their TIFF header where containers keep them (exifAt) and
-// parsed with go-exif; a block that follows an "Exif\0\0" marker yet
-// does not parse is an error (its location could not be removed), so the
-// file is refused rather than stored with it. A PDF is returned as it is.
+// parsed with go-exif; a block that does not parse is an error (its
+// location could not be removed), so the file is refused rather than
+// stored with it. A PDF is returned as it is.
 func StripLocation(ct string, data []byte) ([]byte, error) {
 	if !IsImage(ct) {
 		return data, nil
@@ -66,18 +66,12 @@ const maxExifBlocks = 32
 
 // exifAt reports whether a TIFF header at at of b is where an EXIF block
 // is kept: after JPEG's (and HEIC's) "Exif\0\0" marker, as the data of a
-// PNG eXIf chunk or of a WebP EXIF chunk. marked is the first case. Other
-// TIFF headers are image data that happens to look like one.
-func exifAt(b []byte, at int) (ok, marked bool) {
-	switch {
-	case at >= len(exifMarker) && bytes.Equal(b[at-len(exifMarker):at], exifMarker):
-		return true, true
-	case at >= 4 && string(b[at-4:at]) == "eXIf":
-		return true, false
-	case at >= 8 && string(b[at-8:at-4]) == "EXIF":
-		return true, false
-	}
-	return false, false
+// PNG eXIf chunk or of a WebP EXIF chunk. Other TIFF headers are image
+// data that happens to look like one.
+func exifAt(b []byte, at int) bool {
+	return at >= len(exifMarker) && bytes.Equal(b[at-len(exifMarker):at], exifMarker) ||
+		at >= 4 && string(b[at-4:at]) == "eXIf" ||
+		at >= 8 && string(b[at-8:at-4]) == "EXIF"
 }
 
 // emptyGPS empties the GPS directory of every EXIF block of b.
@@ -91,8 +85,7 @@ func emptyGPS(b []byte) error {
 			}
 			at := from + i
 			from = at + 1
-			ok, marked := exifAt(b, at)
-			if !ok {
+			if !exifAt(b, at) {
 				continue
 			}
 			if blocks++; blocks > maxExifBlocks {
@@ -100,10 +93,7 @@ func emptyGPS(b []byte) error {
 			}
 			_, index, err := exif.Collect(exifMapping, exifTagIndex, b[at:])
 			if err != nil {
-				if marked {
-					return &Error{Field: "file", Msg: "its EXIF metadata does not parse, so its location could not be removed", Err: err}
-				}
-				continue // image data that looks like a TIFF header
+				return &Error{Field: "file", Msg: "its EXIF metadata does not parse, so its location could not be removed", Err: err}
 			}
 			for _, ifd := range index.Ifds {
 				if ifd.IfdIdentity().UnindexedString() != gpsIfdPath {
