@@ -191,6 +191,11 @@ func TestAttachmentUploadReadDelete(t *testing.T) {
 		if len(list) != 1 || literal(list[0]) != literal(a) {
 			t.Fatalf("list %v, want [%v]", list, a)
 		}
+		// The attachment is its record's only: another record's path does
+		// not reach it.
+		_, other := s.newRefuel()
+		errorBody(t, s.do("GET", "/api/refuels/"+other+"/attachments/"+aid, ""), 404, "NOT_FOUND", "")
+		errorBody(t, s.do("DELETE", "/api/refuels/"+other+"/attachments/"+aid, ""), 404, "NOT_FOUND", "")
 
 		// A PDF has no thumbnail.
 		res = s.attach(base, "bill.pdf", "application/pdf", minimalPDF)
