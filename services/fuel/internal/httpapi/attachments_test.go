@@ -125,17 +125,42 @@ func sha256Hex(b []byte) string {
 func (s *server) newRefuel() (vid, rid string) {
 	s.tb.Helper()
 	vid = s.mustVehicle(`{"name":"Car","fuel_type":"gasoline"}`)
-	rid = s.mustRefuel(`{"vehicle_id":` + vid + `,"refuel_time":"2026-05-01T08:00:00Z","odometer":1000,"fuel_type":"95",` +
-		`"liters":40,"total_amount":70}`)
-	return vid, rid
+	return vid, recordKinds[0].create(s, vid)
+}
+
+// recordKind is a kind of record that takes attachments, as the tests
+// make one.
+type recordKind struct {
+	name, path string // record_type; the records' collection
+	// create makes a record of vehicle vid and returns its id.
+	create func(s *server, vid string) string
+}
+
+var recordKinds = []recordKind{
+	{"refuel", "/api/refuels", func(s *server, vid string) string {
+		s.tb.Helper()
+		return s.mustRefuel(`{"vehicle_id":` + vid + `,"refuel_time":"2026-05-01T08:00:00Z","odometer":1000,"fuel_type":"95",` +
+			`"liters":40,"total_amount":70}`)
+	}},
+}
+
+// forEachRecordKind runs fn for each kind of record on a fresh server of
+// forEachFilesServer's.
+func forEachRecordKind(t *testing.T, fn func(t *testing.T, s *server, dir string, k recordKind)) {
+	for _, k := range recordKinds {
+		t.Run(k.name, func(t *testing.T) {
+			forEachFilesServer(t, func(t *testing.T, s *server, dir string) { fn(t, s, dir, k) })
+		})
+	}
 }
 
 var minimalPDF = []byte("%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n")
 
 func TestAttachmentUploadReadDelete(t *testing.T) {
-	forEachFilesServer(t, func(t *testing.T, s *server, dir string) {
-		_, rid := s.newRefuel()
-		base := "/api/refuels/" + rid + "/attachments"
+	forEachRecordKind(t, func(t *testing.T, s *server, dir string, k recordKind) {
+		vid := s.mustVehicle(`{"name":"Car","fuel_type":"gasoline"}`)
+		rid := k.create(s, vid)
+		base := k.path + "/" + rid + "/attachments"
 		photo := mediatest.MustJPEG(t, 640, 480, mediatest.MustExif(t, true, 1))
 
 		res := s.attach(base, "IMG_0042.jpg", "image/jpeg", photo)
@@ -147,7 +172,7 @@ func TestAttachmentUploadReadDelete(t *testing.T) {
 		url := base + "/" + aid
 		// The answer's every member, exactly.
 		want := map[string]string{
-			"id": aid, "record_type": `"refuel"`, "record_id": rid, "file_name": `"IMG_0042.jpg"`,
+			"id": aid, "record_type": `"` + k.name + `"`, "record_id": rid, "file_name": `"IMG_0042.jpg"`,
 			"content_type": `"image/jpeg"`, "size": literal(len(photo)),
 			"url": `"` + url + `"`, "thumbnail_url": `"` + url + `?variant=thumbnail"`,
 		}
@@ -193,9 +218,9 @@ func TestAttachmentUploadReadDelete(t *testing.T) {
 		}
 		// The attachment is its record's only: another record's path does
 		// not reach it.
-		_, other := s.newRefuel()
-		errorBody(t, s.do("GET", "/api/refuels/"+other+"/attachments/"+aid, ""), 404, "NOT_FOUND", "")
-		errorBody(t, s.do("DELETE", "/api/refuels/"+other+"/attachments/"+aid, ""), 404, "NOT_FOUND", "")
+		other := k.create(s, vid)
+		errorBody(t, s.do("GET", k.path+"/"+other+"/attachments/"+aid, ""), 404, "NOT_FOUND", "")
+		errorBody(t, s.do("DELETE", k.path+"/"+other+"/attachments/"+aid, ""), 404, "NOT_FOUND", "")
 
 		// A PDF has no thumbnail.
 		res = s.attach(base, "bill.pdf", "application/pdf", minimalPDF)
@@ -227,8 +252,8 @@ func TestAttachmentUploadReadDelete(t *testing.T) {
 			t.Errorf("list after the delete %v", list)
 		}
 
-		// The refuel's delete takes its attachments and their files.
-		s.must(204, "DELETE", "/api/refuels/"+rid, "")
+		// The record's delete takes its attachments and their files.
+		s.must(204, "DELETE", k.path+"/"+rid, "")
 		if got := storedFiles(t, dir); len(got) != 0 {
 			t.Errorf("files after the refuel's delete %v, want none", got)
 		}
@@ -319,11 +344,12 @@ func TestAttachmentIdempotency(t *testing.T) {
 // TestAttachmentsGoWithTheirVehicle: deleting a vehicle deletes its
 // refuels' attachments and their files.
 func TestAttachmentsGoWithTheirVehicle(t *testing.T) {
-	forEachFilesServer(t, func(t *testing.T, s *server, dir string) {
-		vid, rid := s.newRefuel()
-		_, keep := s.newRefuel()
+	forEachRecordKind(t, func(t *testing.T, s *server, dir string, k recordKind) {
+		vid := s.mustVehicle(`{"name":"Car","fuel_type":"gasoline"}`)
+		rid := k.create(s, vid)
+		keep := k.create(s, s.mustVehicle(`{"name":"Other","fuel_type":"gasoline"}`))
 		for _, r := range []string{rid, rid, keep} {
-			if res := s.attach("/api/refuels/"+r+"/attachments", "b.pdf", "", minimalPDF); res.status != 200 {
+			if res := s.attach(k.path+"/"+r+"/attachments", "b.pdf", "", minimalPDF); res.status != 200 {
 				t.Fatalf("upload: %d %s", res.status, res.body)
 			}
 		}
@@ -331,8 +357,8 @@ func TestAttachmentsGoWithTheirVehicle(t *testing.T) {
 		if got := storedFiles(t, dir); len(got) != 1 {
 			t.Errorf("files %v, want the other vehicle's one", got)
 		}
-		if list := array(t, s.must(200, "GET", "/api/refuels/"+keep+"/attachments", "").body); len(list) != 1 {
-			t.Errorf("the other refuel's attachments %v", list)
+		if list := array(t, s.must(200, "GET", k.path+"/"+keep+"/attachments", "").body); len(list) != 1 {
+			t.Errorf("the other record's attachments %v", list)
 		}
 	})
 }
@@ -340,47 +366,53 @@ func TestAttachmentsGoWithTheirVehicle(t *testing.T) {
 // TestAttachmentAccess: a shared vehicle's viewer reads its attachments,
 // its editor adds and deletes them, anyone else finds nothing.
 func TestAttachmentAccess(t *testing.T) {
-	for _, d := range dialects {
-		t.Run(string(d), func(t *testing.T) {
-			s, _ := filesServer(t, d, true)
-			root := s.token
-			ids := map[string]string{}
-			for _, name := range []string{"viv", "ed", "out"} {
-				res := s.as(root, "POST", "/api/users", `{"username":"`+name+`","password":"`+name+`-password"}`)
-				wantStatus(t, "create "+name, res, 201, "")
-				ids[name] = literal(object(t, res.body)["id"])
-			}
-			viv, ed, out := s.login("viv", "viv-password"), s.login("ed", "ed-password"), s.login("out", "out-password")
-			vid, rid := s.newRefuel()
-			members := "/api/vehicles/" + vid + "/members/"
-			wantStatus(t, "share with viv", s.as(root, "PUT", members+ids["viv"], `{"role":"viewer"}`), 200, "")
-			wantStatus(t, "share with ed", s.as(root, "PUT", members+ids["ed"], `{"role":"editor"}`), 200, "")
-			base := "/api/refuels/" + rid + "/attachments"
-			res := s.attach(base, "r.pdf", "", minimalPDF)
-			wantStatus(t, "root uploads", res, 200, "")
-			url := base + "/" + literal(object(t, res.body)["id"])
+	for _, k := range recordKinds {
+		for _, d := range dialects {
+			t.Run(k.name+"-"+string(d), func(t *testing.T) { attachmentAccess(t, d, k) })
+		}
+	}
+}
 
-			as := func(token string) *server { c := *s; c.token = token; return &c }
-			wantStatus(t, "viewer lists", as(viv).do("GET", base, ""), 200, "")
-			wantStatus(t, "viewer reads", as(viv).do("GET", url, ""), 200, "")
-			wantStatus(t, "viewer uploads", as(viv).attach(base, "v.pdf", "", minimalPDF), 403, "FORBIDDEN")
-			wantStatus(t, "viewer deletes", as(viv).do("DELETE", url, ""), 403, "FORBIDDEN")
-			for what, r := range map[string]response{
-				"outsider lists":   as(out).do("GET", base, ""),
-				"outsider reads":   as(out).do("GET", url, ""),
-				"outsider uploads": as(out).attach(base, "o.pdf", "", minimalPDF),
-				"outsider deletes": as(out).do("DELETE", url, ""),
-			} {
-				wantStatus(t, what, r, 404, "NOT_FOUND")
-			}
-			wantStatus(t, "no token", as("").do("GET", url, ""), 401, "UNAUTHORIZED")
-			res = as(ed).attach(base, "e.pdf", "", minimalPDF)
-			wantStatus(t, "editor uploads", res, 200, "")
-			wantStatus(t, "editor deletes", as(ed).do("DELETE", url, ""), 204, "")
-			if list := array(t, as(viv).do("GET", base, "").body); len(list) != 1 || list[0]["file_name"] != "e.pdf" {
-				t.Errorf("list %v, want the editor's file", list)
-			}
-		})
+func attachmentAccess(t *testing.T, d store.Dialect, k recordKind) {
+	t.Helper()
+	s, _ := filesServer(t, d, true)
+	root := s.token
+	ids := map[string]string{}
+	for _, name := range []string{"viv", "ed", "out"} {
+		res := s.as(root, "POST", "/api/users", `{"username":"`+name+`","password":"`+name+`-password"}`)
+		wantStatus(t, "create "+name, res, 201, "")
+		ids[name] = literal(object(t, res.body)["id"])
+	}
+	viv, ed, out := s.login("viv", "viv-password"), s.login("ed", "ed-password"), s.login("out", "out-password")
+	vid := s.mustVehicle(`{"name":"Car","fuel_type":"gasoline"}`)
+	rid := k.create(s, vid)
+	members := "/api/vehicles/" + vid + "/members/"
+	wantStatus(t, "share with viv", s.as(root, "PUT", members+ids["viv"], `{"role":"viewer"}`), 200, "")
+	wantStatus(t, "share with ed", s.as(root, "PUT", members+ids["ed"], `{"role":"editor"}`), 200, "")
+	base := k.path + "/" + rid + "/attachments"
+	res := s.attach(base, "r.pdf", "", minimalPDF)
+	wantStatus(t, "root uploads", res, 200, "")
+	url := base + "/" + literal(object(t, res.body)["id"])
+
+	as := func(token string) *server { c := *s; c.token = token; return &c }
+	wantStatus(t, "viewer lists", as(viv).do("GET", base, ""), 200, "")
+	wantStatus(t, "viewer reads", as(viv).do("GET", url, ""), 200, "")
+	wantStatus(t, "viewer uploads", as(viv).attach(base, "v.pdf", "", minimalPDF), 403, "FORBIDDEN")
+	wantStatus(t, "viewer deletes", as(viv).do("DELETE", url, ""), 403, "FORBIDDEN")
+	for what, r := range map[string]response{
+		"outsider lists":   as(out).do("GET", base, ""),
+		"outsider reads":   as(out).do("GET", url, ""),
+		"outsider uploads": as(out).attach(base, "o.pdf", "", minimalPDF),
+		"outsider deletes": as(out).do("DELETE", url, ""),
+	} {
+		wantStatus(t, what, r, 404, "NOT_FOUND")
+	}
+	wantStatus(t, "no token", as("").do("GET", url, ""), 401, "UNAUTHORIZED")
+	res = as(ed).attach(base, "e.pdf", "", minimalPDF)
+	wantStatus(t, "editor uploads", res, 200, "")
+	wantStatus(t, "editor deletes", as(ed).do("DELETE", url, ""), 204, "")
+	if list := array(t, as(viv).do("GET", base, "").body); len(list) != 1 || list[0]["file_name"] != "e.pdf" {
+		t.Errorf("list %v, want the editor's file", list)
 	}
 }
 
