@@ -49,7 +49,7 @@ func command(ctx context.Context, args []string, getenv func(string) string, std
 				return nil, fmt.Errorf("backup of FUEL_SQLITE_PATH %s: %w", path, err)
 			}
 			return []any{"from", path, "to", file, "bytes", info.Bytes,
-				"vehicles", info.Vehicles, "refuels", info.Refuels, "migration", info.Migration,
+				"vehicles", info.Vehicles, "refuels", info.Refuels, "expenses", info.Expenses, "migration", info.Migration,
 				"files_from", files, "attachments", info.Attachments, "attachment_bytes", info.AttachmentBytes,
 				"attachments_deleted_meanwhile", info.AttachmentsGone}, nil
 		},
@@ -63,7 +63,7 @@ func command(ctx context.Context, args []string, getenv func(string) string, std
 				return nil, fmt.Errorf("restore into FUEL_SQLITE_PATH %s: %w", path, err)
 			}
 			return []any{"from", file, "to", path, "bytes", info.Bytes,
-				"vehicles", info.Vehicles, "refuels", info.Refuels, "migration", info.Migration,
+				"vehicles", info.Vehicles, "refuels", info.Refuels, "expenses", info.Expenses, "migration", info.Migration,
 				"files_to", files, "attachments", info.Attachments, "attachment_bytes", info.AttachmentBytes,
 				"files_removed", info.FilesRemoved}, nil
 		},

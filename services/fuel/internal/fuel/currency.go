@@ -97,6 +97,7 @@ func (c CurrencyChange) Convert(a decimal.Decimal) decimal.Decimal {
 type CurrencyChangeResult struct {
 	Vehicles    int
 	Refuels     int
+	Expenses    int
 	Preferences Preferences
 }
 

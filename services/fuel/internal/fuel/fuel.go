@@ -325,7 +325,9 @@ type RefuelFilter struct {
 // error of Validate for an invalid value (nothing is written then), and
 // other errors only for failures of the database.
 type Store interface {
+	ExpenseStore
 	AttachmentStore // attachments.go
+
 	// ListVehicles returns the user's vehicles, the user's default first,
 	// then by id.
 	ListVehicles(ctx context.Context) ([]Vehicle, error)

@@ -32,6 +32,9 @@ type currencyChangeResponse struct {
 	Vehicles    int                 `json:"vehicles"`
 	Refuels     int                 `json:"refuels"`
 	Preferences preferencesResponse `json:"preferences"`
+	// Expenses counts the expenses converted; last, so that the answer
+	// begins as it did before expenses existed.
+	Expenses int `json:"expenses"`
 }
 
 // toCurrencyChange checks the body; the error names every bad member.
@@ -146,6 +149,7 @@ func (a *API) changeCurrency(c *gin.Context) {
 			out := currencyChangeResponse{
 				Mode: string(change.Mode), From: change.From, Currency: change.To,
 				Vehicles: res.Vehicles, Refuels: res.Refuels, Preferences: toPreferencesResponse(res.Preferences),
+				Expenses: res.Expenses,
 			}
 			if change.Mode == fuel.CurrencyConvert {
 				n := number(change.Rate)

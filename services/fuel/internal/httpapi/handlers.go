@@ -247,20 +247,36 @@ func pathID(c *gin.Context) (uint64, error) { return parseID("id", c.Param("id")
 // maxPageSize bounds the limit query parameter.
 const maxPageSize = 1000
 
-// refuelFilter reads the query of GET /api/refuels. Each parameter may be
-// given once.
+// refuelFilter reads the query of GET /api/refuels.
 func refuelFilter(q url.Values) (fuel.RefuelFilter, error) {
-	var f fuel.RefuelFilter
-	get := func(name string) (string, bool, error) {
-		vs, ok := q[name]
-		switch {
-		case !ok:
-			return "", false, nil
-		case len(vs) > 1:
-			return "", false, apperr.Invalid(name, "must be given at most once")
-		}
-		return vs[0], true, nil
+	l, err := readListQuery(q)
+	return fuel.RefuelFilter{VehicleID: l.vehicleID, Start: l.start, End: l.end, Limit: l.limit, Offset: l.offset}, err
+}
+
+// listQuery is the query every list of a vehicle's records takes: the
+// vehicle (required), the inclusive time range and the page.
+type listQuery struct {
+	vehicleID     uint64
+	start, end    *time.Time
+	limit, offset int
+}
+
+// queryParam reads a query parameter that may be given at most once.
+func queryParam(q url.Values, name string) (string, bool, error) {
+	vs, ok := q[name]
+	switch {
+	case !ok:
+		return "", false, nil
+	case len(vs) > 1:
+		return "", false, apperr.Invalid(name, "must be given at most once")
 	}
+	return vs[0], true, nil
+}
+
+// readListQuery reads a listQuery. Each parameter may be given once.
+func readListQuery(q url.Values) (listQuery, error) {
+	var f listQuery
+	get := func(name string) (string, bool, error) { return queryParam(q, name) }
 	raw, ok, err := get("vehicle_id")
 	if err != nil {
 		return f, err
@@ -268,28 +284,11 @@ func refuelFilter(q url.Values) (fuel.RefuelFilter, error) {
 	if !ok {
 		return f, apperr.Invalid("vehicle_id", "is required")
 	}
-	if f.VehicleID, err = parseID("vehicle_id", raw); err != nil {
+	if f.vehicleID, err = parseID("vehicle_id", raw); err != nil {
 		return f, err
 	}
-	for _, b := range []struct {
-		name string
-		dst  **time.Time
-	}{{"start_date", &f.Start}, {"end_date", &f.End}} {
-		raw, ok, err := get(b.name)
-		if err != nil {
-			return f, err
-		}
-		if !ok {
-			continue
-		}
-		t, err := parseTime(b.name, raw)
-		if err != nil {
-			return f, err
-		}
-		*b.dst = &t
-	}
-	if f.Start != nil && f.End != nil && f.Start.After(*f.End) {
-		return f, apperr.Invalid("start_date", "must not be after end_date")
+	if f.start, f.end, err = dateRange(q); err != nil {
+		return f, err
 	}
 	if raw, ok, err = get("limit"); err != nil {
 		return f, err
@@ -298,7 +297,7 @@ func refuelFilter(q url.Values) (fuel.RefuelFilter, error) {
 		if err != nil || n < 1 || n > maxPageSize || strconv.Itoa(n) != raw {
 			return f, apperr.Invalid("limit", "must be an integer between 1 and %d", maxPageSize)
 		}
-		f.Limit = n
+		f.limit = n
 	}
 	if raw, ok, err = get("offset"); err != nil {
 		return f, err
@@ -307,7 +306,7 @@ func refuelFilter(q url.Values) (fuel.RefuelFilter, error) {
 		if err != nil || n < 0 || strconv.FormatInt(n, 10) != raw {
 			return f, apperr.Invalid("offset", "must be an integer of at least 0")
 		}
-		f.Offset = int(n)
+		f.offset = int(n)
 	}
 	return f, nil
 }

@@ -103,6 +103,12 @@ func (a *API) Register(r gin.IRouter) {
 	api.PUT("/refuels/:id", a.updateRefuel)
 	api.DELETE("/refuels/:id", a.deleteRefuel)
 
+	api.GET("/expenses", a.listExpenses)
+	api.POST("/expenses", a.createExpense)
+	api.GET("/expenses/:id", a.getExpense)
+	api.PUT("/expenses/:id", a.updateExpense)
+	api.DELETE("/expenses/:id", a.deleteExpense)
+
 	api.GET("/preferences", a.getPreferences)
 	api.PUT("/preferences", a.updatePreferences)
 	api.POST("/preferences/currency", a.changeCurrency)

@@ -30,6 +30,7 @@ type BackupInfo struct {
 	Bytes     int64
 	Vehicles  int64
 	Refuels   int64
+	Expenses  int64
 	Migration int
 	packedFiles
 }
@@ -322,8 +323,19 @@ func checkCopy(ctx context.Context, path string) (BackupInfo, error) {
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM refuels").Scan(&info.Refuels); err != nil {
 		return BackupInfo{}, fmt.Errorf("not a fuel-service database: %w", err)
 	}
+	// A backup made before the expenses (migration 10) has none; the
+	// migration adds their table when the restored database is opened.
+	if info.Migration >= expensesMigration {
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM expenses").Scan(&info.Expenses); err != nil {
+			return BackupInfo{}, fmt.Errorf("not a fuel-service database: %w", err)
+		}
+	}
 	return info, nil
 }
+
+// expensesMigration is the version of the migration that adds the
+// expenses table.
+const expensesMigration = 10
 
 // copyFile copies src over the existing file dst and syncs it.
 func copyFile(src, dst string) error {

@@ -21,7 +21,7 @@ import (
 )
 
 // backedUpTables are every table of the SQLite schema.
-var backedUpTables = []string{"vehicles", "refuels", "idempotency_keys", "schema_migrations"}
+var backedUpTables = []string{"vehicles", "refuels", "expenses", "idempotency_keys", "schema_migrations"}
 
 // DumpTable returns every row of table in rowid order, each column as the
 // driver gives it: two databases hold the same data when their dumps are

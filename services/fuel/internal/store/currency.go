@@ -79,6 +79,10 @@ func (q *queries) ChangeCurrency(ctx context.Context, c fuel.CurrencyChange) (fu
 			}
 		}
 
+		if out.Expenses, err = q.convertExpenses(tx, uid, c, now); err != nil {
+			return err
+		}
+
 		p, err := scanPreferences(tx.Raw("INSERT INTO user_preferences (user_id, currency, updated_at) VALUES (?, ?, ?) "+
 			"ON CONFLICT (user_id) DO UPDATE SET currency = excluded.currency, updated_at = excluded.updated_at "+
 			"RETURNING "+preferenceColumns+timeColumn(q.dialect, "updated_at"), uid, c.To, now).Row())

@@ -192,20 +192,7 @@ func (q *queries) ListRefuels(ctx context.Context, f fuel.RefuelFilter) ([]fuel.
 		args = append(args, fuel.NormalizeTime(*f.End))
 	}
 	query += " ORDER BY r.refuel_time DESC, r.id DESC"
-	switch {
-	case f.Limit > 0:
-		query += " LIMIT ? OFFSET ?"
-		args = append(args, f.Limit, f.Offset)
-	case f.Offset > 0:
-		// SQLite needs a LIMIT before OFFSET; -1 is none there, and
-		// PostgreSQL takes LIMIT ALL.
-		if q.dialect == SQLite {
-			query += " LIMIT -1 OFFSET ?"
-		} else {
-			query += " LIMIT ALL OFFSET ?"
-		}
-		args = append(args, f.Offset)
-	}
+	query, args = q.page(query, args, f.Limit, f.Offset)
 	out, err := refuelRows(q.read.WithContext(ctx).Raw(query, args...))
 	if err != nil {
 		return nil, fmt.Errorf("list refuels: %w", err)

@@ -1,0 +1,262 @@
+package fuel
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/shopspring/decimal"
+)
+
+// Bounds of an expense's fields (proto-docs/fuel-decisions.md, "Expenses").
+const (
+	MaxExpenseTitleLen  = 200
+	MaxExpenseVendorLen = 128
+	MaxExpenseNotesLen  = 2000
+	MaxExpenseItems     = 50
+	MaxItemNameLen      = 128
+	MaxItemPartLen      = 64
+	MaxExpenseTags      = 20
+	MaxTagLen           = 32
+)
+
+// ExpenseCategories are the allowed values of Expense.Category, in the
+// order the API lists them.
+var ExpenseCategories = []string{
+	"service", "repair", "tyres", "inspection", "insurance", "tax",
+	"parking", "toll", "wash", "fine", "accessory", "other",
+}
+
+// ErrExpenseNotFound is the error for an expense that does not exist or
+// that the caller may not see.
+var ErrExpenseNotFound = apperr.New(apperr.NotFound, "expense not found")
+
+// ExpenseItem is one line of a service or repair bill: a part or a piece
+// of labour. Quantity is at QuantityScale places, UnitPrice at PriceScale.
+type ExpenseItem struct {
+	Name       string
+	PartNumber string
+	Quantity   decimal.Decimal
+	UnitPrice  decimal.Decimal
+}
+
+// Expense is a cost of a vehicle other than fuel: a service record, a
+// repair, insurance, a toll. Amount is what was paid, in the home currency
+// of the vehicle's owner; it need not equal the sum of the items (a bill
+// has discounts, tax and lines the owner did not log).
+type Expense struct {
+	ID        uint64
+	VehicleID uint64
+	Time      time.Time
+	// Odometer is the reading when the work was done, when known. It is
+	// not checked against the refuels' readings: a service is often
+	// logged weeks later, and its reading (from the invoice) may lie below
+	// a refuel logged since.
+	Odometer  decimal.NullDecimal
+	Category  string
+	Title     string
+	Amount    decimal.Decimal
+	Vendor    string
+	Notes     string
+	Items     []ExpenseItem // never nil once normalized
+	Tags      []string      // never nil once normalized
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Normalize rounds the quantities to the stored scale, brings Time to UTC
+// at microsecond precision, trims the tags and makes nil lists empty, so
+// that what a write answers is what a later read returns.
+func (e *Expense) Normalize() {
+	e.Time = NormalizeTime(e.Time)
+	if e.Odometer.Valid {
+		e.Odometer.Decimal = RoundQuantity(e.Odometer.Decimal)
+	}
+	e.Amount = RoundQuantity(e.Amount)
+	if e.Items == nil {
+		e.Items = []ExpenseItem{}
+	}
+	for i := range e.Items {
+		e.Items[i].Quantity = RoundQuantity(e.Items[i].Quantity)
+		e.Items[i].UnitPrice = e.Items[i].UnitPrice.Round(PriceScale)
+	}
+	if e.Tags == nil {
+		e.Tags = []string{}
+	}
+	for i := range e.Tags {
+		e.Tags[i] = strings.TrimSpace(e.Tags[i])
+	}
+}
+
+// Validate reports every field that breaks a rule, as Refuel.Validate
+// does; items and tags are named by their index (items[2].quantity,
+// tags[0]).
+func (e *Expense) Validate() error {
+	errs := []error{
+		refuelVehicleID(e.VehicleID),
+		expenseTime(e.Time),
+	}
+	if e.Odometer.Valid {
+		errs = append(errs, quantity("odometer", e.Odometer.Decimal, false))
+	}
+	errs = append(errs,
+		expenseCategory("category", e.Category),
+		requiredString("title", e.Title, MaxExpenseTitleLen),
+		quantity("amount", e.Amount, false),
+		optionalString("vendor", e.Vendor, MaxExpenseVendorLen),
+		optionalString("notes", e.Notes, MaxExpenseNotesLen),
+	)
+	if len(e.Items) > MaxExpenseItems {
+		errs = append(errs, apperr.Invalid("items", "must have at most %d entries (got %d)", MaxExpenseItems, len(e.Items)))
+	}
+	for i, it := range e.Items {
+		p := fmt.Sprintf("items[%d].", i)
+		errs = append(errs,
+			requiredString(p+"name", it.Name, MaxItemNameLen),
+			optionalString(p+"part_number", it.PartNumber, MaxItemPartLen),
+			quantity(p+"quantity", it.Quantity, true),
+			quantity(p+"unit_price", it.UnitPrice, false),
+		)
+	}
+	if len(e.Tags) > MaxExpenseTags {
+		errs = append(errs, apperr.Invalid("tags", "must have at most %d entries (got %d)", MaxExpenseTags, len(e.Tags)))
+	}
+	seen := make(map[string]int, len(e.Tags))
+	for i, t := range e.Tags {
+		field := fmt.Sprintf("tags[%d]", i)
+		if err := requiredString(field, t, MaxTagLen); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		key := strings.ToLower(t)
+		if j, dup := seen[key]; dup {
+			errs = append(errs, apperr.Invalid(field, "repeats tags[%d] (tags are compared ignoring case)", j))
+			continue
+		}
+		seen[key] = i
+	}
+	return apperr.Join(errs...)
+}
+
+func expenseTime(t time.Time) error {
+	switch {
+	case t.IsZero():
+		return apperr.Invalid("time", "is required")
+	case t.Before(MinTime) || t.After(MaxTime):
+		return apperr.Invalid("time", "must lie between 1900-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z")
+	}
+	return nil
+}
+
+// ParseExpenseCategory reads a category, as given in field (for the
+// error).
+func ParseExpenseCategory(field, s string) (string, error) {
+	if err := expenseCategory(field, s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+func expenseCategory(field, s string) error {
+	for _, c := range ExpenseCategories {
+		if s == c {
+			return nil
+		}
+	}
+	if strings.TrimSpace(s) == "" {
+		return apperr.Invalid(field, "is required")
+	}
+	return apperr.Invalid(field, "must be one of %s", strings.Join(ExpenseCategories, ", "))
+}
+
+// ExpenseUpdate is a patch: nil fields are left unchanged. Items and Tags
+// replace the whole list.
+type ExpenseUpdate struct {
+	VehicleID *uint64
+	Time      *time.Time
+	Odometer  *decimal.NullDecimal
+	Category  *string
+	Title     *string
+	Amount    *decimal.Decimal
+	Vendor    *string
+	Notes     *string
+	Items     *[]ExpenseItem
+	Tags      *[]string
+}
+
+// Apply copies the set fields of u onto e.
+func (u ExpenseUpdate) Apply(e *Expense) {
+	set(&e.VehicleID, u.VehicleID)
+	set(&e.Time, u.Time)
+	set(&e.Odometer, u.Odometer)
+	set(&e.Category, u.Category)
+	set(&e.Title, u.Title)
+	set(&e.Amount, u.Amount)
+	set(&e.Vendor, u.Vendor)
+	set(&e.Notes, u.Notes)
+	set(&e.Items, u.Items)
+	set(&e.Tags, u.Tags)
+}
+
+// ExpenseFilter selects the expenses of GET /api/expenses: one vehicle's,
+// of Category when it is set, with Time in [Start, End] (nil: unbounded).
+// Limit 0 means all.
+type ExpenseFilter struct {
+	VehicleID uint64
+	Category  string
+	Start     *time.Time
+	End       *time.Time
+	Limit     int
+	Offset    int
+}
+
+// ExpenseStore keeps the expenses, with the refuels' rules of access (see
+// Store): reads need any role on the expense's vehicle, writes owner or
+// editor. Methods return ErrExpenseNotFound for an absent id or one the
+// caller may not see, ErrUnknownVehicle for an expense naming a vehicle the
+// caller may not see, ErrForbidden for a write the caller's role does not
+// allow, the error of Validate for an invalid value (nothing is written
+// then), and other errors only for failures of the database.
+type ExpenseStore interface {
+	// CreateExpense normalizes and validates e, stores it and fills in its
+	// id and timestamps.
+	CreateExpense(ctx context.Context, e *Expense) error
+	Expense(ctx context.Context, id uint64) (Expense, error)
+	// UpdateExpense applies u in one transaction; the caller must be
+	// allowed to write both the old and, when it moves, the new vehicle.
+	UpdateExpense(ctx context.Context, id uint64, u ExpenseUpdate) (Expense, error)
+	DeleteExpense(ctx context.Context, id uint64) error
+	// ListExpenses returns the expenses matching f, newest first (time
+	// descending, then id descending). An unknown vehicle has none.
+	ListExpenses(ctx context.Context, f ExpenseFilter) ([]Expense, error)
+}
+
+// ConvertExpense applies c to an expense of a vehicle the caller owns and
+// reports whether its stored values change: in convert mode its amount
+// and its items' unit prices, which are in the home currency; relabelling
+// changes nothing. The error names the rate when a converted amount
+// leaves the storage's range.
+func (c CurrencyChange) ConvertExpense(e *Expense) (bool, error) {
+	if c.Mode != CurrencyConvert {
+		return false, nil
+	}
+	e.Amount = c.Convert(e.Amount)
+	for i := range e.Items {
+		p := e.Items[i].UnitPrice
+		if c.Inverse {
+			p = p.DivRound(c.Rate, PriceScale)
+		} else {
+			p = p.Mul(c.Rate).Round(PriceScale)
+		}
+		e.Items[i].UnitPrice = p
+		if p.GreaterThan(MaxQuantity) {
+			return false, apperr.Invalid("rate", "converts a unit price of expense %d to more than %s", e.ID, MaxQuantity)
+		}
+	}
+	if e.Amount.GreaterThan(MaxQuantity) {
+		return false, apperr.Invalid("rate", "converts the amount of expense %d to more than %s", e.ID, MaxQuantity)
+	}
+	return true, nil
+}

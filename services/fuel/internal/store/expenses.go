@@ -1,0 +1,371 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"gorm.io/gorm"
+
+	"github.com/carhub/backend/pkg/auth"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// expenseRow is the GORM model of the expenses table. Items and Tags are
+// the JSON text of their lists (proto-docs/fuel-decisions.md, "Expenses").
+type expenseRow struct {
+	ID          uint64 `gorm:"primaryKey"`
+	VehicleID   uint64
+	ExpenseTime time.Time
+	Odometer    decimal.NullDecimal
+	Category    string
+	Title       string
+	Amount      decimal.Decimal
+	Vendor      string
+	Notes       string
+	Items       string
+	Tags        string
+	CreatedAt   time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt   time.Time `gorm:"autoUpdateTime:false"`
+}
+
+func (expenseRow) TableName() string { return "expenses" }
+
+// itemJSON is an item as the items column stores it: decimals as strings,
+// so that neither database nor JSON reader rounds them.
+type itemJSON struct {
+	Name       string `json:"name"`
+	PartNumber string `json:"part_number"`
+	Quantity   string `json:"quantity"`
+	UnitPrice  string `json:"unit_price"`
+}
+
+func toExpenseRow(e fuel.Expense) (expenseRow, error) {
+	items := make([]itemJSON, len(e.Items))
+	for i, it := range e.Items {
+		items[i] = itemJSON{Name: it.Name, PartNumber: it.PartNumber, Quantity: it.Quantity.String(), UnitPrice: it.UnitPrice.String()}
+	}
+	ib, err := json.Marshal(items)
+	if err != nil {
+		return expenseRow{}, err
+	}
+	tags := e.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	tb, err := json.Marshal(tags)
+	if err != nil {
+		return expenseRow{}, err
+	}
+	return expenseRow{
+		ID: e.ID, VehicleID: e.VehicleID, ExpenseTime: e.Time, Odometer: e.Odometer, Category: e.Category, Title: e.Title,
+		Amount: e.Amount, Vendor: e.Vendor, Notes: e.Notes, Items: string(ib), Tags: string(tb),
+		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
+	}, nil
+}
+
+func (r expenseRow) toExpense() (fuel.Expense, error) {
+	e := fuel.Expense{
+		ID: r.ID, VehicleID: r.VehicleID, Time: r.ExpenseTime.UTC(), Odometer: r.Odometer, Category: r.Category, Title: r.Title,
+		Amount: r.Amount, Vendor: r.Vendor, Notes: r.Notes, Items: []fuel.ExpenseItem{}, Tags: []string{},
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	}
+	var items []itemJSON
+	if err := json.Unmarshal([]byte(r.Items), &items); err != nil {
+		return e, fmt.Errorf("expense %d: items: %w", r.ID, err)
+	}
+	for _, it := range items {
+		q, err := decimal.NewFromString(it.Quantity)
+		if err != nil {
+			return e, fmt.Errorf("expense %d: item quantity: %w", r.ID, err)
+		}
+		p, err := decimal.NewFromString(it.UnitPrice)
+		if err != nil {
+			return e, fmt.Errorf("expense %d: item unit price: %w", r.ID, err)
+		}
+		e.Items = append(e.Items, fuel.ExpenseItem{Name: it.Name, PartNumber: it.PartNumber, Quantity: q, UnitPrice: p})
+	}
+	if err := json.Unmarshal([]byte(r.Tags), &e.Tags); err != nil {
+		return e, fmt.Errorf("expense %d: tags: %w", r.ID, err)
+	}
+	if e.Tags == nil {
+		e.Tags = []string{}
+	}
+	return e, nil
+}
+
+// expenseColumns lists the columns of the expenses table (alias e) in the
+// order scan reads them.
+func expenseColumns(d Dialect) string {
+	return "e.id, e.vehicle_id, " + timeColumn(d, "e.expense_time") + ", e.odometer, e.category, e.title, e.amount, e.vendor, e.notes, " +
+		"e.items, e.tags, " + timeColumn(d, "e.created_at") + ", " + timeColumn(d, "e.updated_at")
+}
+
+// scan reads one row of expenseColumns, then the columns of extra.
+func (r *expenseRow) scan(row interface{ Scan(...any) error }, extra ...any) error {
+	return row.Scan(append([]any{&r.ID, &r.VehicleID, (*timestamp)(&r.ExpenseTime), &r.Odometer, &r.Category, &r.Title, &r.Amount,
+		&r.Vendor, &r.Notes, &r.Items, &r.Tags, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt)}, extra...)...)
+}
+
+// CreateExpense implements fuel.ExpenseStore: the caller must own the
+// vehicle or edit it (refuelVehicle's rule, which is every record's).
+func (q *queries) CreateExpense(ctx context.Context, e *fuel.Expense) error {
+	e.Normalize()
+	if e.VehicleID != 0 {
+		if _, err := q.refuelVehicle(ctx, q.read, e.VehicleID); err != nil {
+			return err
+		}
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	e.ID = 0
+	e.CreatedAt = q.now()
+	e.UpdatedAt = e.CreatedAt
+	row, err := toExpenseRow(*e)
+	if err != nil {
+		return err
+	}
+	err = q.write.WithContext(ctx).Create(&row).Error
+	if errors.Is(err, gorm.ErrForeignKeyViolated) {
+		return fuel.ErrUnknownVehicle(e.VehicleID)
+	}
+	if err != nil {
+		return fmt.Errorf("create expense: %w", err)
+	}
+	e.ID = row.ID
+	return nil
+}
+
+// Expense implements fuel.ExpenseStore.
+func (q *queries) Expense(ctx context.Context, id uint64) (fuel.Expense, error) {
+	row, _, err := q.expense(ctx, q.read, id, false)
+	if err != nil {
+		return fuel.Expense{}, err
+	}
+	return row.toExpense()
+}
+
+// expense reads an expense of a vehicle the caller may see, and the
+// caller's role on that vehicle, as refuel reads a refuel.
+func (q *queries) expense(ctx context.Context, h *gorm.DB, id uint64, lock bool) (expenseRow, fuel.Role, error) {
+	var (
+		row  expenseRow
+		role fuel.Role
+	)
+	if !storable(id) {
+		return row, role, fuel.ErrExpenseNotFound
+	}
+	uid := auth.UserID(ctx)
+	lockClause := q.lockClause(lock)
+	if lockClause != "" {
+		lockClause += " OF e"
+	}
+	err := row.scan(h.WithContext(ctx).Raw("SELECT "+expenseColumns(q.dialect)+", CASE WHEN v.owner_id = ? THEN 'owner' ELSE m.role END "+
+		"FROM expenses e JOIN vehicles v ON v.id = e.vehicle_id LEFT JOIN vehicle_members m ON m.vehicle_id = v.id AND m.user_id = ? "+
+		"WHERE e.id = ? AND (v.owner_id = ? OR m.user_id IS NOT NULL)"+lockClause,
+		uid, uid, id, uid).Row(), &role)
+	if errors.Is(err, sql.ErrNoRows) {
+		return row, role, fuel.ErrExpenseNotFound
+	}
+	if err != nil {
+		return row, role, fmt.Errorf("get expense %d: %w", id, err)
+	}
+	return row, role, nil
+}
+
+// UpdateExpense implements fuel.ExpenseStore: the caller must own or edit
+// the expense's vehicle, and the vehicle it moves to when it moves.
+func (q *queries) UpdateExpense(ctx context.Context, id uint64, u fuel.ExpenseUpdate) (fuel.Expense, error) {
+	var out fuel.Expense
+	err := q.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		row, role, err := q.expense(ctx, tx, id, true)
+		if err != nil {
+			return err
+		}
+		if !role.CanWriteRefuels() {
+			return fuel.ErrForbidden
+		}
+		e, err := row.toExpense()
+		if err != nil {
+			return err
+		}
+		u.Apply(&e)
+		e.Normalize()
+		if e.VehicleID != row.VehicleID && e.VehicleID != 0 {
+			if _, err := q.refuelVehicle(ctx, tx, e.VehicleID); err != nil {
+				return err
+			}
+		}
+		if err := e.Validate(); err != nil {
+			return err
+		}
+		e.UpdatedAt = q.now()
+		row, err = toExpenseRow(e)
+		if err != nil {
+			return err
+		}
+		err = tx.Save(&row).Error
+		if errors.Is(err, gorm.ErrForeignKeyViolated) {
+			return fuel.ErrUnknownVehicle(e.VehicleID)
+		}
+		if err != nil {
+			return fmt.Errorf("update expense %d: %w", id, err)
+		}
+		out = e
+		return nil
+	})
+	return out, err
+}
+
+// DeleteExpense implements fuel.ExpenseStore: the caller must own or edit
+// the expense's vehicle.
+func (q *queries) DeleteExpense(ctx context.Context, id uint64) error {
+	if !storable(id) {
+		return fuel.ErrExpenseNotFound
+	}
+	uid := auth.UserID(ctx)
+	res := q.write.WithContext(ctx).Exec("DELETE FROM expenses WHERE id = ? AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = expenses.vehicle_id AND "+
+		writableBy("v")+")", id, uid, uid)
+	if res.Error != nil {
+		return fmt.Errorf("delete expense %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		// Not found, or a viewer's: say which the caller may know.
+		if _, _, err := q.expense(ctx, q.write, id, false); err != nil {
+			return err
+		}
+		return fuel.ErrForbidden
+	}
+	return nil
+}
+
+// ListExpenses implements fuel.ExpenseStore: none for a vehicle the
+// caller may not see.
+func (q *queries) ListExpenses(ctx context.Context, f fuel.ExpenseFilter) ([]fuel.Expense, error) {
+	if !storable(f.VehicleID) {
+		return []fuel.Expense{}, nil
+	}
+	uid := auth.UserID(ctx)
+	query := "SELECT " + expenseColumns(q.dialect) + " FROM expenses e WHERE e.vehicle_id = ? AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = ? AND " +
+		visibleTo("v") + ")"
+	args := []any{f.VehicleID, f.VehicleID, uid, uid}
+	if f.Category != "" {
+		query += " AND e.category = ?"
+		args = append(args, f.Category)
+	}
+	if f.Start != nil {
+		query += " AND e.expense_time >= ?"
+		args = append(args, fuel.NormalizeTime(*f.Start))
+	}
+	if f.End != nil {
+		query += " AND e.expense_time <= ?"
+		args = append(args, fuel.NormalizeTime(*f.End))
+	}
+	query += " ORDER BY e.expense_time DESC, e.id DESC"
+	query, args = q.page(query, args, f.Limit, f.Offset)
+	out, err := expenseRows(q.read.WithContext(ctx).Raw(query, args...))
+	if err != nil {
+		return nil, fmt.Errorf("list expenses: %w", err)
+	}
+	return out, nil
+}
+
+// page adds a LIMIT and OFFSET to query (limit 0: no limit), in the form
+// each dialect takes.
+func (q *queries) page(query string, args []any, limit, offset int) (string, []any) {
+	switch {
+	case limit > 0:
+		query += " LIMIT ? OFFSET ?"
+		args = append(args, limit, offset)
+	case offset > 0:
+		// SQLite needs a LIMIT before OFFSET; -1 is none there, and
+		// PostgreSQL takes LIMIT ALL.
+		if q.dialect == SQLite {
+			query += " LIMIT -1 OFFSET ?"
+		} else {
+			query += " LIMIT ALL OFFSET ?"
+		}
+		args = append(args, offset)
+	}
+	return query, args
+}
+
+// expenseRows runs a query of expenseColumns and reads every row; never
+// nil.
+func expenseRows(query *gorm.DB) ([]fuel.Expense, error) {
+	rows, err := query.Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []fuel.Expense{}
+	for rows.Next() {
+		var r expenseRow
+		if err := r.scan(rows); err != nil {
+			return nil, err
+		}
+		e, err := r.toExpense()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// convertExpenses applies c, in tx, to every expense of the vehicles user
+// uid owns (ChangeCurrency holds their vehicles locked) and returns how
+// many it changed. They are all read before any is written, as
+// ownedRefuels reads the refuels.
+func (q *queries) convertExpenses(tx *gorm.DB, uid uint64, c fuel.CurrencyChange, now time.Time) (int, error) {
+	if c.Mode != fuel.CurrencyConvert {
+		return 0, nil
+	}
+	var list []fuel.Expense
+	{
+		rows, err := tx.Raw("SELECT "+expenseColumns(q.dialect)+" FROM expenses e JOIN vehicles v ON v.id = e.vehicle_id WHERE v.owner_id = ? ORDER BY e.id", uid).Rows()
+		if err != nil {
+			return 0, fmt.Errorf("read expenses: %w", err)
+		}
+		for rows.Next() {
+			var r expenseRow
+			if err := r.scan(rows); err != nil {
+				rows.Close()
+				return 0, fmt.Errorf("read expenses: %w", err)
+			}
+			e, err := r.toExpense()
+			if err != nil {
+				rows.Close()
+				return 0, err
+			}
+			list = append(list, e)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return 0, fmt.Errorf("read expenses: %w", err)
+		}
+	}
+	n := 0
+	for _, e := range list {
+		changed, err := c.ConvertExpense(&e)
+		if err != nil {
+			return 0, err
+		}
+		if !changed {
+			continue
+		}
+		row, err := toExpenseRow(e)
+		if err != nil {
+			return 0, err
+		}
+		if err := tx.Exec("UPDATE expenses SET amount = ?, items = ?, updated_at = ? WHERE id = ?", row.Amount, row.Items, now, row.ID).Error; err != nil {
+			return 0, fmt.Errorf("convert expense %d: %w", row.ID, err)
+		}
+		n++
+	}
+	return n, nil
+}
