@@ -19,7 +19,8 @@ import (
 )
 
 // TestAttachmentsThroughCaddyAndBackup uploads a 3 MiB receipt and a photo
-// with GPS through the real gateway (its body limit for uploads is above
+// with GPS to a refuel, and an invoice to an expense, through the real
+// gateway (its body limit for uploads is above
 // the 1 MiB of other fuel paths), reads them back, then backs the service
 // up with the backup command while it runs, restores into a new place and
 // serves the restored data: every file comes back byte for byte, its
@@ -92,6 +93,12 @@ func TestAttachmentsThroughCaddyAndBackup(t *testing.T) {
 	if !bytes.Equal(stored[base+"/1"], receipt) && !bytes.Equal(stored[base+"/2"], receipt) {
 		t.Error("the receipt did not come back as sent")
 	}
+	// An expense takes attachments through the gateway too.
+	var e map[string]any
+	json.Unmarshal(send(gw, "POST", "/api/expenses", "application/json", []byte(`{"vehicle_id":`+jsonText(v["id"])+
+		`,"time":"2026-05-02T09:00:00Z","category":"service","title":"Oil change","amount":89.9}`), 200), &e)
+	ea := upload("/api/expenses/"+jsonText(e["id"])+"/attachments", "invoice.pdf", receipt[:2<<20], 200)
+	stored[ea["url"].(string)] = receipt[:2<<20]
 	// Over 10 MiB is refused by the gateway or the service, as 413.
 	big := append([]byte("%PDF-1.7\n"), make([]byte, 10<<20+70<<10)...)
 	upload(base, "big.pdf", big, 413)
@@ -101,8 +108,8 @@ func TestAttachmentsThroughCaddyAndBackup(t *testing.T) {
 	if err := command(context.Background(), []string{"backup", "--to", backup}, env(srcVars), &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), `"attachments":2,`) {
-		t.Errorf("backup output %q does not count 2 attachments", out.String())
+	if !strings.Contains(out.String(), `"attachments":3,`) {
+		t.Errorf("backup output %q does not count 3 attachments", out.String())
 	}
 	newVars := map[string]string{"FUEL_SQLITE_PATH": filepath.Join(dir, "restored", "fuel.db")}
 	out.Reset()
@@ -110,10 +117,14 @@ func TestAttachmentsThroughCaddyAndBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	restored := MustRun(t, newVars)
-	var list []map[string]any
+	var list, expenseList []map[string]any
 	if err := json.Unmarshal(send(restored, "GET", base, "", nil, 200), &list); err != nil || len(list) != 2 {
 		t.Fatalf("restored list %v, %v", list, err)
 	}
+	if err := json.Unmarshal(send(restored, "GET", "/api/expenses/"+jsonText(e["id"])+"/attachments", "", nil, 200), &expenseList); err != nil || len(expenseList) != 1 {
+		t.Fatalf("restored expense list %v, %v", expenseList, err)
+	}
+	list = append(list, expenseList...)
 	for _, a := range list {
 		got := send(restored, "GET", a["url"].(string), "", nil, 200)
 		sum := sha256.Sum256(got)

@@ -49,7 +49,8 @@ type attachmentResponse struct {
 
 // recordPaths are the API paths of the records that take attachments.
 var recordPaths = map[fuel.RecordKind]string{
-	fuel.RecordRefuel: "/api/refuels",
+	fuel.RecordRefuel:  "/api/refuels",
+	fuel.RecordExpense: "/api/expenses",
 }
 
 func toAttachmentResponse(a fuel.Attachment) attachmentResponse {

@@ -142,6 +142,12 @@ var recordKinds = []recordKind{
 		return s.mustRefuel(`{"vehicle_id":` + vid + `,"refuel_time":"2026-05-01T08:00:00Z","odometer":1000,"fuel_type":"95",` +
 			`"liters":40,"total_amount":70}`)
 	}},
+	{"expense", "/api/expenses", func(s *server, vid string) string {
+		s.tb.Helper()
+		res := s.must(200, "POST", "/api/expenses", `{"vehicle_id":`+vid+`,"time":"2026-05-02T09:00:00Z","category":"service",`+
+			`"title":"Oil change","amount":89.9}`)
+		return literal(object(s.tb, res.body)["id"])
+	}},
 }
 
 // forEachRecordKind runs fn for each kind of record on a fresh server of

@@ -23,7 +23,8 @@ type attachableRecord struct {
 // attachable holds every kind of record that takes attachments. Its
 // tables and columns are the only names pasted into the statements below.
 var attachable = map[fuel.RecordKind]attachableRecord{
-	fuel.RecordRefuel: {table: "refuels", column: "refuel_id", notFound: fuel.ErrRefuelNotFound},
+	fuel.RecordRefuel:  {table: "refuels", column: "refuel_id", notFound: fuel.ErrRefuelNotFound},
+	fuel.RecordExpense: {table: "expenses", column: "expense_id", notFound: fuel.ErrExpenseNotFound},
 }
 
 func attachableOf(r fuel.RecordRef) (attachableRecord, error) {
@@ -102,20 +103,23 @@ func (q *queries) CreateAttachment(ctx context.Context, a *fuel.Attachment) erro
 
 // attachmentColumns are the columns attachmentRow.scan reads.
 func attachmentColumns(d Dialect) string {
-	return "a.id, a.refuel_id, a.file_key, a.file_name, a.content_type, a.size_bytes, a.sha256, " + timeColumn(d, "a.created_at")
+	return "a.id, a.refuel_id, a.expense_id, a.file_key, a.file_name, a.content_type, a.size_bytes, a.sha256, " + timeColumn(d, "a.created_at")
 }
 
 func scanAttachment(row interface{ Scan(...any) error }) (fuel.Attachment, error) {
 	var (
-		a      fuel.Attachment
-		refuel sql.NullInt64
+		a               fuel.Attachment
+		refuel, expense sql.NullInt64
 	)
-	err := row.Scan(&a.ID, &refuel, &a.FileKey, &a.FileName, &a.ContentType, &a.Size, &a.SHA256, (*timestamp)(&a.CreatedAt))
+	err := row.Scan(&a.ID, &refuel, &expense, &a.FileKey, &a.FileName, &a.ContentType, &a.Size, &a.SHA256, (*timestamp)(&a.CreatedAt))
 	if err != nil {
 		return a, err
 	}
-	if refuel.Valid {
+	switch {
+	case refuel.Valid:
 		a.Record = fuel.RecordRef{Kind: fuel.RecordRefuel, ID: uint64(refuel.Int64)}
+	case expense.Valid:
+		a.Record = fuel.RecordRef{Kind: fuel.RecordExpense, ID: uint64(expense.Int64)}
 	}
 	a.CreatedAt = a.CreatedAt.UTC()
 	return a, nil
