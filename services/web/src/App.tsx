@@ -223,8 +223,8 @@ export function App({ user, accounts, oidc, onSignOut, notice, onDismissNotice }
     case '/history': content = <History {...ctx} />; break;
     case '/statistics': content = <Statistics {...ctx} />; break;
     case '/vehicles': content = <Vehicles {...ctx} />; break;
-    case '/manuals': content = <Manuals accounts={accounts} />; break;
-    case '/ask': content = <Ask accounts={accounts} />; break;
+    case '/manuals': content = <Manuals accounts={accounts} {...ctx} />; break;
+    case '/ask': content = <Ask accounts={accounts} {...ctx} />; break;
     case '/settings': content = <Settings preferences={preferences} onChange={setPreferences} user={user} oidc={oidc} />; break;
     default: content = (<><h1 tabIndex={-1}>{t('app.notFoundHeading')}</h1><p>{t('app.notFoundText')}</p></>);
   }

@@ -1,12 +1,17 @@
 // Command retrievalbench measures how often retrieval finds the page that
 // holds a question's answer: it ingests real manuals through the service's
 // own pipeline (PDFium, the splitter, the configured embedder, the embedded
-// store), asks every question of a question set in each retrieval mode, and
-// reports hit@1, hit@5, hit@10 and MRR@10 beside a plain BM25 baseline
-// (SQLite FTS5 with its default tokenizer, one row per page) computed in the
-// same run over the same extracted pages.
+// store), asks every question of a question set in every retrieval mode, and
+// reports hit@1, hit@5, hit@10 and MRR@10 side by side, beside a plain BM25
+// baseline (SQLite FTS5 with its default tokenizer, one row per page)
+// computed in the same run over the same extracted pages, and beside the
+// oracle of the modes: each question's best rank over them, the ceiling of
+// any choice among them. Then hit@5 and MRR@10 by language, by the question
+// set's kind and by class (whether routed retrieval takes the question to
+// name an identifier). -sweep adds the grid the convex defaults were chosen
+// from (tune on -split dev only).
 //
-//	retrievalbench -manuals testdata/retrieval/manuals.json -questions testdata/retrieval/questions.json
+//	nice retrievalbench -split dev -store /tmp/rb-store > dev.txt
 //
 // A question is a hit at k when one of the first k sources (chunks, as the
 // chat stream sends them) lies on one of its answer pages; the baseline
@@ -28,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -88,14 +94,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	manualsPath := fs.String("manuals", "testdata/retrieval/manuals.json", "the manuals (JSON)")
 	questionsPath := fs.String("questions", "testdata/retrieval/questions.json", "the questions (JSON)")
 	split := fs.String("split", "all", "the questions asked: dev, test or all")
-	modes := fs.String("modes", "lexical,vector,hybrid", "retrieval modes to measure")
+	modes := fs.String("modes", joinModes(retrieval.Modes), "retrieval modes to measure, side by side")
 	storeDir := fs.String("store", "", "embedded store directory to keep between runs (default: a temporary one)")
 	cacheDir := fs.String("pdf-cache", "var/pdfium-cache", "the PDF engine's compilation cache")
 	lexicalWeight := fs.Float64("lexical-weight", retrieval.DefaultLexicalWeight, "RRF weight of the lexical ranking")
 	vectorWeight := fs.Float64("vector-weight", retrieval.DefaultVectorWeight, "RRF weight of the vector ranking")
 	rrfK := fs.Int("rrf-k", retrieval.DefaultK, "RRF constant")
+	normalization := fs.String("normalization", string(retrieval.DefaultNormalization), "score normalization of convex fusion: minmax or zscore")
+	lexicalShare := fs.Float64("lexical-share", retrieval.DefaultLexicalShare, "convex fusion: the lexical ranking's share, in (0, 1]")
+	routeOther := fs.String("route-other", string(retrieval.DefaultRouteOther), "routed: the mode of questions that name no identifier")
+	sweep := fs.Bool("sweep", false, "also measure convex fusion at every lexical share from 0.05 to 1 by 0.05, with each normalization, and routed with each")
 	keepNavigation := fs.Bool("keep-navigation", false, "leave table-of-contents and index chunks where the rankings put them")
-	verbose := fs.Bool("v", false, "list every question that hybrid retrieval misses at 10")
+	verbose := fs.Bool("v", false, "list every question that the default mode misses at 10")
 	ranksPath := fs.String("ranks", "", "write each question's rank in each row to this file (tab-separated: row, question, rank, first source; rank 0 is a miss at 10), to compare runs")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -209,44 +219,74 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	}
 	rows = append(rows, row{"BM25 baseline (FTS5 unicode61, pages)", base})
 
+	norm, err := retrieval.ParseNormalization(*normalization)
+	if err != nil {
+		return err
+	}
+	other, err := retrieval.ParseMode(*routeOther)
+	if err != nil {
+		return err
+	}
+	local := getenv("EMBEDDING_BASE_URL") == ""
+	defaultMode, reason := retrieval.DefaultMode(local)
+	base1 := retrieval.Config{Store: store, Embedder: embedder, LocalEmbedder: local, K: *rrfK, LexicalWeight: *lexicalWeight,
+		VectorWeight: *vectorWeight, Normalization: norm, LexicalShare: *lexicalShare, RouteOther: other,
+		KeepNavigation: *keepNavigation, Log: slog.New(slog.DiscardHandler)}
 	var missed []string
-	var ranks strings.Builder
-	for _, name := range strings.Split(*modes, ",") {
-		mode, err := retrieval.ParseMode(name)
+	measure := func(cfg retrieval.Config) ([]result, []place, error) {
+		r, err := retrieval.New(cfg)
 		if err != nil {
-			return err
-		}
-		r, err := retrieval.New(retrieval.Config{Store: store, Embedder: embedder, Mode: mode,
-			K: *rrfK, LexicalWeight: *lexicalWeight, VectorWeight: *vectorWeight, KeepNavigation: *keepNavigation, Log: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		res := make([]result, len(questions))
+		firsts := make([]place, len(questions))
 		for i, q := range questions {
 			start := time.Now()
 			hits, err := r.Retrieve(ctx, q.Question, docqa.Query{TopK: depth})
 			if err != nil {
-				return fmt.Errorf("%s: %w", q.ID, err)
+				return nil, nil, fmt.Errorf("%s: %w", q.ID, err)
 			}
 			ranked := make([]place, len(hits))
 			for j, h := range hits {
 				ranked[j] = place{manualOf[h.Document.FileMD5], h.Chunk.Page}
 			}
 			res[i] = score(q, ranked, start)
-			firsts[string(mode)] = append(firsts[string(mode)], first(ranked))
-			if mode == retrieval.Hybrid && res[i].rank == 0 {
+			firsts[i] = first(ranked)
+			if cfg.Mode == defaultMode && res[i].rank == 0 {
 				missed = append(missed, fmt.Sprintf("%s %v: %s -> %v", q.ID, q.Pages, q.Question, ranked[:min(3, len(ranked))]))
 			}
 		}
+		return res, firsts, nil
+	}
+	var oracle []result
+	for _, name := range strings.Split(*modes, ",") {
+		mode, err := retrieval.ParseMode(name)
+		if err != nil {
+			return err
+		}
+		cfg := base1
+		cfg.Mode = mode
+		res, f, err := measure(cfg)
+		if err != nil {
+			return err
+		}
+		firsts[string(mode)] = f
 		rows = append(rows, row{string(mode), res})
+		oracle = union(oracle, res)
+	}
+	if oracle != nil {
+		rows = append(rows, row{"oracle (the best rank of the modes above for each question)", oracle})
 	}
 
 	if *ranksPath != "" {
+		var ranks strings.Builder
 		for _, r := range rows {
-			name := strings.SplitN(r.name, " ", 2)[0]
-			key := name
-			if name == "BM25" {
+			key := strings.SplitN(r.name, " ", 2)[0]
+			if key == "BM25" {
 				key = "bm25"
+			}
+			if firsts[key] == nil {
+				continue // the oracle
 			}
 			for i, q := range questions {
 				f := firsts[key][i]
@@ -257,50 +297,127 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			return err
 		}
 	}
+	fmt.Fprintf(out, "default mode for this embedder: %s (%s)\n\n", defaultMode, reason)
 	fmt.Fprintf(out, "| retrieval | hit@1 | hit@5 | hit@10 | MRR@10 | wrong manual first | p50 |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		fmt.Fprintf(out, "| %s | %s |\n", r.name, summary(r.results))
 	}
-	// By language and by kind of question, hit@5 of each row.
+	// By language, by the question set's kind and by the router's class,
+	// hit@5 and MRR@10 of each row.
 	for _, by := range []struct {
 		name string
 		key  func(question) string
-	}{{"language", func(q question) string { return q.Lang }}, {"kind", func(q question) string { return q.Kind }}} {
+	}{
+		{"language", func(q question) string { return q.Lang }},
+		{"kind (the question set's)", func(q question) string { return q.Kind }},
+		{"class (names an identifier, as routed retrieval decides)", func(q question) string {
+			if retrieval.NamesIdentifier(q.Question) != "" {
+				return "identifier"
+			}
+			return "other"
+		}},
+	} {
 		groups := map[string][]int{}
 		for i, q := range questions {
 			groups[by.key(q)] = append(groups[by.key(q)], i)
 		}
-		keys := slices.Sorted(func(yield func(string) bool) {
-			for k := range groups {
-				if !yield(k) {
-					return
-				}
-			}
-		})
-		fmt.Fprintf(out, "\nhit@5 by %s:\n\n| %s | n |", by.name, by.name)
+		fmt.Fprintf(out, "\nhit@5 / MRR@10 by %s:\n\n| %s | n |", by.name, strings.SplitN(by.name, " ", 2)[0])
 		for _, r := range rows {
 			fmt.Fprintf(out, " %s |", strings.SplitN(r.name, " ", 2)[0])
 		}
 		fmt.Fprintf(out, "\n|---|---|%s\n", strings.Repeat("---|", len(rows)))
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(groups)) {
 			fmt.Fprintf(out, "| %s | %d |", k, len(groups[k]))
 			for _, r := range rows {
 				var sub []result
 				for _, i := range groups[k] {
 					sub = append(sub, r.results[i])
 				}
-				fmt.Fprintf(out, " %.2f |", hitAt(sub, 5))
+				fmt.Fprintf(out, " %.2f / %.2f |", hitAt(sub, 5), mrr(sub))
 			}
 			fmt.Fprintln(out)
 		}
 	}
+	if *sweep {
+		fmt.Fprintf(out, "\nconvex fusion by lexical share and normalization, and routed with it for the other questions; "+
+			"\"first kept\": the lexical ranking's first stays first (hit@1 / hit@5 / hit@10 / MRR@10):\n\n")
+		type variant struct {
+			name  string
+			mode  retrieval.Mode
+			norm  retrieval.Normalization
+			first bool
+		}
+		variants := []variant{
+			{"convex minmax", retrieval.Convex, retrieval.MinMax, false},
+			{"convex zscore", retrieval.Convex, retrieval.ZScore, false},
+			{"routed, minmax", retrieval.Routed, retrieval.MinMax, false},
+			{"routed, zscore", retrieval.Routed, retrieval.ZScore, false},
+			{"convex minmax, first kept", retrieval.Convex, retrieval.MinMax, true},
+			{"routed, minmax, first kept", retrieval.Routed, retrieval.MinMax, true},
+		}
+		fmt.Fprintf(out, "| lexical share |")
+		for _, v := range variants {
+			fmt.Fprintf(out, " %s |", v.name)
+		}
+		fmt.Fprintf(out, "\n|---|%s\n", strings.Repeat("---|", len(variants)))
+		for step := 1; step <= 20; step++ {
+			share := float64(step) / 20
+			fmt.Fprintf(out, "| %.2f |", share)
+			for _, v := range variants {
+				cfg := base1
+				cfg.Mode, cfg.Normalization, cfg.LexicalShare, cfg.RouteOther, cfg.LexicalFirst = v.mode, v.norm, share, retrieval.Convex, v.first
+				res, _, err := measure(cfg)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, " %.2f / %.2f / %.2f / %.3f |", hitAt(res, 1), hitAt(res, 5), hitAt(res, 10), mrr(res))
+			}
+			fmt.Fprintln(out)
+		}
+		fmt.Fprintf(out, "\nthe same for RRF (weights and K as above):\n\n| variant | hit@1 / hit@5 / hit@10 / MRR@10 |\n|---|---|\n")
+		for _, v := range []variant{{"hybrid, first kept", retrieval.Hybrid, "", true}, {"routed, hybrid for the others", retrieval.Routed, "", false},
+			{"routed, hybrid for the others, first kept", retrieval.Routed, "", true}} {
+			cfg := base1
+			cfg.Mode, cfg.RouteOther, cfg.LexicalFirst = v.mode, retrieval.Hybrid, v.first
+			res, _, err := measure(cfg)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "| %s | %.2f / %.2f / %.2f / %.3f |\n", v.name, hitAt(res, 1), hitAt(res, 5), hitAt(res, 10), mrr(res))
+		}
+	}
 	if *verbose {
-		fmt.Fprintf(out, "\nhybrid misses at %d:\n", depth)
+		fmt.Fprintf(out, "\n%s misses at %d:\n", defaultMode, depth)
 		for _, m := range missed {
 			fmt.Fprintln(out, "  "+m)
 		}
 	}
 	return nil
+}
+
+func joinModes(modes []retrieval.Mode) string {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ",")
+}
+
+// union is the oracle of rows a and b: each question's best rank of the
+// two (a miss only where both miss); a nil a is no row yet.
+func union(a, b []result) []result {
+	if a == nil {
+		return slices.Clone(b)
+	}
+	out := slices.Clone(a)
+	for i, r := range b {
+		if r.rank > 0 && (out[i].rank == 0 || r.rank < out[i].rank) {
+			out[i].rank = r.rank
+		}
+		out[i].wrongManual = out[i].wrongManual && r.wrongManual
+		out[i].took = max(out[i].took, r.took)
+	}
+	return out
 }
 
 type place struct {
@@ -340,14 +457,21 @@ func hitAt(res []result, k int) float64 {
 	return float64(n) / float64(len(res))
 }
 
+// mrr is the mean reciprocal rank at depth (a miss counts 0).
+func mrr(res []result) float64 {
+	var sum float64
+	for _, r := range res {
+		if r.rank > 0 {
+			sum += 1 / float64(r.rank)
+		}
+	}
+	return sum / float64(len(res))
+}
+
 func summary(res []result) string {
-	var mrr float64
 	wrong := 0
 	took := make([]time.Duration, len(res))
 	for i, r := range res {
-		if r.rank > 0 {
-			mrr += 1 / float64(r.rank)
-		}
 		if r.wrongManual {
 			wrong++
 		}
@@ -355,7 +479,7 @@ func summary(res []result) string {
 	}
 	slices.Sort(took)
 	return fmt.Sprintf("%.2f | %.2f | %.2f | %.2f | %d | %s", hitAt(res, 1), hitAt(res, 5), hitAt(res, 10),
-		mrr/float64(len(res)), wrong, took[len(took)/2].Round(10*time.Microsecond))
+		mrr(res), wrong, took[len(took)/2].Round(10*time.Microsecond))
 }
 
 func readJSON(path string, v any) error {

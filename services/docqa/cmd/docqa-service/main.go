@@ -148,12 +148,17 @@ type serviceConfig struct {
 	ChatHistoryTokens    int           `env:"CHAT_HISTORY_TOKENS" default:"2000"` // earlier turns in the prompt
 
 	// Retrieval: hybrid fuses the lexical (BM25) and vector rankings by
-	// reciprocal rank fusion; vector and lexical use one ranking alone.
-	Retrieval              string  `env:"RETRIEVAL" default:"hybrid"` // hybrid | vector | lexical
+	// reciprocal rank fusion, convex by their normalized scores; routed
+	// answers a question that names an identifier by lexical and the
+	// others by convex; vector and lexical use one ranking alone. Unset:
+	// the default for the embedder (retrieval.DefaultMode).
+	Retrieval              string  `env:"RETRIEVAL"` // lexical | vector | hybrid | convex | routed
 	RetrievalRRFK          int     `env:"RETRIEVAL_RRF_K" default:"20"`
 	RetrievalLexicalWeight float64 `env:"RETRIEVAL_LEXICAL_WEIGHT" default:"2"`
 	RetrievalVectorWeight  float64 `env:"RETRIEVAL_VECTOR_WEIGHT" default:"1"`
-	RetrievalCandidates    int     `env:"RETRIEVAL_CANDIDATES" default:"50"` // from each ranking, and for the reranker
+	RetrievalCandidates    int     `env:"RETRIEVAL_CANDIDATES" default:"50"`        // from each ranking, and for the reranker
+	RetrievalLexicalShare  float64 `env:"RETRIEVAL_LEXICAL_SHARE" default:"0.6"`    // convex: the lexical scores' share
+	RetrievalNormalization string  `env:"RETRIEVAL_NORMALIZATION" default:"minmax"` // convex: minmax | zscore
 
 	// A reranker (the /rerank API of self-hostable rerank servers) reorders
 	// the best RETRIEVAL_CANDIDATES fused chunks when RERANK_BASE_URL is set.
@@ -249,10 +254,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := checkEmbedder(ctx, store, embedder); err != nil {
 		return err
 	}
-	retriever, err := newRetriever(cfg, store, embedder, log, providerMetrics)
+	retriever, err := newRetriever(cfg, store, embedder, embedderMode == "local", log, providerMetrics)
 	if err != nil {
 		return err
 	}
+	log.Info("retrieval", "mode", retriever.Configured(), "reason", retriever.Reason())
 	if retriever.Effective() != retriever.Configured() {
 		log.Warn("the vector store has no lexical index: retrieval is vector-only until the collection is re-indexed "+
 			"(docqa-service reindex)", "retrieval", retriever.Configured(), "serving", retriever.Effective())
@@ -604,10 +610,23 @@ func newChat(cfg serviceConfig, m *provider.Metrics) (docqa.ChatModel, string, e
 }
 
 // newRetriever wires retrieval, with the reranker when one is configured.
-func newRetriever(cfg serviceConfig, store docqa.VectorStore, embedder docqa.Embedder, log *slog.Logger, m *provider.Metrics) (*retrieval.Retriever, error) {
-	mode, err := retrieval.ParseMode(cfg.Retrieval)
+// RETRIEVAL unset takes the default for the embedder (local or not).
+func newRetriever(cfg serviceConfig, store docqa.VectorStore, embedder docqa.Embedder, localEmbedder bool, log *slog.Logger, m *provider.Metrics) (*retrieval.Retriever, error) {
+	var mode retrieval.Mode
+	var reason string
+	if cfg.Retrieval != "" {
+		var err error
+		if mode, err = retrieval.ParseMode(cfg.Retrieval); err != nil {
+			return nil, fmt.Errorf("RETRIEVAL: %w", err)
+		}
+		reason = "RETRIEVAL=" + string(mode)
+	}
+	norm, err := retrieval.ParseNormalization(cfg.RetrievalNormalization)
 	if err != nil {
-		return nil, fmt.Errorf("RETRIEVAL: %w", err)
+		return nil, fmt.Errorf("RETRIEVAL_NORMALIZATION: %w", err)
+	}
+	if cfg.RetrievalLexicalShare <= 0 || cfg.RetrievalLexicalShare > 1 {
+		return nil, fmt.Errorf("RETRIEVAL_LEXICAL_SHARE: %v is not in (0, 1]", cfg.RetrievalLexicalShare)
 	}
 	if cfg.RetrievalRRFK < 1 || cfg.RetrievalCandidates < 1 {
 		return nil, errors.New("RETRIEVAL_RRF_K, RETRIEVAL_CANDIDATES: must be at least 1")
@@ -619,6 +638,10 @@ func newRetriever(cfg serviceConfig, store docqa.VectorStore, embedder docqa.Emb
 		Store:         store,
 		Embedder:      embedder,
 		Mode:          mode,
+		LocalEmbedder: localEmbedder,
+		Reason:        reason,
+		Normalization: norm,
+		LexicalShare:  cfg.RetrievalLexicalShare,
 		K:             cfg.RetrievalRRFK,
 		LexicalWeight: cfg.RetrievalLexicalWeight,
 		VectorWeight:  cfg.RetrievalVectorWeight,

@@ -22,6 +22,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
 	"github.com/carhub/backend/services/docqa/internal/pdftext/pdftexttest"
+	"github.com/carhub/backend/services/docqa/internal/retrieval"
 )
 
 // started is a running service.
@@ -179,11 +180,16 @@ func TestRunLocalFallbacks(t *testing.T) {
 		Status         string
 		Store          struct{ Kind string }
 		Embedder, Chat struct{ Name, Mode string }
+		Retrieval      struct{ Mode, Reason, Serving string }
 	}
 	json.NewDecoder(resp.Body).Decode(&h)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || h.Status != "ok" || h.Store.Kind != "embedded" || h.Embedder.Mode != "local" || h.Chat.Mode != "local" {
 		t.Fatalf("health = %d %+v", resp.StatusCode, h)
+	}
+	// RETRIEVAL unset: the local embedder's default, and why.
+	if mode, reason := retrieval.DefaultMode(true); h.Retrieval.Mode != string(mode) || h.Retrieval.Serving != string(mode) || h.Retrieval.Reason != reason {
+		t.Errorf("health retrieval = %+v, want %s (%s)", h.Retrieval, mode, reason)
 	}
 
 	pdf := ingesttest.PDF("The spark plugs are replaced every 60000 kilometres, says the manual.")
@@ -242,8 +248,21 @@ func TestRunRemoteProvidersAndSecretsMasked(t *testing.T) {
 		"CHAT_BASE_URL": fake.URL, "CHAT_API_KEY": openaifake.APIKey, "CHAT_MODEL": "the-chat-model",
 		"MILVUS_PASSWORD": "milvus-secret-password",
 		"RERANK_BASE_URL": fake.URL, "RERANK_API_KEY": openaifake.APIKey, "RERANK_MODEL": "the-rerank-model",
+		"RETRIEVAL": "Convex",
 	})
 	upload(t, s.URL, ingesttest.PDF("Brake fluid is changed every two years."))
+	var h struct {
+		Retrieval struct{ Mode, Reason, Reranker string }
+	}
+	hr, err := http.Get(s.URL + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewDecoder(hr.Body).Decode(&h)
+	hr.Body.Close()
+	if h.Retrieval.Mode != "convex" || h.Retrieval.Reason != "RETRIEVAL=convex" || h.Retrieval.Reranker == "" {
+		t.Errorf("health retrieval = %+v", h.Retrieval)
+	}
 	resp, err := http.Post(s.URL+"/api/chat/stream", "application/json", strings.NewReader(`{"question":"brake fluid?"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -319,6 +338,9 @@ func TestRunBadConfig(t *testing.T) {
 		{map[string]string{"RETRIEVAL": "bm25"}, "RETRIEVAL"},
 		{map[string]string{"RETRIEVAL_LEXICAL_WEIGHT": "-1"}, "RETRIEVAL_LEXICAL_WEIGHT"},
 		{map[string]string{"RETRIEVAL_RRF_K": "0"}, "RETRIEVAL_RRF_K"},
+		{map[string]string{"RETRIEVAL_LEXICAL_SHARE": "1.5"}, "RETRIEVAL_LEXICAL_SHARE"},
+		{map[string]string{"RETRIEVAL_LEXICAL_SHARE": "0"}, "RETRIEVAL_LEXICAL_SHARE"},
+		{map[string]string{"RETRIEVAL_NORMALIZATION": "rank"}, "RETRIEVAL_NORMALIZATION"},
 		{map[string]string{"RERANK_BASE_URL": "ftp://rerank"}, "RERANK_BASE_URL"},
 		{map[string]string{"DOCQA_FILES_DIR": notADirectory}, "DOCQA_FILES_DIR"},
 	}

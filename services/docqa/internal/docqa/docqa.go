@@ -355,3 +355,26 @@ type VectorStore interface {
 	Ping(ctx context.Context) error
 	Close() error
 }
+
+// Schema is a JSON schema that a StructuredModel's answer must be valid
+// against.
+type Schema struct {
+	// Name names the schema to the provider: letters, digits, '_' and
+	// '-', at most 64 characters.
+	Name        string
+	Description string
+	// Schema is the JSON schema itself, in the subset OpenAI's strict
+	// structured outputs accept (every property required, no additional
+	// properties).
+	Schema map[string]any
+}
+
+// StructuredModel is a chat model that answers with one JSON document
+// valid against a schema (OpenAI's response_format json_schema, which
+// OpenAI-compatible servers such as vLLM, llama.cpp and Ollama accept).
+type StructuredModel interface {
+	// Structured sends messages and returns the JSON document the model
+	// answered. Errors wrap ErrUnavailable when the provider is down or
+	// failed, or answered no JSON document.
+	Structured(ctx context.Context, messages []Message, schema Schema) ([]byte, error)
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
+	"github.com/carhub/backend/services/docqa/internal/retrieval"
 )
 
 type sourceData struct {
@@ -479,12 +480,13 @@ func TestHealth(t *testing.T) {
 			Store          struct{ Kind, Status string }
 			Embedder, Chat struct{ Name, Mode string }
 			Retrieval      struct {
-				Mode, Serving, Reranker string
-				LexicalIndex            bool
+				Mode, Reason, Serving, Reranker string
+				LexicalIndex                    bool
 			}
 		}
 		decode(t, s.anonymous(t, "/health"), http.StatusOK, &h)
-		if h.Retrieval.Mode != "hybrid" || h.Retrieval.Serving != "hybrid" || !h.Retrieval.LexicalIndex || h.Retrieval.Reranker != "" {
+		if h.Retrieval.Mode != "hybrid" || h.Retrieval.Serving != "hybrid" || !h.Retrieval.LexicalIndex || h.Retrieval.Reranker != "" ||
+			h.Retrieval.Reason != "embedding model configured: hybrid (reciprocal rank fusion of BM25 and vector rankings)" {
 			t.Errorf("health retrieval = %+v", h.Retrieval)
 		}
 		if h.Status != "ok" || !h.Time.Equal(testNow) || h.Store.Kind != "embedded" || h.Store.Status != "ok" ||
@@ -495,6 +497,11 @@ func TestHealth(t *testing.T) {
 		decode(t, local.anonymous(t, "/health"), http.StatusOK, &h)
 		if h.Embedder.Mode != "local" || h.Chat.Mode != "local" || h.Embedder.Name != "lexical:v1" {
 			t.Errorf("local health = %+v", h)
+		}
+		// The local embedder's default mode, and why.
+		if want := string(retrieval.LocalDefault); h.Retrieval.Mode != want || h.Retrieval.Serving != want ||
+			h.Retrieval.Reason != "local embedder: "+want+" measured best on the dev split of the retrieval benchmark" {
+			t.Errorf("local health retrieval = %+v", h.Retrieval)
 		}
 
 		must(t, s.store.Close())

@@ -36,11 +36,13 @@ type OCRHealth struct {
 	Languages []string `json:"languages"`
 }
 
-// retrievalHealth says how questions find their chunks: the configured
-// mode, the one that serves (vector when the store has no lexical index,
-// as an older Milvus collection has not), and the reranker, "" for none.
+// retrievalHealth says how questions find their chunks: the mode in force
+// and why (RETRIEVAL, or the default for the embedder), the one that
+// serves (vector when the store has no lexical index, as an older Milvus
+// collection has not), and the reranker, "" for none.
 type retrievalHealth struct {
 	Mode         string `json:"mode"`
+	Reason       string `json:"reason"`
 	Serving      string `json:"serving"`
 	LexicalIndex bool   `json:"lexicalIndex"`
 	Reranker     string `json:"reranker,omitempty"`
@@ -79,6 +81,7 @@ func (h *handler) health(c *gin.Context) {
 		Chat:     providerHealth{Name: h.cfg.Chat.Name(), Mode: h.cfg.ChatMode},
 		Retrieval: retrievalHealth{
 			Mode:         string(h.cfg.Retriever.Configured()),
+			Reason:       h.cfg.Retriever.Reason(),
 			Serving:      string(h.cfg.Retriever.Effective()),
 			LexicalIndex: h.cfg.Store.LexicalIndex(),
 			Reranker:     h.cfg.Retriever.Reranker(),

@@ -89,6 +89,9 @@ type service struct {
 type options struct {
 	fake  []openaifake.Option
 	local bool // use the local fallbacks instead of the fake provider
+	// chat, with local, replaces the extractive model (a real provider,
+	// in a benchmark).
+	chat docqa.ChatModel
 	// writing (with local) hides that the extractive model quotes: the
 	// stream is in answer mode and its sources event lists every retrieved
 	// passage, in retrieval order (tests of retrieval).
@@ -157,6 +160,9 @@ func newService(t testing.TB, opts options) *service {
 	)
 	if opts.local {
 		emb, chat, mode = provider.NewLexicalEmbedder(), provider.NewExtractiveChat(), "local"
+		if opts.chat != nil {
+			chat = opts.chat
+		}
 		if opts.writing {
 			chat = writingModel{chat}
 		}

@@ -163,7 +163,7 @@ func New(cfg Config) *gin.Engine {
 		cfg.PDFEngine = alwaysReady{}
 	}
 	if cfg.Retriever == nil {
-		r, err := retrieval.New(retrieval.Config{Store: cfg.Store, Embedder: cfg.Embedder, Log: cfg.Log})
+		r, err := retrieval.New(retrieval.Config{Store: cfg.Store, Embedder: cfg.Embedder, LocalEmbedder: cfg.EmbedderMode == "local", Log: cfg.Log})
 		if err != nil {
 			panic("httpapi: " + err.Error()) // only a Config without Store or Embedder gets here
 		}
@@ -204,5 +204,7 @@ func New(cfg Config) *gin.Engine {
 	api.HEAD("/documents/:md5/file", h.documentFile)
 	// :page is "N.png" or "N.pdf" (gin cannot end a parameter with a suffix).
 	api.GET("/documents/:md5/pages/:page", h.page)
+	// A chat model's call each, so counted as a chat question.
+	api.POST("/documents/:md5/maintenance-schedule", h.limitChat, h.maintenanceSchedule)
 	return r
 }

@@ -16,7 +16,10 @@
 //     [Script] (each after its optional delay), a final frame with the
 //     script's finish reason, a frame with the tokens used ([ChatUsage]) when
 //     the request asks for it (stream_options.include_usage), then
-//     "data: [DONE]". Non-streaming requests are answered 400.
+//     "data: [DONE]". Without "stream": true the answer is one
+//     chat.completion whose message is the script's deltas joined (a
+//     structured output's JSON, say), with the script's finish reason and
+//     the usage; the request's response_format is recorded.
 //   - POST /v1/rerank (the Jina / Cohere v1 shape self-hosted rerank servers
 //     share): a deterministic relevance score per document, [Score] (the
 //     fraction of the query's words found in the document), with results
@@ -154,12 +157,15 @@ type Message struct {
 
 // ChatRequest is one recorded call of /v1/chat/completions.
 type ChatRequest struct {
-	Model         string
-	Messages      []Message
-	Temperature   *float64 // nil when the client sent none
-	Stream        bool
-	Authorization string
-	Traceparent   string // the W3C trace context header, "" when none was sent
+	Model       string
+	Messages    []Message
+	Temperature *float64 // nil when the client sent none
+	Stream      bool
+	// ResponseFormat is the request's response_format as sent (nil when
+	// none was): structured outputs send {"type": "json_schema", ...}.
+	ResponseFormat json.RawMessage
+	Authorization  string
+	Traceparent    string // the W3C trace context header, "" when none was sent
 	// FirstDeltaAt is when the first content delta was flushed to the
 	// client (zero if none was).
 	FirstDeltaAt time.Time
@@ -576,6 +582,8 @@ type chatBody struct {
 	Messages    []Message `json:"messages"`
 	Temperature *float64  `json:"temperature"`
 	Stream      bool      `json:"stream"`
+	// ResponseFormat is kept as sent.
+	ResponseFormat json.RawMessage `json:"response_format"`
 	// StreamOptions.IncludeUsage asks for a last frame with the tokens
 	// used, as OpenAI sends it.
 	StreamOptions struct {
@@ -594,7 +602,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &ChatRequest{
 		Model: body.Model, Messages: body.Messages, Temperature: body.Temperature,
-		Stream: body.Stream, Authorization: r.Header.Get("Authorization"), Traceparent: r.Header.Get("Traceparent"),
+		Stream: body.Stream, ResponseFormat: body.ResponseFormat,
+		Authorization: r.Header.Get("Authorization"), Traceparent: r.Header.Get("Traceparent"),
 	}
 	s.mu.Lock()
 	s.chatReqs = append(s.chatReqs, rec)
@@ -619,12 +628,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		s.hang(r)
 		return
 	}
-	if !body.Stream {
-		writeError(w, http.StatusBadRequest, "", "stream: this fake only answers stream=true", "invalid_request")
-		return
-	}
 	if body.Model == "" || len(body.Messages) == 0 {
 		writeError(w, http.StatusBadRequest, "", "model and messages: required", "invalid_request")
+		return
+	}
+	if !body.Stream {
+		s.completion(w, rec, body, script, failing && f.Malformed)
 		return
 	}
 
@@ -713,6 +722,36 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	rec.Completed = true
 	s.mu.Unlock()
+}
+
+// completion answers a request without stream: one chat.completion whose
+// message is the script's deltas joined; malformed sends a body that is
+// not JSON instead.
+func (s *Server) completion(w http.ResponseWriter, rec *ChatRequest, body chatBody, script Script, malformed bool) {
+	w.Header().Set("Content-Type", "application/json")
+	if malformed {
+		_, _ = fmt.Fprint(w, `{"id": "chatcmpl-fake", "choices": [ this is not json`)
+		return
+	}
+	var content strings.Builder
+	for _, d := range script.Deltas {
+		content.WriteString(d.Content)
+	}
+	finish := cmp.Or(script.FinishReason, "stop")
+	prompt, completion := ChatUsage(body.Messages, script)
+	err := json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(), "model": body.Model,
+		"choices": []map[string]any{{
+			"index": 0, "finish_reason": finish,
+			"message": map[string]any{"role": "assistant", "content": content.String(), "refusal": nil},
+		}},
+		"usage": map[string]int{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+	})
+	if err == nil {
+		s.mu.Lock()
+		rec.Completed = true
+		s.mu.Unlock()
+	}
 }
 
 type rerankBody struct {

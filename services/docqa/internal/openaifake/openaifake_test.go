@@ -141,8 +141,45 @@ func TestChatWireAndFailureQueue(t *testing.T) {
 	if *reqs[1].Temperature != 0.7 || reqs[1].Messages[0].Content != "hi" {
 		t.Errorf("recorded request %+v", reqs[1])
 	}
-	if res := post(t, context.Background(), fake.URL+"/chat/completions", openaifake.APIKey, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`); res.StatusCode != 400 {
-		t.Errorf("non-streaming request: status %d, want 400", res.StatusCode)
+}
+
+// TestChatCompletion: without stream, the script's deltas joined are one
+// message, and the response_format is recorded as sent.
+func TestChatCompletion(t *testing.T) {
+	fake := openaifake.New(t, openaifake.WithScript(openaifake.Script{Deltas: openaifake.Text(`{"items":`, `[]}`), FinishReason: "stop"}))
+	res := post(t, context.Background(), fake.URL+"/chat/completions", openaifake.APIKey,
+		`{"model":"m","messages":[{"role":"user","content":"two words"}],"response_format":{"type":"json_schema","json_schema":{"name":"s"}}}`)
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	var body struct {
+		Object  string
+		Choices []struct {
+			FinishReason string `json:"finish_reason"`
+			Message      struct{ Role, Content string }
+		}
+		Usage struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		}
+	}
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Object != "chat.completion" || len(body.Choices) != 1 || body.Choices[0].Message.Content != `{"items":[]}` ||
+		body.Choices[0].Message.Role != "assistant" || body.Choices[0].FinishReason != "stop" ||
+		body.Usage.PromptTokens != 2 || body.Usage.CompletionTokens != 2 {
+		t.Errorf("answer %+v", body)
+	}
+	reqs := fake.ChatRequests()
+	if len(reqs) != 1 || reqs[0].Stream || !reqs[0].Completed || string(reqs[0].ResponseFormat) != `{"type":"json_schema","json_schema":{"name":"s"}}` {
+		t.Errorf("recorded %+v", reqs)
+	}
+
+	fake.FailChat(openaifake.Failure{Malformed: true})
+	res = post(t, context.Background(), fake.URL+"/chat/completions", openaifake.APIKey, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
+	if b, _ := io.ReadAll(res.Body); json.Valid(b) {
+		t.Errorf("a malformed answer is JSON: %s", b)
 	}
 }
 

@@ -115,18 +115,9 @@ func (c *Chat) Stream(ctx context.Context, req docqa.ChatRequest, onDelta func(c
 	}
 	start := time.Now()
 	defer func() { c.metrics.done(ctx, KindChat, start, err) }()
-	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages))
-	for _, m := range req.Messages {
-		switch m.Role {
-		case docqa.RoleSystem:
-			msgs = append(msgs, openai.SystemMessage(m.Content))
-		case docqa.RoleUser:
-			msgs = append(msgs, openai.UserMessage(m.Content))
-		case docqa.RoleAssistant:
-			msgs = append(msgs, openai.AssistantMessage(m.Content))
-		default:
-			return "", fmt.Errorf("chat: message role %q is not system, user or assistant", m.Role)
-		}
+	msgs, err := chatMessages(req.Messages)
+	if err != nil {
+		return "", err
 	}
 
 	sctx, cancel := context.WithCancelCause(ctx)
@@ -201,4 +192,22 @@ func (c *Chat) streamError(ctx, sctx context.Context, err error) error {
 		return fmt.Errorf("chat: provider sent a malformed frame: %v: %w", err, docqa.ErrUnavailable)
 	}
 	return classify(ctx, "chat", err)
+}
+
+// chatMessages converts messages for the client library.
+func chatMessages(messages []docqa.Message) ([]openai.ChatCompletionMessageParamUnion, error) {
+	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(messages))
+	for _, m := range messages {
+		switch m.Role {
+		case docqa.RoleSystem:
+			msgs = append(msgs, openai.SystemMessage(m.Content))
+		case docqa.RoleUser:
+			msgs = append(msgs, openai.UserMessage(m.Content))
+		case docqa.RoleAssistant:
+			msgs = append(msgs, openai.AssistantMessage(m.Content))
+		default:
+			return nil, fmt.Errorf("chat: message role %q is not system, user or assistant", m.Role)
+		}
+	}
+	return msgs, nil
 }

@@ -58,7 +58,7 @@ func BenchmarkRetrieve(b *testing.B) {
 	for i := range questions {
 		questions[i] = zipfText(z, 12)
 	}
-	for _, mode := range []Mode{Hybrid, Lexical, Vector} {
+	for _, mode := range Modes {
 		b.Run(string(mode), func(b *testing.B) {
 			r, err := New(Config{Store: s, Embedder: emb, Mode: mode})
 			if err != nil {

@@ -1,12 +1,15 @@
 // Package retrieval finds the chunks that answer a question: a lexical
-// (BM25) ranking and a vector ranking from the store, fused by reciprocal
-// rank fusion, optionally reordered by a reranker.
+// (BM25) ranking and a vector ranking from the store, used alone or fused,
+// optionally reordered by a reranker.
 //
-// Reciprocal rank fusion (Cormack, Clarke and Büttcher, SIGIR 2009) scores a
-// chunk by the sum over the rankings it appears in of weight / (K + rank),
-// rank counted from 1. It needs no calibration between BM25 scores and
-// cosine similarities, which live on unrelated scales, and a chunk that both
-// rankings place high beats one that only one of them likes.
+// Two fusions: reciprocal rank fusion (Cormack, Clarke and Büttcher, SIGIR
+// 2009) scores a chunk by the sum over the rankings it appears in of
+// weight / (K + rank), rank counted from 1; it needs no calibration between
+// BM25 scores and cosine similarities, which live on unrelated scales.
+// Convex fusion normalizes each ranking's scores per question and adds
+// them with a weight (ConvexFuse); it keeps how far ahead a chunk is, which
+// ranks throw away. Routed retrieval answers a question that names an
+// identifier from the lexical ranking and the others by a fusion.
 package retrieval
 
 import (
@@ -24,20 +27,38 @@ import (
 // Mode selects the rankings a Retriever uses.
 type Mode string
 
-// The modes. Hybrid is the default; the others remain for comparison.
+// The modes. DefaultMode says which one serves when none is configured.
 const (
-	Hybrid  Mode = "hybrid"
-	Vector  Mode = "vector"
-	Lexical Mode = "lexical"
+	Hybrid  Mode = "hybrid"  // both rankings, reciprocal rank fusion
+	Vector  Mode = "vector"  // the vector ranking alone
+	Lexical Mode = "lexical" // the BM25 ranking alone
+	Convex  Mode = "convex"  // both rankings, normalized scores in a convex combination
+	Routed  Mode = "routed"  // lexical for a question that names an identifier, Config.RouteOther for the rest
 )
+
+// Modes lists every mode, in the order the benchmark shows them.
+var Modes = []Mode{Lexical, Vector, Hybrid, Convex, Routed}
 
 // ParseMode reads a mode's name, case-insensitively.
 func ParseMode(s string) (Mode, error) {
-	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
-	case Hybrid, Vector, Lexical:
+	m := Mode(strings.ToLower(strings.TrimSpace(s)))
+	if slices.Contains(Modes, m) {
 		return m, nil
 	}
-	return "", fmt.Errorf("%q is none of hybrid, vector, lexical", s)
+	return "", fmt.Errorf("%q is none of lexical, vector, hybrid, convex, routed", s)
+}
+
+// DefaultMode is the mode that serves when none is configured, and why,
+// in words for /health. With the local embedder (localEmbedder true) the
+// vector ranking is a second lexical signal, hashed words, and the mode
+// measured best on the dev split of the retrieval benchmark serves
+// (proto-docs/docqa-retrieval-decisions.md, "The default per embedder");
+// with an embedding model, a semantic ranking, hybrid.
+func DefaultMode(localEmbedder bool) (Mode, string) {
+	if localEmbedder {
+		return LocalDefault, "local embedder: " + string(LocalDefault) + " measured best on the dev split of the retrieval benchmark"
+	}
+	return Hybrid, "embedding model configured: hybrid (reciprocal rank fusion of BM25 and vector rankings)"
 }
 
 // Defaults of Config, chosen on the dev half of the retrieval benchmark
@@ -49,6 +70,14 @@ const (
 	DefaultLexicalWeight = 2
 	DefaultVectorWeight  = 1
 	DefaultCandidates    = 50 // chunks taken from each ranking, and given to the reranker
+
+	// LocalDefault is DefaultMode's choice with the local embedder, and
+	// DefaultNormalization, DefaultLexicalShare and DefaultRouteOther
+	// Convex's and Routed's defaults, all measured on the dev split.
+	LocalDefault         = Routed
+	DefaultNormalization = MinMax
+	DefaultLexicalShare  = 0.6
+	DefaultRouteOther    = Convex
 )
 
 // Config wires a Retriever.
@@ -57,7 +86,14 @@ type Config struct {
 	Embedder docqa.Embedder
 	// Reranker, when set, reorders the best Candidates fused chunks.
 	Reranker docqa.Reranker
-	Mode     Mode // default Hybrid
+	// Mode is the mode in force; "" takes DefaultMode(LocalEmbedder).
+	Mode Mode
+	// LocalEmbedder says that Embedder is the local fallback, for
+	// DefaultMode.
+	LocalEmbedder bool
+	// Reason says why Mode was chosen, for /health (default "configured"
+	// when Mode is set, DefaultMode's reason when it is not).
+	Reason string
 	// K is RRF's constant (default DefaultK); LexicalWeight and
 	// VectorWeight weigh the two rankings (zero takes the default; a
 	// negative one is an error).
@@ -68,6 +104,18 @@ type Config struct {
 	// and how many fused chunks the reranker sees (default
 	// DefaultCandidates); at least topK are always taken.
 	Candidates int
+	// Normalization and LexicalShare are Convex's: how each ranking's
+	// scores are normalized and the lexical ranking's share of the sum, in
+	// (0, 1] (zero takes the default; 1 is the lexical ranking's order).
+	Normalization Normalization
+	LexicalShare  float64
+	// LexicalFirst keeps the lexical ranking's first chunk first in the
+	// fusions (Hybrid, Convex, and Routed's other questions); the fusion
+	// orders the rest.
+	LexicalFirst bool
+	// RouteOther answers Routed's questions that name no identifier
+	// (default DefaultRouteOther; Routed itself is an error).
+	RouteOther Mode
 	// KeepNavigation leaves the chunks of table-of-contents and index
 	// pages (docqa.Chunk.Navigation) where the rankings put them; by
 	// default they come after every other candidate (see Retrieve). It is
@@ -81,17 +129,37 @@ type Retriever struct {
 	cfg Config
 }
 
-// New checks cfg. A Hybrid or Lexical retriever over a store without a
+// New checks cfg. A retriever of any mode but Vector over a store without a
 // lexical index answers by vector alone (see Effective).
 func New(cfg Config) (*Retriever, error) {
 	if cfg.Store == nil || cfg.Embedder == nil {
 		return nil, errors.New("retrieval: Store and Embedder are required")
 	}
 	if cfg.Mode == "" {
-		cfg.Mode = Hybrid
+		cfg.Mode, cfg.Reason = DefaultMode(cfg.LocalEmbedder)
+	} else if cfg.Reason == "" {
+		cfg.Reason = "configured"
 	}
 	if _, err := ParseMode(string(cfg.Mode)); err != nil {
 		return nil, fmt.Errorf("retrieval: mode %w", err)
+	}
+	if cfg.RouteOther == "" {
+		cfg.RouteOther = DefaultRouteOther
+	}
+	if _, err := ParseMode(string(cfg.RouteOther)); err != nil || cfg.RouteOther == Routed {
+		return nil, fmt.Errorf("retrieval: RouteOther %q is none of lexical, vector, hybrid, convex", cfg.RouteOther)
+	}
+	if cfg.Normalization == "" {
+		cfg.Normalization = DefaultNormalization
+	}
+	if _, err := ParseNormalization(string(cfg.Normalization)); err != nil {
+		return nil, fmt.Errorf("retrieval: normalization %w", err)
+	}
+	if cfg.LexicalShare < 0 || cfg.LexicalShare > 1 {
+		return nil, fmt.Errorf("retrieval: LexicalShare %v is not in (0, 1]", cfg.LexicalShare)
+	}
+	if cfg.LexicalShare == 0 {
+		cfg.LexicalShare = DefaultLexicalShare
 	}
 	if cfg.K == 0 {
 		cfg.K = DefaultK
@@ -123,8 +191,11 @@ func (r *Retriever) Effective() Mode {
 	return r.cfg.Mode
 }
 
-// Configured is the mode asked for.
+// Configured is the mode in force: the one asked for, or the default.
 func (r *Retriever) Configured() Mode { return r.cfg.Mode }
+
+// Reason says why Configured is the mode, in words.
+func (r *Retriever) Reason() string { return r.cfg.Reason }
 
 // Reranker names the reranker, "" when none is configured.
 func (r *Retriever) Reranker() string {
@@ -136,8 +207,9 @@ func (r *Retriever) Reranker() string {
 
 // Retrieve returns at most q.TopK chunks for question, best first, from
 // q.Documents only when it names any. Score is the fused score in Hybrid
-// mode, the store's score in the others, and the reranker's when it
-// reordered them. The chunks of table-of-contents and index pages
+// and Convex modes (and in Routed when the question went to one of them),
+// the store's score in the others, and the reranker's when it reordered
+// them. The chunks of table-of-contents and index pages
 // (Navigation) come after all the others among the candidates, each group
 // in its order: such a page names every topic with a page number and little
 // else, so it matches many questions without answering any, and the body
@@ -148,8 +220,14 @@ func (r *Retriever) Retrieve(ctx context.Context, question string, q docqa.Query
 	// about the reader's documents.
 	ctx = docqa.WithSearchMemo(ctx)
 	mode := r.Effective()
+	if mode == Routed {
+		mode = r.cfg.RouteOther
+		if NamesIdentifier(question) != "" {
+			mode = Lexical
+		}
+	}
 	wide := q
-	if mode == Hybrid || r.cfg.Reranker != nil || !r.cfg.KeepNavigation {
+	if mode == Hybrid || mode == Convex || r.cfg.Reranker != nil || !r.cfg.KeepNavigation {
 		wide.TopK = max(q.TopK, r.cfg.Candidates)
 	}
 
@@ -170,10 +248,15 @@ func (r *Retriever) Retrieve(ctx context.Context, question string, q docqa.Query
 	switch mode {
 	case Hybrid:
 		hits = Fuse(r.cfg.K, Ranking{lexical, r.cfg.LexicalWeight}, Ranking{vector, r.cfg.VectorWeight})
+	case Convex:
+		hits = ConvexFuse(r.cfg.Normalization, r.cfg.LexicalShare, lexical, vector)
 	case Lexical:
 		hits = lexical
 	default:
 		hits = vector
+	}
+	if r.cfg.LexicalFirst && (mode == Hybrid || mode == Convex) && len(lexical) > 0 {
+		hits = lexicalFirst(hits, lexical[0])
 	}
 	if r.cfg.Reranker != nil {
 		hits = r.rerank(ctx, question, hits[:min(len(hits), r.cfg.Candidates)])
@@ -224,41 +307,17 @@ func (r *Retriever) rerank(ctx context.Context, question string, hits []docqa.Sc
 	return out
 }
 
-// Ranking is one ranked list and its weight in the fusion.
-type Ranking struct {
-	Hits   []docqa.ScoredChunk
-	Weight float64
-}
-
-// Fuse merges rankings by reciprocal rank fusion with constant k: a chunk
-// scores the sum of weight/(k+rank) over the rankings that hold it. Ties
-// keep the order of first appearance (the first ranking's order first).
-// A chunk is known by its id; the first ranking's copy of it is kept.
-func Fuse(k int, rankings ...Ranking) []docqa.ScoredChunk {
-	type fused struct {
-		hit   docqa.ScoredChunk
-		score float64
+// lexicalFirst moves first, the lexical ranking's first chunk, to the
+// front of hits, keeping the order of the others and its fused score.
+func lexicalFirst(hits []docqa.ScoredChunk, first docqa.ScoredChunk) []docqa.ScoredChunk {
+	i := slices.IndexFunc(hits, func(h docqa.ScoredChunk) bool { return h.Chunk.ID == first.Chunk.ID })
+	if i <= 0 {
+		return hits
 	}
-	byID := map[string]*fused{}
-	var order []*fused
-	for _, rk := range rankings {
-		for rank, h := range rk.Hits {
-			f, ok := byID[h.Chunk.ID]
-			if !ok {
-				f = &fused{hit: h}
-				byID[h.Chunk.ID] = f
-				order = append(order, f)
-			}
-			f.score += rk.Weight / float64(k+rank+1)
-		}
-	}
-	slices.SortStableFunc(order, func(a, b *fused) int { return cmp.Compare(b.score, a.score) })
-	out := make([]docqa.ScoredChunk, len(order))
-	for i, f := range order {
-		out[i] = f.hit
-		out[i].Score = float32(f.score)
-	}
-	return out
+	out := make([]docqa.ScoredChunk, 0, len(hits))
+	out = append(out, hits[i])
+	out = append(out, hits[:i]...)
+	return append(out, hits[i+1:]...)
 }
 
 // navigationLast moves the chunks of table-of-contents and index pages

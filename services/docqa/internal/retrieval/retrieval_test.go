@@ -54,7 +54,7 @@ func TestFuse(t *testing.T) {
 }
 
 func TestParseMode(t *testing.T) {
-	for in, want := range map[string]Mode{"hybrid": Hybrid, " Vector ": Vector, "LEXICAL": Lexical} {
+	for in, want := range map[string]Mode{"hybrid": Hybrid, " Vector ": Vector, "LEXICAL": Lexical, "convex": Convex, "Routed": Routed} {
 		if got, err := ParseMode(in); err != nil || got != want {
 			t.Errorf("ParseMode(%q) = %q, %v", in, got, err)
 		}
@@ -127,6 +127,9 @@ func TestRetrieveModes(t *testing.T) {
 		{Lexical, lexical[:3]},
 		{Vector, vector[:3]},
 		{Hybrid, Fuse(DefaultK, Ranking{lexical, DefaultLexicalWeight}, Ranking{vector, DefaultVectorWeight})[:3]},
+		{Convex, ConvexFuse(DefaultNormalization, DefaultLexicalShare, lexical, vector)[:3]},
+		// The question names no identifier: Routed answers by RouteOther.
+		{Routed, ConvexFuse(DefaultNormalization, DefaultLexicalShare, lexical, vector)[:3]},
 	} {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			r := mustNew(t, Config{Store: s, Embedder: emb, Mode: tc.mode})
@@ -156,7 +159,7 @@ func TestRetrieveModes(t *testing.T) {
 	}
 
 	// Limited to one manual, in every mode.
-	for _, mode := range []Mode{Hybrid, Vector, Lexical} {
+	for _, mode := range Modes {
 		r := mustNew(t, Config{Store: s, Embedder: emb, Mode: mode})
 		got, err := r.Retrieve(ctx, question, docqa.Query{TopK: 3, Documents: []string{md5Octave}})
 		if err != nil {
@@ -307,10 +310,15 @@ func TestRerank(t *testing.T) {
 func TestNewRefuses(t *testing.T) {
 	s, emb := newStore(t)
 	for name, cfg := range map[string]Config{
-		"no store":        {Embedder: emb},
-		"no embedder":     {Store: s},
-		"unknown mode":    {Store: s, Embedder: emb, Mode: "bm25"},
-		"negative weight": {Store: s, Embedder: emb, VectorWeight: -1},
+		"no store":         {Embedder: emb},
+		"no embedder":      {Store: s},
+		"unknown mode":     {Store: s, Embedder: emb, Mode: "bm25"},
+		"negative weight":  {Store: s, Embedder: emb, VectorWeight: -1},
+		"routed to itself": {Store: s, Embedder: emb, Mode: Routed, RouteOther: Routed},
+		"unknown route":    {Store: s, Embedder: emb, RouteOther: "bm25"},
+		"unknown norm":     {Store: s, Embedder: emb, Normalization: "rank"},
+		"share above 1":    {Store: s, Embedder: emb, LexicalShare: 1.5},
+		"negative share":   {Store: s, Embedder: emb, LexicalShare: -0.1},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -387,5 +395,125 @@ func TestNavigationLast(t *testing.T) {
 	got, err := mustNew(t, Config{Store: s, Embedder: emb, Reranker: rr}).Retrieve(ctx, "brake pads", docqa.Query{TopK: 4})
 	if err != nil || len(got) != 4 || got[0].Chunk.Navigation || got[1].Chunk.Navigation || !got[2].Chunk.Navigation || !got[3].Chunk.Navigation {
 		t.Errorf("reranked pages %v, %v", pages(got), err)
+	}
+}
+
+// Routed answers a question that names an identifier from the lexical
+// ranking alone, and the others by RouteOther.
+func TestRetrieveRouted(t *testing.T) {
+	s, emb := newStore(t)
+	ctx := context.Background()
+	rankings := func(question string) (lexical, vector []docqa.ScoredChunk) {
+		lexical, _ = s.SearchText(ctx, question, docqa.Query{TopK: 50})
+		vectors, _ := emb.Embed(ctx, []string{question})
+		vector, _ = s.Search(ctx, vectors[0], docqa.Query{TopK: 50})
+		return lexical, vector
+	}
+	const named = "scattered data onto a grid with `dgrid3d`"
+	lexical, vector := rankings(named)
+	// The first two BM25 scores, above 1, tell the lexical ranking from any fusion's or
+	// the vector ranking's, which stay at or below 1.
+	if NamesIdentifier(named) == "" || len(lexical) < 3 || len(vector) < 3 || lexical[1].Score <= 1 {
+		t.Fatalf("fixture: the question must name an identifier and its BM25 scores be above 1: %v", lexical)
+	}
+	for _, other := range []Mode{Hybrid, Convex, Vector} {
+		r := mustNew(t, Config{Store: s, Embedder: emb, Mode: Routed, RouteOther: other, VectorWeight: 5})
+		got, err := r.Retrieve(ctx, named, docqa.Query{TopK: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got), ids(lexical[:3])) || got[0].Score != lexical[0].Score || got[1].Score != lexical[1].Score {
+			t.Errorf("routed (other %s), identifier: %v, want the lexical %v", other, ids(got), ids(lexical[:3]))
+		}
+	}
+	const plain = "surface plotting from scattered points"
+	lexical, vector = rankings(plain)
+	if NamesIdentifier(plain) != "" || slices.Equal(ids(vector[:4]), ids(lexical[:4])) {
+		t.Fatalf("fixture: the plain question must name nothing and its rankings differ")
+	}
+	for other, want := range map[Mode][]docqa.ScoredChunk{
+		Hybrid: Fuse(DefaultK, Ranking{lexical, DefaultLexicalWeight}, Ranking{vector, 5}),
+		Convex: ConvexFuse(MinMax, 0.4, lexical, vector),
+		Vector: vector,
+	} {
+		r := mustNew(t, Config{Store: s, Embedder: emb, Mode: Routed, RouteOther: other, VectorWeight: 5, LexicalShare: 0.4, Normalization: MinMax})
+		got, err := r.Retrieve(ctx, plain, docqa.Query{TopK: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got), ids(want[:4])) || got[0].Score != want[0].Score {
+			t.Errorf("routed (other %s), plain: %v, want %v", other, ids(got), ids(want[:4]))
+		}
+	}
+}
+
+// With no mode configured, the local embedder gets LocalDefault and an
+// embedding model hybrid, each with its reason; a configured mode wins.
+func TestDefaultModePerEmbedder(t *testing.T) {
+	s, emb := newStore(t)
+	for _, tc := range []struct {
+		cfg    Config
+		mode   Mode
+		reason string
+	}{
+		{Config{LocalEmbedder: true}, LocalDefault, "local embedder: " + string(LocalDefault) + " measured best on the dev split of the retrieval benchmark"},
+		{Config{}, Hybrid, "embedding model configured: hybrid (reciprocal rank fusion of BM25 and vector rankings)"},
+		{Config{LocalEmbedder: true, Mode: Hybrid}, Hybrid, "configured"},
+		{Config{Mode: Lexical, Reason: "RETRIEVAL=lexical"}, Lexical, "RETRIEVAL=lexical"},
+	} {
+		tc.cfg.Store, tc.cfg.Embedder = s, emb
+		r := mustNew(t, tc.cfg)
+		if r.Configured() != tc.mode || r.Effective() != tc.mode || r.Reason() != tc.reason {
+			t.Errorf("%+v: mode %s (serving %s), reason %q; want %s, %q", tc.cfg, r.Configured(), r.Effective(), r.Reason(), tc.mode, tc.reason)
+		}
+	}
+	if m, _ := DefaultMode(false); m != Hybrid {
+		t.Errorf("with an embedding model the default is %s", m)
+	}
+	if LocalDefault == Vector || LocalDefault == Hybrid {
+		t.Errorf("the local embedder's default %s is one the dev split measured below lexical", LocalDefault)
+	}
+}
+
+// LexicalFirst puts the lexical ranking's first chunk first in a fusion
+// and leaves the fused order of the rest.
+func TestLexicalFirst(t *testing.T) {
+	fused := []docqa.ScoredChunk{hit("b"), hit("c"), hit("a"), hit("d")}
+	if got := ids(lexicalFirst(fused, hit("a"))); !slices.Equal(got, []string{"a", "b", "c", "d"}) {
+		t.Fatalf("got %v", got)
+	}
+	if got := ids(lexicalFirst(fused, hit("b"))); !slices.Equal(got, []string{"b", "c", "a", "d"}) {
+		t.Fatalf("already first: %v", got)
+	}
+	if got := ids(lexicalFirst(fused, hit("z"))); !slices.Equal(got, ids(fused)) {
+		t.Fatalf("absent: %v", got)
+	}
+	if ids(fused)[0] != "b" {
+		t.Fatal("lexicalFirst changed its argument")
+	}
+
+	s, emb := newStore(t)
+	ctx := context.Background()
+	const question = "surface plotting from scattered points"
+	lexical, _ := s.SearchText(ctx, question, docqa.Query{TopK: 50})
+	vectors, _ := emb.Embed(ctx, []string{question})
+	vector, _ := s.Search(ctx, vectors[0], docqa.Query{TopK: 50})
+	for mode, fusedOrder := range map[Mode][]docqa.ScoredChunk{
+		Hybrid: Fuse(DefaultK, Ranking{lexical, DefaultLexicalWeight}, Ranking{vector, 5}),
+		Convex: ConvexFuse(MinMax, 0.1, lexical, vector),
+		Routed: ConvexFuse(MinMax, 0.1, lexical, vector),
+	} {
+		if fusedOrder[0].Chunk.ID == lexical[0].Chunk.ID {
+			t.Fatalf("%s: fixture: the fusion must not put the lexical first first already", mode)
+		}
+		want := lexicalFirst(fusedOrder, lexical[0])
+		got, err := mustNew(t, Config{Store: s, Embedder: emb, Mode: mode, VectorWeight: 5, LexicalShare: 0.1, Normalization: MinMax, LexicalFirst: true}).
+			Retrieve(ctx, question, docqa.Query{TopK: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got), ids(want[:4])) {
+			t.Errorf("%s: %v, want %v", mode, ids(got), ids(want[:4]))
+		}
 	}
 }

@@ -114,6 +114,9 @@ type Vehicle struct {
 	// Currency is the owner's home currency (ISO 4217; "" when not
 	// chosen): the currency of the vehicle's amounts, for every member.
 	Currency string
+	// ManualMD5s are the docqa documents (their fileMd5) that are this
+	// vehicle's manuals, in the owner's order; never nil once read.
+	ManualMD5s []string
 }
 
 // Normalize rounds the quantities to the stored scale, so that what a write
@@ -135,6 +138,7 @@ func (v *Vehicle) Validate() error {
 		vehicleFuelType(v.FuelType),
 		quantity("tank_capacity", v.TankCapacity, false),
 		quantity("current_odometer", v.CurrentOdometer, false),
+		manualMD5s(v.ManualMD5s),
 	)
 }
 
@@ -158,6 +162,7 @@ type VehicleUpdate struct {
 	TankCapacity    *decimal.Decimal
 	CurrentOdometer *decimal.Decimal
 	DefaultVehicle  *bool
+	ManualMD5s      *[]string
 }
 
 // Apply copies the set fields of u onto v.
@@ -170,6 +175,7 @@ func (u VehicleUpdate) Apply(v *Vehicle) {
 	set(&v.TankCapacity, u.TankCapacity)
 	set(&v.CurrentOdometer, u.CurrentOdometer)
 	set(&v.DefaultVehicle, u.DefaultVehicle)
+	set(&v.ManualMD5s, u.ManualMD5s)
 }
 
 // Refuel is one refuel record of a vehicle.

@@ -349,7 +349,7 @@ func TestSuccessAnswers(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *server) {
 		res := s.must(200, "POST", "/api/vehicles", `{"name":"Golf","brand":"VW","model":"Golf 8","plate_number":"B-XY 123","fuel_type":"gasoline","tank_capacity":50,"current_odometer":12000.5,"default_vehicle":true}`)
 		v := object(t, res.body)
-		wantKeys := []string{"id", "name", "brand", "model", "plate_number", "fuel_type", "tank_capacity", "current_odometer", "default_vehicle", "created_at", "updated_at", "role", "currency"}
+		wantKeys := []string{"id", "name", "brand", "model", "plate_number", "fuel_type", "tank_capacity", "current_odometer", "default_vehicle", "created_at", "updated_at", "role", "currency", "manual_md5s"}
 		if len(v) != len(wantKeys) {
 			t.Errorf("vehicle has %d members, want %d: %s", len(v), len(wantKeys), res.body)
 		}
@@ -359,7 +359,7 @@ func TestSuccessAnswers(t *testing.T) {
 			}
 		}
 		for k, want := range map[string]string{"name": `"Golf"`, "brand": `"VW"`, "model": `"Golf 8"`, "plate_number": `"B-XY 123"`,
-			"fuel_type": `"gasoline"`, "tank_capacity": `50`, "current_odometer": `12000.5`, "default_vehicle": `true`, "currency": `null`} {
+			"fuel_type": `"gasoline"`, "tank_capacity": `50`, "current_odometer": `12000.5`, "default_vehicle": `true`, "currency": `null`, "manual_md5s": `[]`} {
 			if got := literal(v[k]); got != want {
 				t.Errorf("%s = %s, want %s", k, got, want)
 			}

@@ -32,6 +32,7 @@ func (req vehicleRequest) toVehicleUpdate(create bool) (fuel.VehicleUpdate, erro
 		TankCapacity:    b.decimal("tank_capacity", req.TankCapacity, false),
 		CurrentOdometer: b.decimal("current_odometer", req.CurrentOdometer, false),
 		DefaultVehicle:  b.boolean("default_vehicle", req.DefaultVehicle, false),
+		ManualMD5s:      b.strings("manual_md5s", req.ManualMD5s),
 	}
 	return u, b.err()
 }
@@ -116,6 +117,12 @@ func (m *members) time(field string, o optString) *time.Time {
 	return v
 }
 
+func (m *members) strings(field string, o optStrings) *[]string {
+	v, err := stringsField(field, o, m.create)
+	m.errs = append(m.errs, err)
+	return v
+}
+
 // presence applies the rules shared by every member: it reports whether
 // the member carries a value to parse (false: the patch leaves it alone, or
 // resets it when reset is true).
@@ -139,6 +146,19 @@ func stringField(field string, o optString, required, create bool) (*string, err
 		return nil, err
 	}
 	v := o.V // "" when reset
+	return &v, nil
+}
+
+// stringsField reads an optional list: null resets it to the empty list.
+func stringsField(field string, o optStrings, create bool) (*[]string, error) {
+	use, reset, err := presence(field, o.Set, o.Null, false, create)
+	if err != nil || (!use && !reset) {
+		return nil, err
+	}
+	v := o.V
+	if reset {
+		v = []string{}
+	}
 	return &v, nil
 }
 

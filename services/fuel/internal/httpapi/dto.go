@@ -24,6 +24,8 @@ type vehicleRequest struct {
 	TankCapacity    optNumber `json:"tank_capacity"`
 	CurrentOdometer optNumber `json:"current_odometer"`
 	DefaultVehicle  optBool   `json:"default_vehicle"`
+	// ManualMD5s: the docqa documents that are the vehicle's manuals.
+	ManualMD5s optStrings `json:"manual_md5s"`
 }
 
 // refuelRequest is the body of POST and PUT /api/refuels[/:id];
@@ -65,6 +67,9 @@ type vehicleResponse struct {
 	// Currency is the currency of the vehicle's amounts: its owner's
 	// currency preference, null when the owner has chosen none.
 	Currency *string `json:"currency"`
+	// ManualMD5s are the docqa documents (fileMd5) linked as the
+	// vehicle's manuals, in the owner's order; [] when none.
+	ManualMD5s []string `json:"manual_md5s"`
 }
 
 // refuelResponse carries every field of the RefuelRecord table plus id, the
@@ -163,7 +168,16 @@ func toVehicleResponse(v fuel.Vehicle) vehicleResponse {
 		UpdatedAt:       formatTime(v.UpdatedAt),
 		Role:            string(v.Role),
 		Currency:        nullIfEmpty(v.Currency),
+		ManualMD5s:      nonNil(v.ManualMD5s),
 	}
+}
+
+// nonNil is s, or the empty list for nil: a list member is never null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func toRefuelResponse(r fuel.Refuel) refuelResponse {

@@ -15,9 +15,10 @@ import (
 // is known (see convert.go).
 
 var (
-	stringType = reflect.TypeFor[string]()
-	numberType = reflect.TypeFor[float64]()
-	boolType   = reflect.TypeFor[bool]()
+	stringType  = reflect.TypeFor[string]()
+	numberType  = reflect.TypeFor[float64]()
+	boolType    = reflect.TypeFor[bool]()
+	stringsType = reflect.TypeFor[[]string]()
 )
 
 // optString is a JSON string member.
@@ -76,6 +77,31 @@ func (o *optNumber) UnmarshalJSON(b []byte) error {
 		return typeError(b, numberType)
 	}
 	o.Raw = string(b)
+	return nil
+}
+
+// optStrings is a JSON array of strings; an element of another type
+// refuses the whole member as not an array of strings.
+type optStrings struct {
+	Set, Null bool
+	V         []string
+}
+
+func (o *optStrings) UnmarshalJSON(b []byte) error {
+	*o = optStrings{Set: true}
+	if isNull(b) {
+		o.Null = true
+		return nil
+	}
+	if b[0] != '[' {
+		return typeError(b, stringsType)
+	}
+	if err := json.Unmarshal(b, &o.V); err != nil {
+		return typeError(b, stringsType)
+	}
+	if o.V == nil {
+		o.V = []string{}
+	}
 	return nil
 }
 

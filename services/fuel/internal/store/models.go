@@ -2,6 +2,9 @@ package store
 
 import (
 	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -24,6 +27,7 @@ type vehicleRow struct {
 	CreatedAt       time.Time `gorm:"autoCreateTime:false"`
 	UpdatedAt       time.Time `gorm:"autoUpdateTime:false"`
 	OwnerID         uint64
+	ManualMD5s      manualList
 	// Role is what the reading user may do; not a column.
 	Role fuel.Role `gorm:"-"`
 	// Currency is the owner's currency preference (NULL when not chosen);
@@ -58,7 +62,7 @@ func (vehicleRow) TableName() string { return "vehicles" }
 func vehicleSelect(d Dialect, uid uint64) (string, []any) {
 	return "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " + topReading(d) + ", " +
 			"(v.default_vehicle AND v.owner_id = ?), " + timeColumn(d, "v.created_at") + ", " + timeColumn(d, "v.updated_at") +
-			", v.owner_id, CASE WHEN v.owner_id = ? THEN 'owner' ELSE m.role END, " + ownerCurrency + " " +
+			", v.owner_id, v.manual_md5s, CASE WHEN v.owner_id = ? THEN 'owner' ELSE m.role END, " + ownerCurrency + " " +
 			"FROM vehicles v LEFT JOIN vehicle_members m ON m.vehicle_id = v.id AND m.user_id = ? " +
 			"WHERE (v.owner_id = ? OR m.user_id IS NOT NULL)",
 		[]any{uid, uid, uid, uid}
@@ -86,7 +90,7 @@ func writableBy(v string) string {
 // cannot read SQLite's timestamps as text (see timeColumn).
 func (r *vehicleRow) scan(row interface{ Scan(...any) error }) error {
 	return row.Scan(&r.ID, &r.Name, &r.Brand, &r.Model, &r.PlateNumber, &r.FuelType, &r.TankCapacity,
-		&r.CurrentOdometer, &r.TopReading, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt), &r.OwnerID, &r.Role, &r.Currency)
+		&r.CurrentOdometer, &r.TopReading, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt), &r.OwnerID, &r.ManualMD5s, &r.Role, &r.Currency)
 }
 
 func toVehicleRow(v fuel.Vehicle) vehicleRow {
@@ -103,6 +107,7 @@ func toVehicleRow(v fuel.Vehicle) vehicleRow {
 		CreatedAt:       v.CreatedAt,
 		UpdatedAt:       v.UpdatedAt,
 		OwnerID:         v.OwnerID,
+		ManualMD5s:      v.ManualMD5s,
 		Role:            v.Role,
 		Currency:        sql.NullString{String: v.Currency, Valid: v.Currency != ""},
 	}
@@ -134,7 +139,48 @@ func (r vehicleRow) toVehicle() fuel.Vehicle {
 		OwnerID:         r.OwnerID,
 		Role:            r.Role,
 		Currency:        r.Currency.String,
+		ManualMD5s:      r.ManualMD5s.strings(),
 	}
+}
+
+// manualList is the manual_md5s column: the vehicle's manuals as a JSON
+// array of strings, in text on both databases.
+type manualList []string
+
+// Value implements driver.Valuer: nil is stored as the empty array.
+func (l manualList) Value() (driver.Value, error) {
+	if l == nil {
+		return "[]", nil
+	}
+	b, err := json.Marshal([]string(l))
+	return string(b), err
+}
+
+// Scan implements sql.Scanner.
+func (l *manualList) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("manual_md5s: cannot scan %T", src)
+	}
+	var out []string
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Errorf("manual_md5s: %w", err)
+	}
+	*l = out
+	return nil
+}
+
+// strings is the list, never nil.
+func (l manualList) strings() []string {
+	if l == nil {
+		return []string{}
+	}
+	return []string(l)
 }
 
 // refuelRow is the GORM model of the refuels table.

@@ -107,7 +107,7 @@ func (q *queries) readVehicle(ctx context.Context, h *gorm.DB, id uint64, lock, 
 	}
 	query := "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " + top + ", " +
 		"v.default_vehicle, " + timeColumn(q.dialect, "v.created_at") + ", " + timeColumn(q.dialect, "v.updated_at") +
-		", v.owner_id, '', " + ownerCurrency + " FROM vehicles v WHERE v.id = ?" + q.lockClause(lock)
+		", v.owner_id, v.manual_md5s, '', " + ownerCurrency + " FROM vehicles v WHERE v.id = ?" + q.lockClause(lock)
 	err := row.scan(db.Raw(query, id).Row())
 	if errors.Is(err, sql.ErrNoRows) {
 		return row, fuel.ErrVehicleNotFound

@@ -193,9 +193,10 @@ export interface AskHandlers {
  * in-stream `error` event, NetworkError when the stream breaks before its
  * terminal event.
  */
-export async function ask(question: string, history: ChatMessage[], h: AskHandlers, signal?: AbortSignal): Promise<string> {
+export async function ask(question: string, history: ChatMessage[], h: AskHandlers, signal?: AbortSignal, documents?: string[]): Promise<string> {
   const res = await send('POST', '/api/chat/stream', {
-    body: JSON.stringify({ question, history: trimHistory(history) }),
+    // documents limits retrieval to those manuals (their fileMd5); absent: every manual.
+    body: JSON.stringify({ question, history: trimHistory(history), ...(documents && documents.length > 0 ? { documents } : {}) }),
     headers: { Accept: 'text/event-stream' },
     signal,
   });

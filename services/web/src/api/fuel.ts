@@ -22,6 +22,8 @@ export interface Vehicle {
   role?: Role;
   /** The currency of its amounts: its owner's (null: the owner chose none); absent in older snapshots. */
   currency?: string | null;
+  /** The docqa documents (fileMd5) that are its manuals, in the owner's order; absent in older snapshots. */
+  manual_md5s?: string[];
 }
 
 /** Role: the vehicle's owner, or a member it is shared with (AUTH_MODE=local). */
@@ -55,6 +57,7 @@ export interface VehicleFields {
   tank_capacity?: Dec;
   current_odometer?: Dec;
   default_vehicle?: boolean;
+  manual_md5s?: string[];
 }
 
 export interface RefuelRecord {

@@ -262,6 +262,10 @@ export const en = {
   'vehicles.tankField': 'Tank capacity',
   'vehicles.defaultField': 'Default vehicle',
   'vehicles.save': 'Save vehicle',
+  'vehicles.manuals': 'Manuals',
+  'vehicles.manualsHint': 'The manuals questions about this vehicle are asked of first.',
+  'vehicles.manualsNone': 'No manual uploaded yet: upload one on Manuals.',
+  'vehicles.manualsOffline': 'The list of manuals needs a connection.',
 
   // Manuals
   'manuals.intro': "Upload your car's manual as a PDF, then ask it questions on the Ask page.",
@@ -304,6 +308,12 @@ export const en = {
   'manuals.uploadFailed': 'Upload of {name} failed: {message}',
   'manuals.deleteConfirm': 'Delete {name}? Questions will no longer find its pages.',
   'manuals.deleted': '{name} deleted.',
+  'manuals.whichVehicle': 'Which vehicle is {name} for?',
+  'manuals.vehicle': 'Vehicle',
+  'manuals.link': 'Link to vehicle',
+  'manuals.notNow': 'Not now',
+  'manuals.linked': '{name} is now a manual of {vehicle}.',
+  'manuals.forVehicles': 'Manual of {vehicles}',
 
   // Ask
   'ask.intro': 'Questions are answered from the manuals you uploaded, with the pages they come from.',
@@ -316,6 +326,13 @@ export const en = {
   'ask.source': '{file}, p. {page}',
   'ask.quotesMode': 'No AI model is configured: these are the passages of your manuals that best match your question, quoted as they are.',
   'ask.quotesHowTo': 'Whoever runs this app can configure one with CHAT_BASE_URL and CHAT_API_KEY (README, "Configuration").',
+  'ask.scopeVehicle': "Asking {vehicle}'s manual: {manuals}.",
+  'ask.scopeAll': 'Ask every manual',
+  'ask.scopeEvery': 'Asking every manual.',
+  'ask.scopeOnly': "Ask only {vehicle}'s manual",
+  'ask.scopeNone': 'No manual is linked to {vehicle}: asking every manual.',
+  'ask.scopeLink': 'Link one on Vehicles',
+  'ask.answeredFrom': "From {vehicle}'s manual",
   'ask.otherScript': 'Your manuals are in another language: the passages that match your question are written in {scripts}. Without an AI model nothing is translated, so none is quoted. Ask in the language of the manuals, or open a passage under "More sources".',
   'script.other': 'another script',
   'script.Latin': 'the Latin alphabet',

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ask, type AnswerMode, type AnswerNotice, type ChatMessage, type Source } from '../api/docqa';
+import { ask, type AnswerMode, type AnswerNotice, type ChatMessage, type DocumentInfo, type Source } from '../api/docqa';
 import { NetworkError } from '../api/http';
-import { useOnline } from '../hooks';
+import { useOnline, useResource } from '../hooks';
+import type { VehicleContext } from './context';
+import { askScope, type AskScope } from '../lib/manuals';
 import { ErrorText } from '../components/common';
 import { lazyComponent } from '../components/lazy';
 import { pageViewSearch, parsePageView, type PageRef } from '../lib/pageview';
@@ -22,6 +24,8 @@ interface Turn {
   notice?: AnswerNotice | null;
   /** failed: why the answer stopped before it was complete; what arrived of it is not shown as an answer. */
   failed?: string;
+  /** scope: which vehicle's manuals the question was asked of (none: every manual). */
+  scope: AskScope<DocumentInfo>;
 }
 
 interface SourcesProps {
@@ -100,9 +104,43 @@ function QuotesNotice({ notice }: { notice?: AnswerNotice | null }) {
   );
 }
 
+/** ScopeLine says what a question is asked of: the current vehicle's manuals (one tap asks every manual) or every manual. */
+function ScopeLine({ scope, vehicle, every, onEvery }: { scope: AskScope<DocumentInfo>; vehicle?: string; every: boolean; onEvery: (every: boolean) => void }) {
+  const names = scope.manuals.map((d) => d.title.trim() || d.fileName).join(', ');
+  if (scope.vehicle) {
+    return (
+      <p class="ask-scope">
+        {t('ask.scopeVehicle', { vehicle: scope.vehicle, manuals: names })}{' '}
+        <button type="button" class="link" onClick={() => onEvery(true)}>{t('ask.scopeAll')}</button>
+      </p>
+    );
+  }
+  if (every && vehicle && scope.manuals.length > 0) {
+    return (
+      <p class="ask-scope">
+        {t('ask.scopeEvery')}{' '}
+        <button type="button" class="link" onClick={() => onEvery(false)}>{t('ask.scopeOnly', { vehicle })}</button>
+      </p>
+    );
+  }
+  if (vehicle) return <p class="ask-scope hint">{t('ask.scopeNone', { vehicle })} <a href="/vehicles">{t('ask.scopeLink')}</a></p>;
+  return null;
+}
+
+/** AnsweredFrom says which vehicle's manuals an answer comes from. */
+function AnsweredFrom({ scope }: { scope: AskScope }) {
+  return scope.vehicle ? <p class="hint answered-from">{t('ask.answeredFrom', { vehicle: scope.vehicle })}</p> : null;
+}
+
 /** accounts: AUTH_MODE=local, where opening a source needs the bearer token. */
-export function Ask({ accounts }: { accounts: boolean }) {
+export function Ask({ accounts, vehicles, chosen }: { accounts: boolean } & VehicleContext) {
   const online = useOnline();
+  const docs = useResource<DocumentInfo[]>('/api/documents');
+  // One tap asks every manual; a change of vehicle asks its manuals again.
+  const [every, setEvery] = useState(false);
+  const vehicle = vehicles?.find((v) => v.id === chosen);
+  useEffect(() => setEvery(false), [chosen]);
+  const scope = askScope(vehicle, docs.data, every);
   const [question, setQuestion] = useState('');
   const [turns, setTurns] = useState<Turn[]>([]);
   const [current, setCurrent] = useState<Turn | null>(null);
@@ -144,7 +182,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
       { role: 'assistant' as const, content: t.answer },
     ]);
     if (done.length > 0) setTurns((ts) => [...ts, ...done]);
-    const turn: Turn = { question: q, answer: '', sources: [], more: [], used: null, mode: null };
+    const turn: Turn = { question: q, answer: '', sources: [], more: [], used: null, mode: null, scope };
     setCurrent(turn);
     setQuestion('');
     setStreaming(true);
@@ -154,7 +192,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
         onSources: (sources, mode, more, notice) => setCurrent((t) => (t ? { ...t, sources, mode, more, notice } : t)),
         onUsed: (used) => setCurrent((t) => (t ? { ...t, used } : t)),
         onContent: (piece) => setCurrent((t) => (t ? { ...t, answer: t.answer + piece } : t)),
-      }, abort.current.signal);
+      }, abort.current.signal, scope.documents);
     } catch (err) {
       if (err instanceof DOMException && err.name === 'AbortError') return;
       const message = err instanceof NetworkError ? t('ask.networkFailed', { message: err.message }) : (err as Error).message;
@@ -185,6 +223,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
           {turns.map((turn, i) => (
             <div class="turn" key={i}>
               <p class="q">{turn.question}</p>
+              <AnsweredFrom scope={turn.scope} />
               {turn.mode === 'quotes' && <QuotesNotice notice={turn.notice} />}
               {!turn.notice && <p class="a">{turn.answer}</p>}
               <Sources turn={turn} label={t('ask.sourcesOf', { n: i + 1 })} onOpen={openPage} />
@@ -200,6 +239,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
               <p class="error" role="alert">{t('ask.noAnswer', { message: current.failed })}</p>
             ) : (
               <>
+                <AnsweredFrom scope={current.scope} />
                 {current.mode === 'quotes' && <QuotesNotice notice={current.notice} />}
                 {/* The notice says what the service's sentence says, in the app's language. */}
                 {!current.notice && <p class="a">{current.answer || (streaming ? t('ask.looking') : '')}</p>}
@@ -210,6 +250,7 @@ export function Ask({ accounts }: { accounts: boolean }) {
         </div>
       )}
       <form class="form" onSubmit={(e) => void submit(e)}>
+        <ScopeLine scope={scope} vehicle={vehicle?.name} every={every} onEvery={setEvery} />
         <div class="field">
           <label for="question">{t('ask.question')}</label>
           <textarea id="question" rows={3} maxLength={8000} value={question} onInput={(e) => setQuestion(e.currentTarget.value)}

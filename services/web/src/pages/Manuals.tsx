@@ -1,13 +1,61 @@
 import { useState } from 'preact/hooks';
 import { docqa, upload, type DocumentInfo, type UploadProgress } from '../api/docqa';
+import { fuel, owns } from '../api/fuel';
+import type { VehicleContext } from './context';
+import { vehiclesOf, withManual } from '../lib/manuals';
 import { useOnline, useResource } from '../hooks';
 import { fmtBytes, fmtDate, fmtNumber } from '../lib/format';
 import { pagesText, passagesText, skippedText, uploadProgressText } from '../lib/uploadprogress';
 import { AsOf, DocumentLink, ErrorText, Status } from '../components/common';
 import { t, tn } from '../i18n';
 
+/**
+ * LinkToVehicle asks, right after an upload, which of the user's vehicles
+ * the manual is for, the current one chosen; linking saves the vehicle's
+ * links without the ones docqa no longer lists.
+ */
+function LinkToVehicle({ doc, docs, ctx, onDone }: { doc: DocumentInfo; docs: DocumentInfo[] | undefined; ctx: VehicleContext; onDone: (message: string | null) => void }) {
+  const mine = (ctx.vehicles ?? []).filter(owns);
+  const [vid, setVid] = useState<number | null>(() => mine.find((v) => v.id === ctx.chosen)?.id ?? mine[0]?.id ?? null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (mine.length === 0) return null;
+  const name = doc.title.trim() || doc.fileName;
+  async function link() {
+    const v = mine.find((x) => x.id === vid);
+    if (!v) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await fuel.updateVehicle(v.id, { manual_md5s: withManual(v, doc.fileMd5, docs) });
+      ctx.reloadVehicles();
+      onDone(t('manuals.linked', { name, vehicle: v.name }));
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <section class="notice link-vehicle" aria-labelledby="link-vehicle-h">
+      <h2 id="link-vehicle-h">{t('manuals.whichVehicle', { name })}</h2>
+      <div class="field">
+        <label for="link-vehicle">{t('manuals.vehicle')}</label>
+        <select id="link-vehicle" value={vid ?? ''} onChange={(e) => setVid(Number(e.currentTarget.value))}>
+          {mine.map((v) => <option key={v.id} value={v.id}>{v.name}</option>)}
+        </select>
+      </div>
+      <ErrorText error={error} />
+      <div class="buttons">
+        <button type="button" disabled={busy || vid === null} onClick={() => void link()}>{t('manuals.link')}</button>
+        <button type="button" class="secondary" disabled={busy} onClick={() => onDone(null)}>{t('manuals.notNow')}</button>
+      </div>
+    </section>
+  );
+}
+
 /** accounts: AUTH_MODE=local, where opening a file needs the bearer token. */
-export function Manuals({ accounts }: { accounts: boolean }) {
+export function Manuals({ accounts, ...ctx }: { accounts: boolean } & VehicleContext) {
   const docs = useResource<DocumentInfo[]>('/api/documents');
   const online = useOnline();
   const [progress, setProgress] = useState<UploadProgress | null>(null);
@@ -15,6 +63,8 @@ export function Manuals({ accounts }: { accounts: boolean }) {
   const [error, setError] = useState<string | null>(null);
   // What the upload read by OCR and what it left out: said, never dropped silently.
   const [report, setReport] = useState<{ ocr: string | null; skipped: string[] } | null>(null);
+  // The manual just uploaded, until it is linked to a vehicle or the user says not now.
+  const [uploaded, setUploaded] = useState<DocumentInfo | null>(null);
 
   async function onFile(input: HTMLInputElement) {
     const file = input.files?.[0];
@@ -22,12 +72,15 @@ export function Manuals({ accounts }: { accounts: boolean }) {
     setError(null);
     setMessage(null);
     setReport(null);
+    setUploaded(null);
     setProgress({ stage: 'sending', percent: 0, current: 0, total: file.size, message: '' });
     try {
       const d = await upload(file, setProgress);
       setMessage(d.duplicate ? t('manuals.duplicate', { name: d.fileName, pages: pagesText(d.pages) }) : t('manuals.stored', { name: d.fileName, pages: pagesText(d.pages), passages: passagesText(d.chunks) }));
       const skipped = skippedText(d.skippedPages ?? []);
       if (d.ocrPages || skipped.length > 0) setReport({ ocr: d.ocrPages ? tn('manuals.ocrPages', d.ocrPages, { count: fmtNumber(d.ocrPages, 0) }) : null, skipped });
+      // A manual already linked to a vehicle needs no question.
+      if (vehiclesOf(d.fileMd5, ctx.vehicles).length === 0) setUploaded(d);
       docs.reload();
     } catch (e) {
       setError(t('manuals.uploadFailed', { name: file.name, message: (e as Error).message }));
@@ -79,6 +132,10 @@ export function Manuals({ accounts }: { accounts: boolean }) {
           )}
         </div>
       )}
+      {uploaded && (
+        <LinkToVehicle doc={uploaded} docs={docs.data ? [...docs.data, uploaded] : undefined} ctx={ctx}
+          onDone={(m) => { setUploaded(null); if (m) setMessage(m); }} />
+      )}
       <ErrorText error={error ?? docs.error} />
       <h2>{t('manuals.yours')}</h2>
       <AsOf asOf={docs.asOf} />
@@ -89,6 +146,9 @@ export function Manuals({ accounts }: { accounts: boolean }) {
             {/* By its title, the file name under it: "Golf Owner's Manual" says more than "golf_om_2019_en.pdf". */}
             <h3 id={`doc-${d.fileMd5}`}>{d.title.trim() || d.fileName}</h3>
             {d.title.trim() !== '' && <p class="hint">{d.fileName}</p>}
+            {vehiclesOf(d.fileMd5, ctx.vehicles).length > 0 && (
+              <p class="manual-of">{t('manuals.forVehicles', { vehicles: vehiclesOf(d.fileMd5, ctx.vehicles).map((v) => v.name).join(', ') })}</p>
+            )}
             <p>{[pagesText(d.pages), fmtBytes(d.size), t('manuals.added', { date: fmtDate(d.createdAt) }), ...(d.truncated ? [t('manuals.truncated')] : [])].join(' · ')}</p>
             <div class="buttons">
               <DocumentLink class="button secondary" md5={d.fileMd5} page={1} name={d.fileName} withToken={accounts} onError={setError}>{t('common.open')}</DocumentLink>

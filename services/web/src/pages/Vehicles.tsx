@@ -4,7 +4,9 @@ import { FUEL_TYPES, fuel, owns, type FuelType, type MemberRole, type Vehicle, t
 import Big from 'big.js';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { fmtNumber } from '../lib/format';
-import { useAction, useOnline, useServerData } from '../hooks';
+import { useAction, useOnline, useResource, useServerData } from '../hooks';
+import type { DocumentInfo } from '../api/docqa';
+import { chosenLinks, linkedManuals, livingLinks } from '../lib/manuals';
 import { AsOf, Badge, ErrorText, Status } from '../components/common';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { t } from '../i18n';
@@ -18,6 +20,8 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const online = useOnline();
+  // The user's manuals (docqa), to link and to name a vehicle's.
+  const docs = useResource<DocumentInfo[]>('/api/documents');
   // Refuels move a vehicle's odometer: read the vehicles afresh on each visit.
   useEffect(reloadVehicles, [reloadVehicles]);
 
@@ -41,7 +45,7 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
       {message && <Status>{message}</Status>}
       {!online && <p class="hint">{t('vehicles.needsConnection')}</p>}
       {editing === 'new' ? (
-        <VehicleForm onCancel={() => setEditing(null)}
+        <VehicleForm docs={docs.data} onCancel={() => setEditing(null)}
           onSave={async (f) => { await fuel.createVehicle(f); setEditing(null); setMessage(t('vehicles.added')); reloadVehicles(); }} />
       ) : (
         <button type="button" onClick={() => { setMessage(null); setEditing('new'); }} disabled={!online}>{t('vehicles.add')}</button>
@@ -51,7 +55,7 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
         {vehicles?.map((v) => (
           <li key={v.id} class="record" aria-labelledby={`veh-${v.id}`}>
             {editing === v.id ? (
-              <VehicleForm vehicle={v} onCancel={() => setEditing(null)}
+              <VehicleForm vehicle={v} docs={docs.data} onCancel={() => setEditing(null)}
                 onSave={async (f) => {
                   const saved = await fuel.updateVehicle(v.id, f);
                   setEditing(null);
@@ -70,6 +74,9 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                   {v.plate_number && <div><dt>{t('vehicles.plate')}</dt><dd>{v.plate_number}</dd></div>}
                   <div><dt>{t('vehicles.fuelType')}</dt><dd>{FUEL_TYPES.includes(v.fuel_type) ? fuelTypeName(v.fuel_type) : v.fuel_type}</dd></div>
                   {v.current_odometer > 0 && <div><dt>{t('vehicles.odometer')}</dt><dd>{fmtDistance(v.current_odometer, activeUnits())}</dd></div>}
+                  {linkedManuals(v, docs.data).length > 0 && (
+                    <div><dt>{t('vehicles.manuals')}</dt><dd>{linkedManuals(v, docs.data).map((d) => d.title.trim() || d.fileName).join(', ')}</dd></div>
+                  )}
                   {v.tank_capacity > 0 && <div><dt>{t('vehicles.tank')}</dt><dd>{`${fmtNumber(metricToQuantity(v.tank_capacity, 'l', activeUnits()), PLACES.quantity)} ${quantityLabel('l', activeUnits())}`}</dd></div>}
                 </dl>
                 {owns(v) && <div class="buttons">
@@ -106,7 +113,30 @@ function odometerAbove(sent: VehicleFields, saved: Vehicle): string | null {
   return t('vehicles.odometerAbove', { value: fmtDistance(saved.current_odometer, activeUnits()) });
 }
 
-function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave: (f: VehicleFields) => Promise<void>; onCancel: () => void }) {
+/** ManualPicker: the user's manuals as check boxes; the ticked ones are the vehicle's. */
+function ManualPicker({ id, docs, ticked, onChange }: { id: string; docs: DocumentInfo[] | undefined; ticked: ReadonlySet<string>; onChange: (next: Set<string>) => void }) {
+  return (
+    <fieldset id={id} class="manual-picker" tabIndex={-1}>
+      <legend>{t('vehicles.manuals')}</legend>
+      {!docs && <p class="hint">{t('vehicles.manualsOffline')}</p>}
+      {docs && docs.length === 0 && <p class="hint">{t('vehicles.manualsNone')}</p>}
+      {docs && docs.length > 0 && <p class="hint">{t('vehicles.manualsHint')}</p>}
+      {docs?.map((d) => (
+        <div class="check" key={d.fileMd5}>
+          <input id={`${id}-${d.fileMd5}`} type="checkbox" checked={ticked.has(d.fileMd5)} onChange={(e) => {
+            const next = new Set(ticked);
+            if (e.currentTarget.checked) next.add(d.fileMd5);
+            else next.delete(d.fileMd5);
+            onChange(next);
+          }} />
+          <label for={`${id}-${d.fileMd5}`}>{d.title.trim() || d.fileName}</label>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+function VehicleForm({ vehicle, docs, onSave, onCancel }: { vehicle?: Vehicle; docs: DocumentInfo[] | undefined; onSave: (f: VehicleFields) => Promise<void>; onCancel: () => void }) {
   const [name, setName] = useState(vehicle?.name ?? '');
   const [brand, setBrand] = useState(vehicle?.brand ?? '');
   const [model, setModel] = useState(vehicle?.model ?? '');
@@ -118,6 +148,7 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
   const initialOdometer = vehicle && vehicle.current_odometer > 0 ? kmToDistance(vehicle.current_odometer, u, 3) : '';
   const [odometer, setOdometer] = useState(initialOdometer);
   const [isDefault, setIsDefault] = useState(vehicle?.default_vehicle ?? false);
+  const [ticked, setTicked] = useState<Set<string>>(() => new Set(vehicle?.manual_md5s ?? []));
   const [errors, setErrors] = useState<FieldError[]>([]);
   const form = useFormErrors(errors);
   const [busy, setBusy] = useState(false);
@@ -154,6 +185,8 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
       await onSave({
         name: name.trim(), brand: brand.trim(), model: model.trim(), plate_number: plate.trim(), fuel_type: fuelType,
         tank_capacity: tankDec ?? new Dec('0'), default_vehicle: isDefault, ...(odometerDec ? { current_odometer: odometerDec } : {}),
+        // Without the list of manuals (offline, docqa down) the links stay as they are.
+        ...(docs ? { manual_md5s: chosenLinks(vehicle ? livingLinks(vehicle, docs) : [], ticked, docs) } : {}),
       });
     } catch (err) {
       fail(fromService((err as Error).message, {
@@ -164,6 +197,7 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
         fuel_type: { id: `${p}-fuel`, label: t('vehicles.fuelType') },
         tank_capacity: { id: `${p}-tank`, label: t('vehicles.tankField') },
         current_odometer: { id: `${p}-odo`, label: t('vehicles.odometerField') },
+        manual_md5s: { id: `${p}-manuals`, label: t('vehicles.manuals') },
       }));
     } finally {
       setBusy(false);
@@ -202,6 +236,8 @@ function VehicleForm({ vehicle, onSave, onCancel }: { vehicle?: Vehicle; onSave:
         <p id={`${p}-odo-hint`} class="hint">{t('vehicles.odometerHint')}</p></div>
       <div class="check"><input id={`${p}-default`} type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.currentTarget.checked)} />
         <label for={`${p}-default`}>{t('vehicles.defaultField')}</label></div>
+      <ManualPicker id={`${p}-manuals`} docs={docs} ticked={ticked} onChange={setTicked} />
+      <FieldMessage form={form} id={`${p}-manuals`} />
       <div class="buttons">
         <button type="submit" disabled={busy}>{t('vehicles.save')}</button>
         <button type="button" class="secondary" onClick={onCancel}>{t('common.cancel')}</button>

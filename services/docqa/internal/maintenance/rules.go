@@ -1,0 +1,347 @@
+package maintenance
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The rule-based extraction reads two shapes of schedule, in English,
+// German and Chinese:
+//
+//   - an interval expression in a sentence or a list item: "every" (alle,
+//     每, 每行驶, 每隔) then one or more quantities joined by "or" (oder,
+//     或, "/", ","): "every 15,000 km or 12 months"; the item's title is
+//     what the sentence says before it, less its verbs and articles, and a
+//     leading condition ("Under severe conditions (...)") goes to
+//     conditions;
+//   - a table: a header line that names units column by column ("Item
+//     Every km Every miles Every months", "Bauteil alle km alle Monate",
+//     "项目 每公里 每月") and rows below it whose last cells are numbers
+//     or dashes, one per unit.
+//
+// Anything else is left alone: a distance without "every" ("warranty 3
+// years or 100,000 km", "first inspection at 1,000 km") is not an interval.
+
+// everyRE is the word that makes a quantity an interval.
+const everyRE = `(?:\bevery|\beach|\balle|每\s*(?:行驶|隔)?)`
+
+// joinRE joins the quantities of one interval.
+const joinRE = `\s*\)?\s*(?:,|/|\(|\bor\b|\boder\b|或者|或|、)\s*(?:(?:every|alle)\s+|每\s*)?`
+
+var expressionPattern = regexp.MustCompile(`(?i)` + everyRE + `\s*` + quantityRE + `(?:` + joinRE + quantityRE + `)*`)
+
+// interval is the numbers of one item; zero is none.
+type interval struct {
+	km, miles, months int
+}
+
+func (iv interval) empty() bool { return iv.km == 0 && iv.miles == 0 && iv.months == 0 }
+
+// add records q in iv; the first quantity of each unit wins.
+func (iv *interval) add(q quantity) {
+	switch q.unit {
+	case Km:
+		if iv.km == 0 {
+			iv.km = q.value
+		}
+	case Miles:
+		if iv.miles == 0 {
+			iv.miles = q.value
+		}
+	case Months:
+		if iv.months == 0 {
+			iv.months = q.value
+		}
+	case Years:
+		if iv.months == 0 {
+			iv.months = 12 * q.value
+		}
+	}
+}
+
+// Extract proposes the items of pages by the rules above, in page order
+// and in the order each page prints them, without duplicates.
+func Extract(pages []Page) []Item {
+	var out []Item
+	for _, p := range pages {
+		out = append(out, extractPage(p)...)
+	}
+	return Dedupe(out)
+}
+
+// extractPage reads one page's text.
+func extractPage(p Page) []Item {
+	var items []Item
+	lines := strings.Split(normalizeSpaces(p.Text), "\n")
+	var header []Unit
+	var prose []string // the lines of the paragraph being read
+	flush := func() {
+		if len(prose) > 0 {
+			items = append(items, sentenceItems(p, strings.Join(prose, " "))...)
+			prose = prose[:0]
+		}
+	}
+	for i, line := range lines {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			flush()
+			continue
+		}
+		if units := headerUnits(line); len(units) > 0 {
+			flush()
+			header = units
+			continue
+		}
+		if header != nil {
+			if it, ok := tableRow(p, line, header); ok {
+				flush()
+				items = append(items, it)
+				continue
+			}
+			header = nil // the table ended: its rows follow each other
+		}
+		if isHeading(lines, i) {
+			flush()
+			continue
+		}
+		prose = append(prose, line)
+	}
+	flush()
+	return items
+}
+
+// normalizeSpaces makes no-break and thin spaces plain ones, as number
+// grouping and joining lines expect.
+func normalizeSpaces(s string) string {
+	return strings.NewReplacer("\u00a0", " ", "\u202f", " ", "\u2009", " ", "\r", "").Replace(s)
+}
+
+// isHeading reports whether lines[i] is a heading rather than the start or
+// middle of a paragraph: short, without digits or a sentence's end, not
+// continued by a line that starts in lower case or with a digit, and
+// first on the page or after a line that ended a sentence.
+func isHeading(lines []string, i int) bool {
+	line := strings.TrimSpace(lines[i])
+	if utf8.RuneCountInString(line) > 40 || strings.ContainsAny(line, "0123456789") || endsSentence(line) {
+		return false
+	}
+	if i+1 < len(lines) {
+		if r, _ := utf8.DecodeRuneInString(strings.TrimSpace(lines[i+1])); unicode.IsLower(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return i == 0 || endsSentence(strings.TrimSpace(lines[i-1])) || strings.TrimSpace(lines[i-1]) == ""
+}
+
+func endsSentence(line string) bool {
+	r, _ := utf8.DecodeLastRuneInString(line)
+	return strings.ContainsRune(".!?。！？:：;；", r)
+}
+
+// intervalWord in a header line with one unit makes it a schedule's
+// header ("Item Interval (km)"); a line of prose that names one unit does
+// not start a table.
+var intervalWord = regexp.MustCompile(`(?i)every|each|interval|alle|每|间隔|周期|間隔`)
+
+// headerUnits reads a table's header line: the units its columns name, in
+// order; nil when line is no such header (it names no unit, or one without
+// an interval word, or holds a number: "Interval (x 1,000 km)" is not
+// read).
+func headerUnits(line string) []Unit {
+	if strings.ContainsAny(line, "0123456789") || endsSentence(line) || utf8.RuneCountInString(line) > 80 {
+		return nil
+	}
+	var units []Unit
+	for _, f := range strings.Fields(line) {
+		f = strings.Trim(f, "()[]（）:：")
+		f = strings.TrimPrefix(f, "每")
+		for _, part := range strings.Split(f, "/") {
+			if u := unitOf(part); u != NoUnit {
+				units = append(units, u)
+			}
+		}
+	}
+	if len(units) > 4 || len(units) == 1 && !intervalWord.MatchString(line) {
+		return nil
+	}
+	return units
+}
+
+var cellPattern = regexp.MustCompile(`^(?:` + noSpaceNumberRE + `|[-–—])$`)
+
+// tableRow reads line as a row under a header of units: a title, then one
+// cell per unit, each a number or a dash. Cells grouped by spaces
+// ("60 000") are joined when the count asks for it.
+func tableRow(p Page, line string, units []Unit) (Item, bool) {
+	fields := strings.Fields(line)
+	k := len(fields)
+	for k > 0 && cellPattern.MatchString(fields[k-1]) {
+		k--
+	}
+	cells := fields[k:]
+	if len(cells) > len(units) {
+		cells = joinSpaceGroups(cells, len(units))
+	}
+	if len(cells) != len(units) || k == 0 {
+		return Item{}, false
+	}
+	title := strings.Join(fields[:k], " ")
+	if !strings.ContainsFunc(title, unicode.IsLetter) {
+		return Item{}, false
+	}
+	var iv interval
+	for i, c := range cells {
+		if !unicode.IsDigit(rune(c[0])) {
+			continue
+		}
+		n, ok := parseNumber(c)
+		if !ok || n == 0 {
+			return Item{}, false
+		}
+		iv.add(quantity{value: n, unit: units[i]})
+	}
+	if iv.empty() {
+		return Item{}, false
+	}
+	return newItem(p, cleanTitle(title), "", iv, line), true
+}
+
+// joinSpaceGroups joins cells "60" "000" into "60000" until want cells
+// remain, or returns cells as they are when that cannot be done.
+func joinSpaceGroups(cells []string, want int) []string {
+	out := append([]string(nil), cells...)
+	for i := len(out) - 1; i > 0 && len(out) > want; i-- {
+		prev, cur := out[i-1], out[i]
+		if len(cur) == 3 && allDigits(cur) && len(prev) <= 3 && allDigits(prev) {
+			out[i-1] = prev + cur
+			out = append(out[:i], out[i+1:]...)
+		}
+	}
+	return out
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// sentenceEnd ends a sentence: Latin punctuation before a space or the
+// end (not the point of "4.2" or "9,999.9"), or a CJK full stop.
+var sentenceEnd = regexp.MustCompile(`[.!?;](?:\s|$)|[。！？；]`)
+
+// sentenceItems reads the interval expressions of a paragraph, sentence by
+// sentence.
+func sentenceItems(p Page, paragraph string) []Item {
+	var items []Item
+	start := 0
+	ends := sentenceEnd.FindAllStringIndex(paragraph, -1)
+	ends = append(ends, []int{len(paragraph), len(paragraph)})
+	for _, e := range ends {
+		sentence := strings.TrimSpace(paragraph[start:e[1]])
+		start = e[1]
+		if sentence == "" {
+			continue
+		}
+		items = append(items, expressionItems(p, sentence)...)
+	}
+	return items
+}
+
+// expressionItems makes an item of each interval expression of sentence,
+// titled by the words before it (after the previous expression, if any).
+func expressionItems(p Page, sentence string) []Item {
+	var items []Item
+	qs := quantities(sentence)
+	from := 0
+	for _, m := range expressionPattern.FindAllStringIndex(sentence, -1) {
+		var iv interval
+		for _, q := range qs {
+			if q.start >= m[0] && q.end <= m[1] {
+				iv.add(q)
+			}
+		}
+		prefix := sentence[from:m[0]]
+		from = m[1]
+		if iv.empty() {
+			continue
+		}
+		conditions, rest := splitConditions(prefix)
+		title := cleanTitle(rest)
+		if title == "" {
+			continue
+		}
+		items = append(items, newItem(p, title, conditions, iv, sentence))
+	}
+	return items
+}
+
+// conditionStart opens a clause that says when an interval applies.
+var conditionStart = regexp.MustCompile(`(?i)^(?:(?:under|in|when|if|for|during|bei|unter|wenn|im|während)\s|在|如果|若|对于)`)
+
+// splitConditions splits a leading condition clause off prefix: from a
+// condition word to the first comma outside parentheses, or to the
+// parenthesis that closes at the outer level ("Bei erschwerten
+// Bedingungen (Anhängerbetrieb, staubige Straßen) das Motoröl").
+func splitConditions(prefix string) (conditions, rest string) {
+	prefix = strings.TrimSpace(prefix)
+	if !conditionStart.MatchString(prefix) {
+		return "", prefix
+	}
+	depth := 0
+	for i, r := range prefix {
+		switch r {
+		case '(', '（':
+			depth++
+		case ')', '）':
+			depth--
+			if depth == 0 {
+				end := i + utf8.RuneLen(r)
+				if rest := strings.TrimLeft(prefix[end:], " ,，"); rest != "" {
+					return strings.TrimSpace(prefix[:end]), rest
+				}
+			}
+		case ',', '，':
+			if depth == 0 {
+				return strings.TrimSpace(prefix[:i]), strings.TrimSpace(prefix[i+utf8.RuneLen(r):])
+			}
+		}
+	}
+	return "", prefix
+}
+
+// Words trimmed from a title: verbs and articles before it, modal verbs
+// after it (English, German, Chinese). Matched as whole words, any case.
+var (
+	leadingWords  = regexp.MustCompile(`(?i)^(?:(?:change|replace|renew|check|inspect|rotate|lubricate|clean|have|the|a|an|der|die|das|den|dem|des|ein|eine|更换|检查)\s+|更换|检查)`)
+	trailingWords = regexp.MustCompile(`(?i)(?:\s+(?:must|should|shall|needs? to|has to|have to|is to|are to|is|are|be|replaced|changed|checked|inspected|renewed|muss|müssen|sollte|sollten|soll|sollen|ist|sind|wird|werden)|应当|应该|应|需要|需|必须|须|要)$`)
+)
+
+// cleanTitle makes the words before an interval a title: the part before
+// a colon when there is one ("Wiper blades: replace every"), less leading
+// verbs and articles and trailing modal verbs, its first letter capital.
+func cleanTitle(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, ":："); i > 0 {
+		s = s[:i]
+	}
+	const trim = " ,;:-–•·*，；：、"
+	s = strings.Trim(s, trim)
+	for {
+		t := strings.Trim(trailingWords.ReplaceAllString(leadingWords.ReplaceAllString(s, ""), ""), trim)
+		if t == s {
+			break
+		}
+		s = t
+	}
+	if s == "" || utf8.RuneCountInString(s) > maxTitleRunes {
+		return ""
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}

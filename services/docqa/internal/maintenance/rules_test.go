@@ -1,0 +1,131 @@
+package maintenance
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// short is an item in a line: title, km, miles, months, conditions.
+type short struct {
+	Title             string
+	Km, Miles, Months int
+	Conditions        string
+}
+
+func shorten(items []Item) []short {
+	out := []short{}
+	for _, it := range items {
+		out = append(out, short{it.Title, deref(it.EveryKm), deref(it.EveryMiles), deref(it.EveryMonths), it.Conditions})
+	}
+	return out
+}
+
+func TestExtract(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       []short
+	}{
+		{"english grouped by commas", "Change the engine oil every 15,000 km or 12 months, whichever comes first.",
+			[]short{{"Engine oil", 15000, 0, 12, ""}}},
+		{"miles", "Rotate the tires every 10,000 miles.", []short{{"Tires", 0, 10000, 0, ""}}},
+		{"german grouped by points", "Motoröl: alle 15.000 km oder 12 Monate wechseln.", []short{{"Motoröl", 15000, 0, 12, ""}}},
+		{"grouped by a space and a no-break space", "Spark plugs: every 60 000 km.\nAir filter: every 30\u00a0000 km.",
+			[]short{{"Spark plugs", 60000, 0, 0, ""}, {"Air filter", 30000, 0, 0, ""}}},
+		{"chinese", "机油：每 10000 公里或 12 个月更换。", []short{{"机油", 10000, 0, 12, ""}}},
+		{"chinese without spaces", "空气滤清器每行驶5000公里检查。", []short{{"空气滤清器", 5000, 0, 0, ""}}},
+		{"years are months", "Brake fluid: replace every 2 years.", []short{{"Brake fluid", 0, 0, 24, ""}}},
+		{"km and miles in parentheses", "Coolant: every 15,000 km (10,000 miles) or 12 months.", []short{{"Coolant", 15000, 10000, 12, ""}}},
+		{"a condition", "Under severe conditions, change the oil every 5,000 km.", []short{{"Oil", 5000, 0, 0, "Under severe conditions"}}},
+		{"a sentence across lines", "The timing belt must be replaced every\n90,000 km or 60 months.", []short{{"Timing belt", 90000, 0, 60, ""}}},
+		{"two intervals in one sentence", "Replace the cabin filter every 15,000 km and the air filter every 30,000 km.",
+			[]short{{"Cabin filter", 15000, 0, 0, ""}, {"And the air filter", 30000, 0, 0, ""}}},
+		{"not intervals", "Top speed 190 km/h. Consumption 5.8 l/100 km. Warranty: 3 years or 100,000 km. First inspection at 1,000 km. Every 5,8 km.",
+			[]short{}},
+		{"no unit", "Replace the wiper blades every season.", []short{}},
+		{"mileage is no mile", "Check the oil every 500 mileage points.", []short{}},
+		{"a table", "Item Every km Every months\nEngine oil 15,000 12\nBrake fluid - 24\nSpark plugs 60 000 48\nNote 5 6 7 8",
+			[]short{{"Engine oil", 15000, 0, 12, ""}, {"Brake fluid", 0, 0, 24, ""}, {"Spark plugs", 60000, 0, 48, ""}}},
+		{"a table's cells that look grouped", "Part km months\nBelt 100 120", []short{{"Belt", 100, 0, 120, ""}}},
+		{"a chinese table", "项目 每公里 每月\n火花塞 40000 48", []short{{"火花塞", 40000, 0, 48, ""}}},
+		{"a one-column table", "Item Interval (km)\nDrive belt 20,000", []short{{"Drive belt", 20000, 0, 0, ""}}},
+		{"prose that names a unit is no header", "Distances are shown in km\nTop speed 190", []short{}},
+		{"a table ends at a line that is no row", "Item km months\nOil 15,000 12\nSee also the notes below\nTop speed 190 5",
+			[]short{{"Oil", 15000, 0, 12, ""}}},
+		{"a heading is no title", "Additional maintenance\nTyre rotation: every 10,000 km.", []short{{"Tyre rotation", 10000, 0, 0, ""}}},
+		{"duplicates", "Oil: every 10,000 km.\nOIL: every 10,000 km.", []short{{"Oil", 10000, 0, 0, ""}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := shorten(Extract([]Page{{Number: 1, Text: tc.text}}))
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(tc.want)
+			if string(g) != string(w) {
+				t.Errorf("got  %s\nwant %s", g, w)
+			}
+		})
+	}
+}
+
+func TestVerified(t *testing.T) {
+	page := Page{Number: 4, Text: "Engine oil 15.000 km / 12 Monate\nZahnriemen 90 000\nBremsflüssigkeit alle 2 Jahre\nReifendruck 2,3 bar"}
+	n := func(v int) *int { return &v }
+	for _, tc := range []struct {
+		name string
+		it   Item
+		want bool
+	}{
+		{"grouped by a point", Item{EveryKm: n(15000), EveryMonths: n(12)}, true},
+		{"grouped by a space", Item{EveryKm: n(90000)}, true},
+		{"years as months", Item{EveryMonths: n(24)}, true},
+		{"months not printed", Item{EveryMonths: n(36)}, false},
+		{"one number of two not printed", Item{EveryKm: n(15000), EveryMiles: n(10000)}, false},
+		{"no interval", Item{}, false},
+		{"a fraction is no number", Item{EveryKm: n(3)}, false},
+	} {
+		if got := Verified(tc.it, page); got != tc.want {
+			t.Errorf("%s: Verified = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSelectPages(t *testing.T) {
+	var cands []Candidate
+	// Eight pages of schedule lists, one of specifications, one warranty
+	// page: six are kept, the best first by intervals, then by retrieval.
+	for i := 1; i <= 8; i++ {
+		text := "Oil: every 10,000 km."
+		if i%2 == 0 {
+			text += "\nFilter: every 20,000 km."
+		}
+		cands = append(cands, Candidate{Page: Page{Number: i, Text: text}, Score: float64(i)})
+	}
+	cands = append(cands,
+		Candidate{Page: Page{Number: 9, Text: "Top speed 190 km/h, range 860 km."}, Score: 100},
+		Candidate{Page: Page{Number: 10, Text: "Warranty 3 years or 100,000 km; corrosion 12 years."}, Score: 100})
+	got := SelectPages(cands)
+	var numbers []int
+	for _, p := range got {
+		numbers = append(numbers, p.Number)
+	}
+	want := []int{2, 4, 5, 6, 7, 8}
+	if len(numbers) != len(want) {
+		t.Fatalf("pages %v, want %v", numbers, want)
+	}
+	for i := range want {
+		if numbers[i] != want[i] {
+			t.Fatalf("pages %v, want %v", numbers, want)
+		}
+	}
+}
+
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{"every 15,000 km or 12 months", "Item km months\nOil 1 2", "每行驶5000公里", "(((every 1 km)", "alle 9.999,9 km"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, it := range Extract([]Page{{Number: 1, Text: text}}) {
+			if it.Title == "" || it.EveryKm == nil && it.EveryMiles == nil && it.EveryMonths == nil {
+				t.Fatalf("item %+v", it)
+			}
+		}
+	})
+}

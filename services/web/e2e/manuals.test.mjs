@@ -1,0 +1,124 @@
+// The manual belongs to the car: a manual linked to its vehicle right after
+// the upload, named on Vehicles, and Ask scoped to the current vehicle's
+// manuals with one tap to ask every manual.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { axeBothSchemes, navLink, shootEverywhere, startStack } from './harness.mjs';
+import { makePdf } from './pdf.mjs';
+
+let s;
+let page;
+
+// Two manuals that both answer the tyre question: which one answers says
+// which manuals were asked.
+const golfManual = makePdf([
+  ['Tyre pressure. The Golf tyre pressure is 2.3 bar at the front and 2.1 bar at the rear.'],
+  ['Wipers. Replace the Golf wiper blades every year.'],
+]);
+const vanManual = makePdf([
+  ['Tyre pressure. The Van tyre pressure is 3.5 bar at the front and 4.0 bar at the rear when loaded.'],
+  ['Tyre pressure when empty. The Van tyre pressure is 3.0 bar all round.'],
+]);
+const STALE = '0'.repeat(31) + '1'; // a document docqa never held (deleted since)
+
+const api = async (method, path, body) => {
+  const res = await fetch(`${s.base}${path}`, { method, headers: body ? { 'Content-Type': 'application/json' } : {}, body: body && JSON.stringify(body) });
+  const text = await res.text();
+  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+};
+const md5Of = async (fileName) => (await api('GET', '/api/documents')).find((d) => d.fileName === fileName).fileMd5;
+
+async function ask(question) {
+  await page.getByLabel('Question', { exact: true }).fill(question);
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  await page.waitForFunction(() => document.querySelector('.answer')?.getAttribute('aria-busy') === 'false');
+  const quoted = await page.getByRole('list', { name: 'Sources', exact: true }).getByRole('link').allInnerTexts();
+  const more = page.locator('details.more-sources');
+  const rest = (await more.count()) > 0 ? await more.getByRole('link').allTextContents() : [];
+  return { answer: page.getByRole('region', { name: 'Answer' }), files: [...quoted, ...rest].map((l) => l.replace(/, p\. \d+$/, '')) };
+}
+
+before(async () => {
+  s = await startStack({ chatModel: false });
+  page = s.context.pages()[0] ?? (await s.context.newPage());
+  await api('POST', '/api/vehicles', { name: 'Golf', fuel_type: 'gasoline', default_vehicle: true });
+  await api('POST', '/api/vehicles', { name: 'Van', fuel_type: 'diesel' });
+  const form = new FormData();
+  form.append('file', new Blob([vanManual], { type: 'application/pdf' }), 'van-manual.pdf');
+  const res = await fetch(`${s.base}/api/documents/upload`, { method: 'POST', body: form });
+  assert.equal(res.status, 200, await res.text());
+});
+
+after(async () => {
+  await s?.stop();
+});
+
+describe('the manual belongs to the car', () => {
+  it('asks which vehicle a new manual is for, the current one chosen, and links it', async () => {
+    await page.goto(`${s.base}/manuals`);
+    await page.getByLabel('Upload a PDF').setInputFiles({ name: 'golf-manual.pdf', mimeType: 'application/pdf', buffer: golfManual });
+    const question = page.getByRole('region', { name: 'Which vehicle is golf-manual.pdf for?' });
+    await question.waitFor();
+    assert.equal(await question.getByLabel('Vehicle').inputValue(), String((await api('GET', '/api/vehicles')).find((v) => v.name === 'Golf').id));
+    await shootEverywhere(page, 'manuals-link');
+    await question.getByRole('button', { name: 'Link to vehicle' }).click();
+    await page.getByText('golf-manual.pdf is now a manual of Golf.').waitFor();
+    assert.equal(await question.count(), 0, 'the question goes once answered');
+    const golf = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Golf');
+    assert.deepEqual(golf.manual_md5s, [await md5Of('golf-manual.pdf')]);
+    const item = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'golf-manual.pdf' }) });
+    await item.getByText('Manual of Golf', { exact: true }).waitFor();
+    const van = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'van-manual.pdf' }) });
+    assert.equal(await van.getByText('Manual of', { exact: false }).count(), 0, 'an unlinked manual names no vehicle');
+  });
+
+  it('asks the current vehicle\'s manual first and says so; one tap asks every manual', async () => {
+    await page.goto(`${s.base}/ask`);
+    await page.getByText("Asking Golf's manual: golf-manual.pdf.").waitFor();
+    let { answer, files } = await ask('What is the tyre pressure?');
+    await answer.getByText("From Golf's manual", { exact: true }).waitFor();
+    assert.ok(files.length > 0, 'the answer has sources');
+    assert.deepEqual([...new Set(files)], ['golf-manual.pdf'], `only the Golf's manual answers: ${files}`);
+    assert.deepEqual(await axeBothSchemes(page), []);
+    await shootEverywhere(page, 'ask-vehicle-scope');
+
+    await page.getByRole('button', { name: 'Ask every manual' }).click();
+    await page.getByText('Asking every manual.').waitFor();
+    ({ answer, files } = await ask('What is the tyre pressure of the Van when loaded?'));
+    assert.equal(await answer.getByText("From Golf's manual").count(), 0);
+    assert.equal(files[0], 'van-manual.pdf', `every manual: the Van's page ranks first: ${files}`);
+    await page.getByRole('button', { name: "Ask only Golf's manual" }).waitFor();
+  });
+
+  it('a vehicle without a manual asks every manual and says where to link one', async () => {
+    await page.goto(`${s.base}/add`);
+    await page.getByLabel('Vehicle', { exact: true }).selectOption({ label: 'Van' });
+    // The vehicle chosen is the app's state: go to Ask within the app.
+    await (await navLink(page, 'Ask')).click();
+    await page.getByText('No manual is linked to Van: asking every manual.').waitFor();
+    await page.getByRole('link', { name: 'Link one on Vehicles' }).waitFor();
+    const { files } = await ask('What is the Golf tyre pressure?');
+    assert.ok(files.includes('golf-manual.pdf') && files.includes('van-manual.pdf'), `both manuals asked: ${files}`);
+  });
+
+  it('Vehicles names and edits the links; a save drops the link to a document docqa no longer lists', async () => {
+    const golf = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Golf');
+    const golfMd5 = await md5Of('golf-manual.pdf');
+    await api('PUT', `/api/vehicles/${golf.id}`, { manual_md5s: [STALE, golfMd5] });
+    await page.goto(`${s.base}/vehicles`);
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Golf' }) });
+    await card.getByText('golf-manual.pdf', { exact: true }).waitFor();
+    await card.getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: 'Edit Golf' });
+    const picker = form.getByRole('group', { name: 'Manuals' });
+    assert.equal(await picker.getByLabel('golf-manual.pdf').isChecked(), true);
+    assert.equal(await picker.getByLabel('van-manual.pdf').isChecked(), false);
+    await picker.getByLabel('van-manual.pdf').check();
+    await shootEverywhere(page, 'vehicles-manuals');
+    await form.getByRole('button', { name: 'Save vehicle' }).click();
+    await page.getByText('Vehicle updated.').waitFor();
+    const saved = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Golf');
+    assert.deepEqual(saved.manual_md5s, [golfMd5, await md5Of('van-manual.pdf')], 'the stale link dropped, the order kept, the new one last');
+  });
+});
