@@ -54,7 +54,8 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) (gs 
 		}
 		gs[i].r = rune(u.Unicode)
 	}
-	all := needsAllBoxes(gs) || generatedSpaces(inst, tp, gs)
+	rtl := hasRTL(gs)
+	all := needsAllBoxes(gs) || rtl || rubyCandidates(gs) || generatedSpaces(inst, tp, gs)
 	box := func(i int) {
 		g := &gs[i]
 		// A failure here is a character without a box (PDFium's own
@@ -105,6 +106,15 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) (gs 
 		}
 		confirm()
 		all = true
+	}
+	if rtl {
+		// Lines written right to left are set again from the boxes
+		// (rtl.go), their spaces' too.
+		for i := range gs {
+			if gs[i].r == ' ' && !gs[i].hasBox {
+				box(i)
+			}
+		}
 	}
 	return gs, all, nil
 }
@@ -392,9 +402,25 @@ func buildText(gs []glyph, measured bool) (string, []int) {
 	breakBefore := func(a glyph, b, i int) bool {
 		return measured && wordBreak(a, gs[b], track[i])
 	}
+	var lines map[int]visualLine
+	var from []int // the index in gs of each character, when placeRuby moved some
+	if measured {
+		gs, from = placeRuby(gs)
+		lines = reorderLines(gs)
+	}
 	last := -1  // index of the last letter-like glyph written, -1 after a space or line end
 	lastAt := 0 // where its bytes begin in b
 	for i := 0; i < len(gs); i++ {
+		if lines != nil {
+			// A line with right-to-left letters, written in logical order.
+			if l, ok := lines[i]; ok {
+				b = append(b, l.text...)
+				at = append(at, l.at...)
+				last = -1
+				i = l.end - 1
+				continue
+			}
+		}
 		g := gs[i]
 		// PDFium gives a character outside the BMP as its two UTF-16
 		// halves, each a character of its own.
@@ -477,6 +503,11 @@ func buildText(gs []glyph, measured bool) (string, []int) {
 		lastAt = len(b)
 		emit(string(g.r), i)
 		last = i
+	}
+	if from != nil {
+		for k, i := range at {
+			at[k] = from[i]
+		}
 	}
 	return string(b), at
 }

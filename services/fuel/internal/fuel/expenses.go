@@ -3,6 +3,8 @@ package fuel
 import (
 	"context"
 	"fmt"
+	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -231,6 +233,19 @@ type ExpenseStore interface {
 	// ListExpenses returns the expenses matching f, newest first (time
 	// descending, then id descending). An unknown vehicle has none.
 	ListExpenses(ctx context.Context, f ExpenseFilter) ([]Expense, error)
+	// CostStatistics returns the cost of every vehicle the caller may
+	// read (its refuels and expenses with time in [start, end], nil:
+	// unbounded), by vehicle id, and their totals per currency.
+	CostStatistics(ctx context.Context, start, end *time.Time) (CostStatistics, error)
+	// ExportExpenses calls fn with every expense of the vehicle in (time,
+	// id) order, as ExportRefuels does; ErrVehicleNotFound when the
+	// caller may not see it.
+	ExportExpenses(ctx context.Context, vehicleID uint64, fn func(Expense) error) error
+	// ImportExpenses stores es (normalized and valid) for the vehicle in
+	// one transaction, skipping each equal to one stored before the import
+	// (same time, category, title, amount and odometer); with dryRun
+	// nothing is stored. The caller must own or edit the vehicle.
+	ImportExpenses(ctx context.Context, vehicleID uint64, es []Expense, dryRun bool) (ImportResult, error)
 }
 
 // ConvertExpense applies c to an expense of a vehicle the caller owns and
@@ -259,4 +274,245 @@ func (c CurrencyChange) ConvertExpense(e *Expense) (bool, error) {
 		return false, apperr.Invalid("rate", "converts the amount of expense %d to more than %s", e.ID, MaxQuantity)
 	}
 	return true, nil
+}
+
+// CategoryTotal is what was spent in one expense category.
+type CategoryTotal struct {
+	Category string
+	Records  int64
+	Amount   decimal.Decimal
+}
+
+// ExpenseTotals sums expenses exactly, in thousandths (QuantityScale), by
+// category and by calendar month of a zone. The zero value counts no
+// months; use NewExpenseTotals for them.
+type ExpenseTotals struct {
+	n      int64
+	total  sum
+	byCat  [16]categoryAcc // indexed as ExpenseCategories
+	loc    *time.Location
+	months map[string]*sum // "2024-03"
+}
+
+type categoryAcc struct {
+	n      int64
+	amount sum
+}
+
+// NewExpenseTotals returns totals that also bucket by the calendar months
+// of loc (nil: no months).
+func NewExpenseTotals(loc *time.Location) *ExpenseTotals {
+	t := &ExpenseTotals{loc: loc}
+	if loc != nil {
+		t.months = map[string]*sum{}
+	}
+	return t
+}
+
+// Add counts an expense of category paid at time at, amount in
+// thousandths. A category outside ExpenseCategories counts as other (the
+// schema allows none).
+func (t *ExpenseTotals) Add(at time.Time, category string, amount int64) {
+	t.n++
+	t.total.add(amount)
+	i := len(ExpenseCategories) - 1
+	for j, c := range ExpenseCategories {
+		if c == category {
+			i = j
+			break
+		}
+	}
+	t.byCat[i].n++
+	t.byCat[i].amount.add(amount)
+	if t.months != nil {
+		l := at.In(t.loc)
+		key := fmt.Sprintf("%04d-%02d", l.Year(), int(l.Month()))
+		m := t.months[key]
+		if m == nil {
+			m = &sum{}
+			t.months[key] = m
+		}
+		m.add(amount)
+	}
+}
+
+// Records is the number of expenses added.
+func (t *ExpenseTotals) Records() int64 { return t.n }
+
+// Amount is the sum of every expense added.
+func (t *ExpenseTotals) Amount() decimal.Decimal { return fixedDecimal(t.total.big()) }
+
+// ByCategory lists the categories with expenses, the largest amount
+// first, then in the order of ExpenseCategories; never nil.
+func (t *ExpenseTotals) ByCategory() []CategoryTotal {
+	out := []CategoryTotal{}
+	for i, c := range ExpenseCategories {
+		if t.byCat[i].n > 0 {
+			out = append(out, CategoryTotal{Category: c, Records: t.byCat[i].n, Amount: fixedDecimal(t.byCat[i].amount.big())})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y CategoryTotal) int { return y.Amount.Cmp(x.Amount) })
+	return out
+}
+
+// Month is the sum of the expenses in month ("2024-03") of the zone.
+func (t *ExpenseTotals) Month(month string) decimal.Decimal {
+	if m := t.months[month]; m != nil {
+		return fixedDecimal(m.big())
+	}
+	return decimal.Zero
+}
+
+// Months lists the months with expenses, oldest first.
+func (t *ExpenseTotals) Months() []string {
+	out := make([]string, 0, len(t.months))
+	for k := range t.months {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func fixedDecimal(x *big.Int) decimal.Decimal {
+	return decimal.NewFromBigInt(new(big.Int).Set(x), -QuantityScale)
+}
+
+// AddExpenses completes s with the vehicle's expenses: their amount and
+// categories, the total cost (fuel in the home currency plus expenses) and
+// that over TotalDistance, rounded half-up to PriceScale places (0
+// without distance).
+func (s *Statistics) AddExpenses(t *ExpenseTotals) {
+	s.ExpensesAmount = t.Amount()
+	s.ExpensesByCategory = t.ByCategory()
+	s.TotalCost = s.TotalAmount.Add(s.ExpensesAmount)
+	s.TotalCostPerKm = CostPerKm(s.TotalCost, s.TotalDistance)
+}
+
+// CostPerKm is cost over distance rounded half-up to PriceScale places;
+// 0 without distance.
+func CostPerKm(cost, distance decimal.Decimal) decimal.Decimal {
+	if !distance.IsPositive() {
+		return decimal.Zero
+	}
+	return cost.DivRound(distance, PriceScale)
+}
+
+// AddExpenseMonths merges the months of t into the series: each month
+// gets its ExpensesAmount, and a month with expenses but no refuel of the
+// series' energy is added with zero fuel figures, so that the months stay
+// in order, oldest first.
+func (m *MonthlySeries) AddExpenseMonths(t *ExpenseTotals) {
+	for i := range m.Months {
+		m.Months[i].ExpensesAmount = t.Month(m.Months[i].Month)
+	}
+	for _, month := range t.Months() {
+		i, found := slices.BinarySearchFunc(m.Months, month, func(s MonthStat, k string) int { return strings.Compare(s.Month, k) })
+		if found {
+			continue
+		}
+		m.Months = slices.Insert(m.Months, i, MonthStat{
+			Month: month, Liters: decimal.Zero, Amount: decimal.Zero, AvgPrice: decimal.Zero, Distance: decimal.Zero,
+			Consumption: decimal.Zero, ExpensesAmount: t.Month(month),
+		})
+	}
+}
+
+// VehicleCost is what one vehicle cost over a period: its refuels' money
+// in the home currency, its expenses, and their sum over the distance its
+// refuels' readings span in the period (highest minus lowest).
+type VehicleCost struct {
+	VehicleID          uint64
+	Name               string
+	Role               Role
+	Currency           string // the owner's home currency; "" when not chosen
+	FuelRecords        int64
+	FuelAmount         decimal.Decimal
+	ExpenseRecords     int64
+	ExpensesAmount     decimal.Decimal
+	ExpensesByCategory []CategoryTotal
+	TotalCost          decimal.Decimal
+	Distance           decimal.Decimal
+	TotalCostPerKm     decimal.Decimal
+}
+
+// CostTotals adds up the vehicles of one currency: amounts of different
+// currencies are never added. TotalCostPerKm is the total cost over the
+// summed distances.
+type CostTotals struct {
+	Currency           string
+	Vehicles           int
+	FuelRecords        int64
+	FuelAmount         decimal.Decimal
+	ExpenseRecords     int64
+	ExpensesAmount     decimal.Decimal
+	ExpensesByCategory []CategoryTotal
+	TotalCost          decimal.Decimal
+	Distance           decimal.Decimal
+	TotalCostPerKm     decimal.Decimal
+}
+
+// CostStatistics is the household's view: every vehicle the caller may
+// read, and their totals per currency.
+type CostStatistics struct {
+	Vehicles []VehicleCost
+	Totals   []CostTotals
+}
+
+// VehicleCostOf is the cost of a vehicle from its statistics over the
+// period, completed with AddExpenses.
+func VehicleCostOf(v Vehicle, s Statistics, expenseRecords int64) VehicleCost {
+	return VehicleCost{
+		VehicleID: v.ID, Name: v.Name, Role: v.Role, Currency: v.Currency,
+		FuelRecords: s.TotalRecords, FuelAmount: s.TotalAmount,
+		ExpenseRecords: expenseRecords, ExpensesAmount: s.ExpensesAmount, ExpensesByCategory: s.ExpensesByCategory,
+		TotalCost: s.TotalCost, Distance: s.TotalDistance, TotalCostPerKm: s.TotalCostPerKm,
+	}
+}
+
+// SumCosts returns the statistics of vs: the vehicles as given, and one
+// CostTotals per currency, ordered by currency ("" first).
+func SumCosts(vs []VehicleCost) CostStatistics {
+	out := CostStatistics{Vehicles: vs, Totals: []CostTotals{}}
+	if out.Vehicles == nil {
+		out.Vehicles = []VehicleCost{}
+	}
+	byCat := map[string]map[string]*CategoryTotal{}
+	for _, v := range vs {
+		i := slices.IndexFunc(out.Totals, func(t CostTotals) bool { return t.Currency == v.Currency })
+		if i < 0 {
+			out.Totals = append(out.Totals, CostTotals{Currency: v.Currency})
+			byCat[v.Currency] = map[string]*CategoryTotal{}
+			i = len(out.Totals) - 1
+		}
+		t := &out.Totals[i]
+		t.Vehicles++
+		t.FuelRecords += v.FuelRecords
+		t.FuelAmount = t.FuelAmount.Add(v.FuelAmount)
+		t.ExpenseRecords += v.ExpenseRecords
+		t.ExpensesAmount = t.ExpensesAmount.Add(v.ExpensesAmount)
+		t.TotalCost = t.TotalCost.Add(v.TotalCost)
+		t.Distance = t.Distance.Add(v.Distance)
+		for _, c := range v.ExpensesByCategory {
+			acc := byCat[v.Currency][c.Category]
+			if acc == nil {
+				acc = &CategoryTotal{Category: c.Category}
+				byCat[v.Currency][c.Category] = acc
+			}
+			acc.Records += c.Records
+			acc.Amount = acc.Amount.Add(c.Amount)
+		}
+	}
+	for i := range out.Totals {
+		t := &out.Totals[i]
+		t.TotalCostPerKm = CostPerKm(t.TotalCost, t.Distance)
+		t.ExpensesByCategory = []CategoryTotal{}
+		for _, c := range ExpenseCategories { // the categories' order, then by amount
+			if acc := byCat[t.Currency][c]; acc != nil {
+				t.ExpensesByCategory = append(t.ExpensesByCategory, *acc)
+			}
+		}
+		slices.SortStableFunc(t.ExpensesByCategory, func(x, y CategoryTotal) int { return y.Amount.Cmp(x.Amount) })
+	}
+	slices.SortFunc(out.Totals, func(x, y CostTotals) int { return strings.Compare(x.Currency, y.Currency) })
+	return out
 }

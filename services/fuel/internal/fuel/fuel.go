@@ -344,7 +344,7 @@ type Store interface {
 	// UpdateVehicle applies u to the stored vehicle, validates the result and
 	// stores it in one transaction.
 	UpdateVehicle(ctx context.Context, id uint64, u VehicleUpdate) (Vehicle, error)
-	// DeleteVehicle deletes the vehicle and its refuels.
+	// DeleteVehicle deletes the vehicle, its refuels and its expenses.
 	DeleteVehicle(ctx context.Context, id uint64) error
 	// SetDefaultVehicle makes the vehicle the only default of its owner.
 	SetDefaultVehicle(ctx context.Context, id uint64) (Vehicle, error)

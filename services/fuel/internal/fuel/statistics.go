@@ -61,6 +61,15 @@ type Statistics struct {
 	// records ("" without records).
 	MainEnergy Energy
 	ByEnergy   []EnergyStats
+
+	// The vehicle's other costs (AddExpenses): ExpensesAmount is their
+	// sum, ExpensesByCategory each category with expenses, TotalCost
+	// TotalAmount plus ExpensesAmount, and TotalCostPerKm that over
+	// TotalDistance.
+	ExpensesAmount     decimal.Decimal
+	ExpensesByCategory []CategoryTotal
+	TotalCost          decimal.Decimal
+	TotalCostPerKm     decimal.Decimal
 }
 
 // EnergyStats are the statistics of one energy of a vehicle: its records
@@ -438,6 +447,9 @@ type MonthStat struct {
 	// times 100 (0 without samples).
 	Distance    decimal.Decimal
 	Consumption decimal.Decimal
+	// ExpensesAmount is the sum of the vehicle's expenses in the month,
+	// whatever the energy (MonthlySeries.AddExpenseMonths).
+	ExpensesAmount decimal.Decimal
 }
 
 // MonthlyBuilder computes the monthly series in one pass over records in

@@ -667,7 +667,7 @@ func TestStatisticsAnswer(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *server) {
 		vid := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
 		empty := s.must(200, "GET", "/api/vehicles/"+vid+"/statistics", "").body
-		want := `{"vehicle_id":` + vid + `,"total_records":0,"total_liters":0,"total_amount":0,"avg_price":0,"avg_consumption":0,"cost_per_km":0,"last_refuel":null,"total_distance":0,"weighted_consumption":0,"weighted_cost_per_km":0,"consumption_samples":0,"first_refuel_time":null,"last_refuel_time":null,"main_energy":null,"by_energy":[],"sampled_distance":0,"combined_cost_per_km":0}`
+		want := `{"vehicle_id":` + vid + `,"total_records":0,"total_liters":0,"total_amount":0,"avg_price":0,"avg_consumption":0,"cost_per_km":0,"last_refuel":null,"total_distance":0,"weighted_consumption":0,"weighted_cost_per_km":0,"consumption_samples":0,"first_refuel_time":null,"last_refuel_time":null,"main_energy":null,"by_energy":[],"sampled_distance":0,"combined_cost_per_km":0,"expenses_amount":0,"expenses_by_category":[],"total_cost":0,"total_cost_per_km":0}`
 		if string(empty) != want {
 			t.Errorf("empty statistics:\n%s\nwant\n%s", empty, want)
 		}
@@ -683,7 +683,8 @@ func TestStatisticsAnswer(t *testing.T) {
 		lastBody := s.must(200, "GET", "/api/refuels/"+last, "").body
 		got := s.must(200, "GET", "/api/vehicles/"+vid+"/statistics", "").body
 		want = `{"vehicle_id":` + vid + `,"total_records":3,"total_liters":70,"total_amount":106,"avg_price":1.5333,"avg_consumption":6,"cost_per_km":0.092,"last_refuel":` + string(lastBody) + `,"total_distance":500,"weighted_consumption":6,"weighted_cost_per_km":0.092,"consumption_samples":1,"first_refuel_time":"2026-03-01T08:00:00Z","last_refuel_time":"2026-03-09T08:00:00Z",` +
-			`"main_energy":"diesel","by_energy":[{"energy":"diesel","unit":"l","total_records":3,"total_quantity":70,"total_amount":106,"avg_price":1.5333,"avg_consumption":6,"weighted_consumption":6,"cost_per_km":0.092,"weighted_cost_per_km":0.092,"consumption_samples":1,"sampled_distance":500}],"sampled_distance":500,"combined_cost_per_km":0.092}`
+			`"main_energy":"diesel","by_energy":[{"energy":"diesel","unit":"l","total_records":3,"total_quantity":70,"total_amount":106,"avg_price":1.5333,"avg_consumption":6,"weighted_consumption":6,"cost_per_km":0.092,"weighted_cost_per_km":0.092,"consumption_samples":1,"sampled_distance":500}],"sampled_distance":500,"combined_cost_per_km":0.092,` +
+			`"expenses_amount":0,"expenses_by_category":[],"total_cost":106,"total_cost_per_km":0.212}`
 		if string(got) != want {
 			t.Errorf("statistics:\n%s\nwant\n%s", got, want)
 		}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,27 @@ import (
 const exportFlushRows = 200
 
 func (a *API) exportRefuels(c *gin.Context) {
+	exportCSV(a, c, "refuels", func(w io.Writer, spreadsheet, decimalComma bool) *refuelcsv.Writer {
+		if spreadsheet {
+			return refuelcsv.NewSpreadsheetWriter(w, decimalComma)
+		}
+		return refuelcsv.NewWriter(w)
+	}, a.store.ExportRefuels)
+}
+
+// csvWriter writes records of T as CSV.
+type csvWriter[T any] interface {
+	WriteHeader() error
+	Write(T) error
+	Flush() error
+}
+
+// exportCSV serves the export of a vehicle's records (what names them in
+// the file name): ?spreadsheet=true writes for a spreadsheet in the
+// owner's language (newWriter's decimalComma), rows are flushed every
+// exportFlushRows, and a failure after the first byte cuts the connection.
+func exportCSV[T any, W csvWriter[T]](a *API, c *gin.Context, what string, newWriter func(w io.Writer, spreadsheet, decimalComma bool) W,
+	export func(ctx context.Context, vehicleID uint64, fn func(T) error) error) {
 	id, err := pathID(c)
 	if err != nil {
 		ginx.Fail(c, err)
@@ -39,22 +61,23 @@ func (a *API) exportRefuels(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	w := refuelcsv.NewWriter(c.Writer)
+	decimalComma := false
 	if spreadsheet {
 		lang, err := ownerLanguage(a.preferencesOnce(ctx), c.Request)
 		if err != nil {
 			ginx.Fail(c, err)
 			return
 		}
-		w = refuelcsv.NewSpreadsheetWriter(c.Writer, refuelcsv.DecimalComma(lang))
+		decimalComma = refuelcsv.DecimalComma(lang)
 	}
+	w := newWriter(c.Writer, spreadsheet, decimalComma)
 	c.Header("Content-Type", "text/csv; charset=utf-8")
-	c.Header("Content-Disposition", fmt.Sprintf(`attachment; filename="vehicle-%d-refuels.csv"`, id))
+	c.Header("Content-Disposition", fmt.Sprintf(`attachment; filename="vehicle-%d-%s.csv"`, id, what))
 	c.Status(http.StatusOK)
 	err = w.WriteHeader()
 	n := 0
 	if err == nil {
-		err = a.store.ExportRefuels(ctx, id, func(r fuel.Refuel) error {
+		err = export(ctx, id, func(r T) error {
 			if err := w.Write(r); err != nil {
 				return err
 			}
@@ -73,7 +96,7 @@ func (a *API) exportRefuels(c *gin.Context) {
 	if err != nil {
 		// The status is sent: the client sees a cut file. Dropping the
 		// connection tells it the file is incomplete.
-		a.log.ErrorContext(ctx, "export cut", "vehicle_id", id, "rows", n, "err", err)
+		a.log.ErrorContext(ctx, "export cut", "vehicle_id", id, "what", what, "rows", n, "err", err)
 		panic(http.ErrAbortHandler)
 	}
 }
@@ -120,57 +143,82 @@ func (a *API) importRefuels(c *gin.Context) {
 	if opts.DateFormat != "" && !refuelcsv.ValidDateFormat(opts.DateFormat) {
 		optErrs = append(optErrs, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
 	}
-	ctx := c.Request.Context()
-	prefs := a.preferencesOnce(ctx) // the zone's and the encoding's default
-	opts.Location, err = queryZone(q, func() (*time.Location, error) { return a.preferredZone(ctx, prefs) })
-	optErrs = append(optErrs, err)
-	enc, err := refuelcsv.ParseEncoding(q.Get("encoding"))
-	optErrs = append(optErrs, err)
-	dryRun, err := queryBool(q, "dry_run")
-	optErrs = append(optErrs, err)
-	if err := apperr.Join(optErrs...); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	v, err := a.store.Vehicle(ctx, id)
+	in, err := a.readImport(c, id, optErrs, func(v fuel.Vehicle) {
+		opts.FuelType = v.FuelType
+		opts.Energy = fuel.DefaultEnergy(v.FuelType)
+	})
 	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
-	opts.FuelType = v.FuelType
-	opts.Energy = fuel.DefaultEnergy(v.FuelType)
-	file, err := importFile(c.Request)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	text, encoding, err := refuelcsv.Decode(file, enc, func() (language.Tag, error) { return ownerLanguage(prefs, c.Request) })
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	res, err := refuelcsv.Read(bytes.NewReader(text), opts)
+	opts.Location = in.location
+	res, err := refuelcsv.Read(bytes.NewReader(in.text), opts)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
 	if res.BadRows > 0 {
-		c.AbortWithStatusJSON(http.StatusBadRequest, importErrorResponse{
-			Code:    string(apperr.InvalidArgument),
-			Message: fmt.Sprintf("file: %d of %d rows are bad; nothing was imported", res.BadRows, res.Rows),
-			Rows:    res.Rows, BadRows: res.BadRows, Errors: res.Errors,
-		})
+		badRows(c, res.Rows, res.BadRows, res.Errors)
 		return
 	}
-	out, err := a.store.ImportRefuels(ctx, id, res.Refuels, dryRun)
+	out, err := a.store.ImportRefuels(c.Request.Context(), id, res.Refuels, in.dryRun)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
-	if !dryRun {
+	if !in.dryRun {
 		a.metrics.refuelsImported.Add(float64(out.Imported))
 	}
-	c.JSON(http.StatusOK, importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: dryRun, Encoding: encoding})
+	c.JSON(http.StatusOK, importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: in.dryRun, Encoding: in.encoding})
+}
+
+// importRequest is what every CSV import reads before its rows.
+type importRequest struct {
+	dryRun   bool
+	location *time.Location // of dates without an offset: tz, else the owner's zone
+	text     []byte         // the file in UTF-8
+	encoding string         // the one it was read in
+}
+
+// readImport reads what every import shares: the options tz, encoding and
+// dry_run, reported with the import's own option errors (optErrs) in one
+// answer; the vehicle, which the caller must see (vehicle gets it); and the
+// file, decoded to UTF-8.
+func (a *API) readImport(c *gin.Context, id uint64, optErrs []error, vehicle func(fuel.Vehicle)) (importRequest, error) {
+	var in importRequest
+	q := c.Request.URL.Query()
+	ctx := c.Request.Context()
+	prefs := a.preferencesOnce(ctx) // the zone's and the encoding's default
+	var err error
+	in.location, err = queryZone(q, func() (*time.Location, error) { return a.preferredZone(ctx, prefs) })
+	optErrs = append(optErrs, err)
+	enc, err := refuelcsv.ParseEncoding(q.Get("encoding"))
+	optErrs = append(optErrs, err)
+	in.dryRun, err = queryBool(q, "dry_run")
+	optErrs = append(optErrs, err)
+	if err := apperr.Join(optErrs...); err != nil {
+		return in, err
+	}
+	v, err := a.store.Vehicle(ctx, id)
+	if err != nil {
+		return in, err
+	}
+	vehicle(v)
+	file, err := importFile(c.Request)
+	if err != nil {
+		return in, err
+	}
+	in.text, in.encoding, err = refuelcsv.Decode(file, enc, func() (language.Tag, error) { return ownerLanguage(prefs, c.Request) })
+	return in, err
+}
+
+// badRows answers an import whose file has bad rows: nothing is imported.
+func badRows(c *gin.Context, rows, bad int, errs []refuelcsv.RowError) {
+	c.AbortWithStatusJSON(http.StatusBadRequest, importErrorResponse{
+		Code:    string(apperr.InvalidArgument),
+		Message: fmt.Sprintf("file: %d of %d rows are bad; nothing was imported", bad, rows),
+		Rows:    rows, BadRows: bad, Errors: errs,
+	})
 }
 
 // queryBool reads a boolean query parameter: true or 1, false or 0;

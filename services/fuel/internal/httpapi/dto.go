@@ -121,6 +121,12 @@ type statisticsResponse struct {
 	// CombinedCostPerKm the money of every energy per km driven.
 	SampledDistance   json.Number `json:"sampled_distance"`
 	CombinedCostPerKm json.Number `json:"combined_cost_per_km"`
+	// The vehicle's other costs and the total cost of ownership
+	// (expenses.go).
+	ExpensesAmount     json.Number             `json:"expenses_amount"`
+	ExpensesByCategory []categoryTotalResponse `json:"expenses_by_category"`
+	TotalCost          json.Number             `json:"total_cost"`
+	TotalCostPerKm     json.Number             `json:"total_cost_per_km"`
 }
 
 // energyStatsResponse is one energy of a vehicle's statistics.
@@ -227,6 +233,10 @@ func toStatisticsResponse(s fuel.Statistics) statisticsResponse {
 		ByEnergy:            make([]energyStatsResponse, len(s.ByEnergy)),
 		SampledDistance:     number(s.SampledDistance),
 		CombinedCostPerKm:   number(s.CombinedCostPerKm),
+		ExpensesAmount:      number(s.ExpensesAmount),
+		ExpensesByCategory:  toCategoryTotals(s.ExpensesByCategory),
+		TotalCost:           number(s.TotalCost),
+		TotalCostPerKm:      number(s.TotalCostPerKm),
 	}
 	if s.MainEnergy != "" {
 		main := string(s.MainEnergy)
@@ -275,6 +285,8 @@ type monthResponse struct {
 	AvgPrice    json.Number `json:"avg_price"`
 	Distance    json.Number `json:"distance"`
 	Consumption json.Number `json:"consumption"`
+	// ExpensesAmount is the vehicle's expenses in the month.
+	ExpensesAmount json.Number `json:"expenses_amount"`
 }
 
 func toMonthResponse(e fuel.Energy, m fuel.MonthStat) monthResponse {
@@ -288,5 +300,7 @@ func toMonthResponse(e fuel.Energy, m fuel.MonthStat) monthResponse {
 		AvgPrice:    number(m.AvgPrice),
 		Distance:    number(m.Distance),
 		Consumption: number(m.Consumption),
+
+		ExpensesAmount: number(m.ExpensesAmount),
 	}
 }

@@ -105,7 +105,8 @@ func TestStatisticsByEnergy(t *testing.T) {
 			`{"energy":"electricity","unit":"kWh","total_records":5,"total_quantity":44,"total_amount":13.8,"avg_price":0.31,"avg_consumption":7.1984,"weighted_consumption":5.2308,"cost_per_km":0.0227,"weighted_cost_per_km":0.0166,"consumption_samples":3,"sampled_distance":650},` +
 			`{"energy":"gasoline","unit":"l","total_records":2,"total_quantity":70,"total_amount":122,"avg_price":1.75,"avg_consumption":5,"weighted_consumption":5,"cost_per_km":0.09,"weighted_cost_per_km":0.09,"consumption_samples":1,"sampled_distance":600}],` +
 			// 54 / 600 km + 10.80 / 650 km = 0.09 + 0.0166153… = 0.1066153…
-			`"sampled_distance":600,"combined_cost_per_km":0.1066}`
+			`"sampled_distance":600,"combined_cost_per_km":0.1066,` +
+			`"expenses_amount":0,"expenses_by_category":[],"total_cost":135.8,"total_cost_per_km":0.194}`
 		if got != want {
 			t.Errorf("statistics\n got %s\nwant %s", got, want)
 		}
@@ -128,12 +129,12 @@ func TestMonthlyEnergyAndZone(t *testing.T) {
 		}
 		path := "/api/vehicles/" + vid + "/statistics/monthly"
 		for _, tc := range []struct{ query, want string }{
-			{"", `[{"month":"2024-02","energy":"gasoline","unit":"l","records":1,"liters":40,"amount":68,"avg_price":1.7,"distance":0,"consumption":0},` +
-				`{"month":"2024-03","energy":"gasoline","unit":"l","records":1,"liters":30,"amount":54,"avg_price":1.8,"distance":600,"consumption":5}]`},
-			{"?energy=electricity", `[{"month":"2024-02","energy":"electricity","unit":"kWh","records":2,"liters":18,"amount":5.4,"avg_price":0.3,"distance":50,"consumption":16}]`},
+			{"", `[{"month":"2024-02","energy":"gasoline","unit":"l","records":1,"liters":40,"amount":68,"avg_price":1.7,"distance":0,"consumption":0,"expenses_amount":0},` +
+				`{"month":"2024-03","energy":"gasoline","unit":"l","records":1,"liters":30,"amount":54,"avg_price":1.8,"distance":600,"consumption":5,"expenses_amount":0}]`},
+			{"?energy=electricity", `[{"month":"2024-02","energy":"electricity","unit":"kWh","records":2,"liters":18,"amount":5.4,"avg_price":0.3,"distance":50,"consumption":16,"expenses_amount":0}]`},
 			{"?energy=electricity&tz=" + url.QueryEscape("Asia/Shanghai"),
-				`[{"month":"2024-02","energy":"electricity","unit":"kWh","records":1,"liters":10,"amount":3,"avg_price":0.3,"distance":0,"consumption":0},` +
-					`{"month":"2024-03","energy":"electricity","unit":"kWh","records":1,"liters":8,"amount":2.4,"avg_price":0.3,"distance":50,"consumption":16}]`},
+				`[{"month":"2024-02","energy":"electricity","unit":"kWh","records":1,"liters":10,"amount":3,"avg_price":0.3,"distance":0,"consumption":0,"expenses_amount":0},` +
+					`{"month":"2024-03","energy":"electricity","unit":"kWh","records":1,"liters":8,"amount":2.4,"avg_price":0.3,"distance":50,"consumption":16,"expenses_amount":0}]`},
 			{"?energy=hydrogen", `[]`},
 		} {
 			if got := string(s.must(200, "GET", path+tc.query, "").body); got != tc.want {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,12 +9,15 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/expensecsv"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
+	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
 )
 
 // expenseRequest is the body of POST and PUT /api/expenses[/:id]; the
@@ -311,4 +315,165 @@ func expenseFilter(q url.Values) (fuel.ExpenseFilter, error) {
 	}
 	f.Category, err = fuel.ParseExpenseCategory("category", raw)
 	return f, err
+}
+
+// categoryTotalResponse is one category of expenses_by_category.
+type categoryTotalResponse struct {
+	Category string      `json:"category"`
+	Records  int64       `json:"records"`
+	Amount   json.Number `json:"amount"`
+}
+
+func toCategoryTotals(cs []fuel.CategoryTotal) []categoryTotalResponse {
+	out := make([]categoryTotalResponse, len(cs))
+	for i, c := range cs {
+		out[i] = categoryTotalResponse{Category: c.Category, Records: c.Records, Amount: number(c.Amount)}
+	}
+	return out
+}
+
+// costFields are the money fields of a vehicle's or a currency's costs.
+type costFields struct {
+	FuelRecords        int64                   `json:"fuel_records"`
+	FuelAmount         json.Number             `json:"fuel_amount"`
+	ExpenseRecords     int64                   `json:"expense_records"`
+	ExpensesAmount     json.Number             `json:"expenses_amount"`
+	ExpensesByCategory []categoryTotalResponse `json:"expenses_by_category"`
+	TotalCost          json.Number             `json:"total_cost"`
+	Distance           json.Number             `json:"distance"`
+	TotalCostPerKm     json.Number             `json:"total_cost_per_km"`
+}
+
+// vehicleCostResponse is one vehicle of GET /api/statistics.
+type vehicleCostResponse struct {
+	VehicleID uint64  `json:"vehicle_id"`
+	Name      string  `json:"name"`
+	Role      string  `json:"role"`
+	Currency  *string `json:"currency"`
+	costFields
+}
+
+// costTotalsResponse is one currency's totals of GET /api/statistics.
+type costTotalsResponse struct {
+	Currency *string `json:"currency"`
+	Vehicles int     `json:"vehicles"`
+	costFields
+}
+
+// costStatisticsResponse is the answer of GET /api/statistics.
+type costStatisticsResponse struct {
+	StartDate *string               `json:"start_date"`
+	EndDate   *string               `json:"end_date"`
+	Vehicles  []vehicleCostResponse `json:"vehicles"`
+	Totals    []costTotalsResponse  `json:"totals"`
+}
+
+func (a *API) costStatistics(c *gin.Context) {
+	start, end, err := dateRange(c.Request.URL.Query())
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	cs, err := a.store.CostStatistics(c.Request.Context(), start, end)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := costStatisticsResponse{
+		StartDate: optTime(start), EndDate: optTime(end),
+		Vehicles: make([]vehicleCostResponse, len(cs.Vehicles)), Totals: make([]costTotalsResponse, len(cs.Totals)),
+	}
+	for i, v := range cs.Vehicles {
+		out.Vehicles[i] = vehicleCostResponse{
+			VehicleID: v.VehicleID, Name: v.Name, Role: string(v.Role), Currency: nullIfEmpty(v.Currency),
+			costFields: costFields{
+				FuelRecords: v.FuelRecords, FuelAmount: number(v.FuelAmount), ExpenseRecords: v.ExpenseRecords,
+				ExpensesAmount: number(v.ExpensesAmount), ExpensesByCategory: toCategoryTotals(v.ExpensesByCategory),
+				TotalCost: number(v.TotalCost), Distance: number(v.Distance), TotalCostPerKm: number(v.TotalCostPerKm),
+			},
+		}
+	}
+	for i, t := range cs.Totals {
+		out.Totals[i] = costTotalsResponse{
+			Currency: nullIfEmpty(t.Currency), Vehicles: t.Vehicles,
+			costFields: costFields{
+				FuelRecords: t.FuelRecords, FuelAmount: number(t.FuelAmount), ExpenseRecords: t.ExpenseRecords,
+				ExpensesAmount: number(t.ExpensesAmount), ExpensesByCategory: toCategoryTotals(t.ExpensesByCategory),
+				TotalCost: number(t.TotalCost), Distance: number(t.Distance), TotalCostPerKm: number(t.TotalCostPerKm),
+			},
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func optTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := formatTime(*t)
+	return &s
+}
+
+func (a *API) exportExpenses(c *gin.Context) {
+	exportCSV(a, c, "expenses", func(w io.Writer, spreadsheet, decimalComma bool) *expensecsv.Writer {
+		if spreadsheet {
+			return expensecsv.NewSpreadsheetWriter(w, decimalComma)
+		}
+		return expensecsv.NewWriter(w)
+	}, a.store.ExportExpenses)
+}
+
+// expenseImportResponse is importResponse plus the format read and the
+// rows that are no expense (Fuelio's income and reminder templates).
+type expenseImportResponse struct {
+	importResponse
+	Format  string `json:"format"`
+	Ignored int    `json:"ignored"`
+}
+
+// importExpenses reads a CSV file of expenses (expensecsv.Read: ours,
+// LubeLogger's, Fuelio's) with the refuel import's rules: all or nothing,
+// dry_run, encoding, tz.
+func (a *API) importExpenses(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	q := c.Request.URL.Query()
+	opts := expensecsv.Options{VehicleID: id, RecordType: q.Get("record_type"), DateFormat: q.Get("date_format"), DistanceUnit: q.Get("distance_unit")}
+	var optErrs []error
+	if _, ok := expensecsv.LubeLoggerRecordTypes[opts.RecordType]; opts.RecordType != "" && !ok {
+		optErrs = append(optErrs, apperr.Invalid("record_type", "must be one of service, repair, upgrade, tax"))
+	}
+	if opts.DateFormat != "" && !refuelcsv.ValidDateFormat(opts.DateFormat) {
+		optErrs = append(optErrs, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
+	}
+	if opts.DistanceUnit != "" && !refuelcsv.ValidDistanceUnit(opts.DistanceUnit) {
+		optErrs = append(optErrs, apperr.Invalid("distance_unit", "must be one of km, mi"))
+	}
+	in, err := a.readImport(c, id, optErrs, func(fuel.Vehicle) {})
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	opts.Location = in.location
+	res, err := expensecsv.Read(bytes.NewReader(in.text), opts)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if res.BadRows > 0 {
+		badRows(c, res.Rows, res.BadRows, res.Errors)
+		return
+	}
+	out, err := a.store.ImportExpenses(c.Request.Context(), id, res.Expenses, in.dryRun)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, expenseImportResponse{
+		importResponse: importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: in.dryRun, Encoding: in.encoding},
+		Format:         res.Format, Ignored: res.Ignored,
+	})
 }

@@ -185,3 +185,69 @@ func TestExpensesOfOtherUsers(t *testing.T) {
 		wantStatus(t, "editor deletes", s.as(ed, "DELETE", path, ""), 204, "")
 	})
 }
+
+func TestCostStatisticsAnswers(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *server) {
+		vid := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+		for _, body := range []string{
+			`{"vehicle_id":` + vid + `,"refuel_time":"2026-03-01T08:00:00Z","odometer":1000,"fuel_type":"B7","liters":40,"total_amount":60,"is_full":true}`,
+			`{"vehicle_id":` + vid + `,"refuel_time":"2026-03-03T08:00:00Z","odometer":1730,"fuel_type":"B7","liters":30,"total_amount":45.5,"is_full":true}`,
+		} {
+			s.mustRefuel(body)
+		}
+		for _, body := range []string{
+			`{"vehicle_id":` + vid + `,"time":"2026-02-15T10:00:00Z","category":"tax","title":"Road tax","amount":120}`,
+			`{"vehicle_id":` + vid + `,"time":"2026-03-05T09:00:00Z","category":"service","title":"Wipers","amount":10.1}`,
+			`{"vehicle_id":` + vid + `,"time":"2026-03-31T23:30:00Z","category":"service","title":"Oil","amount":89.9}`,
+		} {
+			s.must(200, "POST", "/api/expenses", body)
+		}
+		st := object(t, s.must(200, "GET", "/api/vehicles/"+vid+"/statistics", "").body)
+		for field, want := range map[string]string{
+			"total_amount": "105.5", "expenses_amount": "220", "total_cost": "325.5", "total_cost_per_km": "0.4459",
+			"expenses_by_category": `[{"amount":120,"category":"tax","records":1},{"amount":100,"category":"service","records":2}]`,
+		} {
+			if got := literal(st[field]); got != want {
+				t.Errorf("statistics %s = %s, want %s", field, got, want)
+			}
+		}
+		months := array(t, s.must(200, "GET", "/api/vehicles/"+vid+"/statistics/monthly?tz=Europe/Berlin", "").body)
+		got := []string{}
+		for _, m := range months {
+			got = append(got, m["month"].(string)+"="+literal(m["expenses_amount"])+"/"+literal(m["amount"]))
+		}
+		if want := []string{"2026-02=120/0", "2026-03=10.1/105.5", "2026-04=89.9/0"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("monthly %v, want %v", got, want)
+		}
+
+		res := s.must(200, "GET", "/api/statistics?start_date=2026-03-01T00:00:00Z&end_date=2026-03-31T23:59:59Z", "")
+		want := `{"start_date":"2026-03-01T00:00:00Z","end_date":"2026-03-31T23:59:59Z","vehicles":[{"vehicle_id":` + vid +
+			`,"name":"Golf","role":"owner","currency":null,"fuel_records":2,"fuel_amount":105.5,"expense_records":2,"expenses_amount":100,` +
+			`"expenses_by_category":[{"category":"service","records":2,"amount":100}],"total_cost":205.5,"distance":730,"total_cost_per_km":0.2815}],` +
+			`"totals":[{"currency":null,"vehicles":1,"fuel_records":2,"fuel_amount":105.5,"expense_records":2,"expenses_amount":100,` +
+			`"expenses_by_category":[{"category":"service","records":2,"amount":100}],"total_cost":205.5,"distance":730,"total_cost_per_km":0.2815}]}`
+		if string(res.body) != want {
+			t.Errorf("household statistics\n got %s\nwant %s", res.body, want)
+		}
+		errorBody(t, s.do("GET", "/api/statistics?start_date=2026-04-01T00:00:00Z&end_date=2026-03-01T00:00:00Z", ""), 400, "INVALID_ARGUMENT", "start_date")
+		errorBody(t, s.do("GET", "/api/statistics?end_date=tomorrow", ""), 400, "INVALID_ARGUMENT", "end_date")
+	})
+}
+
+func TestCostStatisticsShowOnlyReadableVehicles(t *testing.T) {
+	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
+		root := s.login("root", "root-password")
+		wantStatus(t, "create out", s.as(root, "POST", "/api/users", `{"username":"out","password":"out-password"}`), 201, "")
+		out := s.login("out", "out-password")
+		vid := literal(object(t, s.as(root, "POST", "/api/vehicles", `{"name":"Family car","fuel_type":"diesel"}`).body)["id"])
+		wantStatus(t, "expense", s.as(root, "POST", "/api/expenses", serviceBody(vid)), 200, "")
+		if got := string(s.as(out, "GET", "/api/statistics", "").body); got != `{"start_date":null,"end_date":null,"vehicles":[],"totals":[]}` {
+			t.Errorf("outsider's household: %s", got)
+		}
+		wantStatus(t, "outsider's vehicle statistics", s.as(out, "GET", "/api/vehicles/"+vid+"/statistics", ""), 404, "NOT_FOUND")
+		cs := object(t, s.as(root, "GET", "/api/statistics", "").body)
+		if got := literal(cs["totals"]); !strings.Contains(got, `"expenses_amount":89.9`) {
+			t.Errorf("root's totals %s", got)
+		}
+	})
+}

@@ -27,7 +27,7 @@ func TestMonthlyStatistics(t *testing.T) {
 				vid, r.at, r.odo, r.liters, r.amount, r.full, r.missed))
 		}
 		month := func(m, records, liters, amount, price, dist, cons string) string {
-			return fmt.Sprintf(`{"month":%q,"energy":"diesel","unit":"l","records":%s,"liters":%s,"amount":%s,"avg_price":%s,"distance":%s,"consumption":%s}`,
+			return fmt.Sprintf(`{"month":%q,"energy":"diesel","unit":"l","records":%s,"liters":%s,"amount":%s,"avg_price":%s,"distance":%s,"consumption":%s,"expenses_amount":0}`,
 				m, records, liters, amount, price, dist, cons)
 		}
 		path := "/api/vehicles/" + vid + "/statistics/monthly"

@@ -83,6 +83,7 @@ func (a *API) Register(r gin.IRouter) {
 	authn := []gin.HandlerFunc{a.accounts.authenticate, ginauth.RequireScope()}
 	r.GET("/health", limit, a.health)
 	r.POST("/api/vehicles/:id/refuels/import", append(authn, ginx.BodyLimit(MaxImportBodyBytes), a.importRefuels)...)
+	r.POST("/api/vehicles/:id/expenses/import", append(authn, ginx.BodyLimit(MaxImportBodyBytes), a.importExpenses)...)
 
 	api := r.Group("/api", append(authn, limit, a.removeDeletedFiles)...)
 	a.accounts.register(r, api, limit)
@@ -96,6 +97,7 @@ func (a *API) Register(r gin.IRouter) {
 	api.GET("/vehicles/:id/statistics", a.statistics)
 	api.GET("/vehicles/:id/statistics/monthly", a.monthlyStatistics)
 	api.GET("/vehicles/:id/refuels.csv", a.exportRefuels)
+	api.GET("/vehicles/:id/expenses.csv", a.exportExpenses)
 
 	api.GET("/refuels", a.listRefuels)
 	api.POST("/refuels", a.createRefuel)
@@ -108,6 +110,7 @@ func (a *API) Register(r gin.IRouter) {
 	api.GET("/expenses/:id", a.getExpense)
 	api.PUT("/expenses/:id", a.updateExpense)
 	api.DELETE("/expenses/:id", a.deleteExpense)
+	api.GET("/statistics", a.costStatistics)
 
 	api.GET("/preferences", a.getPreferences)
 	api.PUT("/preferences", a.updatePreferences)

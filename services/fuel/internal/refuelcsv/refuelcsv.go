@@ -95,14 +95,7 @@ func DecimalComma(lang language.Tag) bool {
 
 // WriteHeader writes the header row (after the byte order mark of a
 // spreadsheet's file).
-func (w *Writer) WriteHeader() error {
-	if w.spreadsheet {
-		if _, err := w.out.WriteString("\ufeff"); err != nil {
-			return err
-		}
-	}
-	return w.writeRecord(Header)
-}
+func (w *Writer) WriteHeader() error { return w.WriteHeaderRow(Header) }
 
 // formulaStarts are the characters that make a spreadsheet read a cell as
 // a formula when they come first: OWASP's = + - @, and their full-width

@@ -369,3 +369,201 @@ func (q *queries) convertExpenses(tx *gorm.DB, uid uint64, c fuel.CurrencyChange
 	}
 	return n, nil
 }
+
+// scanExpenseTotals adds the expenses of a vehicle, those with time in
+// [start, end] where set, to t: one range scan of the index, the amounts
+// read into fixed point as the refuels' statistics read theirs.
+func (q *queries) scanExpenseTotals(tx *gorm.DB, vehicleID uint64, start, end *time.Time, t *fuel.ExpenseTotals) error {
+	query := "SELECT " + timeColumn(q.dialect, "expense_time") + ", category, amount FROM expenses WHERE vehicle_id = ?"
+	args := []any{vehicleID}
+	if start != nil {
+		query += " AND expense_time >= ?"
+		args = append(args, fuel.NormalizeTime(*start))
+	}
+	if end != nil {
+		query += " AND expense_time <= ?"
+		args = append(args, fuel.NormalizeTime(*end))
+	}
+	rows, err := tx.Raw(query, args...).Rows()
+	if err != nil {
+		return fmt.Errorf("scan expenses: %w", err)
+	}
+	defer rows.Close()
+	var (
+		at       time.Time
+		category string
+		amount   sql.RawBytes
+	)
+	for rows.Next() {
+		if err := rows.Scan((*timestamp)(&at), &category, &amount); err != nil {
+			return fmt.Errorf("scan expense: %w", err)
+		}
+		n, err := parseFixed(amount, fuel.QuantityScale)
+		if err != nil {
+			return fmt.Errorf("expense amount %q: %w", amount, err)
+		}
+		t.Add(at.UTC(), category, n)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scan expenses: %w", err)
+	}
+	return nil
+}
+
+// CostStatistics implements fuel.ExpenseStore: in one read transaction,
+// the vehicles the caller may see, then for each an ordered scan of its
+// refuels in the period (fuel.StatsBuilder: the home amounts and the
+// readings' span) and a scan of its expenses.
+func (q *queries) CostStatistics(ctx context.Context, start, end *time.Time) (fuel.CostStatistics, error) {
+	var out fuel.CostStatistics
+	uid := auth.UserID(ctx)
+	err := q.read.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		query, args := vehicleSelect(q.dialect, uid)
+		rows, err := tx.Raw(query+" ORDER BY v.id", args...).Rows()
+		if err != nil {
+			return fmt.Errorf("list vehicles: %w", err)
+		}
+		var vehicles []fuel.Vehicle
+		for rows.Next() {
+			var v vehicleRow
+			if err := v.scan(rows); err != nil {
+				rows.Close()
+				return fmt.Errorf("list vehicles: %w", err)
+			}
+			vehicles = append(vehicles, v.toVehicle())
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return fmt.Errorf("list vehicles: %w", err)
+		}
+		costs := make([]fuel.VehicleCost, 0, len(vehicles))
+		for _, v := range vehicles {
+			b := fuel.NewStatsBuilder(v.ID, fuel.DefaultEnergy(v.FuelType))
+			if err := q.scanStats(tx, v.ID, start, end, b.Add); err != nil {
+				return err
+			}
+			s := b.Statistics()
+			t := fuel.NewExpenseTotals(nil)
+			if err := q.scanExpenseTotals(tx, v.ID, start, end, t); err != nil {
+				return err
+			}
+			s.AddExpenses(t)
+			costs = append(costs, fuel.VehicleCostOf(v, s, t.Records()))
+		}
+		out = fuel.SumCosts(costs)
+		return nil
+	}, q.snapshot())
+	return out, err
+}
+
+// ExportExpenses implements fuel.ExpenseStore in pages, as ExportRefuels.
+func (q *queries) ExportExpenses(ctx context.Context, vehicleID uint64, fn func(fuel.Expense) error) error {
+	if _, err := q.vehicle(ctx, q.read, vehicleID, false); err != nil {
+		return err
+	}
+	uid := auth.UserID(ctx)
+	var (
+		afterTime time.Time
+		afterID   uint64
+		first     = true
+	)
+	for {
+		query := "SELECT " + expenseColumns(q.dialect) + " FROM expenses e WHERE e.vehicle_id = ? AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = ? AND " +
+			visibleTo("v") + ")"
+		args := []any{vehicleID, vehicleID, uid, uid}
+		if !first {
+			query += " AND (e.expense_time, e.id) > (?, ?)"
+			args = append(args, afterTime, afterID)
+		}
+		query += " ORDER BY e.expense_time ASC, e.id ASC LIMIT ?"
+		args = append(args, exportPage)
+		page, err := expenseRows(q.read.WithContext(ctx).Raw(query, args...))
+		if err != nil {
+			return fmt.Errorf("export expenses: %w", err)
+		}
+		for _, e := range page {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if len(page) < exportPage {
+			return nil
+		}
+		last := page[len(page)-1]
+		afterTime, afterID, first = last.Time, last.ID, false
+	}
+}
+
+// expenseKey is what makes an imported expense equal to a stored one.
+func expenseKey(t time.Time, category, title string, amount decimal.Decimal, odo decimal.NullDecimal) string {
+	o := "-"
+	if odo.Valid {
+		o = odo.Decimal.String()
+	}
+	return fmt.Sprintf("%d|%s|%s|%s|%s", fuel.NormalizeTime(t).UnixMicro(), category, amount.String(), o, title)
+}
+
+// ImportExpenses implements fuel.ExpenseStore as ImportRefuels does: the
+// vehicle locked on PostgreSQL, a dry run a read transaction.
+func (q *queries) ImportExpenses(ctx context.Context, vehicleID uint64, es []fuel.Expense, dryRun bool) (fuel.ImportResult, error) {
+	h, opts := q.write, (*sql.TxOptions)(nil)
+	if dryRun {
+		h, opts = q.read, q.snapshot()
+	}
+	var res fuel.ImportResult
+	err := h.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		v, err := q.vehicle(ctx, tx, vehicleID, !dryRun)
+		if err != nil {
+			return err
+		}
+		if !v.Role.CanWriteRefuels() {
+			return fuel.ErrForbidden
+		}
+		rows, err := tx.Raw("SELECT "+timeColumn(q.dialect, "expense_time")+", category, title, amount, odometer FROM expenses WHERE vehicle_id = ?", vehicleID).Rows()
+		if err != nil {
+			return fmt.Errorf("read stored expenses: %w", err)
+		}
+		stored := map[string]bool{}
+		for rows.Next() {
+			var (
+				t               time.Time
+				category, title string
+				amount          decimal.Decimal
+				odo             decimal.NullDecimal
+			)
+			if err := rows.Scan((*timestamp)(&t), &category, &title, &amount, &odo); err != nil {
+				rows.Close()
+				return fmt.Errorf("read stored expenses: %w", err)
+			}
+			stored[expenseKey(t, category, title, amount, odo)] = true
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return fmt.Errorf("read stored expenses: %w", err)
+		}
+		now := q.now()
+		var batch []expenseRow
+		for _, e := range es {
+			if stored[expenseKey(e.Time, e.Category, e.Title, e.Amount, e.Odometer)] {
+				res.Skipped++
+				continue
+			}
+			res.Imported++
+			e.ID, e.VehicleID, e.CreatedAt, e.UpdatedAt = 0, vehicleID, now, now
+			row, err := toExpenseRow(e)
+			if err != nil {
+				return err
+			}
+			batch = append(batch, row)
+		}
+		if dryRun || len(batch) == 0 {
+			return nil
+		}
+		if err := tx.CreateInBatches(&batch, importBatch).Error; err != nil {
+			return fmt.Errorf("import expenses: %w", err)
+		}
+		return nil
+	}, opts)
+	if err != nil {
+		return fuel.ImportResult{}, err
+	}
+	return res, nil
+}

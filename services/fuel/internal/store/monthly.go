@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -22,6 +23,20 @@ func (q *queries) MonthlyStatistics(ctx context.Context, vehicleID uint64, mq fu
 			return err
 		}
 		out = b.Series()
+		loc := mq.Location
+		if loc == nil {
+			loc = time.UTC
+		}
+		expenses := fuel.NewExpenseTotals(loc)
+		if err := q.scanExpenseTotals(tx, vehicleID, mq.Start, mq.End, expenses); err != nil {
+			return err
+		}
+		if out.Energy == "" && expenses.Records() > 0 {
+			// No refuel in range: the months of expenses still need an
+			// energy to be shown with; the vehicle's own.
+			out.Energy = fuel.DefaultEnergy(v.FuelType)
+		}
+		out.AddExpenseMonths(expenses)
 		return nil
 	}, q.snapshot())
 	return out, err

@@ -26,6 +26,11 @@ func (q *queries) Statistics(ctx context.Context, vehicleID uint64) (fuel.Statis
 			return err
 		}
 		out = b.Statistics()
+		expenses := fuel.NewExpenseTotals(nil)
+		if err := q.scanExpenseTotals(tx, vehicleID, nil, nil, expenses); err != nil {
+			return err
+		}
+		out.AddExpenses(expenses)
 		if id := b.LastID(); id != 0 {
 			last, _, err := q.refuel(ctx, tx, id, false)
 			if err != nil {
