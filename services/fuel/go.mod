@@ -5,10 +5,12 @@ go 1.26.8
 replace github.com/carhub/backend/pkg => ../../pkg
 
 require (
+	github.com/arran4/golang-ical v0.3.4
 	github.com/carhub/backend/pkg v0.0.0-00010101000000-000000000000
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/dsoprea/go-exif/v3 v3.0.1
+	github.com/emersion/go-ical v0.0.0-20250329121855-f41e73efc392
 	github.com/gabriel-vasile/mimetype v1.4.13
 	github.com/gin-gonic/gin v1.12.0
 	github.com/glebarez/sqlite v1.11.0
@@ -84,6 +86,7 @@ require (
 	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/quic-go/quic-go v0.59.1 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/teambition/rrule-go v1.8.2 // indirect
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	github.com/ugorji/go/codec v1.3.1 // indirect
 	go.mongodb.org/mongo-driver/v2 v2.5.0 // indirect

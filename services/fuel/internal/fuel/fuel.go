@@ -332,6 +332,7 @@ type RefuelFilter struct {
 // other errors only for failures of the database.
 type Store interface {
 	ExpenseStore
+	ReminderStore
 	AttachmentStore // attachments.go
 
 	// ListVehicles returns the user's vehicles, the user's default first,

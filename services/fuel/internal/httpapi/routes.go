@@ -84,6 +84,8 @@ func (a *API) Register(r gin.IRouter) {
 	r.GET("/health", limit, a.health)
 	r.POST("/api/vehicles/:id/refuels/import", append(authn, ginx.BodyLimit(MaxImportBodyBytes), a.importRefuels)...)
 	r.POST("/api/vehicles/:id/expenses/import", append(authn, ginx.BodyLimit(MaxImportBodyBytes), a.importExpenses)...)
+	// The calendar feed alone also takes a read token in its query.
+	r.GET("/api/reminders.ics", limit, a.accounts.authenticateFeed, ginauth.RequireScope(), a.reminderFeed)
 
 	api := r.Group("/api", append(authn, limit, a.removeDeletedFiles)...)
 	a.accounts.register(r, api, limit)
@@ -111,6 +113,12 @@ func (a *API) Register(r gin.IRouter) {
 	api.PUT("/expenses/:id", a.updateExpense)
 	api.DELETE("/expenses/:id", a.deleteExpense)
 	api.GET("/statistics", a.costStatistics)
+
+	api.GET("/reminders", a.listReminders)
+	api.POST("/reminders", a.createReminder)
+	api.GET("/reminders/:id", a.getReminder)
+	api.PUT("/reminders/:id", a.updateReminder)
+	api.DELETE("/reminders/:id", a.deleteReminder)
 
 	api.GET("/preferences", a.getPreferences)
 	api.PUT("/preferences", a.updatePreferences)

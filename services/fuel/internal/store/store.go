@@ -251,7 +251,7 @@ func (q *queries) clearDefault(tx *gorm.DB, owner, keep uint64, now time.Time) e
 // CountRows returns the number of rows of table; for tests and tools.
 func (q *queries) CountRows(ctx context.Context, table string) (int64, error) {
 	switch table {
-	case "vehicles", "refuels", "expenses", "idempotency_keys", "vehicle_members", "password_attempts":
+	case "vehicles", "refuels", "expenses", "idempotency_keys", "vehicle_members", "password_attempts", "reminders":
 	default:
 		return 0, fmt.Errorf("count rows: unknown table %q", table)
 	}

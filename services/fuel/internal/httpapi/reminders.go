@@ -1,0 +1,384 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"github.com/shopspring/decimal"
+
+	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/fuel"
+)
+
+// reminderRequest is the body of POST and PUT /api/reminders[/:id]; the
+// computed and read-only members are ignored.
+type reminderRequest struct {
+	VehicleID   optNumber `json:"vehicle_id"`
+	Title       optString `json:"title"`
+	Category    optString `json:"category"`
+	Match       optString `json:"match"`
+	EveryKm     optNumber `json:"every_km"`
+	EveryMonths optNumber `json:"every_months"`
+	LastDone    optDone   `json:"last_done"`
+	Notes       optString `json:"notes"`
+	SoonKm      optNumber `json:"soon_km"`
+	SoonDays    optNumber `json:"soon_days"`
+}
+
+// optDone is the last_done member: an object {time, odometer} or null.
+type optDone struct {
+	Set, Null bool
+	Time      optString `json:"time"`
+	Odometer  optNumber `json:"odometer"`
+}
+
+var objectType = reflect.TypeFor[map[string]any]()
+
+func (o *optDone) UnmarshalJSON(b []byte) error {
+	*o = optDone{Set: true}
+	if isNull(b) {
+		o.Null = true
+		return nil
+	}
+	if b[0] != '{' {
+		return typeError(b, objectType)
+	}
+	var v struct {
+		Time     optString `json:"time"`
+		Odometer optNumber `json:"odometer"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	o.Time, o.Odometer = v.Time, v.Odometer
+	return nil
+}
+
+// reminderResponse is a reminder with its computed fields.
+type reminderResponse struct {
+	ID          uint64        `json:"id"`
+	VehicleID   uint64        `json:"vehicle_id"`
+	Title       string        `json:"title"`
+	Category    string        `json:"category"`
+	Match       string        `json:"match"`
+	EveryKm     *json.Number  `json:"every_km"`
+	EveryMonths *int          `json:"every_months"`
+	LastDone    *doneResponse `json:"last_done"`
+	Notes       string        `json:"notes"`
+	SoonKm      json.Number   `json:"soon_km"`
+	SoonDays    int           `json:"soon_days"`
+	// The computed fields (fuel.ReminderDue).
+	DueOdometer      *json.Number `json:"due_odometer"`
+	DueInKm          *json.Number `json:"due_in_km"`
+	DueDate          *string      `json:"due_date"`
+	DueInDays        *int         `json:"due_in_days"`
+	DistancePerDay   *json.Number `json:"distance_per_day"`
+	EstimatedDueDate *string      `json:"estimated_due_date"`
+	Status           string       `json:"status"`
+	Revision         int          `json:"revision"`
+	CreatedAt        string       `json:"created_at"`
+	UpdatedAt        string       `json:"updated_at"`
+}
+
+// doneResponse is the last_done in effect: the user's or, when newer, the
+// newest matching expense's (expense_id set).
+type doneResponse struct {
+	Time      string       `json:"time"`
+	Odometer  *json.Number `json:"odometer"`
+	ExpenseID *uint64      `json:"expense_id"`
+}
+
+func dateString(d *fuel.Date) *string {
+	if d == nil {
+		return nil
+	}
+	s := d.String()
+	return &s
+}
+
+func toReminderResponse(r fuel.Reminder, due fuel.ReminderDue) reminderResponse {
+	out := reminderResponse{
+		ID: r.ID, VehicleID: r.VehicleID, Title: r.Title, Category: r.Category, Match: r.Match,
+		EveryKm: nullNumber(r.EveryKm), Notes: r.Notes, SoonKm: number(r.SoonKm), SoonDays: r.SoonDays,
+		DueOdometer: nullNumber(due.DueOdometer), DueInKm: nullNumber(due.DueInKm), DueDate: dateString(due.DueDate),
+		DueInDays: due.DueInDays, DistancePerDay: nullNumber(due.DistancePerDay), EstimatedDueDate: dateString(due.EstimatedDueDate),
+		Status: string(due.Status), Revision: r.Revision, CreatedAt: formatTime(r.CreatedAt), UpdatedAt: formatTime(r.UpdatedAt),
+	}
+	if r.EveryMonths != 0 {
+		n := r.EveryMonths
+		out.EveryMonths = &n
+	}
+	if d := due.LastDone; d != nil {
+		out.LastDone = &doneResponse{Time: formatTime(d.Time), Odometer: nullNumber(d.Odometer)}
+		if d.ExpenseID != 0 {
+			id := d.ExpenseID
+			out.LastDone.ExpenseID = &id
+		}
+	}
+	return out
+}
+
+// toReminderUpdate turns a body into a patch, as toRefuelUpdate does. On
+// create, soon_km and soon_days absent are their defaults (set by the
+// caller); null resets them to the defaults on PUT too.
+func (req reminderRequest) toReminderUpdate(create bool) (fuel.ReminderUpdate, error) {
+	b := members{create: create}
+	u := fuel.ReminderUpdate{
+		VehicleID:   b.id("vehicle_id", req.VehicleID),
+		Title:       b.str("title", req.Title, true),
+		Category:    b.str("category", req.Category, true),
+		Match:       b.str("match", req.Match, false),
+		EveryKm:     b.nullDecimal("every_km", req.EveryKm),
+		EveryMonths: b.integer("every_months", req.EveryMonths, 0, 1, fuel.MaxEveryMonths),
+	}
+	var err error
+	u.SetLastDone, u.LastDone, err = doneField("last_done", req.LastDone)
+	b.errs = append(b.errs, err)
+	u.Notes = b.str("notes", req.Notes, false)
+	u.SoonKm = b.decimalOr("soon_km", req.SoonKm, fuel.DefaultSoonKm)
+	u.SoonDays = b.integer("soon_days", req.SoonDays, fuel.DefaultSoonDays, 0, fuel.MaxSoonDays)
+	return u, b.err()
+}
+
+// integer reads an optional integer member between lo and hi; null is
+// def.
+func (m *members) integer(field string, o optNumber, def, lo, hi int) *int {
+	use, reset, err := presence(field, o.Set, o.Null, false, m.create)
+	if err != nil || (!use && !reset) {
+		m.errs = append(m.errs, err)
+		return nil
+	}
+	if reset {
+		return &def
+	}
+	n, err := strconv.Atoi(o.Raw)
+	if err != nil || len(o.Raw) > 9 || n < lo || n > hi {
+		m.errs = append(m.errs, apperr.Invalid(field, "must be an integer between %d and %d", lo, hi))
+		return nil
+	}
+	return &n
+}
+
+// decimalOr reads an optional quantity member; null is def.
+func (m *members) decimalOr(field string, o optNumber, def decimal.Decimal) *decimal.Decimal {
+	use, reset, err := presence(field, o.Set, o.Null, false, m.create)
+	if err != nil || (!use && !reset) {
+		m.errs = append(m.errs, err)
+		return nil
+	}
+	if reset {
+		return &def
+	}
+	d, err := parseDecimal(field, o.Raw)
+	m.errs = append(m.errs, err)
+	return &d
+}
+
+// doneField reads last_done: absent leaves it, null clears it, an object
+// needs its time; odometer is optional (Validate requires it with
+// every_km).
+func doneField(field string, o optDone) (set bool, d *fuel.Done, err error) {
+	if !o.Set {
+		return false, nil, nil
+	}
+	if o.Null {
+		return true, nil, nil
+	}
+	d = &fuel.Done{}
+	var errs []error
+	if o.Time.Set && !o.Time.Null {
+		d.Time, err = parseTime(field+".time", o.Time.V)
+		errs = append(errs, err)
+	}
+	odo, err := nullDecimalField(field+".odometer", o.Odometer)
+	errs = append(errs, err)
+	if odo != nil {
+		d.Odometer = *odo
+	}
+	return true, d, apperr.Join(errs...)
+}
+
+// reminderOut reads the reminder id as of now with its facts and renders
+// it: the answer of every write.
+func (a *API) reminderOut(ctx context.Context, st fuel.Store, id uint64) (reminderResponse, error) {
+	now := a.now()
+	r, err := st.Reminder(ctx, id, now)
+	if err != nil {
+		return reminderResponse{}, err
+	}
+	return toReminderResponse(r, r.Due(now)), nil
+}
+
+func (a *API) createReminder(c *gin.Context) {
+	a.create(c, func(body io.Reader) (creator, error) {
+		var req reminderRequest
+		if err := ginx.DecodeJSON(body, &req); err != nil {
+			return nil, err
+		}
+		u, err := req.toReminderUpdate(true)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, st fuel.Store) (any, error) {
+			r := fuel.Reminder{SoonKm: fuel.DefaultSoonKm, SoonDays: fuel.DefaultSoonDays}
+			u.Apply(&r)
+			if err := st.CreateReminder(ctx, &r); err != nil {
+				return nil, err
+			}
+			return a.reminderOut(ctx, st, r.ID)
+		}, nil
+	})
+}
+
+func (a *API) getReminder(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out, err := a.reminderOut(c.Request.Context(), a.store, id)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (a *API) updateReminder(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	var req reminderRequest
+	if err := ginx.BindJSON(c, &req); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	u, err := req.toReminderUpdate(false)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	if _, err := a.store.UpdateReminder(ctx, id, u); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out, err := a.reminderOut(ctx, a.store, id)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (a *API) deleteReminder(c *gin.Context) {
+	id, err := pathID(c)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	if err := a.store.DeleteReminder(c.Request.Context(), id); err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// dueReminder is a reminder with what is due of it.
+type dueReminder struct {
+	fuel.Reminder
+	Due fuel.ReminderDue
+}
+
+// listDue reads the reminders f selects as of now, computes them, keeps
+// those of status (all when "") and orders them by urgency: overdue,
+// soon, ok; within each, by the day they are due (NextDate; none last),
+// then by id.
+func (a *API) listDue(ctx context.Context, f fuel.ReminderFilter, status fuel.ReminderStatus) ([]dueReminder, error) {
+	now := a.now()
+	f.AsOf = now
+	rs, err := a.store.ListReminders(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]dueReminder, 0, len(rs))
+	for _, r := range rs {
+		d := r.Due(now)
+		if status == "" || d.Status == status {
+			out = append(out, dueReminder{r, d})
+		}
+	}
+	rank := map[fuel.ReminderStatus]int{fuel.StatusOverdue: 0, fuel.StatusSoon: 1, fuel.StatusOK: 2}
+	slices.SortStableFunc(out, func(x, y dueReminder) int {
+		if c := rank[x.Due.Status] - rank[y.Due.Status]; c != 0 {
+			return c
+		}
+		dx, dy := x.Due.NextDate(), y.Due.NextDate()
+		switch {
+		case dx != nil && dy == nil:
+			return -1
+		case dx == nil && dy != nil:
+			return 1
+		case dx != nil && *dx != *dy:
+			return -dx.DaysUntil(*dy)
+		}
+		return 0 // the store's order: by id
+	})
+	return out, nil
+}
+
+func (a *API) listReminders(c *gin.Context) {
+	f, status, err := reminderFilter(c.Request.URL.Query())
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	rs, err := a.listDue(c.Request.Context(), f, status)
+	if err != nil {
+		ginx.Fail(c, err)
+		return
+	}
+	out := make([]reminderResponse, len(rs))
+	for i, r := range rs {
+		out[i] = toReminderResponse(r.Reminder, r.Due)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// reminderFilter reads the query of GET /api/reminders: vehicle_id and
+// status, both optional, each at most once; every bad one is named.
+func reminderFilter(q url.Values) (fuel.ReminderFilter, fuel.ReminderStatus, error) {
+	var (
+		f      fuel.ReminderFilter
+		status fuel.ReminderStatus
+		errs   []error
+	)
+	for _, name := range []string{"vehicle_id", "status"} {
+		vs, ok := q[name]
+		switch {
+		case !ok:
+			continue
+		case len(vs) > 1:
+			errs = append(errs, apperr.Invalid(name, "must be given at most once"))
+			continue
+		}
+		var err error
+		if name == "vehicle_id" {
+			f.VehicleID, err = parseID(name, vs[0])
+		} else {
+			status, err = fuel.ParseReminderStatus(name, vs[0])
+		}
+		errs = append(errs, err)
+	}
+	return f, status, apperr.Join(errs...)
+}
