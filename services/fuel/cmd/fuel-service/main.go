@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,6 +23,7 @@ import (
 	"github.com/carhub/backend/pkg/profiling"
 	"github.com/carhub/backend/pkg/serviceenv"
 	"github.com/carhub/backend/pkg/tracing"
+	"github.com/carhub/backend/services/fuel/internal/filestore"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
@@ -31,6 +33,9 @@ type Config struct {
 	Addr        string `env:"FUEL_ADDR" default:":8082"`
 	DatabaseURL string `env:"DATABASE_URL" secret:"true"` // PostgreSQL URL; empty: embedded SQLite
 	SQLitePath  string `env:"FUEL_SQLITE_PATH" default:"var/fuel.db"`
+	// FilesDir keeps the files of attachments; empty: an attachments
+	// directory beside FUEL_SQLITE_PATH (var/attachments), on PostgreSQL too.
+	FilesDir string `env:"FUEL_FILES_DIR"`
 	// CORS_ORIGINS, TRUSTED_PROXIES (whose address login attempts are
 	// counted under), SHUTDOWN_DRAIN, METRICS: as every service reads them.
 	serviceenv.HTTP
@@ -122,6 +127,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	defer st.Close()
 	log.Info("database ready", "dialect", st.Dialect())
+	files, err := openFiles(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
 
 	ln, err := httpserver.Listen(cfg.Addr)
 	if err != nil {
@@ -148,7 +157,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if authOpts.OIDC, err = oidcOptions(ctx, cfg.OIDC, authOpts.Mode, log); err != nil {
 		return err
 	}
-	opts := httpapi.Options{CORSOrigins: web.Origins, TrustedProxies: web.Proxies, Probes: readiness(st), Auth: authOpts}
+	opts := httpapi.Options{CORSOrigins: web.Origins, TrustedProxies: web.Proxies, Probes: readiness(st), Auth: authOpts, Files: files}
 	if web.Metrics {
 		opts.Metrics = metrics.NewRegistry()
 		if err := registerPools(opts.Metrics, st); err != nil {
@@ -160,6 +169,32 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	h := httpapi.New(log, st, opts)
 	return httpserver.Serve(ctx, ln, h, log, httpserver.Options{Drain: web.Drain, OnStop: opts.Probes.Drain})
+}
+
+// filesDir is where the files of attachments live: FUEL_FILES_DIR, or
+// beside the SQLite file.
+func filesDir(cfg Config) string {
+	if cfg.FilesDir != "" {
+		return cfg.FilesDir
+	}
+	return filepath.Join(filepath.Dir(cfg.SQLitePath), "attachments")
+}
+
+// openFiles opens the file store of attachments and removes the files
+// whose attachments were deleted while no process could (a crash between
+// the delete and the removal). A file it cannot remove stays listed and
+// is only logged: it costs space, not correctness.
+func openFiles(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (*filestore.Store, error) {
+	files, err := filestore.Open(filesDir(cfg))
+	if err != nil {
+		return nil, err
+	}
+	n, err := files.Purge(ctx, st)
+	if err != nil {
+		log.Warn("remove the files of deleted attachments", "err", err)
+	}
+	log.Info("attachment files ready", "dir", files.Dir(), "removed", n)
+	return files, nil
 }
 
 // readiness is the service's /readyz: the database answers and its schema

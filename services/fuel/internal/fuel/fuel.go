@@ -333,6 +333,7 @@ type RefuelFilter struct {
 type Store interface {
 	ExpenseStore
 	ReminderStore
+	AttachmentStore // attachments.go
 
 	// ListVehicles returns the user's vehicles, the user's default first,
 	// then by id.

@@ -14,6 +14,7 @@ import (
 	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/services/fuel/internal/filestore"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -42,6 +43,8 @@ type Options struct {
 	Probes *probes.Probes
 	// Auth configures accounts; the zero value is AUTH_MODE=off.
 	Auth AuthOptions
+	// Files keeps the files of attachments; nil answers their routes 503.
+	Files *filestore.Store
 }
 
 // API serves the fuel endpoints from a Store.
@@ -51,6 +54,7 @@ type API struct {
 	log      *slog.Logger
 	metrics  serviceMetrics
 	accounts *accountRoutes
+	files    *filestore.Store
 }
 
 // New returns the service's HTTP handler: the shared ginx engine with the
@@ -62,7 +66,7 @@ func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 		CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies, QuietPaths: []string{"/health"},
 		Metrics: opts.Metrics, Probes: opts.Probes,
 	})
-	a := &API{store: store, now: opts.Now, log: log, metrics: newServiceMetrics(opts.Metrics)}
+	a := &API{store: store, now: opts.Now, log: log, metrics: newServiceMetrics(opts.Metrics), files: opts.Files}
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -83,8 +87,9 @@ func (a *API) Register(r gin.IRouter) {
 	// The calendar feed alone also takes a read token in its query.
 	r.GET("/api/reminders.ics", limit, a.accounts.authenticateFeed, ginauth.RequireScope(), a.reminderFeed)
 
-	api := r.Group("/api", append(authn, limit)...)
+	api := r.Group("/api", append(authn, limit, a.removeDeletedFiles)...)
 	a.accounts.register(r, api, limit)
+	a.registerAttachments(r, api, authn)
 	api.GET("/vehicles", a.listVehicles)
 	api.POST("/vehicles", a.createVehicle)
 	api.GET("/vehicles/:id", a.getVehicle)

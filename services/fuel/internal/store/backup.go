@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/carhub/backend/pkg/atomicfile"
+	"github.com/carhub/backend/services/fuel/internal/filestore"
 )
 
 // ErrNotEmpty is wrapped by RestoreSQLite's error when the target already
@@ -31,6 +32,7 @@ type BackupInfo struct {
 	Refuels   int64
 	Expenses  int64
 	Migration int
+	packedFiles
 }
 
 // sqliteCompanions are the files SQLite keeps beside a database: a stale
@@ -51,6 +53,13 @@ var sqliteCompanions = []string{"-wal", "-shm", "-journal"}
 // backup. An existing dst is an error wrapping ErrNotEmpty unless
 // overwrite.
 func BackupSQLite(ctx context.Context, path, dst string, overwrite bool) (BackupInfo, error) {
+	return BackupSQLiteFiles(ctx, path, "", dst, overwrite)
+}
+
+// BackupSQLiteFiles is BackupSQLite with the files of the attachments the
+// copy records, read from filesDir ("" for none), in the backup file
+// itself (packFiles).
+func BackupSQLiteFiles(ctx context.Context, path, filesDir, dst string, overwrite bool) (BackupInfo, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return BackupInfo{}, fmt.Errorf("no database to back up: %w", err)
@@ -85,6 +94,12 @@ func BackupSQLite(ctx context.Context, path, dst string, overwrite bool) (Backup
 	if _, err := src.ExecContext(ctx, "VACUUM INTO ?", tmp); err != nil {
 		return BackupInfo{}, fmt.Errorf("copy %s: %w", path, err)
 	}
+	var packed packedFiles
+	if filesDir != "" {
+		if packed, err = packFiles(ctx, tmp, filesDir); err != nil {
+			return BackupInfo{}, err
+		}
+	}
 	if err := syncFile(tmp); err != nil {
 		return BackupInfo{}, err
 	}
@@ -92,6 +107,7 @@ func BackupSQLite(ctx context.Context, path, dst string, overwrite bool) (Backup
 	if err != nil {
 		return BackupInfo{}, fmt.Errorf("the copy of %s does not hold: %w", path, err)
 	}
+	info.packedFiles = packed
 	if err := place(tmp, dst, overwrite); err != nil {
 		return BackupInfo{}, err
 	}
@@ -113,6 +129,16 @@ func BackupSQLite(ctx context.Context, path, dst string, overwrite bool) (Backup
 // database or the whole backup. Migrations newer than the backup are
 // applied by fuel-service when it starts.
 func RestoreSQLite(ctx context.Context, from, path string, replace bool) (BackupInfo, error) {
+	return RestoreSQLiteFiles(ctx, from, path, "", replace)
+}
+
+// RestoreSQLiteFiles is RestoreSQLite that also puts the attachment files
+// the backup holds into filesDir ("" for none): each checked against the
+// SHA-256 its row records before any is written, and written before the
+// database is placed (unpackFiles). Once the database is in place, the
+// files of filesDir that it does not record (those of the database it
+// replaced) are removed.
+func RestoreSQLiteFiles(ctx context.Context, from, path, filesDir string, replace bool) (BackupInfo, error) {
 	if st, err := os.Stat(from); err != nil {
 		return BackupInfo{}, fmt.Errorf("no backup to restore: %w", err)
 	} else if !st.Mode().IsRegular() {
@@ -143,14 +169,30 @@ func RestoreSQLite(ctx context.Context, from, path string, replace bool) (Backup
 	if err != nil {
 		return BackupInfo{}, fmt.Errorf("backup %s is not usable, nothing was restored: %w", from, err)
 	}
+	if filesDir != "" {
+		if info.packedFiles, err = checkPackedFiles(ctx, tmp); err != nil {
+			return BackupInfo{}, fmt.Errorf("backup %s is not usable, nothing was restored: %w", from, err)
+		}
+	}
 
 	if len(occupied) > 0 {
 		if err := releaseOld(ctx, path); err != nil {
 			return BackupInfo{}, err
 		}
 	}
+	var files *filestore.Store
+	if filesDir != "" {
+		if files, err = unpackFiles(ctx, tmp, filesDir); err != nil {
+			return BackupInfo{}, err
+		}
+	}
 	if err := place(tmp, path, replace); err != nil {
 		return BackupInfo{}, err
+	}
+	if files != nil {
+		if info.FilesRemoved, err = sweepFiles(ctx, path, files); err != nil {
+			return info, fmt.Errorf("the database is restored; removing the files it does not record: %w", err)
+		}
 	}
 	return info, nil
 }
