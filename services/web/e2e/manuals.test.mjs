@@ -3,7 +3,7 @@
 // manuals with one tap to ask every manual.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, navLink, shootEverywhere, startStack } from './harness.mjs';
+import { axeBothSchemes, eventually, navLink, shootEverywhere, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 let s;
@@ -120,5 +120,73 @@ describe('the manual belongs to the car', () => {
     await page.getByText('Vehicle updated.').waitFor();
     const saved = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Golf');
     assert.deepEqual(saved.manual_md5s, [golfMd5, await md5Of('van-manual.pdf')], 'the stale link dropped, the order kept, the new one last');
+  });
+});
+
+// A manual with a maintenance schedule as a list, between pages of other
+// numbers: docqa's rules propose its items (no chat model here).
+const planManual = makePdf([
+  ['Welcome. This manual covers the Golf 1.5 TSI. Top speed 210 km/h, tank 50 litres.'],
+  ['Maintenance schedule', 'Tyre rotation: every 10,000 km.', 'Wiper blades: replace every 12 months.', 'Battery check: every 20,000 km or 12 months.'],
+  ['Warranty. The paint is guaranteed for 3 years. Towing up to 1,500 kg.'],
+]);
+
+describe('a maintenance plan from the manual', () => {
+  it('proposes the manual\'s items with their page; ticked items become the vehicle\'s reminders, queued while offline', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([planManual], { type: 'application/pdf' }), 'plan-manual.pdf');
+    const up = await fetch(`${s.base}/api/documents/upload`, { method: 'POST', body: form });
+    assert.equal(up.status, 200, await up.text());
+    const golf = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Golf');
+    await api('PUT', `/api/vehicles/${golf.id}`, { manual_md5s: [...golf.manual_md5s, await md5Of('plan-manual.pdf')] });
+    // The vehicle has one of the items already: it is proposed unticked.
+    await api('POST', '/api/reminders', { vehicle_id: golf.id, title: 'Battery check', category: 'service', every_months: 12 });
+
+    await page.goto(`${s.base}/manuals`);
+    const item = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'plan-manual.pdf' }) });
+    await item.getByRole('button', { name: 'Propose a maintenance plan' }).click();
+    const plan = page.getByRole('region', { name: 'Maintenance plan from plan-manual.pdf' });
+    const items = plan.getByRole('list', { name: 'Proposed items' });
+    await items.waitFor();
+    await plan.getByText('Read by rules, as no AI model is configured', { exact: false }).waitFor();
+    const labels = await items.locator('label').allInnerTexts();
+    assert.deepEqual(labels, ['Tyre rotation', 'Wiper blades', 'Battery check'], 'the three items of the schedule, in its order, nothing from the other pages');
+    assert.equal(await plan.getByLabel('Tyre rotation').isChecked(), true);
+    assert.equal(await plan.getByLabel('Wiper blades').isChecked(), true);
+    assert.equal(await plan.getByLabel('Battery check').isChecked(), false, 'already a reminder');
+    await plan.getByText('already a reminder').waitFor();
+    await plan.getByText('every 10,000 km', { exact: false }).waitFor();
+
+    // Each item shows its page.
+    await plan.getByRole('button', { name: 'Show page 2' }).first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await shootEverywhere(page, 'plan-page', { fullPage: false });
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await shootEverywhere(page, 'plan');
+    assert.deepEqual(await axeBothSchemes(page), []);
+
+    await s.context.setOffline(true);
+    await plan.getByRole('button', { name: 'Add 2 reminders to Golf' }).click();
+    await plan.getByText('2 reminders wait for a connection and are sent when you are back online.').waitFor();
+    assert.equal((await api('GET', `/api/reminders?vehicle_id=${golf.id}`)).length, 1, 'nothing sent while offline');
+    await s.context.setOffline(false);
+    const stored = await eventually(async () => {
+      const list = await api('GET', `/api/reminders?vehicle_id=${golf.id}`);
+      assert.equal(list.length, 3, 'the queued reminders are sent once back online');
+      return list;
+    });
+    const byTitle = Object.fromEntries(stored.map((r) => [r.title, r]));
+    assert.deepEqual(Object.keys(byTitle).sort(), ['Battery check', 'Tyre rotation', 'Wiper blades']);
+    assert.equal(byTitle['Tyre rotation'].every_km, 10000);
+    assert.equal(byTitle['Tyre rotation'].every_months, null);
+    assert.equal(byTitle['Tyre rotation'].category, 'tyres');
+    assert.equal(byTitle['Wiper blades'].every_months, 12);
+    assert.equal(byTitle['Wiper blades'].every_km, null);
+    assert.match(byTitle['Wiper blades'].notes, /^plan-manual\.pdf, p\. 2: “Wiper blades: replace every 12 months\.”$/);
+
+    await page.goto(`${s.base}/costs`);
+    const reminders = page.getByRole('list', { name: 'Reminders' });
+    for (const title of ['Tyre rotation', 'Wiper blades', 'Battery check']) await reminders.getByText(title, { exact: false }).first().waitFor();
   });
 });

@@ -1,4 +1,5 @@
 // Typed client of docqa-service (proto-docs/docqa-service.openapi.yaml).
+import type { MaintenanceItem } from '../lib/maintenance';
 import { ApiError, NetworkError, request, send, toApiError } from './http';
 import { EventStreamReader, readEventStream } from './sse';
 import { sessions, tokenOf } from './session';
@@ -126,8 +127,16 @@ export async function openFile(md5: string, page: number, name: string): Promise
   }
 }
 
+/** The maintenance plan docqa proposes from a manual: mode says whether a chat model or rules read it. */
+export interface MaintenanceSchedule {
+  items: MaintenanceItem[];
+  mode: 'model' | 'rules';
+  pages: number[];
+}
+
 export const docqa = {
   list: () => request<DocumentInfo[]>('GET', '/api/documents'),
+  maintenanceSchedule: (md5: string) => request<MaintenanceSchedule>('POST', `/api/documents/${encodeURIComponent(md5)}/maintenance-schedule`),
   remove: (md5: string) => request<void>('DELETE', `/api/documents/${encodeURIComponent(md5)}`),
 };
 

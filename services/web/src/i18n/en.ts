@@ -314,6 +314,7 @@ export const en = {
   'manuals.deleted': '{name} deleted.',
   'manuals.whichVehicle': 'Which vehicle is {name} for?',
   'manuals.vehicle': 'Vehicle',
+  'manuals.propose': 'Propose a maintenance plan',
   'manuals.link': 'Link to vehicle',
   'manuals.notNow': 'Not now',
   'manuals.linked': '{name} is now a manual of {vehicle}.',

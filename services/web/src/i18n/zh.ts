@@ -305,6 +305,7 @@ export const zh: Record<MessageKey, string> = {
   'manuals.deleted': '{name} 已删除。',
   'manuals.whichVehicle': '{name} 是哪辆车的手册？',
   'manuals.vehicle': '车辆',
+  'manuals.propose': '生成保养计划',
   'manuals.link': '关联到车辆',
   'manuals.notNow': '暂不',
   'manuals.linked': '{name} 现在是{vehicle}的手册。',

@@ -52,9 +52,10 @@ export interface QueuedFile {
 
 /**
  * What an item writes: a new refuel (the default, also of items stored before kinds existed), a
- * change of preferences, a new expense, or an attachment of a refuel or an expense.
+ * change of preferences, a new expense, an attachment of a refuel or an expense, or a new reminder
+ * (a maintenance plan's items, queued when offline).
  */
-export type OutboxKind = 'refuel' | 'preferences' | 'expense' | 'attachment';
+export type OutboxKind = 'refuel' | 'preferences' | 'expense' | 'attachment' | 'reminder';
 
 /** The place in a child's path where its parent's id goes once the parent is stored. */
 export const PARENT_ID = '{parent}';

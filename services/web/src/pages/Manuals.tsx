@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { docqa, upload, type DocumentInfo, type UploadProgress } from '../api/docqa';
-import { fuel, owns } from '../api/fuel';
+import { canWriteRefuels, fuel, owns } from '../api/fuel';
+import { lazyComponent } from '../components/lazy';
 import type { VehicleContext } from './context';
 import { vehiclesOf, withManual } from '../lib/manuals';
 import { useOnline, useResource } from '../hooks';
@@ -8,6 +9,8 @@ import { fmtBytes, fmtDate, fmtNumber } from '../lib/format';
 import { pagesText, passagesText, skippedText, uploadProgressText } from '../lib/uploadprogress';
 import { AsOf, DocumentLink, ErrorText, Status } from '../components/common';
 import { t, tn } from '../i18n';
+
+const MaintenancePlan = lazyComponent(() => import('../components/MaintenancePlan').then((m) => m.MaintenancePlan));
 
 /**
  * LinkToVehicle asks, right after an upload, which of the user's vehicles
@@ -65,6 +68,8 @@ export function Manuals({ accounts, ...ctx }: { accounts: boolean } & VehicleCon
   const [report, setReport] = useState<{ ocr: string | null; skipped: string[] } | null>(null);
   // The manual just uploaded, until it is linked to a vehicle or the user says not now.
   const [uploaded, setUploaded] = useState<DocumentInfo | null>(null);
+  // The manual whose maintenance plan is shown.
+  const [planFor, setPlanFor] = useState<string | null>(null);
 
   async function onFile(input: HTMLInputElement) {
     const file = input.files?.[0];
@@ -152,8 +157,14 @@ export function Manuals({ accounts, ...ctx }: { accounts: boolean } & VehicleCon
             <p>{[pagesText(d.pages), fmtBytes(d.size), t('manuals.added', { date: fmtDate(d.createdAt) }), ...(d.truncated ? [t('manuals.truncated')] : [])].join(' · ')}</p>
             <div class="buttons">
               <DocumentLink class="button secondary" md5={d.fileMd5} page={1} name={d.fileName} withToken={accounts} onError={setError}>{t('common.open')}</DocumentLink>
+              {vehiclesOf(d.fileMd5, ctx.vehicles).some(canWriteRefuels) && planFor !== d.fileMd5 && (
+                <button type="button" class="secondary" disabled={!online} onClick={() => setPlanFor(d.fileMd5)}>{t('manuals.propose')}</button>
+              )}
               <button type="button" class="danger" disabled={!online} onClick={() => void remove(d)}>{t('common.delete')}</button>
             </div>
+            {planFor === d.fileMd5 && (
+              <MaintenancePlan doc={d} vehicles={vehiclesOf(d.fileMd5, ctx.vehicles)} withToken={accounts} onClose={() => setPlanFor(null)} />
+            )}
           </li>
         ))}
       </ul>

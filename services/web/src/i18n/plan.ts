@@ -1,0 +1,71 @@
+// The strings of the maintenance plan proposed from a manual, in both
+// languages. Apart from en.ts and zh.ts, as costs.ts is: they load with the
+// plan's chunk, not with the first screen. i18n.test.ts checks that both
+// have the same keys and parameters.
+import { fill, language } from './index';
+
+export const planEn = {
+  'plan.heading': 'Maintenance plan from {name}',
+  'plan.reading': 'Reading the maintenance schedule of the manual…',
+  'plan.modeRules': 'Read by rules, as no AI model is configured: check each item against its page before you add it.',
+  'plan.modeModel': 'Read by the AI model; each item’s numbers were found on its page.',
+  'plan.none': 'No maintenance schedule was found in this manual.',
+  'plan.vehicle': 'Reminders for',
+  'plan.items': 'Proposed items',
+  'plan.everyKm': 'every {distance}',
+  'plan.everyMonths_one': 'every {count} month',
+  'plan.everyMonths_other': 'every {count} months',
+  'plan.or': ' or ',
+  'plan.page': 'p. {page}',
+  'plan.pageLabel': 'Show page {page}',
+  'plan.already': 'already a reminder',
+  'plan.add_one': 'Add {count} reminder to {vehicle}',
+  'plan.add_other': 'Add {count} reminders to {vehicle}',
+  'plan.close': 'Close the plan',
+  'plan.added_one': 'Added {count} reminder to {vehicle}.',
+  'plan.added_other': 'Added {count} reminders to {vehicle}.',
+  'plan.queued_one': '{count} reminder waits for a connection and is sent when you are back online.',
+  'plan.queued_other': '{count} reminders wait for a connection and are sent when you are back online.',
+  'plan.refused': 'Not added: “{title}”: {message}',
+  'plan.failed': 'The plan could not be read: {message}',
+  'plan.seeReminders': 'See the reminders',
+};
+
+export type PlanKey = keyof typeof planEn;
+
+export const planZh: Record<PlanKey, string> = {
+  'plan.heading': '来自 {name} 的保养计划',
+  'plan.reading': '正在读取手册中的保养周期表…',
+  'plan.modeRules': '未配置 AI 模型，由规则读取：添加前请对照页面核对每一项。',
+  'plan.modeModel': '由 AI 模型读取；每一项的数字都已在其页面上找到。',
+  'plan.none': '这本手册中没有找到保养周期表。',
+  'plan.vehicle': '提醒添加到',
+  'plan.items': '建议的项目',
+  'plan.everyKm': '每 {distance}',
+  'plan.everyMonths_one': '每 {count} 个月',
+  'plan.everyMonths_other': '每 {count} 个月',
+  'plan.or': '或',
+  'plan.page': '第 {page} 页',
+  'plan.pageLabel': '查看第 {page} 页',
+  'plan.already': '已有此提醒',
+  'plan.add_one': '为{vehicle}添加 {count} 条提醒',
+  'plan.add_other': '为{vehicle}添加 {count} 条提醒',
+  'plan.close': '关闭计划',
+  'plan.added_one': '已为{vehicle}添加 {count} 条提醒。',
+  'plan.added_other': '已为{vehicle}添加 {count} 条提醒。',
+  'plan.queued_one': '{count} 条提醒正在等待网络连接，恢复联网后会发送。',
+  'plan.queued_other': '{count} 条提醒正在等待网络连接，恢复联网后会发送。',
+  'plan.refused': '未添加“{title}”：{message}',
+  'plan.failed': '无法读取计划：{message}',
+  'plan.seeReminders': '查看提醒',
+};
+
+/** tp: t for the strings of the maintenance plan. */
+export function tp(key: PlanKey, params?: Record<string, string | number>): string {
+  return fill((language() === 'zh' ? planZh : planEn)[key], params);
+}
+
+/** tpn: tp of a plural key: base_one for 1, base_other otherwise (both languages' rule here). */
+export function tpn(base: 'plan.everyMonths' | 'plan.add' | 'plan.added' | 'plan.queued', n: number, params?: Record<string, string | number>): string {
+  return tp(`${base}_${n === 1 ? 'one' : 'other'}`, { count: n, ...params });
+}
