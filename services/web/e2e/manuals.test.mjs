@@ -155,7 +155,7 @@ describe('a maintenance plan from the manual', () => {
     assert.equal(await plan.getByLabel('Wiper blades').isChecked(), true);
     assert.equal(await plan.getByLabel('Battery check').isChecked(), false, 'already a reminder');
     await plan.getByText('already a reminder').waitFor();
-    await plan.getByText('every 10,000 km', { exact: false }).waitFor();
+    await plan.getByText('every 10,000 km', { exact: true }).waitFor();
 
     // Each item shows its page.
     await plan.getByRole('button', { name: 'Show page 2' }).first().click();
@@ -186,7 +186,7 @@ describe('a maintenance plan from the manual', () => {
     assert.match(byTitle['Wiper blades'].notes, /^plan-manual\.pdf, p\. 2: “Wiper blades: replace every 12 months\.”$/);
 
     await page.goto(`${s.base}/costs`);
-    const reminders = page.getByRole('list', { name: 'Reminders' });
+    const reminders = page.getByRole('list', { name: 'Reminders', exact: true });
     for (const title of ['Tyre rotation', 'Wiper blades', 'Battery check']) await reminders.getByText(title, { exact: false }).first().waitFor();
   });
 });

@@ -141,9 +141,9 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
                   {already && <> · <strong>{tp('plan.already')}</strong></>}
                 </p>
                 <p class="plan-quote">
-                  <button type="button" class="link" aria-label={tp('plan.pageLabel', { page: label })}
+                  <button type="button" class="link"
                     onClick={() => setPage({ md5: doc.fileMd5, page: item.page, ...(item.pageLabel ? { label: item.pageLabel } : {}), name: doc.fileName, highlights: [] })}>
-                    {tp('plan.page', { page: label })}
+                    {tp('plan.pageLabel', { page: label })}
                   </button>
                   {' '}<q>{item.quote}</q>
                 </p>

@@ -84,6 +84,7 @@ export const costsEn = {
   'att.pdf': 'PDF',
 
   'rem.heading': 'Reminders',
+  'rem.queued': 'Reminders waiting to be sent',
   'rem.add': 'Add reminder',
   'rem.newForm': 'New reminder',
   'rem.editForm': 'Edit reminder',
@@ -231,6 +232,7 @@ export const costsZh: Record<CostsKey, string> = {
   'att.pdf': 'PDF',
 
   'rem.heading': '提醒',
+  'rem.queued': '等待发送的提醒',
   'rem.add': '添加提醒',
   'rem.newForm': '新提醒',
   'rem.editForm': '编辑提醒',

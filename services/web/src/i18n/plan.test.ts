@@ -19,7 +19,7 @@ describe('the plan catalogue', () => {
     setLanguage('en');
     expect(tpn('plan.add', 1, { vehicle: 'Golf' })).toBe('Add 1 reminder to Golf');
     expect(tpn('plan.add', 4, { vehicle: 'Golf' })).toBe('Add 4 reminders to Golf');
-    expect(tp('plan.page', { page: '8-3' })).toBe('p. 8-3');
+    expect(tp('plan.pageLabel', { page: '8-3' })).toBe('Show page 8-3');
     setLanguage('zh');
     expect(tpn('plan.add', 4, { vehicle: 'Golf' })).toBe('为Golf添加 4 条提醒');
     setLanguage('en');

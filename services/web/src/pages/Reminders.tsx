@@ -19,6 +19,8 @@ import { ErrorText, Status } from '../components/common';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';
 import { StatusBadge, stateOf } from '../components/reminder-status';
+import { outbox, sync } from '../offline/sync';
+import type { OutboxItem } from '../offline/outbox';
 
 const categoryName = (c: Category) => tk(`cat.${c}`);
 
@@ -28,8 +30,45 @@ interface Props {
   online: boolean;
 }
 
+/** queuedTitle: the title of a reminder waiting in the outbox, when it is one of the vehicle's. */
+function queuedTitle(item: OutboxItem, vehicle: number): string | null {
+  if (item.kind !== 'reminder') return null;
+  try {
+    const body = JSON.parse(item.body) as { vehicle_id?: number; title?: string };
+    return body.vehicle_id === vehicle && typeof body.title === 'string' ? body.title : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * useQueuedReminders: the vehicle's reminders waiting in the outbox (a
+ * maintenance plan's items added offline), or refused when sent: shown
+ * until they are stored or the owner discards them.
+ */
+function useQueuedReminders(vehicle: number, reload: () => void): { item: OutboxItem; title: string }[] {
+  const [items, setItems] = useState<{ item: OutboxItem; title: string }[]>([]);
+  useEffect(() => {
+    let before = 0;
+    const update = () => void outbox.items().then((all) => {
+      const mine = all.flatMap((item) => {
+        const title = queuedTitle(item, vehicle);
+        return title === null ? [] : [{ item, title }];
+      });
+      // One went: it is stored now (or discarded), so the list is read again.
+      if (mine.length < before) reload();
+      before = mine.length;
+      setItems(mine);
+    });
+    update();
+    return outbox.subscribe(update);
+  }, [vehicle, reload]);
+  return items;
+}
+
 export function Reminders({ vehicle, writable, online }: Props) {
   const list = useResource<Reminder[]>(costPaths.reminders(vehicle.id));
+  const queued = useQueuedReminders(vehicle.id, list.reload);
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
@@ -66,6 +105,23 @@ export function Reminders({ vehicle, writable, online }: Props) {
             <li key={r.id} class="record"><ReminderForm vehicle={vehicle} record={r} onDone={done} /></li>
           ) : (
             <ReminderItem key={r.id} r={r} writable={writable} online={online} onEdit={() => { setMessage(null); setEditing(r.id); }} onDelete={() => void remove(r)} />
+          ))}
+        </ul>
+      )}
+      {queued.length > 0 && (
+        <ul class="records reminders" aria-label={tk('rem.queued')}>
+          {queued.map(({ item, title }) => (
+            <li key={item.key} class={item.state === 'attention' ? 'record attention' : 'record waiting'}>
+              <h3>{title}</h3>
+              <p class="badge">{item.state === 'attention' ? tk('costs.needsAttention') : tk('costs.waiting')}</p>
+              {item.state === 'attention' && <p class="error">{tk('costs.refused', { message: item.message ?? '' })}</p>}
+              {item.state === 'attention' && (
+                <div class="buttons">
+                  <button type="button" class="secondary" onClick={() => void outbox.retry(item.key).then(sync)}>{tk('costs.sendAgain')}</button>
+                  <button type="button" class="danger" onClick={() => void outbox.discard(item.key)}>{tk('costs.discard')}</button>
+                </div>
+              )}
+            </li>
           ))}
         </ul>
       )}
