@@ -23,6 +23,22 @@ const exportPage = 500
 // ExportRefuels implements fuel.Store, reading pages in (refuel_time, id)
 // order, each starting after the last record of the previous one.
 func (q *queries) ExportRefuels(ctx context.Context, vehicleID uint64, fn func(fuel.Refuel) error) error {
+	return exportPages(ctx, q, vehicleID, exportTable{
+		what: "refuels", columns: refuelColumns(q.dialect), table: "refuels", alias: "r", time: "refuel_time",
+	}, refuelRows, func(r fuel.Refuel) (time.Time, uint64) { return r.RefuelTime, r.ID }, fn)
+}
+
+// exportTable names a vehicle's records for exportPages: the table, its
+// alias in columns, and its time column.
+type exportTable struct {
+	what, columns, table, alias, time string
+}
+
+// exportPages calls fn with every record of the vehicle in t, in (time, id)
+// order, read exportPage at a time, each page starting after the last record
+// of the previous one; key gives a record's time and id.
+func exportPages[T any](ctx context.Context, q *queries, vehicleID uint64, t exportTable, rows func(*gorm.DB) ([]T, error),
+	key func(T) (time.Time, uint64), fn func(T) error) error {
 	if _, err := q.vehicle(ctx, q.read, vehicleID, false); err != nil {
 		return err
 	}
@@ -35,20 +51,20 @@ func (q *queries) ExportRefuels(ctx context.Context, vehicleID uint64, fn func(f
 	for {
 		// Each page checks again that the caller may still see the
 		// vehicle, as no transaction spans the pages.
-		query := "SELECT " + refuelColumns(q.dialect) + " FROM refuels r WHERE r.vehicle_id = ? AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = ? AND " +
+		query := "SELECT " + t.columns + " FROM " + t.table + " " + t.alias + " WHERE " + t.alias + ".vehicle_id = ? AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = ? AND " +
 			visibleTo("v") + ")"
 		args := []any{vehicleID, vehicleID, uid, uid}
 		if !first {
 			// A row-value comparison, which both databases serve from
-			// the (vehicle_id, refuel_time, id) index as a range.
-			query += " AND (r.refuel_time, r.id) > (?, ?)"
+			// the (vehicle_id, time, id) index as a range.
+			query += " AND (" + t.alias + "." + t.time + ", " + t.alias + ".id) > (?, ?)"
 			args = append(args, afterTime, afterID)
 		}
-		query += " ORDER BY r.refuel_time ASC, r.id ASC LIMIT ?"
+		query += " ORDER BY " + t.alias + "." + t.time + " ASC, " + t.alias + ".id ASC LIMIT ?"
 		args = append(args, exportPage)
-		page, err := refuelRows(q.read.WithContext(ctx).Raw(query, args...))
+		page, err := rows(q.read.WithContext(ctx).Raw(query, args...))
 		if err != nil {
-			return fmt.Errorf("export refuels: %w", err)
+			return fmt.Errorf("export %s: %w", t.what, err)
 		}
 		for _, r := range page {
 			if err := fn(r); err != nil {
@@ -58,8 +74,8 @@ func (q *queries) ExportRefuels(ctx context.Context, vehicleID uint64, fn func(f
 		if len(page) < exportPage {
 			return nil
 		}
-		last := page[len(page)-1]
-		afterTime, afterID, first = last.RefuelTime, last.ID, false
+		afterTime, afterID = key(page[len(page)-1])
+		first = false
 	}
 }
 

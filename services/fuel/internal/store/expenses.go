@@ -457,40 +457,9 @@ func (q *queries) CostStatistics(ctx context.Context, start, end *time.Time) (fu
 
 // ExportExpenses implements fuel.ExpenseStore in pages, as ExportRefuels.
 func (q *queries) ExportExpenses(ctx context.Context, vehicleID uint64, fn func(fuel.Expense) error) error {
-	if _, err := q.vehicle(ctx, q.read, vehicleID, false); err != nil {
-		return err
-	}
-	uid := auth.UserID(ctx)
-	var (
-		afterTime time.Time
-		afterID   uint64
-		first     = true
-	)
-	for {
-		query := "SELECT " + expenseColumns(q.dialect) + " FROM expenses e WHERE e.vehicle_id = ? AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = ? AND " +
-			visibleTo("v") + ")"
-		args := []any{vehicleID, vehicleID, uid, uid}
-		if !first {
-			query += " AND (e.expense_time, e.id) > (?, ?)"
-			args = append(args, afterTime, afterID)
-		}
-		query += " ORDER BY e.expense_time ASC, e.id ASC LIMIT ?"
-		args = append(args, exportPage)
-		page, err := expenseRows(q.read.WithContext(ctx).Raw(query, args...))
-		if err != nil {
-			return fmt.Errorf("export expenses: %w", err)
-		}
-		for _, e := range page {
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
-		if len(page) < exportPage {
-			return nil
-		}
-		last := page[len(page)-1]
-		afterTime, afterID, first = last.Time, last.ID, false
-	}
+	return exportPages(ctx, q, vehicleID, exportTable{
+		what: "expenses", columns: expenseColumns(q.dialect), table: "expenses", alias: "e", time: "expense_time",
+	}, expenseRows, func(e fuel.Expense) (time.Time, uint64) { return e.Time, e.ID }, fn)
 }
 
 // expenseKey is what makes an imported expense equal to a stored one.
