@@ -336,6 +336,7 @@ func (rd *reader) lubeLogger(recs []refuelcsv.Record) error {
 			var errs []error
 			t, err := refuelcsv.ParseDate(c.get(f, "date"), order, rd.opts.Location)
 			if err != nil {
+				//lint:ignore ST1005 the message names the column as the file spells it ("Date")
 				errs = append(errs, fmt.Errorf("Date: %w", err))
 			}
 			e.Time = t
@@ -427,6 +428,7 @@ func (rd *reader) fuelio(recs []refuelcsv.Record) error {
 			var errs []error
 			t, err := refuelcsv.ParseDate(c.get(f, "date"), "ymd", rd.opts.Location)
 			if err != nil {
+				//lint:ignore ST1005 the message names the column as the file spells it ("Date")
 				errs = append(errs, fmt.Errorf("Date: %w", err))
 			}
 			e.Time = t
