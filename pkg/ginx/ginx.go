@@ -166,13 +166,15 @@ func accessLog(log *slog.Logger, quietPaths []string) gin.HandlerFunc {
 		} else if status >= 500 {
 			level = slog.LevelWarn
 		}
-		log.Log(c.Request.Context(), level, "request",
-			"method", c.Request.Method,
-			"path", c.Request.URL.Path,
-			"status", status,
-			"bytes", c.Writer.Size(),
-			"duration_ms", float64(time.Since(start).Microseconds())/1000,
-			"remote", c.ClientIP(),
+		// LogAttrs, not Log's key-value pairs: no value is boxed in an
+		// interface (the line is written for every request).
+		log.LogAttrs(c.Request.Context(), level, "request",
+			slog.String("method", c.Request.Method),
+			slog.String("path", c.Request.URL.Path),
+			slog.Int("status", status),
+			slog.Int("bytes", c.Writer.Size()),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("remote", c.ClientIP()),
 		)
 	}
 }
