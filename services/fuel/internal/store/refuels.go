@@ -36,7 +36,7 @@ func (q *queries) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
 	r.CreatedAt = q.now()
 	r.UpdatedAt = r.CreatedAt
 	row := toRefuelRow(*r)
-	err := q.write.WithContext(ctx).Create(&row).Error
+	err := q.insertRefuel(ctx, &row)
 	if errors.Is(err, gorm.ErrForeignKeyViolated) {
 		return fuel.ErrUnknownVehicle(r.VehicleID)
 	}

@@ -78,11 +78,19 @@ var clientKind = trace.WithSpanKind(trace.SpanKindClient)
 // caller's span context gets its own, and the sampler decides.
 func (p spans) start(tx *gorm.DB) {
 	parent := tx.Statement.Context
+	if ctx, ok := p.open(parent); ok {
+		tx.Statement.Context = spanContext{Context: ctx, parent: parent}
+	}
+}
+
+// open starts a statement's span under parent, unless start's rule says
+// it would not be kept.
+func (p spans) open(parent context.Context) (context.Context, bool) {
 	if psc := trace.SpanContextFromContext(parent); psc.IsValid() && !psc.IsRemote() && !psc.IsSampled() {
-		return
+		return parent, false
 	}
 	ctx, _ := p.tracer.Start(parent, "db", clientKind)
-	tx.Statement.Context = spanContext{Context: ctx, parent: parent}
+	return ctx, true
 }
 
 func (p spans) end(tx *gorm.DB) {
@@ -91,24 +99,45 @@ func (p spans) end(tx *gorm.DB) {
 		return
 	}
 	tx.Statement.Context = sc.parent
-	span := trace.SpanFromContext(sc.Context)
+	p.close(sc.Context, tx.Statement.SQL.String(), tx.Statement.Table, tx.Dialector.Name(), tx.Error)
+}
+
+// close ends the span of ctx, named and described by the statement's
+// text, table (GORM's, or "" to find it in the text) and database.
+func (p spans) close(ctx context.Context, query, table, dialector string, err error) {
+	span := trace.SpanFromContext(ctx)
 	defer span.End()
 	if !span.IsRecording() { // not sampled: nothing below would be kept
 		return
 	}
-	query := tx.Statement.SQL.String()
-	st := p.known.summary(query, tx.Statement.Table)
+	st := p.known.summary(query, table)
 	span.SetName(st.name)
 	span.SetAttributes(
-		attribute.String("db.system.name", dbSystem(tx.Dialector.Name())),
+		attribute.String("db.system.name", dbSystem(dialector)),
 		attribute.String("db.operation.name", st.operation),
 		attribute.String("db.collection.name", st.table),
 		attribute.String("db.query.text", query),
 	)
-	if err := tx.Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !errors.Is(err, sql.ErrNoRows) {
+	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !errors.Is(err, sql.ErrNoRows) {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
 	}
+}
+
+// trace runs a statement that does not go through GORM (pgread.go) in a
+// span of its own, as start and end do for GORM's; p may be nil (tracing
+// off).
+func (p *spans) trace(ctx context.Context, query string, run func(context.Context) error) error {
+	if p == nil {
+		return run(ctx)
+	}
+	sctx, ok := p.open(ctx)
+	if !ok {
+		return run(ctx)
+	}
+	err := run(sctx)
+	p.close(sctx, query, "", "postgres", err)
+	return err
 }
 
 // statement is what a span says of a statement besides its text.
@@ -235,11 +264,18 @@ func dbSystem(dialector string) string {
 	return dialector
 }
 
-// tracedPlugins is gormConfig's Plugins: the span plugin when tracing is on.
-func tracedPlugins() map[string]gorm.Plugin {
+// newSpans is the span plugin when tracing is on, else nil.
+func newSpans() *spans {
 	if !tracing.Enabled() {
 		return nil
 	}
-	p := spans{tracer: tracing.Tracer(), known: &statements{}}
-	return map[string]gorm.Plugin{p.Name(): p}
+	return &spans{tracer: tracing.Tracer(), known: &statements{}}
+}
+
+// plugins is a gorm.Config's Plugins: p's, when tracing is on.
+func (p *spans) plugins() map[string]gorm.Plugin {
+	if p == nil {
+		return nil
+	}
+	return map[string]gorm.Plugin{p.Name(): *p}
 }

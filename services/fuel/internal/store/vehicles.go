@@ -101,14 +101,8 @@ func (q *queries) readVehicle(ctx context.Context, h *gorm.DB, id uint64, lock, 
 		return row, fuel.ErrVehicleNotFound
 	}
 	db := h.WithContext(ctx)
-	top := "NULL"
-	if reading {
-		top = topReading(q.dialect)
-	}
-	query := "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " + top + ", " +
-		"v.default_vehicle, " + timeColumn(q.dialect, "v.created_at") + ", " + timeColumn(q.dialect, "v.updated_at") +
-		", v.owner_id, v.manual_md5s, '', " + ownerCurrency + " FROM vehicles v WHERE v.id = ?" + q.lockClause(lock)
-	err := row.scan(db.Raw(query, id).Row())
+	stmt := vehicleByIDQueries[vehicleQuery{q.dialect, lock, reading}]
+	err := q.scanRow(ctx, h, stmt[0], stmt[1], []any{id}, func(r rowScanner) error { return row.scan(r) })
 	if errors.Is(err, sql.ErrNoRows) {
 		return row, fuel.ErrVehicleNotFound
 	}
@@ -130,6 +124,34 @@ func (q *queries) readVehicle(ctx context.Context, h *gorm.DB, id uint64, lock, 
 		return vehicleRow{}, fmt.Errorf("get vehicle %d: %w", id, err)
 	}
 	return row, nil
+}
+
+// vehicleByIDQueries holds readVehicle's statement for each dialect, lock
+// and reading, built once rather than on every read of a vehicle: with
+// GORM's placeholder, and with PostgreSQL's for scanRow's pgx path.
+var vehicleByIDQueries = func() map[vehicleQuery][2]string {
+	m := map[vehicleQuery][2]string{}
+	for _, d := range []Dialect{Postgres, SQLite} {
+		for _, lock := range []bool{false, true} {
+			for _, reading := range []bool{false, true} {
+				top := "NULL"
+				if reading {
+					top = topReading(d)
+				}
+				q := queries{dialect: d}
+				sql := "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " +
+					top + ", v.default_vehicle, " + timeColumn(d, "v.created_at") + ", " + timeColumn(d, "v.updated_at") +
+					", v.owner_id, v.manual_md5s, '', " + ownerCurrency + " FROM vehicles v WHERE v.id = "
+				m[vehicleQuery{d, lock, reading}] = [2]string{sql + "?" + q.lockClause(lock), sql + "$1" + q.lockClause(lock)}
+			}
+		}
+	}
+	return m
+}()
+
+type vehicleQuery struct {
+	dialect       Dialect
+	lock, reading bool
 }
 
 // ownedVehicle is readVehicle for a change only the owner may make:
