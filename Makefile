@@ -61,7 +61,7 @@ test: ## every module with -race, PostgreSQL integration tests included, then th
 test: bin/caddy
 	@deploy/scripts/test.sh
 
-bench: ## benchmark report: fuel load (direct, Caddy, floor), statistics, PDF, search, SSE -> deploy/bench/REPORT.md
+bench: ## benchmark report: fuel load (direct, accounts, Caddy, floor, SQLite; profiles), statistics, PDF, search, SSE -> deploy/bench/REPORT.md
 	@deploy/scripts/bench.sh
 
 fuzz: ## every fuzz target, FUZZTIME each (default 60s), one at a time; fails on a crasher

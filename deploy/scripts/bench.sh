@@ -3,10 +3,14 @@
 #
 # It describes the machine, then runs and records, each command verbatim:
 #   - the fuel load tool (services/fuel/bench/fuelload) against fuel-service
-#     directly, through Caddy (bin/caddy with this repository's Caddyfile) and
-#     against the net/http + pgx floor (services/fuel/bench/fuelfloor), all on
-#     one fresh PostgreSQL database, and against a second fuel-service on its
-#     embedded SQLite;
+#     directly with accounts off and, a second instance, with AUTH_MODE=local
+#     (a bearer token on every request), through Caddy (bin/caddy with this
+#     repository's Caddyfile) and against the net/http + pgx floor
+#     (services/fuel/bench/fuelfloor), all on one fresh PostgreSQL database,
+#     and against a fuel-service on its embedded SQLite; in interleaved
+#     rounds, with each process's CPU per request, and CPU and allocation
+#     profiles of the last round kept in deploy/bench/profiles/ (beside
+#     BENCH_REPORT);
 #   - the cost of metrics and of tracing: GET vehicle on fuel-service with
 #     METRICS=on and off, and with tracing on (exporting to
 #     services/fuel/bench/otlpsink; every request or one in ten sampled) and
@@ -36,8 +40,9 @@
 # poppler-utils with apt-get when it is missing, and the retrieval
 # benchmark's manual packages likewise.
 # Knobs: BENCH_DURATION (10s per load scenario and target, after a 2 s warm-up),
-# BENCH_CONNS (32), BENCH_COST_ROUNDS (5 rounds of the cost runs, tracing's
-# and accounts'), BENCH_REPORT (deploy/bench/REPORT.md), BENCH_ONLY (a
+# BENCH_CONNS (32), BENCH_LOAD_ROUNDS (3 rounds of the load section's runs),
+# BENCH_COST_ROUNDS (5 rounds of the cost runs, tracing's and accounts'),
+# BENCH_REPORT (deploy/bench/REPORT.md), BENCH_ONLY (a
 # comma-separated list of sections to run: load, cost, auth, stats, pdf,
 # search, retrieval, chat, ingest; unset: all), BENCH_INGEST (the ingest
 # section's modes: text (the 100 MB uploads), scanned (the OCR manuals),
@@ -58,6 +63,8 @@ GO=${GO:-go}
 DURATION=${BENCH_DURATION:-10s}
 CONNS=${BENCH_CONNS:-32}
 COST_ROUNDS=${BENCH_COST_ROUNDS:-5}
+LOAD_ROUNDS=${BENCH_LOAD_ROUNDS:-3}
+[[ $LOAD_ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_LOAD_ROUNDS: want a whole number of rounds, at least 1, got $LOAD_ROUNDS" >&2; exit 2; }
 REPORT=${BENCH_REPORT:-deploy/bench/REPORT.md}
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
@@ -222,136 +229,9 @@ step build.log "make build && $GO build -o bin/ ./services/fuel/bench/fuelload .
 }
 [[ -z $ONLY ]] && md ""
 
-# ---------------------------------------------------------------- fuel load
-# One database and one fuel-service seeded through the API, for the load,
-# cost and accounts sections; the floor, Caddy and the SQLite instance for
-# the load section only.
-fuel_sections=0
-want load || want cost || want auth && fuel_sections=1
-want load && md "## fuel-service under load: PostgreSQL direct, through Caddy, the floor, and SQLite" "" \
-	"One fresh database; fuel-service applies its migrations; the data is seeded through the API (a vehicle with" \
-	"100 refuels for \`list\`, an empty one for \`post-refuel\`); \`ANALYZE\` before each scenario. Each run: $CONNS" \
-	"keep-alive connections, a 2 s unmeasured warm-up, then $DURATION measured. Scenarios: \`get-vehicle\`" \
-	"(\`GET /api/vehicles/{id}\`), \`list\` (\`GET /api/refuels?vehicle_id={id}\`, 100 records, about 37 KB)," \
-	"\`post-refuel\` (\`POST /api/refuels\`, a distinct time per request). The floor (\`fuelfloor\`) is net/http +" \
-	"pgx running the same SQL and nothing else. A second fuel-service runs on its embedded SQLite (no" \
-	"\`DATABASE_URL\`, a fresh file in the work directory), seeded the same way, and takes the same scenarios in" \
-	"the same loop. fuel-service's JSON request log goes to a file." ""
-
-db=bench_$$
-dsn_base=${TEST_DATABASE_URL%%\?*}
-dsn_query=""
-[[ $TEST_DATABASE_URL == *\?* ]] && dsn_query="?${TEST_DATABASE_URL#*\?}"
-DSN="${dsn_base%/*}/$db$dsn_query"
-free_port fuel_port
-free_port floor_port
-free_port caddy_port
-free_port sqlite_port
-free_port docqa_port # nothing listens there: only the fuel routes are measured
-
-load_ok=$fuel_sections
-[[ $load_ok == 1 ]] && step createdb.log "psql '$TEST_DATABASE_URL' -qc 'CREATE DATABASE $db'" && created_db=$db || load_ok=0
-if [[ $load_ok == 1 ]]; then
-	md "" "Started in the background (stopped at the end):" "" '```sh'
-	md "$(mask <<<"DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:$fuel_port bin/fuel-service > fuel-service.log 2>&1 &")"
-	if want load; then
-		md "$(mask <<<"DATABASE_URL='$DSN' FLOOR_ADDR=127.0.0.1:$floor_port bin/fuelfloor > fuelfloor.log 2>&1 &")"
-		md "LISTEN_ADDRESS=http://127.0.0.1:$caddy_port FUEL_UPSTREAM=127.0.0.1:$fuel_port DOCQA_UPSTREAM=127.0.0.1:$docqa_port bin/caddy run --config Caddyfile --adapter caddyfile > caddy.log 2>&1 &"
-		md "env -u DATABASE_URL FUEL_SQLITE_PATH=\$work/fuel-sqlite.db FUEL_ADDR=127.0.0.1:$sqlite_port bin/fuel-service > fuel-service-sqlite.log 2>&1 &"
-	fi
-	md '```' ""
-	DATABASE_URL=$DSN FUEL_ADDR=127.0.0.1:$fuel_port bin/fuel-service >"$work/fuel-service.log" 2>&1 &
-	pids+=($!)
-	wait_up "http://127.0.0.1:$fuel_port/health" "${pids[-1]}" || load_ok=0
-fi
-if [[ $load_ok == 1 ]] && want load; then
-	DATABASE_URL=$DSN FLOOR_ADDR=127.0.0.1:$floor_port "bin/fuelfloor" >"$work/fuelfloor.log" 2>&1 &
-	floor_pid=$!
-	pids+=($!)
-	LISTEN_ADDRESS=http://127.0.0.1:$caddy_port FUEL_UPSTREAM=127.0.0.1:$fuel_port DOCQA_UPSTREAM=127.0.0.1:$docqa_port \
-		bin/caddy run --config Caddyfile --adapter caddyfile >"$work/caddy.log" 2>&1 &
-	pids+=($!)
-	wait_up "http://127.0.0.1:$caddy_port/health" "${pids[-1]}" || load_ok=0
-fi
-if [[ $load_ok == 1 ]] && want load; then
-	# No DATABASE_URL, even one exported by the caller: the embedded default.
-	env -u DATABASE_URL FUEL_SQLITE_PATH="$work/fuel-sqlite.db" FUEL_ADDR=127.0.0.1:$sqlite_port bin/fuel-service \
-		>"$work/fuel-service-sqlite.log" 2>&1 &
-	pids+=($!)
-	wait_up "http://127.0.0.1:$sqlite_port/health" "${pids[-1]}" || load_ok=0
-fi
-if [[ $load_ok == 1 ]] && step seed.log "bin/fuelload -url http://127.0.0.1:$fuel_port -seed -records 100" &&
-	{ ! want load || step seed-sqlite.log "bin/fuelload -url http://127.0.0.1:$sqlite_port -seed -records 100"; }; then
-	md "" "Seed: \`$(tail -n1 "$work/seed.log")\`$(want load && echo "; SQLite: \`$(tail -n1 "$work/seed-sqlite.log")\`")" ""
-	list=$(sed -nE 's/.*list_vehicle=([0-9]+).*/\1/p' "$work/seed.log")
-	post=$(sed -nE 's/.*post_vehicle=([0-9]+).*/\1/p' "$work/seed.log")
-	if want load; then
-		sqlite_list=$(sed -nE 's/.*list_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
-		sqlite_post=$(sed -nE 's/.*post_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
-		# the floor answers the vehicle only once it can read the seeded rows
-		wait_up "http://127.0.0.1:$floor_port/api/vehicles/$list" "$floor_pid" || load_ok=0
-	fi
-elif [[ $fuel_sections == 1 ]]; then
-	load_ok=0
-fi
-declare -A rps p50 p99
-if [[ $load_ok == 1 ]] && want load; then
-	md "Each scenario, then each target in turn:" ""
-	for sc in get-vehicle list post-refuel; do
-		step "analyze-$sc.log" "psql '$DSN' -qc ANALYZE" || true
-		for target in service caddy floor sqlite; do
-			v=$list
-			[[ $sc == post-refuel ]] && v=$post
-			case $target in
-			service) port=$fuel_port ;;
-			caddy) port=$caddy_port ;;
-			floor) port=$floor_port ;;
-			sqlite)
-				port=$sqlite_port
-				v=$sqlite_list
-				[[ $sc == post-refuel ]] && v=$sqlite_post
-				;;
-			esac
-			if step "load-$sc-$target.log" "bin/fuelload -url http://127.0.0.1:$port -scenario $sc -vehicle $v -c $CONNS -d $DURATION"; then
-				line=$(grep -E 'req/s' "$work/load-$sc-$target.log" | tail -n1)
-				rps[$sc.$target]=$(sed -nE 's/.* ([0-9]+) req\/s.*/\1/p' <<<"$line")
-				p50[$sc.$target]=$(sed -nE 's/.*p50 ([0-9.]+) ms.*/\1/p' <<<"$line")
-				p99[$sc.$target]=$(sed -nE 's/.*p99 ([0-9.]+) ms.*/\1/p' <<<"$line")
-				md "" "\`$line\`" ""
-			fi
-		done
-	done
-	pct() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "" || b == "" || b == 0) print "–"; else printf "%.0f %%", 100 * a / b }'; }
-	cell() { [[ -n "${rps[$1]:-}" ]] && echo "${rps[$1]} (${p50[$1]}, ${p99[$1]})" || echo "failed"; }
-	md "### Summary: req/s (p50 ms, p99 ms), $CONNS connections, $DURATION each" "" \
-		"| scenario | fuel-service direct | through Caddy | floor (net/http + pgx) | service / floor | Caddy / direct | SQLite | SQLite / PostgreSQL |" \
-		"|---|---|---|---|---|---|---|---|"
-	for sc in get-vehicle list post-refuel; do
-		md "| $sc | $(cell "$sc.service") | $(cell "$sc.caddy") | $(cell "$sc.floor") | $(pct "${rps[$sc.service]:-}" "${rps[$sc.floor]:-}") | $(pct "${rps[$sc.caddy]:-}" "${rps[$sc.service]:-}") | $(cell "$sc.sqlite") | $(pct "${rps[$sc.sqlite]:-}" "${rps[$sc.service]:-}") |"
-	done
-	md "" "Through Caddy the load tool, Caddy and fuel-service share the same CPUs, so the Caddy column measures the" \
-		"gateway's CPU cost as much as its latency. The SQLite columns are fuel-service direct on its embedded" \
-		"database (WAL, one writer connection, one read-only connection per CPU) against fuel-service direct on" \
-		"PostgreSQL, whose server shares the CPUs too." ""
-elif want load; then
-	failed=1
-	md "" "**The load runs did not take place** (see the failed step above)." ""
-fi
-
-# ---------------------------------------------------------------- cost of metrics and tracing
-# The same GET vehicle on fuel-service with metrics on (the default) and
-# METRICS=off, and with tracing on, exporting every request's spans to
-# otlpsink, on the database above. One instance at a time (the others above
-# are stopped first: each keeps a pool of 32 connections, and PostgreSQL's
-# default max_connections is 100), started afresh for each run. The rounds
-# interleave the variants, in turn forwards and backwards, so that the
-# machine's drift falls on all alike; the summary takes the median of the
-# rounds (one disturbed round does not move it) and shows their spread.
-for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-wait 2>/dev/null || true
-pids=()
-
-# median, spread (min–max) and paired costs of the rounds' numbers.
+# ---------------------------------------------------------------- rounds
+# median, spread (min–max) and paired costs of the rounds' numbers (the
+# load, cost and accounts sections).
 median() { tr ' ' '\n' <<<"${1:-}" | awk 'NF' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.0f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 spread() { tr ' ' '\n' <<<"${1:-}" | awk 'NF' | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) print lo "–" hi }'; }
 cost() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "" || b == "" || b == 0) print "–"; else printf "%.1f %%", 100 * (1 - a / b) }'; }
@@ -375,6 +255,355 @@ round_order() {
 	if ((r % 2)); then echo "$@"; else echo "$@" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "\n") }'; fi
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# ---------------------------------------------------------------- fuel load
+# One database and one fuel-service seeded through the API, for the load,
+# cost and accounts sections; for the load section also a second
+# fuel-service with accounts on, the floor, Caddy and the SQLite instance,
+# all kept running through its rounds.
+fuel_sections=0
+want load || want cost || want auth && fuel_sections=1
+auth_secret=bench-identity-secret-of-at-least-32-bytes
+admin_password=bench-password-1234
+free_port fuel_port
+free_port accounts_port
+free_port floor_port
+free_port caddy_port
+free_port sqlite_port
+free_port docqa_port # nothing listens there: only the fuel routes are measured
+free_port service_pprof
+free_port accounts_pprof
+free_port floor_pprof
+free_port sqlite_pprof
+# The profiles of the last round: each run's measured part less a second.
+prof_secs=""
+if [[ $DURATION =~ ^([0-9]+)s$ ]]; then
+	prof_secs=$((BASH_REMATCH[1] - 1))
+elif [[ $DURATION =~ ^([0-9]+)m$ ]]; then
+	prof_secs=$((BASH_REMATCH[1] * 60 - 1))
+fi
+((${prof_secs:-0} >= 1)) || prof_secs=""
+prof_dir=$(dirname "$REPORT")/profiles
+load_targets=(service accounts floor caddy sqlite)
+db=bench_$$
+dsn_base=${TEST_DATABASE_URL%%\?*}
+dsn_query=""
+[[ $TEST_DATABASE_URL == *\?* ]] && dsn_query="?${TEST_DATABASE_URL#*\?}"
+DSN="${dsn_base%/*}/$db$dsn_query"
+want load && md "## fuel-service under load: PostgreSQL direct, through Caddy, the floor, and SQLite" "" \
+	"One fresh database; fuel-service applies its migrations; the data is seeded through the API (a vehicle with" \
+	"100 refuels for \`list\`, an empty one for \`post-refuel\`); \`ANALYZE\` before each scenario. Each run: $CONNS" \
+	"keep-alive connections, a 2 s unmeasured warm-up, then $DURATION measured. Scenarios: \`get-vehicle\`" \
+	"(\`GET /api/vehicles/{id}\`), \`list\` (\`GET /api/refuels?vehicle_id={id}\`, 100 records, about 37 KB)," \
+	"\`post-refuel\` (\`POST /api/refuels\`, a distinct time per request). Targets, each a process of its own started" \
+	"once and kept running through all rounds:" "" \
+	"- \`service\`: fuel-service on PostgreSQL with production's middleware, metrics on (the default), \`AUTH_MODE=off\`;" \
+	"- \`accounts\`: a second fuel-service on the same database with \`AUTH_MODE=local\` and the token cache at its" \
+	"  default (\`AUTH_TOKEN_CACHE=10s\`); the administrator made from \`AUTH_ADMIN_USERNAME\` and \`_PASSWORD\` takes" \
+	"  over the built-in user who owns the seeded vehicles, and every request carries the token of one" \
+	"  \`POST /api/auth/login\` (fuelload's \`-header\`); loaded directly, not through Caddy;" \
+	"- \`floor\`: \`fuelfloor\` (\`services/fuel/bench/fuelfloor\`), net/http + pgx running the same SQL and nothing else;" \
+	"- \`caddy\`: \`service\` through Caddy (this repository's Caddyfile);" \
+	"- \`sqlite\`: a third fuel-service on its embedded SQLite (no \`DATABASE_URL\`, a fresh file in the work directory)," \
+	"  seeded the same way, metrics on, accounts off." "" \
+	"$LOAD_ROUNDS rounds (\`BENCH_LOAD_ROUNDS\`); in each, each scenario, and in it each target, in the order above in" \
+	"odd rounds and the reverse in even ones, so that the machine's drift falls on all alike; the summary takes the" \
+	"median of the rounds (one disturbed round does not move it) and shows their spread. fuelload's \`-pid\` reports the" \
+	"CPU time (user and system, \`/proc/PID/stat\`) the target's process spent per request over the measured part." \
+	"The fuel-services' JSON request logs go to files. After each run the script ends the database's idle sessions" \
+	"(\`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '$db' AND state = 'idle'\`): the three" \
+	"pools of up to 32 connections would otherwise hold 96 together, near PostgreSQL's default \`max_connections\` of" \
+	"100, which other work on the server shares. A pool finds its connections closed when it next checks them (pgx" \
+	"pings one idle for over a second before using it) and opens new ones during the next warm-up." ""
+
+load_ok=$fuel_sections
+[[ $load_ok == 1 ]] && step createdb.log "psql '$TEST_DATABASE_URL' -qc 'CREATE DATABASE $db'" && created_db=$db || load_ok=0
+if [[ $load_ok == 1 ]]; then
+	md "" "Started in the background (stopped at the end):" "" '```sh'
+	md "$(mask <<<"AUTH_MODE=off PPROF_ADDR=127.0.0.1:$service_pprof DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:$fuel_port bin/fuel-service > fuel-service.log 2>&1 &")"
+	if want load; then
+		md "$(mask <<<"DATABASE_URL='$DSN' FLOOR_ADDR=127.0.0.1:$floor_port FLOOR_PPROF_ADDR=127.0.0.1:$floor_pprof bin/fuelfloor > fuelfloor.log 2>&1 &")"
+		md "LISTEN_ADDRESS=http://127.0.0.1:$caddy_port FUEL_UPSTREAM=127.0.0.1:$fuel_port DOCQA_UPSTREAM=127.0.0.1:$docqa_port bin/caddy run --config Caddyfile --adapter caddyfile > caddy.log 2>&1 &"
+		md "env -u DATABASE_URL PPROF_ADDR=127.0.0.1:$sqlite_pprof FUEL_SQLITE_PATH=\$work/fuel-sqlite.db FUEL_ADDR=127.0.0.1:$sqlite_port bin/fuel-service > fuel-service-sqlite.log 2>&1 &"
+		md "$(mask <<<"AUTH_MODE=local AUTH_IDENTITY_SECRET=… AUTH_ADMIN_USERNAME=bench AUTH_ADMIN_PASSWORD=… PPROF_ADDR=127.0.0.1:$accounts_pprof DATABASE_URL='$DSN' FUEL_ADDR=127.0.0.1:$accounts_port bin/fuel-service > fuel-service-accounts.log 2>&1 &")"
+	fi
+	md '```' ""
+	AUTH_MODE=off PPROF_ADDR=127.0.0.1:$service_pprof DATABASE_URL=$DSN FUEL_ADDR=127.0.0.1:$fuel_port bin/fuel-service >"$work/fuel-service.log" 2>&1 &
+	service_pid=$!
+	pids+=($!)
+	wait_up "http://127.0.0.1:$fuel_port/health" "${pids[-1]}" || load_ok=0
+fi
+if [[ $load_ok == 1 ]] && want load; then
+	DATABASE_URL=$DSN FLOOR_ADDR=127.0.0.1:$floor_port FLOOR_PPROF_ADDR=127.0.0.1:$floor_pprof bin/fuelfloor >"$work/fuelfloor.log" 2>&1 &
+	floor_pid=$!
+	pids+=($!)
+	LISTEN_ADDRESS=http://127.0.0.1:$caddy_port FUEL_UPSTREAM=127.0.0.1:$fuel_port DOCQA_UPSTREAM=127.0.0.1:$docqa_port \
+		bin/caddy run --config Caddyfile --adapter caddyfile >"$work/caddy.log" 2>&1 &
+	caddy_pid=$!
+	pids+=($!)
+	wait_up "http://127.0.0.1:$caddy_port/health" "${pids[-1]}" || load_ok=0
+fi
+if [[ $load_ok == 1 ]] && want load; then
+	# No DATABASE_URL, even one exported by the caller: the embedded default.
+	env -u DATABASE_URL PPROF_ADDR=127.0.0.1:$sqlite_pprof FUEL_SQLITE_PATH="$work/fuel-sqlite.db" FUEL_ADDR=127.0.0.1:$sqlite_port \
+		bin/fuel-service >"$work/fuel-service-sqlite.log" 2>&1 &
+	sqlite_pid=$!
+	pids+=($!)
+	wait_up "http://127.0.0.1:$sqlite_port/health" "${pids[-1]}" || load_ok=0
+fi
+if [[ $load_ok == 1 ]] && want load; then
+	# After the service's start: its migrations are applied.
+	AUTH_MODE=local AUTH_IDENTITY_SECRET=$auth_secret AUTH_ADMIN_USERNAME=bench AUTH_ADMIN_PASSWORD=$admin_password \
+		PPROF_ADDR=127.0.0.1:$accounts_pprof DATABASE_URL=$DSN FUEL_ADDR=127.0.0.1:$accounts_port bin/fuel-service \
+		>"$work/fuel-service-accounts.log" 2>&1 &
+	accounts_pid=$!
+	pids+=($!)
+	wait_up "http://127.0.0.1:$accounts_port/health" "${pids[-1]}" || load_ok=0
+fi
+if [[ $load_ok == 1 ]] && step seed.log "bin/fuelload -url http://127.0.0.1:$fuel_port -seed -records 100" &&
+	{ ! want load || step seed-sqlite.log "bin/fuelload -url http://127.0.0.1:$sqlite_port -seed -records 100"; }; then
+	md "" "Seed: \`$(tail -n1 "$work/seed.log")\`$(want load && echo "; SQLite: \`$(tail -n1 "$work/seed-sqlite.log")\`")" ""
+	list=$(sed -nE 's/.*list_vehicle=([0-9]+).*/\1/p' "$work/seed.log")
+	post=$(sed -nE 's/.*post_vehicle=([0-9]+).*/\1/p' "$work/seed.log")
+	if want load; then
+		sqlite_list=$(sed -nE 's/.*list_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
+		sqlite_post=$(sed -nE 's/.*post_vehicle=([0-9]+).*/\1/p' "$work/seed-sqlite.log")
+		# the floor answers the vehicle only once it can read the seeded rows
+		wait_up "http://127.0.0.1:$floor_port/api/vehicles/$list" "$floor_pid" || load_ok=0
+	fi
+elif [[ $fuel_sections == 1 ]]; then
+	load_ok=0
+fi
+
+# The accounts target: one login, then its token must open what the
+# scenarios ask for, and no token must not.
+accounts_ok=0
+token_file=$work/accounts-token
+if [[ $load_ok == 1 ]] && want load; then
+	curl -s -X POST -H 'Content-Type: application/json' "http://127.0.0.1:$accounts_port/api/auth/login" \
+		-d "{\"username\":\"bench\",\"password\":\"$admin_password\"}" | sed -nE 's/.*"token":"([^"]+)".*/\1/p' >"$token_file"
+	status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+	if [[ -s $token_file ]]; then
+		with_token=$(status -H "Authorization: Bearer $(cat "$token_file")" "http://127.0.0.1:$accounts_port/api/vehicles/$list")
+		with_token_list=$(status -H "Authorization: Bearer $(cat "$token_file")" "http://127.0.0.1:$accounts_port/api/refuels?vehicle_id=$list")
+		without=$(status "http://127.0.0.1:$accounts_port/api/vehicles/$list")
+		md "Accounts: \`POST /api/auth/login\` as \`bench\` answered a token; with it \`GET /api/vehicles/$list\` answers" \
+			"$with_token and \`GET /api/refuels?vehicle_id=$list\` $with_token_list, without it \`GET /api/vehicles/$list\` answers $without" \
+			"(the token stays out of the report: the commands below read it from a file)." ""
+		[[ $with_token == 200 && $with_token_list == 200 && $without == 401 ]] && accounts_ok=1
+	else
+		md "**Accounts: the login answered no token**; the \`accounts\` target is left out." ""
+	fi
+	if [[ $accounts_ok != 1 ]]; then
+		failed=1
+		md "**The \`accounts\` target is left out** (want 200 with the token and 401 without). Its log:" "" '```'
+		tail -n 5 "$work/fuel-service-accounts.log" | mask >>"$md"
+		md '```' ""
+	fi
+fi
+
+declare -A runs cpus p50s p99s
+load_failures=0
+prof_notes=""
+if [[ $load_ok == 1 ]] && want load; then
+	if [[ -n $prof_secs ]]; then
+		md "Profiles: in the last round, while fuelload loads \`service\`, \`accounts\`, \`floor\` and \`sqlite\`, the script takes a" \
+			"CPU profile and an allocation profile of the measured part from the target's own profiler (\`PPROF_ADDR\`," \
+			"the floor's \`FLOOR_PPROF_ADDR\`, on a port of their own on 127.0.0.1), both at once, started as the" \
+			"warm-up ends and lasting the measured time less a second (the allocations a delta over those seconds):" "" '```sh' \
+			"sleep 2; curl -fsS -o \$work/profiles/SCENARIO-TARGET.cpu.pprof 'http://127.0.0.1:PPROF/debug/pprof/profile?seconds=$prof_secs' &" \
+			"sleep 2; curl -fsS -o \$work/profiles/SCENARIO-TARGET.allocs.pprof 'http://127.0.0.1:PPROF/debug/pprof/allocs?seconds=$prof_secs' &" \
+			'```' "" \
+			"They replace the set in \`$prof_dir/\` (\`SCENARIO-TARGET.cpu.pprof\`, \`.allocs.pprof\`). The last round's numbers" \
+			"carry the profiler's own cost (those four targets, not Caddy's run)." ""
+	else
+		md "(No profiles: \`BENCH_DURATION=$DURATION\` is not a whole number of seconds or minutes of at least 2 s.)" ""
+	fi
+	mkdir -p "$work/profiles"
+	# release_connections ends the bench database's idle sessions (see the
+	# section's text); all_alive says whether every target still runs.
+	release_connections() {
+		psql "$TEST_DATABASE_URL" -qAtc "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$db' AND pid <> pg_backend_pid() AND state = 'idle'" \
+			>/dev/null 2>>"$work/release.err" || true
+	}
+	declare -A load_pid=([service]=$service_pid [accounts]=$accounts_pid [floor]=$floor_pid [caddy]=$caddy_pid [sqlite]=$sqlite_pid)
+	declare -A load_log=([service]=fuel-service.log [accounts]=fuel-service-accounts.log [floor]=fuelfloor.log [caddy]=caddy.log [sqlite]=fuel-service-sqlite.log)
+	all_alive() {
+		local name
+		for name in "${!load_pid[@]}"; do kill -0 "${load_pid[$name]}" 2>/dev/null || return 1; done
+	}
+	release_connections
+	# The runs go to a collapsed block after the summary.
+	main_md=$md
+	md=$work/load-runs.md
+	for round in $(seq 1 "$LOAD_ROUNDS"); do
+		for sc in get-vehicle list post-refuel; do
+			step "analyze-$sc-$round.log" "psql '$DSN' -qc ANALYZE" || true
+			for target in $(round_order "$round" "${load_targets[@]}"); do
+				v=$list
+				[[ $sc == post-refuel ]] && v=$post
+				pid="" pprof="" hdr=""
+				case $target in
+				service) port=$fuel_port pid=$service_pid pprof=$service_pprof ;;
+				accounts)
+					[[ $accounts_ok == 1 ]] || continue
+					port=$accounts_port pid=$accounts_pid pprof=$accounts_pprof
+					hdr=" -header \"Authorization: Bearer \$(cat $token_file)\""
+					;;
+				floor) port=$floor_port pid=$floor_pid pprof=$floor_pprof ;;
+				caddy) port=$caddy_port ;;
+				sqlite)
+					port=$sqlite_port pid=$sqlite_pid pprof=$sqlite_pprof
+					v=$sqlite_list
+					[[ $sc == post-refuel ]] && v=$sqlite_post
+					;;
+				esac
+				prof_pids=()
+				if ((round == LOAD_ROUNDS)) && [[ -n $pprof && -n $prof_secs ]]; then
+					for kind in cpu allocs; do
+						endpoint=profile
+						[[ $kind == allocs ]] && endpoint=allocs
+						(sleep 2 && curl -fsS -o "$work/profiles/$sc-$target.$kind.pprof" \
+							"http://127.0.0.1:$pprof/debug/pprof/$endpoint?seconds=$prof_secs") 2>"$work/profile-$sc-$target-$kind.err" &
+						prof_pids+=($!)
+					done
+				fi
+				log=load-$sc-$target-$round.log
+				if step "$log" "bin/fuelload -url http://127.0.0.1:$port -scenario $sc -vehicle $v -c $CONNS -d $DURATION${pid:+ -pid $pid}$hdr"; then
+					line=$(grep -E 'req/s' "$work/$log" | tail -n1)
+					runs[$sc.$target]+="$(sed -nE 's/.* ([0-9]+) req\/s.*/\1/p' <<<"$line") "
+					# latencies in hundredths of a millisecond: median works on integers
+					p50s[$sc.$target]+="$(sed -nE 's/.*p50 ([0-9.]+) ms.*/\1/p' <<<"$line" | awk '{ printf "%.0f", $1 * 100 }') "
+					p99s[$sc.$target]+="$(sed -nE 's/.*p99 ([0-9.]+) ms.*/\1/p' <<<"$line" | awk '{ printf "%.0f", $1 * 100 }') "
+					[[ -n $pid ]] && cpus[$sc.$target]+="$(sed -nE 's/.*server CPU ([0-9]+) .*/\1/p' <<<"$line") "
+					md "" "\`round $round, $target: $line\`" ""
+				else
+					load_failures=$((load_failures + 1))
+				fi
+				for p in "${prof_pids[@]}"; do
+					wait "$p" && continue
+					prof_notes+="- $sc, $target: \`$(cut -c1-200 "$work/profile-$sc-$target-"*.err | tr '\n' ' ')\`"$'\n'
+				done
+				release_connections
+				if ! all_alive; then
+					md=$main_md
+					md "**A target's process exited** (round $round, after $sc on $target); the rounds stop here:" ""
+					for name in "${!load_pid[@]}"; do
+						kill -0 "${load_pid[$name]}" 2>/dev/null && continue
+						md "\`$name\` (pid ${load_pid[$name]}), the last lines of its log:" "" '```'
+						tail -n 8 "$work/${load_log[$name]}" | cut -c1-300 | mask >>"$md"
+						md '```' ""
+					done
+					load_failures=$((load_failures + 1))
+					break 3
+				fi
+			done
+		done
+	done
+	md=$main_md
+
+	# pct A B: A ÷ B in %; round_pcts A B: each round's, paired in order, min–max.
+	pct() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "" || b == "" || b == 0) print "–"; else printf "%.0f %%", 100 * a / b }'; }
+	round_pcts() {
+		awk -v a="${1:-}" -v b="${2:-}" 'BEGIN {
+			n = split(a, x, " "); m = split(b, y, " "); k = 0
+			for (i = 1; i <= n && i <= m; i++) if (y[i] > 0) c[++k] = 100 * x[i] / y[i]
+			if (k == 0) exit
+			lo = hi = c[1]
+			for (i = 2; i <= k; i++) { if (c[i] < lo) lo = c[i]; if (c[i] > hi) hi = c[i] }
+			printf " (%.0f–%.0f)", lo, hi
+		}'
+	}
+	# ratio_cell SC A B: the ratio of the medians of targets A and B, bold, with the rounds' range.
+	ratio_cell() { echo "**$(pct "$(median "${runs[$1.$2]:-}")" "$(median "${runs[$1.$3]:-}")")**$(round_pcts "${runs[$1.$2]:-}" "${runs[$1.$3]:-}")"; }
+	# cell VALUES: the median (min–max), or "failed".
+	cell() { [[ -n "${1:-}" ]] && echo "$(median "$1") ($(spread "$1"))" || echo "failed"; }
+	ms() { [[ -n "${1:-}" ]] && awk -v v="$(median "$1")" 'BEGIN { printf "%.2f", v / 100 }' || echo "–"; }
+	cpu_ratio() { # floor's CPU per request ÷ a target's, in %
+		local f t
+		f=$(median "${cpus[$1.floor]:-}") t=$(median "${cpus[$1.$2]:-}")
+		pct "$f" "$t"
+	}
+	md "### Summary: req/s, the median of $LOAD_ROUNDS rounds (min–max), $CONNS connections, $DURATION each" ""
+	((load_failures > 0)) && md "**$load_failures runs failed** (fuelload exits non-zero on any request that does not answer 200): see every run below." ""
+	md "| scenario | service | accounts | floor | through Caddy | SQLite | service / floor | accounts / floor | Caddy / service | SQLite / PostgreSQL |" \
+		"|---|---|---|---|---|---|---|---|---|---|"
+	for sc in get-vehicle list post-refuel; do
+		md "| $sc | $(cell "${runs[$sc.service]:-}") | $(cell "${runs[$sc.accounts]:-}") | $(cell "${runs[$sc.floor]:-}") | $(cell "${runs[$sc.caddy]:-}") | $(cell "${runs[$sc.sqlite]:-}") | $(ratio_cell "$sc" service floor) | $(ratio_cell "$sc" accounts floor) | $(ratio_cell "$sc" caddy service) | $(ratio_cell "$sc" sqlite service) |"
+	done
+	md "" "The ratios divide the medians; in parentheses the same ratio round by round (the two runs of a round are" \
+		"minutes apart at most). Goals (issue 35): service / floor and accounts / floor at least 90 % on \`get-vehicle\`" \
+		"and \`post-refuel\`, 95 % on \`list\`; SQLite / PostgreSQL (the \`service\` target) at least 60 % on \`post-refuel\`." "" \
+		"### The processes' CPU per request (µs, user and system, measured part), the median (min–max)" "" \
+		"| scenario | service | accounts | floor | SQLite | floor ÷ service | floor ÷ accounts |" "|---|---|---|---|---|---|---|"
+	for sc in get-vehicle list post-refuel; do
+		md "| $sc | $(cell "${cpus[$sc.service]:-}") | $(cell "${cpus[$sc.accounts]:-}") | $(cell "${cpus[$sc.floor]:-}") | $(cell "${cpus[$sc.sqlite]:-}") | $(cpu_ratio "$sc" service) | $(cpu_ratio "$sc" accounts) |"
+	done
+	md "" "The floor's CPU per request over a target's is the share of the floor's req/s the target would reach if both" \
+		"were bound by their own CPU alone; PostgreSQL's CPU (and SQLite's, which runs inside fuel-service and is" \
+		"counted in its CPU) and the load tool's are not in these numbers, though they share the machine's CPUs." "" \
+		"### Latency: p50 / p99 ms, the medians of the rounds" "" \
+		"| scenario | service | accounts | floor | through Caddy | SQLite |" "|---|---|---|---|---|---|"
+	for sc in get-vehicle list post-refuel; do
+		row="| $sc |"
+		for target in "${load_targets[@]}"; do row+=" $(ms "${p50s[$sc.$target]:-}") / $(ms "${p99s[$sc.$target]:-}") |"; done
+		md "$row"
+	done
+	md "" "Through Caddy the load tool, Caddy and fuel-service share the same CPUs, so the Caddy column measures the" \
+		"gateway's CPU cost as much as its latency. The SQLite column is fuel-service direct on its embedded" \
+		"database (WAL, one writer connection, one read-only connection per CPU) against fuel-service direct on" \
+		"PostgreSQL, whose server shares the CPUs too." ""
+
+	# The profiles: this run's set replaces the last one.
+	mkdir -p "$prof_dir"
+	rm -f "$prof_dir"/*.pprof
+	cp "$work"/profiles/*.pprof "$prof_dir"/ 2>/dev/null || true
+	if [[ -n $prof_secs ]]; then
+		md "### Profiles of the last round" "" \
+			"In \`$prof_dir/\`, one CPU and one allocation profile per scenario and target (\`service\`, \`accounts\`, \`floor\`," \
+			"\`sqlite\`). Open one in a browser (the symbols are in the profile; the binary adds the source lines):" "" '```sh' \
+			"go tool pprof -http=127.0.0.1:0 bin/fuel-service $prof_dir/list-service.cpu.pprof" \
+			"go tool pprof -http=127.0.0.1:0 -sample_index=alloc_space bin/fuel-service $prof_dir/list-service.allocs.pprof" \
+			"go tool pprof -http=127.0.0.1:0 bin/fuelfloor $prof_dir/list-floor.cpu.pprof" '```' "" \
+			"Below, per scenario and target, the head of \`go tool pprof -top -cum -nodecount=15 BINARY SCENARIO-TARGET.cpu.pprof\`" \
+			"and the top allocators, \`go tool pprof -top -sample_index=alloc_space -nodecount=10 BINARY SCENARIO-TARGET.allocs.pprof\`." ""
+		[[ -n $prof_notes ]] && { failed=1; md "**Profiles that failed:**" "" "$prof_notes"; }
+		for sc in get-vehicle list post-refuel; do
+			for target in service accounts floor sqlite; do
+				bin=bin/fuel-service
+				[[ $target == floor ]] && bin=bin/fuelfloor
+				f=$prof_dir/$sc-$target
+				[[ -s $f.cpu.pprof || -s $f.allocs.pprof ]] || continue
+				md "<details><summary>$sc, $target: CPU (top -cum) and allocations (alloc_space)</summary>" "" '```'
+				$GO tool pprof -top -cum -nodecount=15 "$bin" "$f.cpu.pprof" 2>&1 | grep -v '^Main binary filename' >>"$md" || true
+				md "" 
+				$GO tool pprof -top -sample_index=alloc_space -nodecount=10 "$bin" "$f.allocs.pprof" 2>&1 | grep -v '^Main binary filename' >>"$md" || true
+				md '```' "</details>" ""
+			done
+		done
+	fi
+	md "<details><summary>Every run: the command and fuelload's line ($LOAD_ROUNDS rounds)</summary>" ""
+	cat "$work/load-runs.md" >>"$md"
+	md "</details>" ""
+elif want load; then
+	failed=1
+	md "" "**The load runs did not take place** (see the failed step above)." ""
+fi
+((load_failures == 0)) || failed=1
+
+# ---------------------------------------------------------------- cost of metrics and tracing
+# The same GET vehicle on fuel-service with metrics on (the default) and
+# METRICS=off, and with tracing on, exporting every request's spans to
+# otlpsink, on the database above. One instance at a time (the others above
+# are stopped first: each keeps a pool of 32 connections, and PostgreSQL's
+# default max_connections is 100), started afresh for each run. The rounds
+# interleave the variants, in turn forwards and backwards, so that the
+# machine's drift falls on all alike; the summary takes the median of the
+# rounds (one disturbed round does not move it) and shows their spread.
+for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+wait 2>/dev/null || true
+pids=()
+
 
 if want cost && [[ $load_ok == 1 ]]; then
 	md "## The cost of metrics and of tracing" "" \
@@ -490,7 +719,6 @@ fi
 # and a token on every request, against AUTH_MODE=off, in interleaved
 # rounds; fuel, docqa and Caddy started afresh for each run.
 if want auth && [[ $load_ok == 1 ]]; then
-	auth_secret=bench-identity-secret-of-at-least-32-bytes
 	md "## The cost of accounts: through Caddy with AUTH_MODE=local against off" "" \
 		"Through Caddy (this repository's Caddyfile), $CONNS connections, $DURATION after a 2 s warm-up:" \
 		"\`get-vehicle\` (\`GET /api/vehicles/{id}\`, fuel checks the bearer token: a lookup of its hash) and" \

@@ -5,13 +5,20 @@
 // measured against it; it is not a service to deploy.
 //
 //	DATABASE_URL=postgres://... FLOOR_ADDR=127.0.0.1:8083 fuelfloor
+//
+// FLOOR_PPROF_ADDR (or else PPROF_ADDR), a host:port, when set serves Go's
+// profiler (/debug/pprof/) on that address, on a mux of its own, as
+// fuel-service does, so that the two are profiled alike.
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strconv"
 	"time"
@@ -54,6 +61,19 @@ func run(ctx context.Context, getenv func(string) string) error {
 	mux.HandleFunc("GET /api/vehicles/{id}", func(w http.ResponseWriter, r *http.Request) { getVehicle(w, r, pool) })
 	mux.HandleFunc("GET /api/refuels", func(w http.ResponseWriter, r *http.Request) { listRefuels(w, r, pool) })
 	mux.HandleFunc("POST /api/refuels", func(w http.ResponseWriter, r *http.Request) { createRefuel(w, r, pool) })
+	if pa := cmp.Or(getenv("FLOOR_PPROF_ADDR"), getenv("PPROF_ADDR")); pa != "" {
+		prof := http.NewServeMux()
+		prof.HandleFunc("/debug/pprof/", pprof.Index) // the named profiles: allocs, heap, ...
+		prof.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		prof.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		ln, err := net.Listen("tcp", pa)
+		if err != nil {
+			return fmt.Errorf("FLOOR_PPROF_ADDR: %w", err)
+		}
+		fmt.Println("fuelfloor profiler on", ln.Addr())
+		// no timeouts: a CPU profile runs for its ?seconds=
+		go func() { _ = http.Serve(ln, prof) }()
+	}
 	fmt.Println("fuelfloor listening on", addr)
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	return srv.ListenAndServe()

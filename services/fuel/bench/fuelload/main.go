@@ -1,11 +1,15 @@
 // Command fuelload drives a running fuel API (fuel-service or fuelfloor)
 // with concurrent keep-alive connections and reports throughput and
 // latency percentiles. With -seed it first creates the data the scenarios
-// use, through the API itself.
+// use, through the API itself. With -pid it also reports the CPU time the
+// server process spent per request during the measured part (from
+// /proc/PID/stat, so on Linux only), which other work on a shared machine
+// disturbs less than req/s.
 //
 //	fuelload -url http://127.0.0.1:8082 -seed                 # prints the ids
 //	fuelload -url http://127.0.0.1:8082 -scenario list -vehicle 1 -c 32 -d 15s
 //	fuelload -url http://127.0.0.1:8000 -scenario get -path /api/documents -header "Authorization: Bearer $TOKEN"
+//	fuelload -url http://127.0.0.1:8082 -scenario get-vehicle -vehicle 1 -pid $PID   # and the service's CPU per request
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -52,6 +57,7 @@ func run(args []string, stdout io.Writer) error {
 	conns := fs.Int("c", 32, "concurrent connections")
 	duration := fs.Duration("d", 10*time.Second, "duration")
 	warmup := fs.Duration("warmup", 2*time.Second, "unmeasured warm-up")
+	pid := fs.Int("pid", 0, "the server's process id, to report its CPU time per request of the measured part")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -69,12 +75,26 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
+	var cpu0 time.Duration
+	if *pid > 0 {
+		if cpu0, err = processCPU(*pid); err != nil {
+			return err
+		}
+	}
 	res, err := load(client, req, *conns, *duration)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s %s c=%d d=%s: %d requests, %.0f req/s, p50 %.2f ms, p99 %.2f ms, errors %d\n",
-		*scenario, *base, *conns, *duration, res.n, res.rps, ms(res.p50), ms(res.p99), res.errors)
+	cpu := ""
+	if *pid > 0 {
+		cpu1, err := processCPU(*pid)
+		if err != nil {
+			return err
+		}
+		cpu = fmt.Sprintf(", server CPU %.0f µs/request", float64((cpu1-cpu0).Microseconds())/float64(res.n))
+	}
+	fmt.Fprintf(stdout, "%s %s c=%d d=%s: %d requests, %.0f req/s, p50 %.2f ms, p99 %.2f ms, errors %d%s\n",
+		*scenario, *base, *conns, *duration, res.n, res.rps, ms(res.p50), ms(res.p99), res.errors, cpu)
 	if res.errors > 0 {
 		return fmt.Errorf("%d requests failed (first: %s)", res.errors, res.firstError)
 	}
@@ -230,3 +250,40 @@ func seedData(client *http.Client, base string, n int, stdout io.Writer) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// userHZ is the unit of the times in /proc/PID/stat (USER_HZ, 100 on every
+// Linux architecture Go runs on).
+const userHZ = 100
+
+// processCPU is the user and system time process pid has used so far.
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("-pid: %w", err)
+	}
+	return parseStatCPU(string(b))
+}
+
+// parseStatCPU reads utime and stime (fields 14 and 15) of a
+// /proc/PID/stat line. The command name (field 2) is in parentheses and
+// may hold spaces and parentheses itself: the fields are counted from the
+// last ")".
+func parseStatCPU(stat string) (time.Duration, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("-pid: /proc/PID/stat has no command name")
+	}
+	f := strings.Fields(stat[i+1:]) // from field 3, the state
+	if len(f) < 13 {
+		return 0, fmt.Errorf("-pid: /proc/PID/stat has %d fields after the command name, want at least 13", len(f))
+	}
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("-pid: /proc/PID/stat: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
+}
