@@ -16,7 +16,9 @@ import (
 	"strconv"
 	"time"
 
+	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 )
@@ -34,6 +36,11 @@ func run(ctx context.Context, getenv func(string) string) error {
 		return err
 	}
 	cfg.MaxConns = 32
+	// numeric columns scan into and encode from shopspring decimals directly
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		pgxdecimal.Register(c.TypeMap())
+		return nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return err
@@ -52,6 +59,10 @@ func run(ctx context.Context, getenv func(string) string) error {
 	return srv.ListenAndServe()
 }
 
+// builtinUser is the user every request acts as when accounts are off
+// (auth.BuiltinUserID): the service's statements carry it, so these do.
+const builtinUser = 1
+
 type vehicle struct {
 	ID              int64           `json:"id"`
 	Name            string          `json:"name"`
@@ -64,37 +75,87 @@ type vehicle struct {
 	DefaultVehicle  bool            `json:"default_vehicle"`
 	CreatedAt       time.Time       `json:"created_at"`
 	UpdatedAt       time.Time       `json:"updated_at"`
+	Role            string          `json:"role"`
+	Currency        *string         `json:"currency"`
+	ManualMD5s      []string        `json:"manual_md5s"`
+	ownerID         int64           // not in the answer
 }
 
 type refuel struct {
-	ID             int64           `json:"id"`
-	VehicleID      int64           `json:"vehicle_id"`
-	RefuelTime     time.Time       `json:"refuel_time"`
-	Odometer       decimal.Decimal `json:"odometer"`
-	FuelType       string          `json:"fuel_type"`
-	Energy         string          `json:"energy"`
-	Liters         decimal.Decimal `json:"liters"`
-	TotalAmount    decimal.Decimal `json:"total_amount"`
-	PricePerLiter  decimal.Decimal `json:"price_per_liter"`
-	StationName    string          `json:"station_name"`
-	IsFull         bool            `json:"is_full"`
-	MissedPrevious bool            `json:"missed_previous"`
-	Remark         string          `json:"remark"`
-	CreatedAt      time.Time       `json:"created_at"`
-	UpdatedAt      time.Time       `json:"updated_at"`
+	ID             int64            `json:"id"`
+	VehicleID      int64            `json:"vehicle_id"`
+	RefuelTime     time.Time        `json:"refuel_time"`
+	Odometer       decimal.Decimal  `json:"odometer"`
+	FuelType       string           `json:"fuel_type"`
+	Energy         string           `json:"energy"`
+	Unit           string           `json:"unit"`
+	Liters         decimal.Decimal  `json:"liters"`
+	TotalAmount    decimal.Decimal  `json:"total_amount"`
+	PricePerLiter  decimal.Decimal  `json:"price_per_liter"`
+	StationName    string           `json:"station_name"`
+	IsFull         bool             `json:"is_full"`
+	MissedPrevious bool             `json:"missed_previous"`
+	Remark         string           `json:"remark"`
+	Currency       *string          `json:"currency"`
+	HomeAmount     *decimal.Decimal `json:"home_amount"`
+	CreatedAt      time.Time        `json:"created_at"`
+	UpdatedAt      time.Time        `json:"updated_at"`
 }
 
 func init() { decimal.MarshalJSONWithoutQuotes = true }
 
-func scanRefuel(row pgx.Row, r *refuel) error {
-	var odo, liters, amount, price string
-	if err := row.Scan(&r.ID, &r.VehicleID, &r.RefuelTime, &odo, &r.FuelType, &r.Energy, &liters, &amount, &price,
-		&r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, &r.CreatedAt, &r.UpdatedAt); err != nil {
-		return err
+// The statements below are the ones fuel-service runs for the same requests
+// on PostgreSQL (its store package; read off PostgreSQL's statement log),
+// so that the difference measured is the service's own work.
+const (
+	// vehicleSQL is the store's readVehicle with the highest refuel reading
+	// (GET a vehicle); vehicleAccessSQL without it (the check before a
+	// refuel is written).
+	vehicleSQL = `SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, ` +
+		`(SELECT max(r.odometer) FROM refuels r WHERE r.vehicle_id = v.id), v.default_vehicle, v.created_at, v.updated_at, v.owner_id, ` +
+		`v.manual_md5s, '', (SELECT p.currency FROM user_preferences p WHERE p.user_id = v.owner_id) FROM vehicles v WHERE v.id = $1`
+	vehicleAccessSQL = `SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, ` +
+		`NULL, v.default_vehicle, v.created_at, v.updated_at, v.owner_id, ` +
+		`v.manual_md5s, '', (SELECT p.currency FROM user_preferences p WHERE p.user_id = v.owner_id) FROM vehicles v WHERE v.id = $1`
+	listSQL = `SELECT r.id, r.vehicle_id, r.refuel_time, r.odometer, r.fuel_type, r.energy, r.liters, r.total_amount, r.price_per_liter, ` +
+		`r.station_name, r.is_full, r.missed_previous, r.remark, r.currency, r.home_amount, r.created_at, r.updated_at FROM refuels r ` +
+		`WHERE r.vehicle_id = $1 AND EXISTS (SELECT 1 FROM vehicles v WHERE v.id = $2 AND (v.owner_id = $3 OR EXISTS ` +
+		`(SELECT 1 FROM vehicle_members m WHERE m.vehicle_id = v.id AND m.user_id = $4))) ORDER BY r.refuel_time DESC, r.id DESC`
+	insertSQL = `INSERT INTO "refuels" ("vehicle_id","refuel_time","odometer","fuel_type","energy","liters","total_amount",` +
+		`"price_per_liter","station_name","is_full","missed_previous","remark","currency","home_amount","created_at","updated_at") ` +
+		`VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) RETURNING "id"`
+)
+
+// numericAsText asks PostgreSQL for numeric columns in text: parsing the
+// text is cheaper than converting the binary form (measured: the list of
+// 100 took 884 µs of the floor's CPU with binary numerics, 500 with text).
+var numericAsText = pgx.QueryResultFormatsByOID{pgtype.NumericOID: pgx.TextFormatCode}
+
+func readVehicle(r *http.Request, pool *pgxpool.Pool, sql string, id int64) (vehicle, error) {
+	var (
+		v       vehicle
+		top     decimal.NullDecimal
+		manuals string
+		role    string
+	)
+	err := pool.QueryRow(r.Context(), sql, numericAsText, id).Scan(&v.ID, &v.Name, &v.Brand, &v.Model, &v.PlateNumber, &v.FuelType,
+		&v.TankCapacity, &v.CurrentOdometer, &top, &v.DefaultVehicle, &v.CreatedAt, &v.UpdatedAt, &v.ownerID, &manuals, &role, &v.Currency)
+	if err != nil {
+		return v, err
 	}
-	r.Odometer, r.Liters = decimal.RequireFromString(odo), decimal.RequireFromString(liters)
-	r.TotalAmount, r.PricePerLiter = decimal.RequireFromString(amount), decimal.RequireFromString(price)
-	return nil
+	if top.Valid && top.Decimal.GreaterThan(v.CurrentOdometer) {
+		v.CurrentOdometer = top.Decimal
+	}
+	v.CreatedAt, v.UpdatedAt = v.CreatedAt.UTC(), v.UpdatedAt.UTC()
+	v.ManualMD5s = []string{}
+	if err := json.Unmarshal([]byte(manuals), &v.ManualMD5s); err != nil {
+		return v, err
+	}
+	if v.ownerID != builtinUser {
+		return v, pgx.ErrNoRows // the service then reads a membership; the floor's caller owns every vehicle
+	}
+	v.Role = "owner"
+	return v, nil
 }
 
 func getVehicle(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
@@ -103,16 +164,23 @@ func getVehicle(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
 		http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
 		return
 	}
-	var v vehicle
-	var capacity, odo string
-	err = pool.QueryRow(r.Context(), `SELECT id, name, brand, model, plate_number, fuel_type, tank_capacity::text, current_odometer::text, default_vehicle, created_at, updated_at FROM vehicles WHERE id = $1 LIMIT 1`, id).
-		Scan(&v.ID, &v.Name, &v.Brand, &v.Model, &v.PlateNumber, &v.FuelType, &capacity, &odo, &v.DefaultVehicle, &v.CreatedAt, &v.UpdatedAt)
+	v, err := readVehicle(r, pool, vehicleSQL, id)
 	if err != nil {
 		http.Error(w, `{"code":"NOT_FOUND"}`, 404)
 		return
 	}
-	v.TankCapacity, v.CurrentOdometer = decimal.RequireFromString(capacity), decimal.RequireFromString(odo)
 	writeJSON(w, v)
+}
+
+func scanRefuel(row pgx.Row, r *refuel) error {
+	if err := row.Scan(&r.ID, &r.VehicleID, &r.RefuelTime, &r.Odometer, &r.FuelType, &r.Energy, &r.Liters,
+		&r.TotalAmount, &r.PricePerLiter, &r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, &r.Currency,
+		&r.HomeAmount, &r.CreatedAt, &r.UpdatedAt); err != nil {
+		return err
+	}
+	r.RefuelTime, r.CreatedAt, r.UpdatedAt = r.RefuelTime.UTC(), r.CreatedAt.UTC(), r.UpdatedAt.UTC()
+	r.Unit = unit(r.Energy)
+	return nil
 }
 
 func listRefuels(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
@@ -121,7 +189,7 @@ func listRefuels(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
 		http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
 		return
 	}
-	rows, err := pool.Query(r.Context(), `SELECT id, vehicle_id, refuel_time, odometer::text, fuel_type, energy, liters::text, total_amount::text, price_per_liter::text, station_name, is_full, missed_previous, remark, created_at, updated_at FROM refuels WHERE vehicle_id = $1 ORDER BY refuel_time DESC, id DESC`, id)
+	rows, err := pool.Query(r.Context(), listSQL, numericAsText, id, id, builtinUser, builtinUser)
 	if err != nil {
 		http.Error(w, `{"code":"INTERNAL"}`, 500)
 		return
@@ -149,22 +217,21 @@ func createRefuel(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
 		http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
 		return
 	}
-	in.PricePerLiter = in.TotalAmount.DivRound(in.Liters, 4)
-	if in.Energy == "" {
-		// The vehicle's default energy, read as the service reads it.
-		var fuelType string
-		if err := pool.QueryRow(r.Context(), `SELECT fuel_type FROM vehicles WHERE id = $1`, in.VehicleID).Scan(&fuelType); err != nil {
-			http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
-			return
-		}
-		in.Energy = defaultEnergy(fuelType)
+	v, err := readVehicle(r, pool, vehicleAccessSQL, in.VehicleID)
+	if err != nil {
+		http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
+		return
 	}
+	if in.Energy == "" {
+		in.Energy = defaultEnergy(v.FuelType)
+	}
+	in.Unit = unit(in.Energy)
+	in.PricePerLiter = in.TotalAmount.DivRound(in.Liters, 4)
 	in.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
 	in.UpdatedAt = in.CreatedAt
-	err := pool.QueryRow(r.Context(), `INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, energy, liters, total_amount, price_per_liter, station_name, is_full, missed_previous, remark, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
-		in.VehicleID, in.RefuelTime, in.Odometer.String(), in.FuelType, in.Energy, in.Liters.String(), in.TotalAmount.String(), in.PricePerLiter.String(),
-		in.StationName, in.IsFull, in.MissedPrevious, in.Remark, in.CreatedAt, in.UpdatedAt).Scan(&in.ID)
+	err = pool.QueryRow(r.Context(), insertSQL,
+		in.VehicleID, in.RefuelTime, in.Odometer, in.FuelType, in.Energy, in.Liters, in.TotalAmount,
+		in.PricePerLiter, in.StationName, in.IsFull, in.MissedPrevious, in.Remark, in.Currency, nil, in.CreatedAt, in.UpdatedAt).Scan(&in.ID)
 	if err != nil {
 		http.Error(w, `{"code":"INVALID_ARGUMENT"}`, 400)
 		return
@@ -172,8 +239,8 @@ func createRefuel(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool) {
 	writeJSON(w, in)
 }
 
-// defaultEnergy is fuel.DefaultEnergy, repeated: the floor imports nothing
-// of the service.
+// defaultEnergy and unit are fuel.DefaultEnergy and fuel.Energy.Unit,
+// repeated: the floor imports nothing of the service.
 func defaultEnergy(vehicleFuelType string) string {
 	switch vehicleFuelType {
 	case "diesel":
@@ -182,6 +249,16 @@ func defaultEnergy(vehicleFuelType string) string {
 		return "electricity"
 	}
 	return "gasoline"
+}
+
+func unit(energy string) string {
+	switch energy {
+	case "electricity":
+		return "kWh"
+	case "cng", "hydrogen":
+		return "kg"
+	}
+	return "l"
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -33,6 +33,10 @@ type Config struct {
 	Addr        string `env:"FUEL_ADDR" default:":8082"`
 	DatabaseURL string `env:"DATABASE_URL" secret:"true"` // PostgreSQL URL; empty: embedded SQLite
 	SQLitePath  string `env:"FUEL_SQLITE_PATH" default:"var/fuel.db"`
+	// SQLiteSync is when SQLite syncs its commits to disk: normal (at
+	// checkpoints; a power cut may lose the last commits) or full (every
+	// commit, at half the rate of writes).
+	SQLiteSync string `env:"FUEL_SQLITE_SYNC" default:"normal"`
 	// FilesDir keeps the files of attachments; empty: an attachments
 	// directory beside FUEL_SQLITE_PATH (var/attachments), on PostgreSQL too.
 	FilesDir string `env:"FUEL_FILES_DIR"`
@@ -120,7 +124,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if cfg.DatabaseURL != "" {
 		st, err = store.OpenPostgres(ctx, cfg.DatabaseURL)
 	} else {
-		st, err = store.OpenSQLite(ctx, cfg.SQLitePath)
+		switch cfg.SQLiteSync {
+		case "normal":
+			st, err = store.OpenSQLite(ctx, cfg.SQLitePath)
+		case "full":
+			st, err = store.OpenSQLiteDurable(ctx, cfg.SQLitePath)
+		default:
+			err = fmt.Errorf("FUEL_SQLITE_SYNC: %q is neither normal nor full", cfg.SQLiteSync)
+		}
 	}
 	if err != nil {
 		return err

@@ -168,3 +168,37 @@ func TestSQLiteReadersAreReadOnly(t *testing.T) {
 		t.Fatal("a reader connection deleted rows")
 	}
 }
+
+// TestSQLiteSync checks when each opening syncs the writer's commits:
+// NORMAL (1) by default, FULL (2) for OpenSQLiteDurable; the readers never
+// write, so their setting does not matter.
+func TestSQLiteSync(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		open func(context.Context, string) (*Store, error)
+		want int
+	}{
+		{"default", OpenSQLite, 1},
+		{"durable", OpenSQLiteDurable, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := tc.open(ctx, t.TempDir()+"/fuel.db")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var got int
+			if err := s.write.WithContext(ctx).Raw("PRAGMA synchronous").Row().Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("PRAGMA synchronous = %d, want %d", got, tc.want)
+			}
+			var mode string
+			if err := s.write.WithContext(ctx).Raw("PRAGMA journal_mode").Row().Scan(&mode); err != nil || mode != "wal" {
+				t.Errorf("journal_mode = %q (%v), want wal", mode, err)
+			}
+		})
+	}
+}

@@ -246,3 +246,51 @@ func BenchmarkStatistics10k(b *testing.B) {
 		})
 	}
 }
+
+// TestFeedPackedRecord reads SQLite's packed statistics rows: each field
+// in its place (a record in another currency counting its home amount),
+// and a malformed row refused with what was wrong rather than misread.
+func TestFeedPackedRecord(t *testing.T) {
+	var got []fuel.StatsRecord
+	add := func(r fuel.StatsRecord) { got = append(got, r) }
+	lines := []string{
+		"7|2024-03-01 08:30:00+01:00|diesel|12345.5|40.25|60.1|1.4932|1|0|",
+		"8|2024-03-09 10:00:00+00:00|gasoline|12800|30|50|1.6667|0|1|45.5",
+	}
+	for _, l := range lines {
+		if err := feedPackedRecord([]byte(l), add); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	want := []fuel.StatsRecord{
+		{ID: 7, RefuelTime: time.Date(2024, 3, 1, 7, 30, 0, 0, time.UTC), Energy: fuel.Diesel, Odometer: 12345500, Liters: 40250,
+			TotalAmount: 60100, PricePerLiter: 14932, IsFull: true},
+		// home amount 45.5 over 30 litres: 1.5167 per litre
+		{ID: 8, RefuelTime: time.Date(2024, 3, 9, 10, 0, 0, 0, time.UTC), Energy: fuel.Gasoline, Odometer: 12800000, Liters: 30000,
+			TotalAmount: 45500, PricePerLiter: 15167, MissedPrevious: true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("record %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{
+		"7|2024-03-01 08:30:00+01:00|diesel|12345.5|40.25|60.1|1.4932|1|0",   // a field short
+		"7|2024-03-01 08:30:00+01:00|diesel|12345.5|40.25|60.1|1.4932|1|0||", // a field more
+		"7|2024-03-01 08:30:00+01:00|diesel|12345.5|40.25|60.1|1.4932|2|0|",  // not a flag
+		"x|2024-03-01 08:30:00+01:00|diesel|12345.5|40.25|60.1|1.4932|1|0|",  // not an id
+		"7|yesterday|diesel|12345.5|40.25|60.1|1.4932|1|0|",                  // not a time
+		"7|2024-03-01 08:30:00+01:00|diesel|12,5|40.25|60.1|1.4932|1|0|",     // not a quantity
+	} {
+		n := len(got)
+		if err := feedPackedRecord([]byte(bad), add); err == nil {
+			t.Errorf("%s: read without an error", bad)
+		}
+		if len(got) != n {
+			t.Errorf("%s: a record was added", bad)
+		}
+	}
+}

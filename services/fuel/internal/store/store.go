@@ -114,7 +114,25 @@ func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 // stay serialised on the one writer, as SQLite serialises them anyway
 // (so writers never meet SQLITE_BUSY, and the default-vehicle rule and the
 // idempotency keys hold without row locks). Foreign keys are enforced.
+//
+// A commit is written to the WAL and synced to disk at checkpoints, not at
+// every commit (SQLite's synchronous=NORMAL, its advice for WAL): an
+// application crash loses nothing, a power cut or an operating-system
+// crash may lose the last commits but never corrupts the file. The sync
+// per commit (FULL, SQLite's default) halved POST refuel's rate; see
+// OpenSQLiteDurable (proto-docs/fuel-decisions.md, "SQLite: syncs").
 func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	return openSQLite(ctx, path, "NORMAL")
+}
+
+// OpenSQLiteDurable is OpenSQLite syncing every commit to disk before it
+// is answered (synchronous=FULL): nothing acknowledged is lost to a power
+// cut, at half the rate of writes (FUEL_SQLITE_SYNC=full).
+func OpenSQLiteDurable(ctx context.Context, path string) (*Store, error) {
+	return openSQLite(ctx, path, "FULL")
+}
+
+func openSQLite(ctx context.Context, path, synchronous string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create sqlite directory: %w", err)
@@ -128,7 +146,7 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	// Readers refuse writes (query_only), so a write sent to the read
 	// handle fails at once instead of racing the writer.
 	file := "file:" + path + "?_pragma=busy_timeout(10000)"
-	write, err := gorm.Open(sqlite.Open(file+"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"), gormConfig())
+	write, err := gorm.Open(sqlite.Open(file+"&_pragma=journal_mode(WAL)&_pragma=synchronous("+synchronous+")&_pragma=foreign_keys(1)&_txlock=immediate"), gormConfig())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
