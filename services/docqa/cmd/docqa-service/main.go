@@ -157,7 +157,7 @@ type serviceConfig struct {
 	RetrievalLexicalWeight float64 `env:"RETRIEVAL_LEXICAL_WEIGHT" default:"2"`
 	RetrievalVectorWeight  float64 `env:"RETRIEVAL_VECTOR_WEIGHT" default:"1"`
 	RetrievalCandidates    int     `env:"RETRIEVAL_CANDIDATES" default:"50"`        // from each ranking, and for the reranker
-	RetrievalLexicalShare  float64 `env:"RETRIEVAL_LEXICAL_SHARE" default:"0.6"`    // convex: the lexical scores' share
+	RetrievalLexicalShare  float64 `env:"RETRIEVAL_LEXICAL_SHARE" default:"0.8"`    // convex: the lexical scores' share
 	RetrievalNormalization string  `env:"RETRIEVAL_NORMALIZATION" default:"minmax"` // convex: minmax | zscore
 
 	// A reranker (the /rerank API of self-hostable rerank servers) reorders

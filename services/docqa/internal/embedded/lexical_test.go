@@ -192,3 +192,40 @@ func TestSearchTextInvalidAndClosed(t *testing.T) {
 		t.Fatalf("closed: %v", err)
 	}
 }
+
+// TestSearchTextPages: the lexical index groups chunks into pages by
+// document and page number. A's pages 1 and 2 hold "oil" in equal chunks;
+// page 2's other chunk holds "filter", which lifts page 2's "oil" chunk
+// above page 1's (equal otherwise, page 1 would come first). B's page 2
+// holds "brake" and "spring" in one chunk beside A's page 2 in the index:
+// it is another document's page and lifts nothing of A's.
+func TestSearchTextPages(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	mustUpsert(t, s, newDoc(md5A, "a.pdf", t0, 3), []docqa.Chunk{
+		{ID: docqa.ChunkID(md5A, 0), Page: 1, Index: 0, Text: "oil pump", Embedding: vec(1)},
+		{ID: docqa.ChunkID(md5A, 1), Page: 2, Index: 1, Text: "oil sump", Embedding: vec(1)},
+		{ID: docqa.ChunkID(md5A, 2), Page: 2, Index: 2, Text: "filter cover", Embedding: vec(1)},
+		{ID: docqa.ChunkID(md5A, 3), Page: 3, Index: 3, Text: "brake shoe", Embedding: vec(1)},
+		{ID: docqa.ChunkID(md5A, 4), Page: 4, Index: 4, Text: "brake drum", Embedding: vec(1)},
+	}, "lexical:v1")
+	mustUpsert(t, s, newDoc(md5B, "b.pdf", t0, 1), []docqa.Chunk{
+		{ID: docqa.ChunkID(md5B, 0), Page: 4, Index: 0, Text: "spring clip", Embedding: vec(1)},
+	}, "lexical:v1")
+	for _, tc := range []struct {
+		question string
+		want     []place
+	}{
+		{"oil filter", []place{{md5A, 2}, {md5A, 2}, {md5A, 1}}},
+		// A's page 4 and B's page 4 are two pages: A's brake chunks stay
+		// in document order.
+		{"brake spring", []place{{md5B, 4}, {md5A, 3}, {md5A, 4}}},
+	} {
+		got, err := s.SearchText(context.Background(), tc.question, docqa.Query{TopK: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(placesOf(got), tc.want) {
+			t.Fatalf("%q: got %v, want %v", tc.question, placesOf(got), tc.want)
+		}
+	}
+}

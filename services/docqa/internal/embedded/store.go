@@ -50,7 +50,8 @@ type Store struct {
 	chunks map[string]*row // by chunk id
 	index  []*row          // every row, scanned by Search; rebuilt after each write
 	// lex is the BM25 index over index's rows (its documents are their
-	// positions in index), rebuilt with it; dict numbers its terms.
+	// positions in index, grouped into pages), rebuilt with it; dict
+	// numbers its terms.
 	lex  *lexical.Index
 	dict *lexical.Dict
 }
@@ -332,7 +333,8 @@ func (s *Store) scoredLocked(r *row, score float32) docqa.ScoredChunk {
 }
 
 // SearchText returns at most q.TopK chunks ranked by BM25 over the words
-// of their document's title, their heading and their text (lexical.Index),
+// of their document's title, their heading and their text, with term
+// proximity and mixed with their page's BM25 score (lexical.Index.Search),
 // of the documents the reader may search, from q.Documents only when it
 // names any: the filter is applied while scoring, so TopK counts only
 // chunks that pass it. Ties keep document and
@@ -595,7 +597,9 @@ func (s *Store) rebuildIndexLocked() {
 		r.pos = i
 	}
 	s.index = index
-	s.lex = lexical.NewIndex(s.dict, len(index), func(i int) *lexical.Doc { return &index[i].lex })
+	s.lex = lexical.NewIndex(s.dict, len(index), func(i int) *lexical.Doc { return &index[i].lex }, func(i int) bool {
+		return index[i].key == index[i-1].key && index[i].chunk.Page == index[i-1].chunk.Page
+	})
 }
 
 func sortNewestFirst(docs []docqa.Document) {

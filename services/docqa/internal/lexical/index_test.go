@@ -42,6 +42,13 @@ func bm25(n, df, tf, length, avg float64) float64 {
 	return idf * tf * (k1 + 1) / (tf + k1*(1-b+b*length/avg))
 }
 
+// tp is BM25TP's proximity score of one pair of question terms whose
+// rarer one has document frequency df, with sum of 1/distance² near.
+func tp(n, df, near, length, avg float64) float64 {
+	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+	return idf * (k1 + 1) * near / (near + k1*(1-b+b*length/avg))
+}
+
 func TestIndexScoresAndOrder(t *testing.T) {
 	dict := NewDict()
 	docs := []Doc{
@@ -50,12 +57,14 @@ func TestIndexScoresAndOrder(t *testing.T) {
 		dict.Doc("", "Brakes", "brake pads wear"), // 2: brake 2+1, pad 1, wear 1; length 5
 		dict.Doc("", "", "the of and"),            // 3: no terms
 	}
-	x := NewIndex(dict, len(docs), func(i int) *Doc { return &docs[i] })
+	x := NewIndex(dict, len(docs), func(i int) *Doc { return &docs[i] }, nil)
 	const n, avg = 4.0, 13.0 / 4
 
+	// Document 0 holds oil at 0 and 1, filter at 2: the pair is 2 and 1
+	// terms apart, and its proximity score comes on top of BM25.
 	got := x.Search("oil filter", 10, nil)
 	want := []Hit{
-		{0, float32(bm25(n, 1, 2, 3, avg) + bm25(n, 2, 1, 3, avg))},
+		{0, float32(bm25(n, 1, 2, 3, avg) + bm25(n, 2, 1, 3, avg) + ProximityWeight*tp(n, 2, 1.0/4+1, 3, avg))},
 		{1, float32(bm25(n, 2, 1, 5, avg))},
 	}
 	if len(got) != len(want) {
@@ -90,8 +99,156 @@ func TestIndexScoresAndOrder(t *testing.T) {
 	if got := x.Search("carburettor oil", 10, nil); len(got) != 1 || got[0].Doc != 0 {
 		t.Fatalf("a term newer than the index: %v", got)
 	}
-	if got := NewIndex(dict, 0, nil).Search("oil", 3, nil); len(got) != 0 {
+	if got := NewIndex(dict, 0, nil, nil).Search("oil", 3, nil); len(got) != 0 {
 		t.Fatalf("empty index found %v", got)
+	}
+}
+
+func TestDocSeq(t *testing.T) {
+	dict := NewDict()
+	d := dict.Doc("Oil manual", "Oil change", "Replace the oil filter; the filter is new.")
+	term := map[uint32]string{}
+	for t, id := range dict.ids {
+		term[id] = t
+	}
+	var got []string
+	for _, l := range d.Seq {
+		if l == SeqBreak {
+			got = append(got, "|")
+			continue
+		}
+		got = append(got, term[d.Terms[l].Term])
+	}
+	// The title is left out; the heading, a break, the text, stop words
+	// gone.
+	if want := []string{"oil", "chang", "|", "replac", "oil", "filter", "filter", "new"}; !slices.Equal(got, want) {
+		t.Fatalf("Seq reads %q, want %q", got, want)
+	}
+	if d := dict.Doc("Title only", "", ""); d.Seq != nil {
+		t.Fatalf("a chunk with neither heading nor text has Seq %v", d.Seq)
+	}
+}
+
+// TestProximityOrders: two documents with the same terms, hence the same
+// BM25 score; the one where the question's terms stand together comes
+// first, though it comes second in document order (which breaks ties).
+func TestProximityOrders(t *testing.T) {
+	dict := NewDict()
+	docs := []Doc{
+		dict.Doc("", "", "oil lamp bulb cable fuse relay filter"), // oil and filter 6 apart: not near
+		dict.Doc("", "", "filter lamp oil bulb cable fuse relay"), // 2 apart
+		dict.Doc("", "", "wiper blade"),
+	}
+	x := NewIndex(dict, len(docs), func(i int) *Doc { return &docs[i] }, nil)
+	got := x.Search("oil filter", 10, nil)
+	const n, avg = 3.0, 16.0 / 3
+	base := bm25(n, 2, 1, 7, avg) * 2
+	want := []Hit{{1, float32(base + ProximityWeight*tp(n, 2, 1.0/4, 7, avg))}, {0, float32(base)}}
+	if len(got) != 2 || got[0].Doc != want[0].Doc || got[1].Doc != want[1].Doc ||
+		math.Abs(float64(got[0].Score-want[0].Score)) > 1e-5 || math.Abs(float64(got[1].Score-want[1].Score)) > 1e-5 {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	// One question term alone has no pair: BM25 decides, ties in order.
+	if got := x.Search("oil", 10, nil); len(got) != 2 || got[0].Doc != 0 || math.Abs(float64(got[0].Score)-bm25(n, 2, 1, 7, avg)) > 1e-5 {
+		t.Fatalf("one term: %v", got)
+	}
+}
+
+func TestProximityScore(t *testing.T) {
+	terms := []queryTerm{{id: 7, idf: 2}, {id: 9, idf: 1}, {id: 4, idf: 3}}
+	docTerms := []TermFreq{{Term: 9, Freq: 1}, {Term: 5, Freq: 1}, {Term: 7, Freq: 2}, {Term: 4, Freq: 1}}
+	const norm = 1.5
+	var p proximity
+	pair := func(idf, near float64) float64 { return idf * (k1 + 1) * near / (norm + near) }
+	for _, tc := range []struct {
+		name string
+		seq  []uint16
+		want float64
+	}{
+		// 7 at 0 and 4, 9 at 1, 4 at 6: pairs (7,9) at 1 and 3, (7,4) at
+		// 6 (too far) and 2, (9,4) at 5.
+		{"pairs", []uint16{2, 0, 1, 1, 2, 1, 3}, pair(1, 1+1.0/9) + pair(2, 1.0/4) + pair(1, 1.0/25)},
+		// A field break keeps the heading's term from the text's.
+		{"break", []uint16{2, SeqBreak, 0}, 0},
+		{"adjacent across no break", []uint16{2, 0}, pair(1, 1)},
+		// The same term twice is no pair.
+		{"one term", []uint16{2, 2, 1}, 0},
+		{"empty", nil, 0},
+	} {
+		if got := p.score(terms, docTerms, tc.seq, norm); math.Abs(float64(got)-tc.want) > 1e-5 {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestPageShare: documents 1 and 2 share a page. Documents 0 and 1 have
+// the same BM25 score for "oil filter" (oil once, same length), but 1's
+// page also holds "filter", so 1 comes before 0; grouped by nothing, 0
+// comes first.
+func TestPageShare(t *testing.T) {
+	dict := NewDict()
+	docs := []Doc{
+		dict.Doc("", "", "oil pump"),     // page 0
+		dict.Doc("", "", "oil sump"),     // page 1
+		dict.Doc("", "", "filter cover"), // page 1
+		dict.Doc("", "", "wiper blade"),  // page 2
+	}
+	samePage := func(i int) bool { return i == 2 }
+	x := NewIndex(dict, len(docs), func(i int) *Doc { return &docs[i] }, samePage)
+	got := x.Search("oil filter", 10, nil)
+	const n, avg = 4.0, 2.0
+	const pn, pavg = 3.0, 8.0 / 3 // pages: 2, 4 and 2 terms long
+	chunk := bm25(n, 2, 1, 2, avg)
+	page0 := bm25(pn, 2, 1, 2, pavg)
+	page1 := bm25(pn, 2, 1, 4, pavg) + bm25(pn, 1, 1, 4, pavg)
+	want := map[int]float64{
+		0: (1-PageShare)*chunk + PageShare*page0,
+		1: (1-PageShare)*chunk + PageShare*page1,
+		2: (1-PageShare)*bm25(n, 1, 1, 2, avg) + PageShare*page1,
+	}
+	if len(got) != 3 {
+		t.Fatalf("got %v", got)
+	}
+	order := []int{got[0].Doc, got[1].Doc, got[2].Doc}
+	if !slices.Equal(order, []int{2, 1, 0}) {
+		t.Fatalf("order %v, want [2 1 0]: %v", order, got)
+	}
+	for _, h := range got {
+		if math.Abs(float64(h.Score)-want[h.Doc]) > 1e-5 {
+			t.Errorf("document %d scores %v, want %v", h.Doc, h.Score, want[h.Doc])
+		}
+	}
+	if got := NewIndex(dict, len(docs), func(i int) *Doc { return &docs[i] }, nil).Search("oil filter", 10, nil); got[1].Doc != 0 {
+		t.Fatalf("without pages: %v, want document 0 second (ties in order)", got)
+	}
+}
+
+// TestSearchDepth: a longer list begins with a shorter one, though
+// documents below RescoreDepth by BM25 are not rescored.
+func TestSearchDepth(t *testing.T) {
+	dict := NewDict()
+	docs := make([]Doc, RescoreDepth+20)
+	for i := range docs {
+		// Each document longer than the one before: BM25 falls with i;
+		// proximity and pages reorder the first ones.
+		docs[i] = dict.Doc("", "", "oil "+strings.Repeat("word ", i%7)+"filter "+strings.Repeat("pad ", 8*i))
+	}
+	x := NewIndex(dict, len(docs), func(i int) *Doc { return &docs[i] }, func(i int) bool { return i%2 == 1 })
+	all := x.Search("oil filter", len(docs), nil)
+	if len(all) != len(docs) {
+		t.Fatalf("%d hits, want %d", len(all), len(docs))
+	}
+	for _, k := range []int{1, 5, 50, RescoreDepth, RescoreDepth + 10} {
+		if got := x.Search("oil filter", k, nil); !slices.Equal(got, all[:k]) {
+			t.Fatalf("k %d: %v, want the first %d of %v", k, got, k, all[:k])
+		}
+	}
+	// The rescored ones come first: a document below the depth is not
+	// among them even where its BM25 score alone would beat a rescored one.
+	for _, h := range all[:RescoreDepth] {
+		if h.Doc >= RescoreDepth {
+			t.Fatalf("document %d, beyond the depth, among the first %d", h.Doc, RescoreDepth)
+		}
 	}
 }
 

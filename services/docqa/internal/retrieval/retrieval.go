@@ -76,7 +76,7 @@ const (
 	// Convex's and Routed's defaults, all measured on the dev split.
 	LocalDefault         = Routed
 	DefaultNormalization = MinMax
-	DefaultLexicalShare  = 0.6
+	DefaultLexicalShare  = 0.8
 	DefaultRouteOther    = Convex
 )
 
