@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
@@ -46,7 +48,7 @@ func (q *queries) pgRow(ctx context.Context, query string, args []any, scan func
 			if !ok {
 				return errors.New("scan row: the pool's connection is not pgx's")
 			}
-			return scan(c.Conn().QueryRow(ctx, query, args...))
+			return scan(c.Conn().QueryRow(ctx, query, append([]any{numericAsText}, args...)...))
 		})
 	})
 	if t, ok := q.read.Dialector.(gorm.ErrorTranslator); ok && err != nil {
@@ -54,6 +56,13 @@ func (q *queries) pgRow(ctx context.Context, query string, args []any, scan func
 	}
 	return err
 }
+
+// numericAsText asks PostgreSQL for numeric columns in text: the row's
+// decimals are sql.Scanners, which pgx feeds through database/sql's
+// values, and a binary numeric went through math/big to text before
+// decimal parsed it back (a fifth of a GET vehicle's allocations). The
+// floor asks the same.
+var numericAsText = pgx.QueryResultFormatsByOID{pgtype.NumericOID: pgx.TextFormatCode}
 
 // insertRefuelSQL is the INSERT GORM's Create writes for a refuelRow.
 const insertRefuelSQL = `INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, energy, liters, total_amount, ` +

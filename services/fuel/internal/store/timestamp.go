@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // timeColumn is how a timestamp column is selected. On SQLite it is read
@@ -35,6 +37,17 @@ func (t *timestamp) Scan(v any) error {
 		return err
 	}
 	return fmt.Errorf("timestamp from %T", v)
+}
+
+// ScanTimestamptz implements pgtype.TimestamptzScanner: pgx (pgread.go)
+// hands PostgreSQL's timestamp over as it is rather than through
+// database/sql's values, as Scan would have it (an allocation a column).
+func (t *timestamp) ScanTimestamptz(v pgtype.Timestamptz) error {
+	if !v.Valid {
+		return fmt.Errorf("timestamp from NULL")
+	}
+	*t = timestamp(v.Time)
+	return nil
 }
 
 // sqliteTimeLayouts are the layouts the go-sqlite driver reads, the one it

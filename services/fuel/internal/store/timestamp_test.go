@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // TestParseSQLiteTime reads the layouts of the go-sqlite driver.
@@ -34,5 +36,21 @@ func TestParseSQLiteTime(t *testing.T) {
 		if got, err := parseSQLiteTime(bad); err == nil {
 			t.Errorf("parseSQLiteTime(%q) = %v, want an error", bad, got)
 		}
+	}
+}
+
+// TestTimestampFromPgx: pgx's timestamp is taken as it is, and a NULL is
+// refused as Scan refuses it.
+func TestTimestampFromPgx(t *testing.T) {
+	want := time.Date(2026, 11, 28, 13, 59, 22, 452869000, time.UTC)
+	var ts timestamp
+	if err := ts.ScanTimestamptz(pgtype.Timestamptz{Time: want, Valid: true}); err != nil || !time.Time(ts).Equal(want) {
+		t.Fatalf("got %v (%v), want %v", time.Time(ts), err, want)
+	}
+	if err := ts.ScanTimestamptz(pgtype.Timestamptz{}); err == nil {
+		t.Fatal("NULL scanned without an error")
+	}
+	if err := ts.Scan(nil); err == nil {
+		t.Fatal("Scan of NULL without an error")
 	}
 }
