@@ -101,10 +101,13 @@ func WordBoxes(tb testing.TB, path string, page int) []Box {
 
 // LineBox is the box around the run of boxes of one line (equal tops)
 // whose texts spell line, spaces aside; false when there is none. OCR may
-// misread a character and split a word there: Tesseract's AVX-512 path
-// read "Jahre" as "] ahre" where its AVX2 path reads it right, on the same
-// image. So a run matches within one edit in 20 characters (at least 2),
-// and the closest run wins (the first of equals).
+// misread a character and split a word there: the test PDFs name
+// Helvetica without embedding it, so the scan is drawn in whatever font
+// the machine's fontconfig puts in its place, and with DejaVu Sans (a
+// machine with no other sans font) Tesseract reads "Jahre" as "] ahre",
+// whichever of its dot-product paths it takes. So a run matches within one
+// edit in 20 characters (at least 2), and the closest run wins (the first
+// of equals).
 func LineBox(boxes []Box, line string) (Box, bool) {
 	target := strings.Join(strings.Fields(line), "")
 	if target == "" {
