@@ -18,12 +18,12 @@ type rowScanner interface{ Scan(dest ...any) error }
 //
 // On PostgreSQL, outside a transaction, the statement runs through pgx
 // itself on a connection of the pool rather than through GORM and
-// database/sql: GORM's statement building and database/sql's conversion
-// of each column were half of the CPU of a GET vehicle beside the floor
-// (95 allocations and 6 KB against 60 and 2.7 KB; proto-docs/fuel-decisions.md,
-// "Hot reads on PostgreSQL"). The row scans into the same types, which
-// pgx fills as database/sql does (sql.Scanner, and decimals through
-// pgx-shopspring-decimal). In a transaction, and on SQLite, GORM runs it.
+// database/sql, which build the statement and convert each column of each
+// row (a GET vehicle's read: 95 allocations and 6 KB through them, 60 and
+// 2.7 KB through pgx; proto-docs/fuel-decisions.md, "Hot paths"). The row
+// scans into the same types: pgx calls their sql.Scanner, or pgx's own
+// scanner interface where they have one (timestamp). In a transaction,
+// and on SQLite, GORM runs it.
 func (q *queries) scanRow(ctx context.Context, h *gorm.DB, gormQuery, pgQuery string, args []any, scan func(rowScanner) error) error {
 	if q.pg == nil || h != q.read {
 		return scan(h.WithContext(ctx).Raw(gormQuery, args...).Row())

@@ -84,10 +84,10 @@ func (q *queries) scanStats(tx *gorm.DB, vehicleID uint64, start, end *time.Time
 // text, '|' between them, home_amount empty when NULL. The SQLite driver
 // takes its mutex several times for each column of each row it hands
 // over: one column instead of ten took the statistics of 10 000 records
-// from 25 to 18 ms (proto-docs/fuel-decisions.md, "Statistics on
-// SQLite"). None of the values can hold a '|': the schema's checks keep
-// the quantities to digits and a point, the flags to 0 and 1, the energy
-// to its names, and the time is the driver's own text.
+// from 25 to 16-18 ms (proto-docs/fuel-decisions.md, "Hot paths"). None
+// of the values can hold a '|': the schema's checks keep the quantities
+// to digits and a point, the flags to 0 and 1, the energy to its names,
+// and the time is the driver's own text.
 const packedStatsColumns = "id || '|' || CAST(refuel_time AS TEXT) || '|' || energy || '|' || odometer || '|' || liters || '|' || " +
 	"total_amount || '|' || price_per_liter || '|' || is_full || '|' || missed_previous || '|' || ifnull(home_amount, '')"
 

@@ -138,7 +138,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 // application crash loses nothing, a power cut or an operating-system
 // crash may lose the last commits but never corrupts the file. The sync
 // per commit (FULL, SQLite's default) halved POST refuel's rate; see
-// OpenSQLiteDurable (proto-docs/fuel-decisions.md, "SQLite: syncs").
+// OpenSQLiteDurable (proto-docs/fuel-decisions.md, "Hot paths").
 func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	return openSQLite(ctx, path, "NORMAL")
 }
