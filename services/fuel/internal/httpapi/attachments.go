@@ -113,6 +113,16 @@ func recordRef(c *gin.Context, kind fuel.RecordKind) (fuel.RecordRef, error) {
 	return fuel.RecordRef{Kind: kind, ID: id}, err
 }
 
+// attachmentRef reads the record and the attachment (:aid) a path names.
+func attachmentRef(c *gin.Context, kind fuel.RecordKind) (fuel.RecordRef, uint64, error) {
+	ref, err := recordRef(c, kind)
+	if err != nil {
+		return ref, 0, err
+	}
+	aid, err := parseID("aid", c.Param("aid"))
+	return ref, aid, err
+}
+
 func (a *API) listAttachments(kind fuel.RecordKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ref, err := recordRef(c, kind)
@@ -135,12 +145,7 @@ func (a *API) listAttachments(kind fuel.RecordKind) gin.HandlerFunc {
 
 func (a *API) deleteAttachment(kind fuel.RecordKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		ref, err := recordRef(c, kind)
-		if err != nil {
-			ginx.Fail(c, err)
-			return
-		}
-		aid, err := parseID("aid", c.Param("aid"))
+		ref, aid, err := attachmentRef(c, kind)
 		if err != nil {
 			ginx.Fail(c, err)
 			return
@@ -157,12 +162,7 @@ func (a *API) deleteAttachment(kind fuel.RecordKind) gin.HandlerFunc {
 // thumbnail (made on first request and kept beside the file).
 func (a *API) getAttachment(kind fuel.RecordKind) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		ref, err := recordRef(c, kind)
-		if err != nil {
-			ginx.Fail(c, err)
-			return
-		}
-		aid, err := parseID("aid", c.Param("aid"))
+		ref, aid, err := attachmentRef(c, kind)
 		if err != nil {
 			ginx.Fail(c, err)
 			return
