@@ -81,15 +81,18 @@ func (q *queries) scanStats(tx *gorm.DB, vehicleID uint64, start, end *time.Time
 }
 
 // packedStatsColumns is the columns of feedStats joined by SQLite into one
-// text, '|' between them, home_amount empty when NULL. The SQLite driver
-// takes its mutex several times for each column of each row it hands
-// over: one column instead of ten took the statistics of 10 000 records
-// from 25 to 16-18 ms (proto-docs/fuel-decisions.md, "Hot paths"). None
-// of the values can hold a '|': the schema's checks keep the quantities
-// to digits and a point, the flags to 0 and 1, the energy to its names,
-// and the time is the driver's own text.
-const packedStatsColumns = "id || '|' || CAST(refuel_time AS TEXT) || '|' || energy || '|' || odometer || '|' || liters || '|' || " +
-	"total_amount || '|' || price_per_liter || '|' || is_full || '|' || missed_previous || '|' || ifnull(home_amount, '')"
+// text, '|' between them, home_amount empty when NULL (concat_ws leaves a
+// NULL out, which would shift the fields). The SQLite driver takes its
+// mutex several times for each column of each row it hands over: one
+// column instead of ten took the statistics of 10 000 records from 25 to
+// 16-18 ms; concat_ws, which writes the text once, instead of nine ||,
+// each of which copies the text so far, took another fifth off
+// (proto-docs/fuel-decisions.md, "Hot paths"). None of the values can
+// hold a '|': the schema's checks keep the quantities to digits and a
+// point, the flags to 0 and 1, the energy to its names, and the time is
+// the driver's own text.
+const packedStatsColumns = "concat_ws('|', id, CAST(refuel_time AS TEXT), energy, odometer, liters, " +
+	"total_amount, price_per_liter, is_full, missed_previous, ifnull(home_amount, ''))"
 
 // feedPackedStats is feedStats for rows of packedStatsColumns.
 func feedPackedStats(rows *sql.Rows, add func(fuel.StatsRecord)) error {
