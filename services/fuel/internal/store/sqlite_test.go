@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -200,5 +201,80 @@ func TestSQLiteSync(t *testing.T) {
 				t.Errorf("journal_mode = %q (%v), want wal", mode, err)
 			}
 		})
+	}
+}
+
+// TestSQLiteWALStaysBounded writes refuels one commit at a time while
+// readers keep reading, as a POST-heavy load does. Without the
+// checkpointer some reader always holds the WAL, SQLite's own passive
+// checkpoints never start it over, and it grows with every commit; with
+// it, the WAL stays near walLimit. The first case is what makes the
+// second mean something: were the readers not overlapping, both would
+// stay small.
+func TestSQLiteWALStaysBounded(t *testing.T) {
+	every, limit := walCheckEvery, walLimit
+	t.Cleanup(func() { walCheckEvery, walLimit = every, limit })
+	walLimit = 256 << 10
+
+	const commits = 400
+	grow := func(t *testing.T) (largest int64) {
+		path := t.TempDir() + "/fuel.db"
+		s := mustOpenSQLiteAt(t, path)
+		ctx := context.Background()
+		v := fuel.Vehicle{Name: "wal", FuelType: "diesel"}
+		if err := s.CreateVehicle(ctx, &v); err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		var readers sync.WaitGroup
+		readErr := make(chan error, 3)
+		for range 3 {
+			readers.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if _, err := s.ListRefuels(ctx, fuel.RefuelFilter{VehicleID: v.ID, Limit: 5}); err != nil {
+						readErr <- err
+						return
+					}
+				}
+			})
+		}
+		for i := range commits {
+			r := fuel.Refuel{VehicleID: v.ID, RefuelTime: base.Add(time.Duration(i) * time.Hour), Odometer: dec(fmt.Sprint(1000 + i)),
+				FuelType: "B7", Liters: dec("40"), TotalAmount: dec("70")}
+			if err := s.CreateRefuel(ctx, &r); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Stat(path + "-wal"); err == nil {
+				largest = max(largest, fi.Size())
+			}
+		}
+		close(stop)
+		readers.Wait()
+		close(readErr)
+		for err := range readErr {
+			t.Fatalf("read: %v", err)
+		}
+		n, err := s.ListRefuels(ctx, fuel.RefuelFilter{VehicleID: v.ID})
+		if err != nil || len(n) != commits {
+			t.Fatalf("%d refuels (%v), want %d", len(n), err, commits)
+		}
+		return largest
+	}
+
+	walCheckEvery = 0
+	without := grow(t)
+	walCheckEvery = 10 * time.Millisecond
+	with := grow(t)
+	t.Logf("largest WAL over %d commits: %d bytes without the checkpointer, %d with it (limit %d)", commits, without, with, walLimit)
+	if without < 8*walLimit {
+		t.Fatalf("without the checkpointer the WAL reached only %d bytes: the readers did not hold it, so this test shows nothing", without)
+	}
+	if with > 4*walLimit {
+		t.Errorf("with the checkpointer the WAL reached %d bytes, want at most %d", with, 4*walLimit)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -57,6 +58,9 @@ type Store struct {
 	// pools are the database/sql pools under the handles, closed by
 	// Close: one on PostgreSQL, the readers and the writer on SQLite.
 	pools []*sql.DB
+	// wal keeps SQLite's write-ahead log from growing without bound
+	// (nil on PostgreSQL).
+	wal *checkpointer
 }
 
 // queries implements fuel.Store on two handles. Reads run on read, writes
@@ -164,7 +168,8 @@ func openSQLite(ctx context.Context, path, synchronous string) (*Store, error) {
 	// Readers refuse writes (query_only), so a write sent to the read
 	// handle fails at once instead of racing the writer.
 	file := "file:" + path + "?_pragma=busy_timeout(10000)"
-	write, err := gorm.Open(sqlite.Open(file+"&_pragma=journal_mode(WAL)&_pragma=synchronous("+synchronous+")&_pragma=foreign_keys(1)&_txlock=immediate"), gormConfig())
+	write, err := gorm.Open(sqlite.Open(file+"&_pragma=journal_mode(WAL)&_pragma=synchronous("+synchronous+")&_pragma=foreign_keys(1)"+
+		"&_pragma=journal_size_limit("+strconv.FormatInt(walLimit, 10)+")&_txlock=immediate"), gormConfig())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
@@ -197,6 +202,7 @@ func openSQLite(ctx context.Context, path, synchronous string) (*Store, error) {
 	readers.SetMaxOpenConns(n)
 	readers.SetMaxIdleConns(n)
 	s.read, s.pools = read, append(s.pools, readers)
+	s.wal = startCheckpointer(writer, path+"-wal")
 	return s, nil
 }
 
@@ -218,6 +224,7 @@ func (s *Store) Dialect() Dialect { return s.dialect }
 
 // Close closes the database connections.
 func (s *Store) Close() error {
+	s.wal.close()
 	var errs []error
 	for _, p := range s.pools {
 		errs = append(errs, p.Close())

@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+)
+
+// The write-ahead log's bounds on SQLite. SQLite checkpoints the WAL by
+// itself after a commit that takes it past 1 000 pages, but only
+// passively: it copies the pages back into the database and starts the
+// WAL over only when no reader is still reading from it. Under steady
+// reads beside the writes (every POST of a refuel reads too), some reader
+// always is, so the WAL never starts over: 30 000 refuels posted through
+// the service grew it to 735 MB, and every page a reader looks up walks
+// its hash tables (a fifth of a POST's CPU in the profile;
+// proto-docs/fuel-decisions.md, "Hot paths").
+var (
+	// walCheckEvery is how often the checkpointer looks at the WAL's size;
+	// 0 runs none (a test's way to show the growth it prevents).
+	walCheckEvery = time.Second
+	// walLimit is the WAL size, in bytes, past which the checkpointer
+	// restarts it, and the size SQLite truncates the file back to when it
+	// restarts (journal_size_limit): SQLite's own threshold, 1 000 pages
+	// of 4 KiB.
+	walLimit int64 = 4 << 20
+)
+
+// checkpointer restarts the WAL of the SQLite database at path, through
+// the writer, whenever it has grown past walLimit: PRAGMA
+// wal_checkpoint(RESTART) copies its pages into the database, waits (the
+// busy timeout) for the readers still reading from it, which take
+// milliseconds, and makes the next commit write it from the start.
+// Readers that begin meanwhile read the database file, since every page is
+// back in it. Writes wait behind it on the one writer connection.
+type checkpointer struct {
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     sync.WaitGroup
+}
+
+func startCheckpointer(writer *sql.DB, wal string) *checkpointer {
+	if walCheckEvery <= 0 {
+		return nil
+	}
+	c := &checkpointer{stop: make(chan struct{})}
+	c.done.Go(func() {
+		tick := time.NewTicker(walCheckEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-c.stop:
+				return
+			case <-tick.C:
+			}
+			if fi, err := os.Stat(wal); err != nil || fi.Size() < walLimit {
+				continue
+			}
+			if err := restartWAL(writer); err != nil {
+				slog.Warn("sqlite: the write-ahead log could not be restarted; it is tried again", "wal", wal, "err", err)
+			}
+		}
+	})
+	return c
+}
+
+// restartWAL runs the checkpoint. PRAGMA wal_checkpoint answers busy = 1
+// when it gave up waiting for a reader; the next tick tries again.
+func restartWAL(writer *sql.DB) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var busy, frames, copied int
+	if err := writer.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied); err != nil {
+		return err
+	}
+	if busy != 0 {
+		return fmt.Errorf("a reader kept it past the busy timeout (%d of %d pages copied)", copied, frames)
+	}
+	return nil
+}
+
+// close stops the checkpointer and waits for a checkpoint in progress.
+func (c *checkpointer) close() {
+	if c == nil {
+		return
+	}
+	c.stopOnce.Do(func() { close(c.stop) })
+	c.done.Wait()
+}
