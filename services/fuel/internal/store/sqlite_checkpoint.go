@@ -16,7 +16,7 @@ import (
 // WAL over only when no reader is still reading from it. Under steady
 // reads beside the writes (every POST of a refuel reads too), some reader
 // always is, so the WAL never starts over: 30 000 refuels posted through
-// the service grew it to 735 MB, and every page a reader looks up walks
+// the service grew it to 0.7-0.9 GB, and every page a reader looks up walks
 // its hash tables (a fifth of a POST's CPU in the profile;
 // proto-docs/fuel-decisions.md, "Hot paths").
 var (
@@ -30,8 +30,8 @@ var (
 	walLimit int64 = 4 << 20
 )
 
-// checkpointer restarts the WAL of the SQLite database at path, through
-// the writer, whenever it has grown past walLimit: PRAGMA
+// checkpointer restarts a SQLite database's WAL, through the writer,
+// whenever the file has grown past walLimit: PRAGMA
 // wal_checkpoint(RESTART) copies its pages into the database, waits (the
 // busy timeout) for the readers still reading from it, which take
 // milliseconds, and makes the next commit write it from the start.
@@ -43,13 +43,16 @@ type checkpointer struct {
 	done     sync.WaitGroup
 }
 
+// startCheckpointer starts the checkpointer of the WAL file wal, whose
+// database writer is the writer's pool; nil when walCheckEvery is 0.
 func startCheckpointer(writer *sql.DB, wal string) *checkpointer {
-	if walCheckEvery <= 0 {
+	every, limit := walCheckEvery, walLimit
+	if every <= 0 {
 		return nil
 	}
 	c := &checkpointer{stop: make(chan struct{})}
 	c.done.Go(func() {
-		tick := time.NewTicker(walCheckEvery)
+		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
 			select {
@@ -57,7 +60,7 @@ func startCheckpointer(writer *sql.DB, wal string) *checkpointer {
 				return
 			case <-tick.C:
 			}
-			if fi, err := os.Stat(wal); err != nil || fi.Size() < walLimit {
+			if fi, err := os.Stat(wal); err != nil || fi.Size() < limit {
 				continue
 			}
 			if err := restartWAL(writer); err != nil {
