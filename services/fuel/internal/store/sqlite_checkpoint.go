@@ -3,9 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -30,10 +33,22 @@ var (
 	walLimit int64 = 4 << 20
 )
 
+// busyTimeoutMS is how long, in milliseconds, a connection of the store
+// waits for another's lock before SQLITE_BUSY (a writer of another
+// process, a checkpoint).
+const busyTimeoutMS = 10000
+
+// checkpointWaitMS is how long a checkpoint waits for the readers still in
+// the WAL: the writer connection, and so every write, waits with it.
+// Readers of a request take milliseconds; a backup's VACUUM INTO reads for
+// as long as the copy takes, and the checkpoint gives way to it rather than
+// stall the writes (the next tick tries again).
+const checkpointWaitMS = 200
+
 // checkpointer restarts a SQLite database's WAL, through the writer,
 // whenever the file has grown past walLimit: PRAGMA
-// wal_checkpoint(RESTART) copies its pages into the database, waits (the
-// busy timeout) for the readers still reading from it, which take
+// wal_checkpoint(RESTART) copies its pages into the database, waits (at
+// most checkpointWaitMS) for the readers still reading from it, which take
 // milliseconds, and makes the next commit write it from the start.
 // Readers that begin meanwhile read the database file, since every page is
 // back in it. Writes wait behind it on the one writer connection.
@@ -71,17 +86,35 @@ func startCheckpointer(writer *sql.DB, wal string) *checkpointer {
 	return c
 }
 
-// restartWAL runs the checkpoint. PRAGMA wal_checkpoint answers busy = 1
-// when it gave up waiting for a reader; the next tick tries again.
+// restartWAL runs the checkpoint on the writer's connection, its busy
+// timeout lowered to checkpointWaitMS for it. PRAGMA wal_checkpoint
+// answers busy = 1 when it gave up waiting for a reader; the next tick
+// tries again. Should the busy timeout not be set back, the connection is
+// dropped (the pool opens a new one with the DSN's pragmas) rather than
+// kept with a short one.
 func restartWAL(writer *sql.DB) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	conn, err := writer.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = "+strconv.Itoa(checkpointWaitMS)); err != nil {
+		return err
+	}
 	var busy, frames, copied int
-	if err := writer.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied); err != nil {
+	err = conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied)
+	if _, resetErr := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA busy_timeout = "+strconv.Itoa(busyTimeoutMS)); resetErr != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		return errors.Join(err, fmt.Errorf("set the busy timeout back: %w", resetErr))
+	}
+	if err != nil {
 		return err
 	}
 	if busy != 0 {
-		return fmt.Errorf("a reader kept it past the busy timeout (%d of %d pages copied)", copied, frames)
+		slog.Debug("sqlite: a reader kept the write-ahead log past the checkpoint's wait; tried again at the next tick",
+			"pages", frames, "copied", copied)
 	}
 	return nil
 }

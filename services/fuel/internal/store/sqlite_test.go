@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"sync"
@@ -276,5 +277,88 @@ func TestSQLiteWALStaysBounded(t *testing.T) {
 	}
 	if with > 4*walLimit {
 		t.Errorf("with the checkpointer the WAL reached %d bytes, want at most %d", with, 4*walLimit)
+	}
+}
+
+// TestSQLiteCheckpointGivesWayToLongReads holds a read open on the
+// database from another connection, as a backup's VACUUM INTO does, while
+// the WAL passes its limit: the checkpoints that cannot finish wait at most
+// checkpointWaitMS each, so writes go on (each within a deadline well below
+// the 10 s busy timeout a checkpoint would otherwise hold the writer for);
+// once the read ends the WAL starts over; and the writer's busy timeout is
+// back at busyTimeoutMS.
+func TestSQLiteCheckpointGivesWayToLongReads(t *testing.T) {
+	every, limit := walCheckEvery, walLimit
+	t.Cleanup(func() { walCheckEvery, walLimit = every, limit })
+	walCheckEvery, walLimit = 100*time.Millisecond, 64<<10
+
+	path := t.TempDir() + "/fuel.db"
+	s := mustOpenSQLiteAt(t, path)
+	ctx := context.Background()
+	v := fuel.Vehicle{Name: "long read", FuelType: "diesel"}
+	if err := s.CreateVehicle(ctx, &v); err != nil {
+		t.Fatal(err)
+	}
+	backup, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer backup.Close()
+	long, err := backup.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := long.QueryRow("SELECT count(*) FROM vehicles").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the long read saw %d vehicles (%v), want 1", n, err)
+	}
+
+	write := func(i int) {
+		t.Helper()
+		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		r := fuel.Refuel{VehicleID: v.ID, RefuelTime: base.Add(time.Duration(i) * time.Hour), Odometer: dec(fmt.Sprint(1000 + i)),
+			FuelType: "B7", Liters: dec("40"), TotalAmount: dec("70")}
+		if err := s.CreateRefuel(wctx, &r); err != nil {
+			t.Fatalf("write %d while a long read holds the WAL: %v", i, err)
+		}
+	}
+	walSize := func() int64 {
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	i := 0
+	for ; walSize() < 4*walLimit; i++ {
+		write(i)
+	}
+	// The checkpointer has met the long read at least once by now; keep
+	// writing across a few of its ticks.
+	for end := i + 30; i < end; i++ {
+		write(i)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := walSize(); got < 4*walLimit {
+		t.Fatalf("the WAL is %d bytes with the long read still open: it cannot have started over", got)
+	}
+	if err := long.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	write(i)
+	deadline := time.Now().Add(10 * time.Second)
+	for walSize() > walLimit {
+		if time.Now().After(deadline) {
+			t.Fatalf("the WAL is still %d bytes 10 s after the long read ended", walSize())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var timeout int
+	if err := s.write.WithContext(ctx).Raw("PRAGMA busy_timeout").Row().Scan(&timeout); err != nil {
+		t.Fatal(err)
+	}
+	if timeout != busyTimeoutMS {
+		t.Errorf("the writer's busy timeout is %d ms after the checkpoints, want %d", timeout, busyTimeoutMS)
 	}
 }

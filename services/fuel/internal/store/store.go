@@ -167,7 +167,7 @@ func openSQLite(ctx context.Context, path, synchronous string) (*Store, error) {
 	// same file makes them wait (busy_timeout) rather than fail half-way.
 	// Readers refuse writes (query_only), so a write sent to the read
 	// handle fails at once instead of racing the writer.
-	file := "file:" + path + "?_pragma=busy_timeout(10000)"
+	file := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")"
 	write, err := gorm.Open(sqlite.Open(file+"&_pragma=journal_mode(WAL)&_pragma=synchronous("+synchronous+")&_pragma=foreign_keys(1)"+
 		"&_pragma=journal_size_limit("+strconv.FormatInt(walLimit, 10)+")&_txlock=immediate"), gormConfig())
 	if err != nil {
