@@ -213,19 +213,10 @@ func TestSQLiteSync(t *testing.T) {
 // second mean something: were the readers not overlapping, both would
 // stay small.
 func TestSQLiteWALStaysBounded(t *testing.T) {
-	every, limit := walCheckEvery, walLimit
-	t.Cleanup(func() { walCheckEvery, walLimit = every, limit })
-	walLimit = 256 << 10
-
-	const commits = 400
-	grow := func(t *testing.T) (largest int64) {
-		path := t.TempDir() + "/fuel.db"
-		s := mustOpenSQLiteAt(t, path)
+	const commits, limit = 400, 256 << 10
+	grow := func(every time.Duration) (largest int64) {
+		s, path, vehicleID := walTestStore(t, every, limit)
 		ctx := context.Background()
-		v := fuel.Vehicle{Name: "wal", FuelType: "diesel"}
-		if err := s.CreateVehicle(ctx, &v); err != nil {
-			t.Fatal(err)
-		}
 		stop := make(chan struct{})
 		var readers sync.WaitGroup
 		readErr := make(chan error, 3)
@@ -237,7 +228,7 @@ func TestSQLiteWALStaysBounded(t *testing.T) {
 						return
 					default:
 					}
-					if _, err := s.ListRefuels(ctx, fuel.RefuelFilter{VehicleID: v.ID, Limit: 5}); err != nil {
+					if _, err := s.ListRefuels(ctx, fuel.RefuelFilter{VehicleID: vehicleID, Limit: 5}); err != nil {
 						readErr <- err
 						return
 					}
@@ -245,8 +236,7 @@ func TestSQLiteWALStaysBounded(t *testing.T) {
 			})
 		}
 		for i := range commits {
-			r := fuel.Refuel{VehicleID: v.ID, RefuelTime: base.Add(time.Duration(i) * time.Hour), Odometer: dec(fmt.Sprint(1000 + i)),
-				FuelType: "B7", Liters: dec("40"), TotalAmount: dec("70")}
+			r := walTestRefuel(vehicleID, i)
 			if err := s.CreateRefuel(ctx, &r); err != nil {
 				t.Fatal(err)
 			}
@@ -260,23 +250,21 @@ func TestSQLiteWALStaysBounded(t *testing.T) {
 		for err := range readErr {
 			t.Fatalf("read: %v", err)
 		}
-		n, err := s.ListRefuels(ctx, fuel.RefuelFilter{VehicleID: v.ID})
+		n, err := s.ListRefuels(ctx, fuel.RefuelFilter{VehicleID: vehicleID})
 		if err != nil || len(n) != commits {
 			t.Fatalf("%d refuels (%v), want %d", len(n), err, commits)
 		}
 		return largest
 	}
 
-	walCheckEvery = 0
-	without := grow(t)
-	walCheckEvery = 10 * time.Millisecond
-	with := grow(t)
-	t.Logf("largest WAL over %d commits: %d bytes without the checkpointer, %d with it (limit %d)", commits, without, with, walLimit)
-	if without < 8*walLimit {
+	without := grow(0)
+	with := grow(10 * time.Millisecond)
+	t.Logf("largest WAL over %d commits: %d bytes without the checkpointer, %d with it (limit %d)", commits, without, with, limit)
+	if without < 8*limit {
 		t.Fatalf("without the checkpointer the WAL reached only %d bytes: the readers did not hold it, so this test shows nothing", without)
 	}
-	if with > 4*walLimit {
-		t.Errorf("with the checkpointer the WAL reached %d bytes, want at most %d", with, 4*walLimit)
+	if with > 4*limit {
+		t.Errorf("with the checkpointer the WAL reached %d bytes, want at most %d", with, 4*limit)
 	}
 }
 
@@ -288,17 +276,9 @@ func TestSQLiteWALStaysBounded(t *testing.T) {
 // once the read ends the WAL starts over; and the writer's busy timeout is
 // back at busyTimeoutMS.
 func TestSQLiteCheckpointGivesWayToLongReads(t *testing.T) {
-	every, limit := walCheckEvery, walLimit
-	t.Cleanup(func() { walCheckEvery, walLimit = every, limit })
-	walCheckEvery, walLimit = 100*time.Millisecond, 64<<10
-
-	path := t.TempDir() + "/fuel.db"
-	s := mustOpenSQLiteAt(t, path)
+	const limit = 64 << 10
+	s, path, vehicleID := walTestStore(t, 100*time.Millisecond, limit)
 	ctx := context.Background()
-	v := fuel.Vehicle{Name: "long read", FuelType: "diesel"}
-	if err := s.CreateVehicle(ctx, &v); err != nil {
-		t.Fatal(err)
-	}
 	backup, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
@@ -317,8 +297,7 @@ func TestSQLiteCheckpointGivesWayToLongReads(t *testing.T) {
 		t.Helper()
 		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
-		r := fuel.Refuel{VehicleID: v.ID, RefuelTime: base.Add(time.Duration(i) * time.Hour), Odometer: dec(fmt.Sprint(1000 + i)),
-			FuelType: "B7", Liters: dec("40"), TotalAmount: dec("70")}
+		r := walTestRefuel(vehicleID, i)
 		if err := s.CreateRefuel(wctx, &r); err != nil {
 			t.Fatalf("write %d while a long read holds the WAL: %v", i, err)
 		}
@@ -331,7 +310,7 @@ func TestSQLiteCheckpointGivesWayToLongReads(t *testing.T) {
 		return fi.Size()
 	}
 	i := 0
-	for ; walSize() < 4*walLimit; i++ {
+	for ; walSize() < 4*limit; i++ {
 		write(i)
 	}
 	// The checkpointer has met the long read at least once by now; keep
@@ -340,7 +319,7 @@ func TestSQLiteCheckpointGivesWayToLongReads(t *testing.T) {
 		write(i)
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := walSize(); got < 4*walLimit {
+	if got := walSize(); got < 4*limit {
 		t.Fatalf("the WAL is %d bytes with the long read still open: it cannot have started over", got)
 	}
 	if err := long.Rollback(); err != nil {
@@ -348,7 +327,7 @@ func TestSQLiteCheckpointGivesWayToLongReads(t *testing.T) {
 	}
 	write(i)
 	deadline := time.Now().Add(10 * time.Second)
-	for walSize() > walLimit {
+	for walSize() > limit {
 		if time.Now().After(deadline) {
 			t.Fatalf("the WAL is still %d bytes 10 s after the long read ended", walSize())
 		}
@@ -361,4 +340,28 @@ func TestSQLiteCheckpointGivesWayToLongReads(t *testing.T) {
 	if timeout != busyTimeoutMS {
 		t.Errorf("the writer's busy timeout is %d ms after the checkpoints, want %d", timeout, busyTimeoutMS)
 	}
+}
+
+// walTestStore opens a SQLite store whose checkpointer looks every
+// every (0: none) and restarts the WAL past limit bytes, with one vehicle;
+// the settings are put back when the test ends, after the store closes.
+func walTestStore(t *testing.T, every time.Duration, limit int64) (s *Store, path string, vehicleID uint64) {
+	t.Helper()
+	was, wasLimit := walCheckEvery, walLimit
+	t.Cleanup(func() { walCheckEvery, walLimit = was, wasLimit })
+	walCheckEvery, walLimit = every, limit
+	path = t.TempDir() + "/fuel.db"
+	s = mustOpenSQLiteAt(t, path)
+	v := fuel.Vehicle{Name: "wal", FuelType: "diesel"}
+	if err := s.CreateVehicle(context.Background(), &v); err != nil {
+		t.Fatal(err)
+	}
+	return s, path, v.ID
+}
+
+// walTestRefuel is the i-th of a vehicle's refuels in the WAL tests, an
+// hour and a kilometre after the one before.
+func walTestRefuel(vehicleID uint64, i int) fuel.Refuel {
+	return fuel.Refuel{VehicleID: vehicleID, RefuelTime: base.Add(time.Duration(i) * time.Hour), Odometer: dec(fmt.Sprint(1000 + i)),
+		FuelType: "B7", Liters: dec("40"), TotalAmount: dec("70")}
 }
