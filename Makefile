@@ -4,6 +4,9 @@ GO ?= go
 
 SERVICES_PKGS := ./pkg/... ./services/fuel/... ./services/docqa/...
 WORKSPACE_MODULES := pkg services/fuel services/docqa
+# Modules a service's go.mod replaces a dependency with (outside the
+# workspace: each is its own small module under the path it replaces).
+REPLACEMENT_MODULES := pkg/grpcmiddleware-v1
 
 .PHONY: all build run test lint fmt tidy caddy-check clean help bench fuzz web web-check
 
@@ -21,7 +24,7 @@ help: ## list the targets
 # is off in workspace mode), which `go version -m bin/fuel-service` shows as
 # vcs.revision; -trimpath keeps -ldflags out of that listing.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-BUILD_FLAGS = -trimpath -buildvcs=$(if $(wildcard .git),true,auto) -tags nomsgpack -ldflags "-s -w -X main.version=$(VERSION)"
+BUILD_FLAGS = -trimpath -buildvcs=$(if $(wildcard .git),true,auto) -tags nomsgpack,grpcnotrace,retrynotrace -ldflags "-s -w -X main.version=$(VERSION)"
 
 build: ## bin/fuel-service, bin/docqa-service, bin/caddy, bin/healthcheck, the web client (services/web/dist)
 build: bin/caddy web
@@ -92,9 +95,12 @@ lint: caddy-check bin/staticcheck
 	cd tools && GOWORK=off $(GO) vet ./...
 	bin/staticcheck $(SERVICES_PKGS)
 	cd tools && GOWORK=off ../bin/staticcheck ./...
+	@for m in $(REPLACEMENT_MODULES); do \
+		(cd $$m && GOWORK=off $(GO) vet -tags retrynotrace ./... && GOWORK=off $(CURDIR)/bin/staticcheck -tags retrynotrace ./...) || exit 1; \
+	done
 	@command -v shellcheck >/dev/null 2>&1 || { echo "lint: shellcheck not found (apt-get install shellcheck)"; exit 1; }
 	shellcheck --severity=warning $(SHELL_SCRIPTS)
-	@for m in $(WORKSPACE_MODULES) tools; do \
+	@for m in $(WORKSPACE_MODULES) $(REPLACEMENT_MODULES) tools; do \
 		(cd $$m && GOWORK=off $(GO) mod tidy -diff >/dev/null) || { echo "go mod tidy would change $$m (run: make tidy)"; exit 1; }; \
 	done
 
@@ -104,7 +110,7 @@ fmt: bin/caddy
 	bin/caddy fmt --overwrite Caddyfile
 
 tidy: ## go mod tidy in every module
-	@for m in $(WORKSPACE_MODULES) tools; do (cd $$m && GOWORK=off $(GO) mod tidy) || exit 1; done
+	@for m in $(WORKSPACE_MODULES) $(REPLACEMENT_MODULES) tools; do (cd $$m && GOWORK=off $(GO) mod tidy) || exit 1; done
 
 clean: ## remove built binaries and the web client's build
 	rm -rf bin $(WEB)/dist

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,9 +14,15 @@ import (
 	"github.com/moby/buildkit/frontend/dockerfile/parser"
 )
 
-// makeBuilds returns, per binary name, the package `make build` builds it
-// from, read from the commands `make -n build` would run.
-func makeBuilds(tb testing.TB) map[string]string {
+// makeBuild is how `make build` builds one binary: its package and the
+// build tags it passes (comma-separated, "" for none).
+type makeBuild struct {
+	pkg, tags string
+}
+
+// makeBuilds returns, per binary name, how `make build` builds it, read
+// from the commands `make -n build` would run.
+func makeBuilds(tb testing.TB) map[string]makeBuild {
 	tb.Helper()
 	cmd := exec.Command("make", "-n", "-B", "build", "GO=go")
 	cmd.Dir = repoRoot(tb)
@@ -23,14 +30,23 @@ func makeBuilds(tb testing.TB) map[string]string {
 	if err != nil {
 		tb.Fatalf("make -n build: %v\n%s", err, out)
 	}
-	builds := map[string]string{}
+	builds := map[string]makeBuild{}
 	re := regexp.MustCompile(`go build .*-o (?:\.\./)?bin/(\S+) (\S+)$`)
 	for _, line := range strings.Split(string(out), "\n") {
-		if m := re.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
-			builds[m[1]] = m[2]
+		line = strings.TrimSpace(line)
+		if m := re.FindStringSubmatch(line); m != nil {
+			builds[m[1]] = makeBuild{pkg: m[2], tags: buildTags(line)}
 		}
 	}
 	return builds
+}
+
+// buildTags returns the -tags value of a go build command line.
+func buildTags(line string) string {
+	if m := regexp.MustCompile(`\s-tags[= ]"?([^\s"]+)`).FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // TestMakeBuildIsLeanAndStamped: every binary `make build` makes is static,
@@ -60,9 +76,39 @@ func TestMakeBuildIsLeanAndStamped(t *testing.T) {
 	}
 }
 
+// TestServicesLeaveOutNetTrace: the services are built without
+// golang.org/x/net/trace. Its init registers debug pages that execute HTML
+// templates, and a program that may call methods by name through reflection
+// keeps every exported method of every type: 28 of docqa's 90 MB. gRPC leaves
+// it out under grpcnotrace, go-grpc-middleware's retry (v2, which serves the
+// v1 API the Milvus client calls: pkg/grpcmiddleware-v1) under retrynotrace.
+func TestServicesLeaveOutNetTrace(t *testing.T) {
+	builds := makeBuilds(t)
+	for _, binary := range []string{"fuel-service", "docqa-service"} {
+		mk := builds[binary]
+		if mk.pkg == "" {
+			t.Fatalf("make build does not build bin/%s (saw %v)", binary, builds)
+		}
+		cmd := exec.Command("go", "list", "-deps", "-tags", mk.tags, mk.pkg)
+		cmd.Dir = repoRoot(t)
+		cmd.Env = append(os.Environ(), "GOWORK=") // the workspace, as make build
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", mk.pkg, err)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 100 || !slices.Contains(deps, "google.golang.org/grpc") {
+			t.Fatalf("go list -deps %s listed %d packages, without gRPC", mk.pkg, len(deps))
+		}
+		if slices.Contains(deps, "golang.org/x/net/trace") {
+			t.Errorf("bin/%s (tags %q) links golang.org/x/net/trace", binary, mk.tags)
+		}
+	}
+}
+
 // dockerBuild is what a Dockerfile's build stage runs to build one binary.
 type dockerBuild struct {
-	workdir, pkg string
+	workdir, pkg, tags string
 }
 
 func mustParseDockerfile(tb testing.TB, name string) []instructions.Stage {
@@ -97,8 +143,8 @@ func TestDockerfiles(t *testing.T) {
 		{"Dockerfile.docqa", "docqa-service", "8080", "debian:bookworm-slim"},
 	} {
 		t.Run(tt.dockerfile, func(t *testing.T) {
-			makePkg := builds[tt.binary]
-			if makePkg == "" {
+			mk := builds[tt.binary]
+			if mk.pkg == "" {
 				t.Fatalf("make build does not build bin/%s (saw %v)", tt.binary, builds)
 			}
 			stages := mustParseDockerfile(t, tt.dockerfile)
@@ -124,7 +170,7 @@ func TestDockerfiles(t *testing.T) {
 				case *instructions.RunCommand:
 					line := strings.Join(c.CmdLine, " ")
 					if m := re.FindStringSubmatch(line); m != nil {
-						got = append(got, dockerBuild{workdir: workdir, pkg: m[1]})
+						got = append(got, dockerBuild{workdir: workdir, pkg: m[1], tags: buildTags(line)})
 					}
 				case *instructions.CopyCommand:
 					for _, src := range c.SourcePaths {
@@ -140,8 +186,9 @@ func TestDockerfiles(t *testing.T) {
 			if !static {
 				t.Error("the build stage does not set CGO_ENABLED=0")
 			}
-			if len(got) != 1 || got[0].workdir != "/src" || got[0].pkg != makePkg {
-				t.Errorf("Dockerfile builds %+v (workdir, package), Makefile builds %s from the repository root", got, makePkg)
+			if len(got) != 1 || got[0].workdir != "/src" || got[0].pkg != mk.pkg || got[0].tags != mk.tags {
+				t.Errorf("Dockerfile builds %+v (workdir, package, tags), Makefile builds %s with tags %q from the repository root",
+					got, mk.pkg, mk.tags)
 			}
 
 			// The final stage: small, non-root, health-checked, runs the binary.

@@ -15,7 +15,7 @@ import (
 // `make bin/caddy` does, and runs that Caddy on the repository's Caddyfile
 // with WEB_ROOT at the client's build.
 func TestGatewayDockerfile(t *testing.T) {
-	caddyPkg := makeBuilds(t)["caddy"]
+	caddyPkg := makeBuilds(t)["caddy"].pkg
 	if caddyPkg == "" {
 		t.Fatal("make build does not build bin/caddy")
 	}

@@ -45,6 +45,9 @@ type fakeMilvus struct {
 	colls    map[string]*fakeColl
 	healthy  bool
 	failures map[string]codes.Code // method → error to answer
+	// failuresLeft[method] > 0: that many more answers fail, then the
+	// method works again (a transient failure).
+	failuresLeft map[string]int
 	// upsertsOK > 0: the Upsert requests after that many fail.
 	upsertsOK int
 	// failRenameOf: renaming the collection of that name fails.
@@ -84,7 +87,7 @@ type fakeRow struct {
 }
 
 func newFake() *fakeMilvus {
-	return &fakeMilvus{colls: map[string]*fakeColl{}, healthy: true, failures: map[string]codes.Code{}}
+	return &fakeMilvus{colls: map[string]*fakeColl{}, healthy: true, failures: map[string]codes.Code{}, failuresLeft: map[string]int{}}
 }
 
 // serve starts the fake on a bufconn listener and returns a connected SDK
@@ -144,8 +147,24 @@ func (f *fakeMilvus) fail(method string, code codes.Code) {
 	f.failures[method] = code
 }
 
+// failTimes makes the next n calls of method fail with code.
+func (f *fakeMilvus) failTimes(method string, code codes.Code, n int) {
+	f.fail(method, code)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failuresLeft[method] = n
+}
+
 func (f *fakeMilvus) failure(method string) error {
 	if code, ok := f.failures[method]; ok {
+		if left, counted := f.failuresLeft[method]; counted {
+			if left <= 1 {
+				delete(f.failures, method)
+				delete(f.failuresLeft, method)
+			} else {
+				f.failuresLeft[method] = left - 1
+			}
+		}
 		return status.Errorf(code, "injected failure of %s", method)
 	}
 	return nil

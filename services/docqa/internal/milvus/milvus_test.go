@@ -467,6 +467,45 @@ func TestSearchSendsNProbeAndReadsResults(t *testing.T) {
 	}
 }
 
+// The SDK retries a call that failed as Unavailable or ResourceExhausted
+// (its go-grpc-middleware retry interceptor, which services/docqa/go.mod
+// serves from v2's: pkg/grpcmiddleware-v1) and no other failure.
+func TestTransientFailuresAreRetried(t *testing.T) {
+	cases := []struct {
+		code     codes.Code
+		failures int
+		requests int
+		ok       bool
+	}{
+		{codes.Unavailable, 2, 3, true},
+		{codes.ResourceExhausted, 1, 2, true},
+		{codes.Internal, 1, 1, false},
+		{codes.InvalidArgument, 1, 1, false},
+	}
+	for _, c := range cases {
+		t.Run(c.code.String(), func(t *testing.T) {
+			f := newFake()
+			s := newStore(t, f)
+			seed(t, s)
+			f.failTimes("Search", c.code, c.failures)
+			before := len(f.searches)
+			got, err := s.Search(context.Background(), vec(1, 0), docqa.Query{TopK: 1})
+			f.mu.Lock()
+			requests := len(f.searches) - before
+			f.mu.Unlock()
+			if requests != c.requests {
+				t.Errorf("%d Search requests after %d %s failures, want %d", requests, c.failures, c.code, c.requests)
+			}
+			if c.ok && (err != nil || len(got) != 1 || got[0].Chunk.Text != "along x") {
+				t.Fatalf("after %d %s failures: %v, %+v; want the nearest chunk", c.failures, c.code, err, got)
+			}
+			if !c.ok && !errors.Is(err, docqa.ErrUnavailable) {
+				t.Fatalf("a %s failure answered %v, want ErrUnavailable", c.code, err)
+			}
+		})
+	}
+}
+
 func TestSearchEdges(t *testing.T) {
 	f := newFake()
 	s := newStore(t, f)
