@@ -41,9 +41,11 @@ func makeBuilds(tb testing.TB) map[string]makeBuild {
 	return builds
 }
 
+var tagsFlag = regexp.MustCompile(`\s-tags[= ]"?([^\s"]+)`)
+
 // buildTags returns the -tags value of a go build command line.
 func buildTags(line string) string {
-	if m := regexp.MustCompile(`\s-tags[= ]"?([^\s"]+)`).FindStringSubmatch(line); m != nil {
+	if m := tagsFlag.FindStringSubmatch(line); m != nil {
 		return m[1]
 	}
 	return ""
