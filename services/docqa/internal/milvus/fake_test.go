@@ -149,9 +149,9 @@ func (f *fakeMilvus) fail(method string, code codes.Code) {
 
 // failTimes makes the next n calls of method fail with code.
 func (f *fakeMilvus) failTimes(method string, code codes.Code, n int) {
-	f.fail(method, code)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.failures[method] = code
 	f.failuresLeft[method] = n
 }
 
