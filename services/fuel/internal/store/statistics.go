@@ -133,7 +133,9 @@ func feedPackedRecord(line []byte, add func(fuel.StatsRecord)) error {
 		return fmt.Errorf("scan refuel: id %q: %w", field[0], err)
 	}
 	r.ID = id
-	if r.RefuelTime, err = parseSQLiteTime(string(field[1])); err != nil {
+	if t, ok := parseStoredUTC(field[1]); ok {
+		r.RefuelTime = t // read in place: string(field[1]) is a copy a record
+	} else if r.RefuelTime, err = parseSQLiteTime(string(field[1])); err != nil {
 		return fmt.Errorf("refuel %d: %w", id, err)
 	}
 	r.RefuelTime = r.RefuelTime.UTC()

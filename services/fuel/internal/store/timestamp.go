@@ -68,6 +68,9 @@ var sqliteTimeLayouts = []string{
 // parseSQLiteTime reads a timestamp as the go-sqlite driver does, trying
 // the layout it writes first.
 func parseSQLiteTime(s string) (time.Time, error) {
+	if t, ok := parseStoredUTC(s); ok {
+		return t, nil
+	}
 	trimmed := strings.TrimSuffix(s, "Z")
 	for _, layout := range sqliteTimeLayouts {
 		if t, err := time.ParseInLocation(layout, trimmed, time.UTC); err == nil {
@@ -75,4 +78,70 @@ func parseSQLiteTime(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("timestamp %q: not a layout the sqlite driver writes", s)
+}
+
+// parseStoredUTC reads the one form every time this service stores takes
+// in SQLite, "2006-01-02 15:04:05.999999999-07:00" at offset +00:00 (the
+// driver's layout; fuel.NormalizeTime makes every stored time UTC), and
+// reports false for any other text, which parseSQLiteTime then hands to
+// time.ParseInLocation. time.ParseInLocation interprets its layout
+// afresh for every value: for the 10 000 records of a vehicle's
+// statistics that was an eighth of the request (3.4 of 28 ms here); this
+// reads the fixed places in a tenth of the time. FuzzParseStoredUTC holds
+// it to time.ParseInLocation: whatever it accepts, ParseInLocation
+// accepts and reads as the same time, in the same location.
+//
+// It takes the driver's bytes as they are (feedPackedRecord) or a string.
+func parseStoredUTC[T string | []byte](s T) (time.Time, bool) {
+	const (
+		dateTime = len("2006-01-02 15:04:05")
+		offset   = len("+00:00")
+	)
+	if len(s) < dateTime+offset || string(s[len(s)-offset:]) != "+00:00" ||
+		s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	sec, ok6 := digits(s[17:19])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 ||
+		month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := s[dateTime : len(s)-offset]; len(frac) > 0 {
+		// A point and one to nine digits, as the layout's .999999999.
+		if len(frac) < 2 || len(frac) > 10 || frac[0] != '.' {
+			return time.Time{}, false
+		}
+		n, ok := digits(frac[1:])
+		if !ok {
+			return time.Time{}, false
+		}
+		for i := len(frac) - 1; i < 9; i++ {
+			n *= 10
+		}
+		nsec = n
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	if t.Day() != day { // the 31st of a 30-day month, February's 30th: time.Date moved it on
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// digits reads s, ASCII digits only, as a number.
+func digits[T string | []byte](s T) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
 // TestParseSQLiteTime reads the layouts of the go-sqlite driver.
@@ -37,6 +39,45 @@ func TestParseSQLiteTime(t *testing.T) {
 			t.Errorf("parseSQLiteTime(%q) = %v, want an error", bad, got)
 		}
 	}
+}
+
+// FuzzParseStoredUTC holds parseStoredUTC to time.ParseInLocation with
+// the driver's layout: every text it accepts, ParseInLocation accepts too
+// and reads as the same instant in the same location; and every time the
+// service stores, formatted as the driver formats it, it accepts.
+func FuzzParseStoredUTC(f *testing.F) {
+	const layout = "2006-01-02 15:04:05.999999999-07:00"
+	for _, s := range []string{
+		"2024-01-01 08:00:00+00:00", "2024-01-01 08:00:00.5+00:00", "2024-02-29 23:59:59.123456789+00:00",
+		"2023-02-29 08:00:00+00:00", "2024-04-31 08:00:00+00:00", "2024-01-01 08:00:00.+00:00",
+		"2024-01-01 08:00:00.1234567891+00:00", "2024-01-01 08:00:00+01:00", "0000-01-01 00:00:00+00:00",
+		"2024-1-01 08:00:00+00:00", "2024-01-01 08:00:60+00:00", "+024-01-01 08:00:00+00:00",
+	} {
+		f.Add(s, int64(0))
+	}
+	f.Add("", int64(1732800000123456789))
+	f.Fuzz(func(t *testing.T, s string, unixNano int64) {
+		stored := fuel.NormalizeTime(time.Unix(0, unixNano)).Format(layout)
+		if _, ok := parseStoredUTC(stored); !ok {
+			t.Errorf("parseStoredUTC(%q) refused a stored time", stored)
+		}
+		for _, in := range []string{s, stored} {
+			got, ok := parseStoredUTC(in)
+			if b, bok := parseStoredUTC([]byte(in)); bok != ok || b != got {
+				t.Fatalf("parseStoredUTC(%q) = %v, %v from a string, %v, %v from bytes", in, got, ok, b, bok)
+			}
+			if !ok {
+				continue
+			}
+			want, err := time.ParseInLocation(layout, in, time.UTC)
+			if err != nil {
+				t.Fatalf("parseStoredUTC(%q) = %v; time.ParseInLocation refuses it: %v", in, got, err)
+			}
+			if !got.Equal(want) || got.Location() != want.Location() {
+				t.Fatalf("parseStoredUTC(%q) = %v (%v), time.ParseInLocation %v (%v)", in, got, got.Location(), want, want.Location())
+			}
+		}
+	})
 }
 
 // TestTimestampFromPgx: pgx's timestamp is taken as it is, and a NULL is
