@@ -921,7 +921,7 @@ fi
 if want retrieval; then
 md "## Retrieval latency over 10 000 chunks" "" \
 	"\`BenchmarkRetrieve\`: a 12-word question, topK 10, over 10 000 chunks of 300 Zipf-distributed words (10" \
-	"documents), embedded store and local embedder; hybrid and convex are both rankings and their fusion, routed" \
+	"documents), embedded store and local embedder; hybrid, convex and anchored are both rankings and their fusion, routed" \
 	"one of the others by the question." ""
 if step retrieve.log "cd services/docqa && $GO test -run '^\$' -bench Retrieve -benchtime 300x ./internal/retrieval"; then
 	bench_table retrieve.log

@@ -102,6 +102,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	rrfK := fs.Int("rrf-k", retrieval.DefaultK, "RRF constant")
 	normalization := fs.String("normalization", string(retrieval.DefaultNormalization), "score normalization of convex fusion: minmax or zscore")
 	lexicalShare := fs.Float64("lexical-share", retrieval.DefaultLexicalShare, "convex fusion: the lexical ranking's share, in (0, 1]")
+	anchorDepth := fs.Int("anchor-depth", retrieval.DefaultAnchorDepth, "anchored: the lexical ranking's first chunks kept first")
 	routeOther := fs.String("route-other", string(retrieval.DefaultRouteOther), "routed: the mode of questions that name no identifier")
 	sweep := fs.Bool("sweep", false, "also measure convex fusion at every lexical share from 0.05 to 1 by 0.05, with each normalization, and routed with each")
 	keepNavigation := fs.Bool("keep-navigation", false, "leave table-of-contents and index chunks where the rankings put them")
@@ -230,7 +231,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	local := getenv("EMBEDDING_BASE_URL") == ""
 	defaultMode, reason := retrieval.DefaultMode(local)
 	base1 := retrieval.Config{Store: store, Embedder: embedder, LocalEmbedder: local, K: *rrfK, LexicalWeight: *lexicalWeight,
-		VectorWeight: *vectorWeight, Normalization: norm, LexicalShare: *lexicalShare, RouteOther: other,
+		VectorWeight: *vectorWeight, Normalization: norm, LexicalShare: *lexicalShare, AnchorDepth: *anchorDepth, RouteOther: other,
 		KeepNavigation: *keepNavigation, Log: slog.New(slog.DiscardHandler)}
 	var missed []string
 	measure := func(cfg retrieval.Config) ([]result, []place, error) {
@@ -339,21 +340,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		}
 	}
 	if *sweep {
-		fmt.Fprintf(out, "\nconvex fusion by lexical share and normalization, and routed with it for the other questions; "+
-			"\"first kept\": the lexical ranking's first stays first (hit@1 / hit@5 / hit@10 / MRR@10):\n\n")
+		fmt.Fprintf(out, "\nconvex fusion by lexical share and normalization, and routed with it for the other questions "+
+			"(hit@1 / hit@5 / hit@10 / MRR@10):\n\n")
 		type variant struct {
-			name  string
-			mode  retrieval.Mode
-			norm  retrieval.Normalization
-			first bool
+			name string
+			mode retrieval.Mode
+			norm retrieval.Normalization
 		}
 		variants := []variant{
-			{"convex minmax", retrieval.Convex, retrieval.MinMax, false},
-			{"convex zscore", retrieval.Convex, retrieval.ZScore, false},
-			{"routed, minmax", retrieval.Routed, retrieval.MinMax, false},
-			{"routed, zscore", retrieval.Routed, retrieval.ZScore, false},
-			{"convex minmax, first kept", retrieval.Convex, retrieval.MinMax, true},
-			{"routed, minmax, first kept", retrieval.Routed, retrieval.MinMax, true},
+			{"convex minmax", retrieval.Convex, retrieval.MinMax},
+			{"convex zscore", retrieval.Convex, retrieval.ZScore},
+			{"routed, minmax", retrieval.Routed, retrieval.MinMax},
+			{"routed, zscore", retrieval.Routed, retrieval.ZScore},
 		}
 		fmt.Fprintf(out, "| lexical share |")
 		for _, v := range variants {
@@ -365,7 +363,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			fmt.Fprintf(out, "| %.2f |", share)
 			for _, v := range variants {
 				cfg := base1
-				cfg.Mode, cfg.Normalization, cfg.LexicalShare, cfg.RouteOther, cfg.LexicalFirst = v.mode, v.norm, share, retrieval.Convex, v.first
+				cfg.Mode, cfg.Normalization, cfg.LexicalShare, cfg.RouteOther = v.mode, v.norm, share, retrieval.Convex
 				res, _, err := measure(cfg)
 				if err != nil {
 					return err
@@ -374,17 +372,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			}
 			fmt.Fprintln(out)
 		}
-		fmt.Fprintf(out, "\nthe same for RRF (weights and K as above):\n\n| variant | hit@1 / hit@5 / hit@10 / MRR@10 |\n|---|---|\n")
-		for _, v := range []variant{{"hybrid, first kept", retrieval.Hybrid, "", true}, {"routed, hybrid for the others", retrieval.Routed, "", false},
-			{"routed, hybrid for the others, first kept", retrieval.Routed, "", true}} {
+		fmt.Fprintf(out, "\nanchored by depth (the lexical ranking's first chunks kept first), and routed with hybrid for the other questions "+
+			"(hit@1 / hit@5 / hit@10 / MRR@10):\n\n| variant | hit@1 / hit@5 / hit@10 / MRR@10 |\n|---|---|\n")
+		for depth := 1; depth <= 5; depth++ {
 			cfg := base1
-			cfg.Mode, cfg.RouteOther, cfg.LexicalFirst = v.mode, retrieval.Hybrid, v.first
+			cfg.Mode, cfg.AnchorDepth = retrieval.Anchored, depth
 			res, _, err := measure(cfg)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "| %s | %.2f / %.2f / %.2f / %.3f |\n", v.name, hitAt(res, 1), hitAt(res, 5), hitAt(res, 10), mrr(res))
+			fmt.Fprintf(out, "| anchored, depth %d | %.2f / %.2f / %.2f / %.3f |\n", depth, hitAt(res, 1), hitAt(res, 5), hitAt(res, 10), mrr(res))
 		}
+		cfg := base1
+		cfg.Mode, cfg.RouteOther = retrieval.Routed, retrieval.Hybrid
+		res, _, err := measure(cfg)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "| routed, hybrid for the others | %.2f / %.2f / %.2f / %.3f |\n", hitAt(res, 1), hitAt(res, 5), hitAt(res, 10), mrr(res))
 	}
 	if *verbose {
 		fmt.Fprintf(out, "\n%s misses at %d:\n", defaultMode, depth)

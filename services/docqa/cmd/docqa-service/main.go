@@ -150,15 +150,17 @@ type serviceConfig struct {
 	// Retrieval: hybrid fuses the lexical (BM25) and vector rankings by
 	// reciprocal rank fusion, convex by their normalized scores; routed
 	// answers a question that names an identifier by lexical and the
-	// others by convex; vector and lexical use one ranking alone. Unset:
-	// the default for the embedder (retrieval.DefaultMode).
-	Retrieval              string  `env:"RETRIEVAL"` // lexical | vector | hybrid | convex | routed
+	// others by convex; anchored keeps lexical's first chunks first and
+	// hybrid's order for the rest; vector and lexical use one ranking
+	// alone. Unset: the default for the embedder (retrieval.DefaultMode).
+	Retrieval              string  `env:"RETRIEVAL"` // lexical | vector | hybrid | convex | routed | anchored
 	RetrievalRRFK          int     `env:"RETRIEVAL_RRF_K" default:"20"`
 	RetrievalLexicalWeight float64 `env:"RETRIEVAL_LEXICAL_WEIGHT" default:"2"`
 	RetrievalVectorWeight  float64 `env:"RETRIEVAL_VECTOR_WEIGHT" default:"1"`
 	RetrievalCandidates    int     `env:"RETRIEVAL_CANDIDATES" default:"50"`        // from each ranking, and for the reranker
 	RetrievalLexicalShare  float64 `env:"RETRIEVAL_LEXICAL_SHARE" default:"0.8"`    // convex: the lexical scores' share
 	RetrievalNormalization string  `env:"RETRIEVAL_NORMALIZATION" default:"minmax"` // convex: minmax | zscore
+	RetrievalAnchorDepth   int     `env:"RETRIEVAL_ANCHOR_DEPTH" default:"3"`       // anchored: BM25's first chunks kept first
 
 	// A reranker (the /rerank API of self-hostable rerank servers) reorders
 	// the best RETRIEVAL_CANDIDATES fused chunks when RERANK_BASE_URL is set.
@@ -628,6 +630,9 @@ func newRetriever(cfg serviceConfig, store docqa.VectorStore, embedder docqa.Emb
 	if cfg.RetrievalLexicalShare <= 0 || cfg.RetrievalLexicalShare > 1 {
 		return nil, fmt.Errorf("RETRIEVAL_LEXICAL_SHARE: %v is not in (0, 1]", cfg.RetrievalLexicalShare)
 	}
+	if cfg.RetrievalAnchorDepth < 1 {
+		return nil, fmt.Errorf("RETRIEVAL_ANCHOR_DEPTH: %d is below 1", cfg.RetrievalAnchorDepth)
+	}
 	if cfg.RetrievalRRFK < 1 || cfg.RetrievalCandidates < 1 {
 		return nil, errors.New("RETRIEVAL_RRF_K, RETRIEVAL_CANDIDATES: must be at least 1")
 	}
@@ -642,6 +647,7 @@ func newRetriever(cfg serviceConfig, store docqa.VectorStore, embedder docqa.Emb
 		Reason:        reason,
 		Normalization: norm,
 		LexicalShare:  cfg.RetrievalLexicalShare,
+		AnchorDepth:   cfg.RetrievalAnchorDepth,
 		K:             cfg.RetrievalRRFK,
 		LexicalWeight: cfg.RetrievalLexicalWeight,
 		VectorWeight:  cfg.RetrievalVectorWeight,

@@ -341,6 +341,7 @@ func TestRunBadConfig(t *testing.T) {
 		{map[string]string{"RETRIEVAL_LEXICAL_SHARE": "1.5"}, "RETRIEVAL_LEXICAL_SHARE"},
 		{map[string]string{"RETRIEVAL_LEXICAL_SHARE": "0"}, "RETRIEVAL_LEXICAL_SHARE"},
 		{map[string]string{"RETRIEVAL_NORMALIZATION": "rank"}, "RETRIEVAL_NORMALIZATION"},
+		{map[string]string{"RETRIEVAL_ANCHOR_DEPTH": "0"}, "RETRIEVAL_ANCHOR_DEPTH"},
 		{map[string]string{"RERANK_BASE_URL": "ftp://rerank"}, "RERANK_BASE_URL"},
 		{map[string]string{"DOCQA_FILES_DIR": notADirectory}, "DOCQA_FILES_DIR"},
 	}

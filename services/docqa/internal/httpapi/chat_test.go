@@ -499,8 +499,8 @@ func TestHealth(t *testing.T) {
 			t.Errorf("local health = %+v", h)
 		}
 		// The local embedder's default mode, and why.
-		if want := string(retrieval.LocalDefault); h.Retrieval.Mode != want || h.Retrieval.Serving != want ||
-			h.Retrieval.Reason != "local embedder: "+want+" measured best on the dev split of the retrieval benchmark" {
+		if want, reason := retrieval.DefaultMode(true); h.Retrieval.Mode != string(want) || h.Retrieval.Serving != string(want) ||
+			h.Retrieval.Reason != reason || want != retrieval.LocalDefault {
 			t.Errorf("local health retrieval = %+v", h.Retrieval)
 		}
 

@@ -9,7 +9,9 @@
 // Convex fusion normalizes each ranking's scores per question and adds
 // them with a weight (ConvexFuse); it keeps how far ahead a chunk is, which
 // ranks throw away. Routed retrieval answers a question that names an
-// identifier from the lexical ranking and the others by a fusion.
+// identifier from the lexical ranking and the others by a fusion; anchored
+// retrieval keeps the lexical ranking's first chunks first and fuses the
+// rest.
 package retrieval
 
 import (
@@ -34,10 +36,13 @@ const (
 	Lexical Mode = "lexical" // the BM25 ranking alone
 	Convex  Mode = "convex"  // both rankings, normalized scores in a convex combination
 	Routed  Mode = "routed"  // lexical for a question that names an identifier, Config.RouteOther for the rest
+	// Anchored is the lexical ranking's first Config.AnchorDepth chunks, in
+	// its order, then the other chunks in Hybrid's order.
+	Anchored Mode = "anchored"
 )
 
 // Modes lists every mode, in the order the benchmark shows them.
-var Modes = []Mode{Lexical, Vector, Hybrid, Convex, Routed}
+var Modes = []Mode{Lexical, Vector, Hybrid, Convex, Routed, Anchored}
 
 // ParseMode reads a mode's name, case-insensitively.
 func ParseMode(s string) (Mode, error) {
@@ -45,7 +50,7 @@ func ParseMode(s string) (Mode, error) {
 	if slices.Contains(Modes, m) {
 		return m, nil
 	}
-	return "", fmt.Errorf("%q is none of lexical, vector, hybrid, convex, routed", s)
+	return "", fmt.Errorf("%q is none of lexical, vector, hybrid, convex, routed, anchored", s)
 }
 
 // DefaultMode is the mode that serves when none is configured, and why,
@@ -56,7 +61,8 @@ func ParseMode(s string) (Mode, error) {
 // with an embedding model, a semantic ranking, hybrid.
 func DefaultMode(localEmbedder bool) (Mode, string) {
 	if localEmbedder {
-		return LocalDefault, "local embedder: " + string(LocalDefault) + " measured best on the dev split of the retrieval benchmark"
+		return LocalDefault, fmt.Sprintf("local embedder: %s (BM25's first %d chunks, then reciprocal rank fusion) measured best on the dev split of the retrieval benchmark",
+			LocalDefault, DefaultAnchorDepth)
 	}
 	return Hybrid, "embedding model configured: hybrid (reciprocal rank fusion of BM25 and vector rankings)"
 }
@@ -71,10 +77,12 @@ const (
 	DefaultVectorWeight  = 1
 	DefaultCandidates    = 50 // chunks taken from each ranking, and given to the reranker
 
-	// LocalDefault is DefaultMode's choice with the local embedder, and
-	// DefaultNormalization, DefaultLexicalShare and DefaultRouteOther
-	// Convex's and Routed's defaults, all measured on the dev split.
-	LocalDefault         = Routed
+	// LocalDefault is DefaultMode's choice with the local embedder;
+	// DefaultAnchorDepth is Anchored's, and DefaultNormalization,
+	// DefaultLexicalShare and DefaultRouteOther Convex's and Routed's
+	// defaults, all measured on the dev split.
+	LocalDefault         = Anchored
+	DefaultAnchorDepth   = 3
 	DefaultNormalization = MinMax
 	DefaultLexicalShare  = 0.8
 	DefaultRouteOther    = Convex
@@ -109,10 +117,9 @@ type Config struct {
 	// (0, 1] (zero takes the default; 1 is the lexical ranking's order).
 	Normalization Normalization
 	LexicalShare  float64
-	// LexicalFirst keeps the lexical ranking's first chunk first in the
-	// fusions (Hybrid, Convex, and Routed's other questions); the fusion
-	// orders the rest.
-	LexicalFirst bool
+	// AnchorDepth is how many of the lexical ranking's first chunks
+	// Anchored keeps first (default DefaultAnchorDepth).
+	AnchorDepth int
 	// RouteOther answers Routed's questions that name no identifier
 	// (default DefaultRouteOther; Routed itself is an error).
 	RouteOther Mode
@@ -147,7 +154,13 @@ func New(cfg Config) (*Retriever, error) {
 		cfg.RouteOther = DefaultRouteOther
 	}
 	if _, err := ParseMode(string(cfg.RouteOther)); err != nil || cfg.RouteOther == Routed {
-		return nil, fmt.Errorf("retrieval: RouteOther %q is none of lexical, vector, hybrid, convex", cfg.RouteOther)
+		return nil, fmt.Errorf("retrieval: RouteOther %q is none of lexical, vector, hybrid, convex, anchored", cfg.RouteOther)
+	}
+	if cfg.AnchorDepth < 0 {
+		return nil, fmt.Errorf("retrieval: AnchorDepth %d is negative", cfg.AnchorDepth)
+	}
+	if cfg.AnchorDepth == 0 {
+		cfg.AnchorDepth = DefaultAnchorDepth
 	}
 	if cfg.Normalization == "" {
 		cfg.Normalization = DefaultNormalization
@@ -226,6 +239,10 @@ func (r *Retriever) Retrieve(ctx context.Context, question string, q docqa.Query
 			mode = Lexical
 		}
 	}
+	anchor := 0
+	if mode == Anchored {
+		mode, anchor = Hybrid, r.cfg.AnchorDepth
+	}
 	wide := q
 	if mode == Hybrid || mode == Convex || r.cfg.Reranker != nil || !r.cfg.KeepNavigation {
 		wide.TopK = max(q.TopK, r.cfg.Candidates)
@@ -255,8 +272,14 @@ func (r *Retriever) Retrieve(ctx context.Context, question string, q docqa.Query
 	default:
 		hits = vector
 	}
-	if r.cfg.LexicalFirst && (mode == Hybrid || mode == Convex) && len(lexical) > 0 {
-		hits = lexicalFirst(hits, lexical[0])
+	if anchor > 0 {
+		// The lexical ranking's first body chunks: navigationLast below
+		// leaves them in front, as it leaves them first in Lexical's answer.
+		lead := lexical
+		if !r.cfg.KeepNavigation {
+			lead = navigationLast(lead)
+		}
+		hits = lexicalLead(hits, lead[:min(len(lead), anchor)])
 	}
 	if r.cfg.Reranker != nil {
 		hits = r.rerank(ctx, question, hits[:min(len(hits), r.cfg.Candidates)])
@@ -307,17 +330,24 @@ func (r *Retriever) rerank(ctx context.Context, question string, hits []docqa.Sc
 	return out
 }
 
-// lexicalFirst moves first, the lexical ranking's first chunk, to the
-// front of hits, keeping the order of the others and its fused score.
-func lexicalFirst(hits []docqa.ScoredChunk, first docqa.ScoredChunk) []docqa.ScoredChunk {
-	i := slices.IndexFunc(hits, func(h docqa.ScoredChunk) bool { return h.Chunk.ID == first.Chunk.ID })
-	if i <= 0 {
-		return hits
+// lexicalLead puts lead, the lexical ranking's first chunks, in front of
+// hits in their order, and the other hits after them in theirs, with their
+// fused scores.
+func lexicalLead(hits, lead []docqa.ScoredChunk) []docqa.ScoredChunk {
+	out := make([]docqa.ScoredChunk, 0, len(hits)+len(lead))
+	for _, l := range lead {
+		if i := slices.IndexFunc(hits, func(h docqa.ScoredChunk) bool { return h.Chunk.ID == l.Chunk.ID }); i >= 0 {
+			out = append(out, hits[i])
+		} else {
+			out = append(out, l)
+		}
 	}
-	out := make([]docqa.ScoredChunk, 0, len(hits))
-	out = append(out, hits[i])
-	out = append(out, hits[:i]...)
-	return append(out, hits[i+1:]...)
+	for _, h := range hits {
+		if !slices.ContainsFunc(lead, func(l docqa.ScoredChunk) bool { return l.Chunk.ID == h.Chunk.ID }) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // navigationLast moves the chunks of table-of-contents and index pages

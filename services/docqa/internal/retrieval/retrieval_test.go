@@ -54,7 +54,7 @@ func TestFuse(t *testing.T) {
 }
 
 func TestParseMode(t *testing.T) {
-	for in, want := range map[string]Mode{"hybrid": Hybrid, " Vector ": Vector, "LEXICAL": Lexical, "convex": Convex, "Routed": Routed} {
+	for in, want := range map[string]Mode{"hybrid": Hybrid, " Vector ": Vector, "LEXICAL": Lexical, "convex": Convex, "Routed": Routed, "anchored": Anchored} {
 		if got, err := ParseMode(in); err != nil || got != want {
 			t.Errorf("ParseMode(%q) = %q, %v", in, got, err)
 		}
@@ -319,6 +319,7 @@ func TestNewRefuses(t *testing.T) {
 		"unknown norm":     {Store: s, Embedder: emb, Normalization: "rank"},
 		"share above 1":    {Store: s, Embedder: emb, LexicalShare: 1.5},
 		"negative share":   {Store: s, Embedder: emb, LexicalShare: -0.1},
+		"negative anchor":  {Store: s, Embedder: emb, Mode: Anchored, AnchorDepth: -1},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -359,7 +360,7 @@ func TestNavigationLast(t *testing.T) {
 		}
 		return out
 	}
-	for _, mode := range []Mode{Lexical, Vector, Hybrid} {
+	for _, mode := range []Mode{Lexical, Vector, Hybrid, Anchored} {
 		kept, err := mustNew(t, Config{Store: s, Embedder: emb, Mode: mode, KeepNavigation: true}).Retrieve(ctx, "brake pads", docqa.Query{TopK: 4})
 		if err != nil {
 			t.Fatal(err)
@@ -456,7 +457,7 @@ func TestDefaultModePerEmbedder(t *testing.T) {
 		mode   Mode
 		reason string
 	}{
-		{Config{LocalEmbedder: true}, LocalDefault, "local embedder: " + string(LocalDefault) + " measured best on the dev split of the retrieval benchmark"},
+		{Config{LocalEmbedder: true}, LocalDefault, "local embedder: anchored (BM25's first 3 chunks, then reciprocal rank fusion) measured best on the dev split of the retrieval benchmark"},
 		{Config{}, Hybrid, "embedding model configured: hybrid (reciprocal rank fusion of BM25 and vector rankings)"},
 		{Config{LocalEmbedder: true, Mode: Hybrid}, Hybrid, "configured"},
 		{Config{Mode: Lexical, Reason: "RETRIEVAL=lexical"}, Lexical, "RETRIEVAL=lexical"},
@@ -475,45 +476,89 @@ func TestDefaultModePerEmbedder(t *testing.T) {
 	}
 }
 
-// LexicalFirst puts the lexical ranking's first chunk first in a fusion
-// and leaves the fused order of the rest.
-func TestLexicalFirst(t *testing.T) {
-	fused := []docqa.ScoredChunk{hit("b"), hit("c"), hit("a"), hit("d")}
-	if got := ids(lexicalFirst(fused, hit("a"))); !slices.Equal(got, []string{"a", "b", "c", "d"}) {
-		t.Fatalf("got %v", got)
+// lexicalLead puts the lead in front in its order, a lead chunk the fusion
+// lacks included, and the other hits after it in their order, each once.
+func TestLexicalLead(t *testing.T) {
+	fused := []docqa.ScoredChunk{hit("b"), hit("c"), hit("a"), hit("d"), hit("e")}
+	for _, tc := range []struct {
+		lead []string
+		want []string
+	}{
+		{[]string{"a"}, []string{"a", "b", "c", "d", "e"}},
+		{[]string{"a", "z", "c"}, []string{"a", "z", "c", "b", "d", "e"}},
+		{[]string{"d", "b"}, []string{"d", "b", "c", "a", "e"}},
+		{[]string{"b", "c"}, []string{"b", "c", "a", "d", "e"}},
+		{nil, []string{"b", "c", "a", "d", "e"}},
+	} {
+		var lead []docqa.ScoredChunk
+		for _, id := range tc.lead {
+			lead = append(lead, hit(id))
+		}
+		if got := ids(lexicalLead(fused, lead)); !slices.Equal(got, tc.want) {
+			t.Errorf("lead %v: %v, want %v", tc.lead, got, tc.want)
+		}
 	}
-	if got := ids(lexicalFirst(fused, hit("b"))); !slices.Equal(got, []string{"b", "c", "a", "d"}) {
-		t.Fatalf("already first: %v", got)
+	if !slices.Equal(ids(fused), []string{"b", "c", "a", "d", "e"}) {
+		t.Fatal("lexicalLead changed its argument")
 	}
-	if got := ids(lexicalFirst(fused, hit("z"))); !slices.Equal(got, ids(fused)) {
-		t.Fatalf("absent: %v", got)
-	}
-	if ids(fused)[0] != "b" {
-		t.Fatal("lexicalFirst changed its argument")
-	}
+}
 
+// rankedStore answers fixed rankings, each chunk scored by its place.
+type rankedStore struct {
+	*embedded.Store
+	lexical, vector []string
+}
+
+func byPlace(order []string) []docqa.ScoredChunk {
+	out := make([]docqa.ScoredChunk, len(order))
+	for i, id := range order {
+		out[i] = hit(id)
+		out[i].Score = float32(len(order) - i)
+	}
+	return out
+}
+
+func (r rankedStore) Search(context.Context, []float32, docqa.Query) ([]docqa.ScoredChunk, error) {
+	return byPlace(r.vector), nil
+}
+
+func (r rankedStore) SearchText(context.Context, string, docqa.Query) ([]docqa.ScoredChunk, error) {
+	return byPlace(r.lexical), nil
+}
+
+// Anchored answers the lexical ranking's first AnchorDepth chunks in its
+// order, then the other chunks in hybrid's (RRF) order.
+func TestRetrieveAnchored(t *testing.T) {
 	s, emb := newStore(t)
 	ctx := context.Background()
-	const question = "surface plotting from scattered points"
-	lexical, _ := s.SearchText(ctx, question, docqa.Query{TopK: 50})
-	vectors, _ := emb.Embed(ctx, []string{question})
-	vector, _ := s.Search(ctx, vectors[0], docqa.Query{TopK: 50})
-	for mode, fusedOrder := range map[Mode][]docqa.ScoredChunk{
-		Hybrid: Fuse(DefaultK, Ranking{lexical, DefaultLexicalWeight}, Ranking{vector, 5}),
-		Convex: ConvexFuse(MinMax, 0.1, lexical, vector),
-		Routed: ConvexFuse(MinMax, 0.1, lexical, vector),
+	store := rankedStore{Store: s, lexical: []string{"a", "b", "c", "d", "e", "f"}, vector: []string{"f", "e", "d", "c", "b", "a"}}
+	hybrid, err := mustNew(t, Config{Store: store, Embedder: emb, Mode: Hybrid, VectorWeight: 5}).Retrieve(ctx, "q", docqa.Query{TopK: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fused := ids(hybrid)
+	if !slices.Equal(fused, []string{"f", "e", "d", "c", "b", "a"}) {
+		t.Fatalf("fixture: hybrid answered %v, want the vector ranking's order", fused)
+	}
+	for depth, want := range map[int][]string{
+		1: {"a", "f", "e", "d", "c"},
+		2: {"a", "b", "f", "e", "d"},
+		3: {"a", "b", "c", "f", "e"},
+		6: {"a", "b", "c", "d", "e"},
+		9: {"a", "b", "c", "d", "e"},
 	} {
-		if fusedOrder[0].Chunk.ID == lexical[0].Chunk.ID {
-			t.Fatalf("%s: fixture: the fusion must not put the lexical first first already", mode)
-		}
-		want := lexicalFirst(fusedOrder, lexical[0])
-		got, err := mustNew(t, Config{Store: s, Embedder: emb, Mode: mode, VectorWeight: 5, LexicalShare: 0.1, Normalization: MinMax, LexicalFirst: true}).
-			Retrieve(ctx, question, docqa.Query{TopK: 4})
+		got, err := mustNew(t, Config{Store: store, Embedder: emb, Mode: Anchored, AnchorDepth: depth, VectorWeight: 5}).
+			Retrieve(ctx, "q", docqa.Query{TopK: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(ids(got), ids(want[:4])) {
-			t.Errorf("%s: %v, want %v", mode, ids(got), ids(want[:4]))
+		if !slices.Equal(ids(got), want) {
+			t.Errorf("depth %d: %v, want %v", depth, ids(got), want)
 		}
+	}
+	// AnchorDepth unset is DefaultAnchorDepth (3).
+	def, err := mustNew(t, Config{Store: store, Embedder: emb, Mode: Anchored, VectorWeight: 5}).Retrieve(ctx, "q", docqa.Query{TopK: 5})
+	if err != nil || !slices.Equal(ids(def), []string{"a", "b", "c", "f", "e"}) || DefaultAnchorDepth != 3 {
+		t.Errorf("default depth %d: %v, %v", DefaultAnchorDepth, ids(def), err)
 	}
 }
