@@ -160,7 +160,7 @@ func openSQLite(ctx context.Context, path, synchronous string) (*Store, error) {
 			return nil, fmt.Errorf("create sqlite directory: %w", err)
 		}
 	}
-	// The go-sqlite driver runs each _pragma on every new connection. WAL
+	// The SQLite driver runs each _pragma on every new connection. WAL
 	// is recorded in the file by the writer, which connects first (gorm
 	// pings on open). _txlock=immediate makes the writer's transactions
 	// take SQLite's write lock at BEGIN, so a second process writing the

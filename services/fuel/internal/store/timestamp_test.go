@@ -9,7 +9,7 @@ import (
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
-// TestParseSQLiteTime reads the layouts of the go-sqlite driver.
+// TestParseSQLiteTime reads the layouts the SQLite drivers write.
 func TestParseSQLiteTime(t *testing.T) {
 	tests := []struct {
 		in   string
