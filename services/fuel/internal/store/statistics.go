@@ -90,8 +90,11 @@ func (q *queries) scanStats(tx *gorm.DB, vehicleID uint64, start, end *time.Time
 // (proto-docs/fuel-decisions.md, "Hot paths"). None of the values can
 // hold a '|': the schema's checks keep the quantities to digits and a
 // point, the flags to 0 and 1, the energy to its names, and the time is
-// the driver's own text.
-const packedStatsColumns = "concat_ws('|', id, CAST(refuel_time AS TEXT), energy, odometer, liters, " +
+// the driver's own text. concat_ws renders every value as text itself, so
+// refuel_time goes in as it is stored: a CAST(… AS TEXT) around it (as
+// timeColumn writes elsewhere) was an instruction a row more for SQLite,
+// 6 % of the call.
+const packedStatsColumns = "concat_ws('|', id, refuel_time, energy, odometer, liters, " +
 	"total_amount, price_per_liter, is_full, missed_previous, ifnull(home_amount, ''))"
 
 // feedPackedStats is feedStats for rows of packedStatsColumns.
