@@ -100,7 +100,6 @@ func (q *queries) readVehicle(ctx context.Context, h *gorm.DB, id uint64, lock, 
 	if !storable(id) {
 		return row, fuel.ErrVehicleNotFound
 	}
-	db := h.WithContext(ctx)
 	stmt := vehicleByIDQueries[vehicleQuery{q.dialect, lock, reading}]
 	err := q.scanRow(ctx, h, stmt[0], stmt[1], []any{id}, func(r rowScanner) error { return row.scan(r) })
 	if errors.Is(err, sql.ErrNoRows) {
@@ -116,7 +115,10 @@ func (q *queries) readVehicle(ctx context.Context, h *gorm.DB, id uint64, lock, 
 	}
 	// A member sees the default flag as false: it is the owner's choice.
 	row.DefaultVehicle = false
-	err = db.Raw("SELECT role FROM vehicle_members WHERE vehicle_id = ? AND user_id = ?", id, uid).Row().Scan(&row.Role)
+	// The GORM session only here: made for every read, it was a twentieth
+	// of a GET vehicle's allocations, for the owner's reads that never
+	// use it.
+	err = h.WithContext(ctx).Raw("SELECT role FROM vehicle_members WHERE vehicle_id = ? AND user_id = ?", id, uid).Row().Scan(&row.Role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return vehicleRow{}, fuel.ErrVehicleNotFound
 	}
