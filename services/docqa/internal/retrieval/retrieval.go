@@ -219,10 +219,12 @@ func (r *Retriever) Reranker() string {
 }
 
 // Retrieve returns at most q.TopK chunks for question, best first, from
-// q.Documents only when it names any. Score is the fused score in Hybrid
-// and Convex modes (and in Routed when the question went to one of them),
-// the store's score in the others, and the reranker's when it reordered
-// them. The chunks of table-of-contents and index pages
+// q.Documents only when it names any. Score is the fused score in Hybrid,
+// Convex and Anchored modes (and in Routed when the question went to one of
+// them), the store's score in the others, and the reranker's when it
+// reordered them. Anchored's first chunks keep their places whatever their
+// fused score, so there a later chunk may score higher; a reranker orders
+// the candidates in every mode, Anchored's first chunks among them. The chunks of table-of-contents and index pages
 // (Navigation) come after all the others among the candidates, each group
 // in its order: such a page names every topic with a page number and little
 // else, so it matches many questions without answering any, and the body
