@@ -104,7 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	lexicalShare := fs.Float64("lexical-share", retrieval.DefaultLexicalShare, "convex fusion: the lexical ranking's share, in (0, 1]")
 	anchorDepth := fs.Int("anchor-depth", retrieval.DefaultAnchorDepth, "anchored: the lexical ranking's first chunks kept first")
 	routeOther := fs.String("route-other", string(retrieval.DefaultRouteOther), "routed: the mode of questions that name no identifier")
-	sweep := fs.Bool("sweep", false, "also measure convex fusion at every lexical share from 0.05 to 1 by 0.05, with each normalization, and routed with each")
+	sweep := fs.Bool("sweep", false, "also measure convex fusion at every lexical share from 0.05 to 1 by 0.05, with each normalization, and routed with each; anchored at depths 1 to 5")
 	keepNavigation := fs.Bool("keep-navigation", false, "leave table-of-contents and index chunks where the rankings put them")
 	verbose := fs.Bool("v", false, "list every question that the default mode misses at 10")
 	ranksPath := fs.String("ranks", "", "write each question's rank in each row to this file (tab-separated: row, question, rank, first source; rank 0 is a miss at 10), to compare runs")
