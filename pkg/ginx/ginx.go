@@ -30,8 +30,10 @@ import (
 	"github.com/carhub/backend/pkg/tracing"
 )
 
-// HeaderRequestID carries the request id in requests and responses.
-const HeaderRequestID = "X-Request-ID"
+// HeaderRequestID carries the request id in requests and responses
+// (X-Request-ID), spelt as net/http keeps header names: reading and setting
+// it then allocate no canonical copy of the name on every request.
+const HeaderRequestID = "X-Request-Id"
 
 // Options configure New.
 type Options struct {
@@ -110,16 +112,12 @@ func Fail(c *gin.Context, err error) {
 	c.Abort()
 }
 
-// RequestID returns the request's id.
-func RequestID(c *gin.Context) string { return c.GetString("request_id") }
-
 func requestID() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id := c.GetHeader(HeaderRequestID)
 		if !validRequestID(id) {
 			id = uuid.NewString()
 		}
-		c.Set("request_id", id)
 		c.Header(HeaderRequestID, id)
 		c.Request = c.Request.WithContext(logging.WithRequestID(c.Request.Context(), id))
 		c.Next()
