@@ -164,9 +164,18 @@ func accessLog(log *slog.Logger, quietPaths []string) gin.HandlerFunc {
 		} else if status >= 500 {
 			level = slog.LevelWarn
 		}
-		// LogAttrs, not Log's key-value pairs: no value is boxed in an
-		// interface (the line is written for every request).
-		log.LogAttrs(c.Request.Context(), level, "request",
+		// The record is made here and handed to the handler, as
+		// slog's documentation shows for wrappers: the Logger's own
+		// methods walk the stack for a caller's pc on every call, which
+		// the handler (no AddSource) never reads. Attrs, not key-value
+		// pairs: no value is boxed in an interface.
+		ctx := c.Request.Context()
+		h := log.Handler()
+		if !h.Enabled(ctx, level) {
+			return
+		}
+		r := slog.NewRecord(time.Now(), level, "request", 0)
+		r.AddAttrs(
 			slog.String("method", c.Request.Method),
 			slog.String("path", c.Request.URL.Path),
 			slog.Int("status", status),
@@ -174,6 +183,7 @@ func accessLog(log *slog.Logger, quietPaths []string) gin.HandlerFunc {
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.String("remote", c.ClientIP()),
 		)
+		_ = h.Handle(ctx, r) // a log line that cannot be written has nowhere to be reported
 	}
 }
 

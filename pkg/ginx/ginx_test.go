@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -138,6 +140,43 @@ func TestRequestIDTakenOrMade(t *testing.T) {
 	// 404s and errors carry one too.
 	if rec := do(e, http.MethodGet, "/api/zzz", ""); rec.Header().Get(HeaderRequestID) == "" {
 		t.Fatal("404 without X-Request-ID")
+	}
+}
+
+// TestAccessLogLine pins the line every request writes: its message, level
+// and fields, the request id from the context, and nothing else (no source).
+func TestAccessLogLine(t *testing.T) {
+	e, logs := newTestEngine(t, Options{})
+	req := httptest.NewRequest(http.MethodGet, "/api/ok?x=1", nil)
+	req.RemoteAddr = "192.0.2.7:41000"
+	req.Header.Set("X-Request-ID", "line-1") // any spelling of the name
+	e.ServeHTTP(httptest.NewRecorder(), req)
+	do(e, http.MethodGet, "/api/internal", "")
+
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	var first, last map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatalf("%v: %s", err, lines[0])
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatalf("%v: %s", err, lines[len(lines)-1])
+	}
+	d, ok := first["duration_ms"].(float64)
+	if !ok || d < 0 {
+		t.Fatalf("duration_ms %v", first["duration_ms"])
+	}
+	if _, err := time.Parse(time.RFC3339Nano, first["time"].(string)); err != nil {
+		t.Fatalf("time: %v", err)
+	}
+	delete(first, "duration_ms")
+	delete(first, "time")
+	want := map[string]any{"level": "INFO", "msg": "request", "method": "GET", "path": "/api/ok", "status": 200.0,
+		"bytes": 11.0, "remote": "192.0.2.7", "request_id": "line-1"}
+	if !reflect.DeepEqual(first, want) {
+		t.Fatalf("line %v\nwant %v (with time and duration_ms)", first, want)
+	}
+	if last["msg"] != "request" || last["level"] != "WARN" || last["status"] != 500.0 {
+		t.Fatalf("a 500's line %v, want the request at WARN", last)
 	}
 }
 
