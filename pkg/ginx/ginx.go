@@ -277,7 +277,9 @@ func BodyLimit(n int64) gin.HandlerFunc {
 			Fail(c, TooLarge(n))
 			return
 		}
-		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, n)
+		if c.Request.Body != http.NoBody { // net/http's body of a request without one: nothing to limit
+			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, n)
+		}
 		c.Next()
 	}
 }
