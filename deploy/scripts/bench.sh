@@ -632,8 +632,13 @@ if want cost && [[ $load_ok == 1 ]]; then
 	wait_up "http://127.0.0.1:$sink_port/health" "$sink_pid" || cost_ok=0
 	declare -A cost_runs cost_cpu
 	traced_requests=0
-	# requests PID LOG: the requests the service has logged (the access log's lines).
-	requests() { grep -c '"msg":"request"' "$1" || true; }
+	# requests LOG: the requests the service has logged (the access log's
+	# lines), after waiting out its log buffer (written every 100 ms:
+	# logging.NewBuffered), so that every request served so far is counted.
+	requests() {
+		sleep 0.3
+		grep -c '"msg":"request"' "$1" || true
+	}
 	for round in $(seq 1 "$COST_ROUNDS"); do
 		[[ $cost_ok == 1 ]] || break
 		for variant in $(round_order "$round" on off traced sampled); do

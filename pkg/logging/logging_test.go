@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 )
@@ -74,5 +76,90 @@ func TestTraceIDOnEveryLineOfASpan(t *testing.T) {
 	}
 	if _, ok := out["trace_id"]; ok || out["request_id"] != "req-8" {
 		t.Errorf("line without a span: %s", lines[1])
+	}
+}
+
+// writes records every Write call it gets, as the descriptor under a
+// buffered logger would see them.
+type writes struct {
+	mu    sync.Mutex
+	calls [][]byte
+}
+
+func (w *writes) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.calls = append(w.calls, bytes.Clone(p))
+	return len(p), nil
+}
+
+func (w *writes) snapshot() (calls int, all []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.calls), bytes.Join(w.calls, nil)
+}
+
+func TestBufferedWritesWholeLinesInFewWrites(t *testing.T) {
+	var out writes
+	log, stop := NewBuffered(&out, slog.LevelInfo)
+	const n = 200
+	for i := range n {
+		log.InfoContext(WithRequestID(context.Background(), "req"), "request", "i", i)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	calls, all := out.snapshot()
+	if calls == 0 || calls > n/10 {
+		t.Errorf("%d lines in %d writes, want them gathered into a few", n, calls)
+	}
+	for _, c := range out.calls {
+		if len(c) == 0 || c[len(c)-1] != '\n' {
+			t.Fatalf("a write ends inside a line: %q", c)
+		}
+	}
+	lines := bytes.Split(bytes.TrimSuffix(all, []byte("\n")), []byte("\n"))
+	if len(lines) != n {
+		t.Fatalf("%d lines after stop, want %d", len(lines), n)
+	}
+	for i, l := range lines {
+		var rec struct {
+			I         int    `json:"i"`
+			RequestID string `json:"request_id"`
+		}
+		if err := json.Unmarshal(l, &rec); err != nil || rec.I != i || rec.RequestID != "req" {
+			t.Fatalf("line %d: %s (%v)", i, l, err)
+		}
+	}
+}
+
+func TestBufferedWarningsAreWrittenAtOnce(t *testing.T) {
+	var out writes
+	log, stop := NewBuffered(&out, slog.LevelInfo)
+	defer stop()
+	log.Info("first")
+	log.With("component", "store").Warn("second") // a derived logger flushes too
+	_, all := out.snapshot()
+	if !bytes.Contains(all, []byte(`"msg":"first"`)) || !bytes.Contains(all, []byte(`"msg":"second"`)) {
+		t.Fatalf("after a warning the buffer holds back lines: %q", all)
+	}
+	log.Error("third")
+	if _, all := out.snapshot(); !bytes.Contains(all, []byte(`"msg":"third"`)) {
+		t.Fatalf("an error waits in the buffer: %q", all)
+	}
+}
+
+func TestBufferedInfoLinesArriveWithoutStop(t *testing.T) {
+	var out writes
+	log, stop := NewBuffered(&out, slog.LevelInfo)
+	defer stop()
+	log.Info("listening")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, all := out.snapshot(); bytes.Contains(all, []byte(`"msg":"listening"`)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("an INFO line was never written while the logger ran")
+		}
 	}
 }

@@ -94,7 +94,10 @@ func main() {
 
 // run starts the service and serves until ctx is done.
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	log := logging.New(stdout, slog.LevelInfo)
+	// Buffered: a line for every request, written out in batches
+	// (logging.NewBuffered); stop, deferred first, writes out the last.
+	log, stopLog := logging.NewBuffered(stdout, slog.LevelInfo)
+	defer func() { _ = stopLog() }()
 	var cfg Config
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
