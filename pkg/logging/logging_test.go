@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -102,9 +103,12 @@ func (w *writes) snapshot() (calls int, all []byte) {
 func TestBufferedWritesWholeLinesInFewWrites(t *testing.T) {
 	var out writes
 	log, stop := NewBuffered(&out, slog.LevelInfo)
-	const n = 200
+	// Lines of about 250 bytes, several buffers' worth: the buffer fills
+	// many times, and a line that does not fit must not be cut.
+	pad := strings.Repeat("x", 150)
+	const n = 4000
 	for i := range n {
-		log.InfoContext(WithRequestID(context.Background(), "req"), "request", "i", i)
+		log.InfoContext(WithRequestID(context.Background(), "req"), "request", "i", i, "pad", pad)
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
