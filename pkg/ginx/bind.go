@@ -1,7 +1,6 @@
 package ginx
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"io"
@@ -23,30 +22,21 @@ func BindJSON(c *gin.Context, dst any) error {
 }
 
 // DecodeJSON is BindJSON for any reader. The body is decoded once, straight
-// into dst; only its first non-blank byte is looked at beforehand, to tell a
-// non-object body from a malformed one.
+// into dst, by one json.Decoder reading r directly: a request's body has
+// usually arrived whole, and the decoder's first read takes all of it into
+// its 512-byte buffer. Its first non-blank byte is noted on the way, to
+// tell a non-object body (an array, a string, null) from a malformed one.
+// (A small bufio.Reader in front made the decoder's first read a few bytes
+// long, and the decoder then grew its buffer threefold: 2.6 KB a POST
+// refuel where 1.1 KB do.)
 func DecodeJSON(r io.Reader, dst any) error {
-	// The buffer only has to hold what the first read brings in while
-	// looking for that byte: once it is empty, bufio hands the decoder's
-	// larger reads straight to r. bufio.NewReader's 4 KB was the largest
-	// allocation of a POST refuel.
-	br := bufio.NewReaderSize(r, 16)
-	for {
-		b, err := br.ReadByte()
-		if err != nil {
-			return decodeError(err)
-		}
-		if b == ' ' || b == '\t' || b == '\n' || b == '\r' {
-			continue
-		}
-		if b != '{' {
-			return apperr.Invalid("", "request body must be a JSON object")
-		}
-		_ = br.UnreadByte()
-		break
+	fr := &firstByteReader{r: r}
+	dec := json.NewDecoder(fr)
+	err := dec.Decode(dst)
+	if fr.first != 0 && fr.first != '{' {
+		return apperr.Invalid("", "request body must be a JSON object")
 	}
-	dec := json.NewDecoder(br)
-	if err := dec.Decode(dst); err != nil {
+	if err != nil {
 		return decodeError(err)
 	}
 	// Exactly one value: anything but whitespace after it is an error.
@@ -58,6 +48,26 @@ func DecodeJSON(r io.Reader, dst any) error {
 		return apperr.Invalid("", "request body must contain a single JSON object")
 	}
 	return nil
+}
+
+// firstByteReader passes r's bytes on and keeps the first one that is not
+// JSON whitespace (0 until there is one).
+type firstByteReader struct {
+	r     io.Reader
+	first byte
+}
+
+func (f *firstByteReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if f.first == 0 {
+		for _, b := range p[:n] {
+			if b != ' ' && b != '\t' && b != '\n' && b != '\r' {
+				f.first = b
+				break
+			}
+		}
+	}
+	return n, err
 }
 
 func decodeError(err error) error {

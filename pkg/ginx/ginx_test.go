@@ -189,6 +189,10 @@ func TestBindJSON(t *testing.T) {
 	}{
 		{"ok", `{"name":"a","liters":1.5,"topK":3,"unknown":1}`, 200, ""},
 		{"empty", ``, 400, "empty body"},
+		{"blank", " \n\t\r ", 400, "empty body"},
+		{"leading blanks", " \n\t{\"name\":\"a\"}\n", 200, ""},
+		{"array after blanks", " \n[{\"name\":\"a\"}]", 400, "must be a JSON object"},
+		{"malformed non-object", `nul`, 400, "must be a JSON object"},
 		{"array", `[1,2]`, 400, "must be a JSON object"},
 		{"null", `null`, 400, "must be a JSON object"},
 		{"string", `"x"`, 400, "must be a JSON object"},
