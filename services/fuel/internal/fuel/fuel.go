@@ -432,8 +432,15 @@ type ImportResult struct {
 	Skipped  int
 }
 
-// RoundQuantity rounds d half-up to QuantityScale places.
-func RoundQuantity(d decimal.Decimal) decimal.Decimal { return d.Round(QuantityScale) }
+// RoundQuantity rounds d half-up to QuantityScale places. A value with no
+// more places is returned as it is: Round would rescale it (big.Int
+// arithmetic, two allocations) to the same value.
+func RoundQuantity(d decimal.Decimal) decimal.Decimal {
+	if d.Exponent() >= -QuantityScale {
+		return d
+	}
+	return d.Round(QuantityScale)
+}
 
 // NormalizeTime returns t in UTC truncated to microseconds, the precision
 // both databases keep.

@@ -41,3 +41,28 @@ func TestSumSpillsPastInt64(t *testing.T) {
 		t.Errorf("after reset: %s", got)
 	}
 }
+
+func TestRoundQuantity(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"41.25", "41.25"},
+		{"41.250", "41.25"},
+		{"1E+3", "1000"},
+		{"0", "0"},
+		{"41.2345", "41.235"},
+		{"41.2344", "41.234"},
+		{"-1.0005", "-1.001"},
+		{"-1.0004", "-1"},
+		{"0.0004", "0"},
+		{"99999.9995", "100000"},
+	}
+	for _, tt := range tests {
+		in := decimal.RequireFromString(tt.in)
+		got := RoundQuantity(in)
+		if got.String() != tt.want || got.Exponent() < -QuantityScale {
+			t.Errorf("RoundQuantity(%s) = %s (exponent %d), want %s with at most %d places", tt.in, got, got.Exponent(), tt.want, QuantityScale)
+		}
+		if !got.Equal(in.Round(QuantityScale)) {
+			t.Errorf("RoundQuantity(%s) = %s, Round gives %s", tt.in, got, in.Round(QuantityScale))
+		}
+	}
+}
