@@ -40,7 +40,7 @@
 # poppler-utils with apt-get when it is missing, and the retrieval
 # benchmark's manual packages likewise.
 # Knobs: BENCH_DURATION (10s per load scenario and target, after a 2 s warm-up),
-# BENCH_CONNS (32), BENCH_LOAD_ROUNDS (3 rounds of the load section's runs),
+# BENCH_CONNS (32), BENCH_LOAD_ROUNDS (5 rounds of the load section's runs),
 # BENCH_COST_ROUNDS (5 rounds of the cost runs, tracing's and accounts'),
 # BENCH_REPORT (deploy/bench/REPORT.md), BENCH_ONLY (a
 # comma-separated list of sections to run: load, cost, auth, stats, pdf,
@@ -63,7 +63,7 @@ GO=${GO:-go}
 DURATION=${BENCH_DURATION:-10s}
 CONNS=${BENCH_CONNS:-32}
 COST_ROUNDS=${BENCH_COST_ROUNDS:-5}
-LOAD_ROUNDS=${BENCH_LOAD_ROUNDS:-3}
+LOAD_ROUNDS=${BENCH_LOAD_ROUNDS:-5}
 [[ $LOAD_ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_LOAD_ROUNDS: want a whole number of rounds, at least 1, got $LOAD_ROUNDS" >&2; exit 2; }
 REPORT=${BENCH_REPORT:-deploy/bench/REPORT.md}
 ONLY=${BENCH_ONLY:-}
