@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -31,12 +33,71 @@ func (q *queries) scanRow(ctx context.Context, h *gorm.DB, gormQuery, pgQuery st
 	return q.pgRow(ctx, pgQuery, args, scan)
 }
 
+// scanRows is scanRow for a statement of any number of rows: scan is
+// handed each row in turn. pgQuery is gormQuery numbered (numbered).
+func (q *queries) scanRows(ctx context.Context, h *gorm.DB, gormQuery, pgQuery string, args []any, scan func(rowScanner) error) error {
+	if q.pg == nil || h != q.read {
+		rows, err := h.WithContext(ctx).Raw(gormQuery, args...).Rows()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	return q.pgQuery(ctx, pgQuery, args, func(c *pgx.Conn, args []any) error {
+		rows, err := c.Query(ctx, pgQuery, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+}
+
+// numbered returns query with its GORM placeholders (?) numbered as
+// PostgreSQL's ($1, $2, ...), for a statement built at run time that
+// scanRows runs both ways. The store's statements hold no ? but their
+// placeholders (no literal, identifier or operator with one).
+func numbered(query string) string {
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] != '?' {
+			b.WriteByte(query[i])
+			continue
+		}
+		n++
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(n))
+	}
+	return b.String()
+}
+
 // pgRow runs a statement of one row through pgx on a connection of the
-// PostgreSQL pool (q.pg must be set) and hands the row to scan, in a span
+// PostgreSQL pool (pgQuery) and hands the row to scan.
+func (q *queries) pgRow(ctx context.Context, query string, args []any, scan func(rowScanner) error) error {
+	return q.pgQuery(ctx, query, args, func(c *pgx.Conn, args []any) error {
+		return scan(c.QueryRow(ctx, query, args...))
+	})
+}
+
+// pgQuery hands run a pgx connection of the PostgreSQL pool (q.pg must be
+// set) and args with numericAsText before them, in a span named by query
 // when tracing is on. Its errors are translated as GORM translates them
 // (TranslateError), so callers test for gorm.ErrForeignKeyViolated and the
 // like whichever way the statement ran.
-func (q *queries) pgRow(ctx context.Context, query string, args []any, scan func(rowScanner) error) error {
+func (q *queries) pgQuery(ctx context.Context, query string, args []any, run func(c *pgx.Conn, args []any) error) error {
 	err := q.spans.trace(ctx, query, func(ctx context.Context) error {
 		conn, err := q.pg.Conn(ctx)
 		if err != nil {
@@ -46,9 +107,9 @@ func (q *queries) pgRow(ctx context.Context, query string, args []any, scan func
 		return conn.Raw(func(driverConn any) error {
 			c, ok := driverConn.(*stdlib.Conn)
 			if !ok {
-				return errors.New("scan row: the pool's connection is not pgx's")
+				return errors.New("query: the pool's connection is not pgx's")
 			}
-			return scan(c.Conn().QueryRow(ctx, query, append([]any{numericAsText}, args...)...))
+			return run(c.Conn(), append([]any{numericAsText}, args...))
 		})
 	})
 	if t, ok := q.read.Dialector.(gorm.ErrorTranslator); ok && err != nil {

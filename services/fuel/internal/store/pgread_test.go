@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"gorm.io/gorm"
@@ -40,6 +42,59 @@ func TestScanRowRoute(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestScanRowsRoute: scanRows takes scanRow's routes, and hands over
+// every row in the statement's order.
+func TestScanRowsRoute(t *testing.T) {
+	ctx := context.Background()
+	which := func(q *queries, h *gorm.DB) []int {
+		t.Helper()
+		var got []int
+		if err := q.scanRows(ctx, h, "SELECT 10 + n FROM (SELECT 3 AS n UNION ALL SELECT 1 UNION ALL SELECT 2) t WHERE n >= ? ORDER BY n DESC",
+			"SELECT 20 + n FROM (SELECT 3 AS n UNION ALL SELECT 1 UNION ALL SELECT 2) t WHERE n >= $1 ORDER BY n DESC", []any{1},
+			func(r rowScanner) error {
+				var n int
+				err := r.Scan(&n)
+				got = append(got, n)
+				return err
+			}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	forEachDialect(t, func(t *testing.T, s *Store) {
+		want := "[13 12 11]"
+		if s.dialect == Postgres {
+			want = "[23 22 21]"
+		}
+		if got := fmt.Sprint(which(&s.queries, s.read)); got != want {
+			t.Errorf("on the pool: rows %s, want %s", got, want)
+		}
+		err := s.write.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if got := fmt.Sprint(which(s.withTx(tx), tx)); got != "[13 12 11]" {
+				t.Errorf("in a transaction: rows %s, want GORM's [13 12 11]", got)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestNumbered(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"SELECT 1", "SELECT 1"},
+		{"a = ?", "a = $1"},
+		{"a = ? AND b IN (?,?) LIMIT ? OFFSET ?", "a = $1 AND b IN ($2,$3) LIMIT $4 OFFSET $5"},
+		{strings.Repeat("?,", 11) + "?", "$1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12"},
+	}
+	for _, tt := range tests {
+		if got := numbered(tt.in); got != tt.want {
+			t.Errorf("numbered(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 }
 
 // TestInsertRefuelTranslatesErrors: an insert that breaks the foreign key

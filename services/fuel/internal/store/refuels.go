@@ -193,7 +193,20 @@ func (q *queries) ListRefuels(ctx context.Context, f fuel.RefuelFilter) ([]fuel.
 	}
 	query += " ORDER BY r.refuel_time DESC, r.id DESC"
 	query, args = q.page(query, args, f.Limit, f.Offset)
-	out, err := refuelRows(q.read.WithContext(ctx).Raw(query, args...))
+	pgQuery := ""
+	if q.pg != nil {
+		pgQuery = numbered(query)
+	}
+	// Never nil: an empty list is an empty JSON array.
+	out := []fuel.Refuel{}
+	err := q.scanRows(ctx, q.read, query, pgQuery, args, func(row rowScanner) error {
+		var r refuelRow
+		if err := r.scan(row); err != nil {
+			return err
+		}
+		out = append(out, r.toRefuel())
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list refuels: %w", err)
 	}
