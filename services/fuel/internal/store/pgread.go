@@ -42,12 +42,7 @@ func (q *queries) scanRows(ctx context.Context, h *gorm.DB, gormQuery, pgQuery s
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return eachRow(rows, scan)
 	}
 	return q.pgQuery(ctx, pgQuery, args, func(c *pgx.Conn, args []any) error {
 		rows, err := c.Query(ctx, pgQuery, args...)
@@ -55,13 +50,25 @@ func (q *queries) scanRows(ctx context.Context, h *gorm.DB, gormQuery, pgQuery s
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return eachRow(rows, scan)
 	})
+}
+
+// rowCursor is the rows of a statement, from database/sql or pgx.
+type rowCursor interface {
+	rowScanner
+	Next() bool
+	Err() error
+}
+
+// eachRow hands scan every row of rows in turn, then rows' error.
+func eachRow(rows rowCursor, scan func(rowScanner) error) error {
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // numbered returns query with its GORM placeholders (?) numbered as

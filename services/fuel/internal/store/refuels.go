@@ -199,15 +199,7 @@ func (q *queries) ListRefuels(ctx context.Context, f fuel.RefuelFilter) ([]fuel.
 	}
 	// Never nil: an empty list is an empty JSON array.
 	out := []fuel.Refuel{}
-	err := q.scanRows(ctx, q.read, query, pgQuery, args, func(row rowScanner) error {
-		var r refuelRow
-		if err := r.scan(row); err != nil {
-			return err
-		}
-		out = append(out, r.toRefuel())
-		return nil
-	})
-	if err != nil {
+	if err := q.scanRows(ctx, q.read, query, pgQuery, args, appendRefuel(&out)); err != nil {
 		return nil, fmt.Errorf("list refuels: %w", err)
 	}
 	return out, nil
@@ -222,12 +214,21 @@ func refuelRows(query *gorm.DB) ([]fuel.Refuel, error) {
 	}
 	defer rows.Close()
 	out := []fuel.Refuel{}
-	for rows.Next() {
-		var r refuelRow
-		if err := r.scan(rows); err != nil {
-			return nil, err
-		}
-		out = append(out, r.toRefuel())
+	if err := eachRow(rows, appendRefuel(&out)); err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// appendRefuel returns the scan that appends each row of refuelColumns to
+// out, for eachRow and scanRows.
+func appendRefuel(out *[]fuel.Refuel) func(rowScanner) error {
+	return func(row rowScanner) error {
+		var r refuelRow
+		if err := r.scan(row); err != nil {
+			return err
+		}
+		*out = append(*out, r.toRefuel())
+		return nil
+	}
 }
