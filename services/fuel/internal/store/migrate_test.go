@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -101,5 +102,30 @@ func TestEnergyMigrationKeepsOldRecords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStatsLinesMigrationFillsFromTheRefuels writes a SQLite database as
+// the version before migration 0014 left it, refuels in two vehicles and
+// one paid abroad among them, then opens it: refuel_stats_lines holds each
+// record's line, and the statistics read them.
+func TestStatsLinesMigrationFillsFromTheRefuels(t *testing.T) {
+	ctx := context.Background()
+	exec, open := olderDatabase(t, SQLite, 14)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for v := 1; v <= 2; v++ {
+		exec("INSERT INTO vehicles (id, name, fuel_type, created_at, updated_at) VALUES (?, ?, 'diesel', ?, ?)", v, fmt.Sprint("car ", v), now, now)
+	}
+	insert := `INSERT INTO refuels (vehicle_id, refuel_time, odometer, fuel_type, energy, liters, total_amount, price_per_liter,
+		is_full, missed_previous, currency, home_amount, created_at, updated_at) VALUES (?, ?, ?, 'B7', 'diesel', ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	exec(insert, 1, now, "1000.5", "40.125", "60", "1.4953", true, false, nil, nil, now, now)
+	exec(insert, 1, now.Add(48*time.Hour), "1600", "38", "5000", "131.5789", true, true, "JPY", "33.25", now, now)
+	exec(insert, 1, now.Add(24*time.Hour), "1300", "20.5", "30", "1.4634", false, false, nil, nil, now, now)
+	exec(insert, 2, now, "10", "12", "18", "1.5", true, false, nil, nil, now, now)
+	s := open()
+	checkStatsLines(t, s, "after the migration", 4)
+	st, err := s.Statistics(ctx, 1)
+	if err != nil || st.TotalRecords != 3 || st.TotalLiters.String() != "98.625" {
+		t.Errorf("statistics of vehicle 1 after the migration: %d records, %s l, %v; want 3 and 98.625", st.TotalRecords, st.TotalLiters, err)
 	}
 }

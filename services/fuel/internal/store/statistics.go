@@ -53,13 +53,14 @@ func (q *queries) scanStats(tx *gorm.DB, vehicleID uint64, start, end *time.Time
 	// The quantities arrive as decimal text (numeric on PostgreSQL, TEXT
 	// on SQLite) and are read into fixed point without allocating.
 	// Asking PostgreSQL for (x * 1000)::int8 instead costs it five times
-	// the execution time.
-	columns := "id, " + timeColumn(q.dialect, "refuel_time") +
-		", energy, odometer, liters, total_amount, price_per_liter, is_full, missed_previous, home_amount"
+	// the execution time. SQLite reads the lines its triggers keep
+	// (migration 0014, refuel_stats_lines), one text a record.
+	query := "SELECT id, " + timeColumn(q.dialect, "refuel_time") +
+		", energy, odometer, liters, total_amount, price_per_liter, is_full, missed_previous, home_amount" +
+		" FROM refuels WHERE vehicle_id = ?"
 	if q.dialect == SQLite {
-		columns = packedStatsColumns
+		query = "SELECT line FROM refuel_stats_lines WHERE vehicle_id = ?"
 	}
-	query := "SELECT " + columns + " FROM refuels WHERE vehicle_id = ?"
 	args := []any{vehicleID}
 	if start != nil {
 		query += " AND refuel_time >= ?"
@@ -80,24 +81,14 @@ func (q *queries) scanStats(tx *gorm.DB, vehicleID uint64, start, end *time.Time
 	return feedStats(rows, add)
 }
 
-// packedStatsColumns is the columns of feedStats joined by SQLite into one
-// text, '|' between them, home_amount empty when NULL (concat_ws leaves a
-// NULL out, which would shift the fields). The SQLite driver takes its
-// mutex several times for each column of each row it hands over: one
-// column instead of ten took the statistics of 10 000 records from 25 to
-// 16-18 ms; concat_ws, which writes the text once, instead of nine ||,
-// each of which copies the text so far, took another fifth off
-// (proto-docs/fuel-decisions.md, "Hot paths"). None of the values can
-// hold a '|': the schema's checks keep the quantities to digits and a
-// point, the flags to 0 and 1, the energy to its names, and the time is
-// the driver's own text. concat_ws renders every value as text itself, so
-// refuel_time goes in as it is stored: a CAST(… AS TEXT) around it (as
-// timeColumn writes elsewhere) was an instruction a row more for SQLite,
-// 6 % of the call.
-const packedStatsColumns = "concat_ws('|', id, refuel_time, energy, odometer, liters, " +
-	"total_amount, price_per_liter, is_full, missed_previous, ifnull(home_amount, ''))"
-
-// feedPackedStats is feedStats for rows of packedStatsColumns.
+// feedPackedStats is feedStats for SQLite, whose statistics read one text
+// a record, its ten fields joined by '|' (refuel_stats_lines, migration
+// 0014), instead of ten columns: the driver takes SQLite's mutex several
+// times for each column of each row it hands over. One column instead of
+// ten took the statistics of 10 000 records from 25 to 16-18 ms, concat_ws
+// instead of nine || another fifth, and the lines kept by triggers
+// instead of joined as the scan runs about a third again
+// (proto-docs/fuel-decisions.md, "Hot paths").
 func feedPackedStats(rows *sql.Rows, add func(fuel.StatsRecord)) error {
 	var packed sql.RawBytes
 	for rows.Next() {
@@ -114,7 +105,7 @@ func feedPackedStats(rows *sql.Rows, add func(fuel.StatsRecord)) error {
 	return nil
 }
 
-// feedPackedRecord reads one record of packedStatsColumns into add.
+// feedPackedRecord reads one line of refuel_stats_lines into add.
 func feedPackedRecord(line []byte, add func(fuel.StatsRecord)) error {
 	var (
 		r     fuel.StatsRecord

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -293,4 +295,98 @@ func TestFeedPackedRecord(t *testing.T) {
 			t.Errorf("%s: a record was added", bad)
 		}
 	}
+}
+
+// statsLineOf is the line refuel_stats_lines holds for a refuel row r
+// (rows of the refuels table, aliased r), as migration 0014 writes it.
+const statsLineOf = "concat_ws('|', r.id, r.refuel_time, r.energy, r.odometer, r.liters, r.total_amount, " +
+	"r.price_per_liter, r.is_full, r.missed_previous, ifnull(r.home_amount, ''))"
+
+// checkStatsLines fails t unless the store holds n refuels and SQLite's
+// refuel_stats_lines exactly one line for each, under its (vehicle, time,
+// id), with the record's fields as they are now: none missing, none left
+// over, none stale.
+func checkStatsLines(t *testing.T, s *Store, when string, n int) {
+	t.Helper()
+	read := func(query string) []string {
+		t.Helper()
+		var out []string
+		if err := s.write.Raw(query).Scan(&out).Error; err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		return out
+	}
+	want := read("SELECT r.vehicle_id || ' ' || r.refuel_time || ' ' || r.id || ' ' || " + statsLineOf +
+		" FROM refuels r ORDER BY r.vehicle_id, r.refuel_time, r.id")
+	got := read("SELECT vehicle_id || ' ' || refuel_time || ' ' || id || ' ' || line FROM refuel_stats_lines ORDER BY vehicle_id, refuel_time, id")
+	if len(want) != n {
+		t.Fatalf("%s: %d refuels, want %d", when, len(want), n)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s: refuel_stats_lines\n%s\nwant (from the refuels)\n%s", when, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSQLiteStatsLinesFollowTheRefuels: SQLite's statistics read the lines
+// its triggers keep (migration 0014); after every kind of write to the
+// refuels (a new record, a record paid abroad, an edit of its time, its
+// quantities, its currency and its vehicle, a deletion, an import, a
+// vehicle's deletion, which cascades) the lines are the refuels' own.
+func TestSQLiteStatsLinesFollowTheRefuels(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpen(t, SQLite)
+	setCurrency(t, s, ctx, "EUR")
+	var vs [2]fuel.Vehicle
+	for i := range vs {
+		vs[i] = fuel.Vehicle{Name: fmt.Sprintf("car %d", i), FuelType: "diesel"}
+		if err := s.CreateVehicle(ctx, &vs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := addRefuel(t, s, ctx, vs[0].ID, 0, "1000", "40.5", "60.25", "", "")
+	b := addRefuel(t, s, ctx, vs[0].ID, 24, "1500", "35", "5000", "JPY", "33.5")
+	addRefuel(t, s, ctx, vs[0].ID, 48, "2000", "30.125", "45", "", "")
+	addRefuel(t, s, ctx, vs[1].ID, 1, "80", "20", "30", "", "")
+	checkStatsLines(t, s, "after the new records", 4)
+
+	later, odo, liters, no, yes := base.Add(72*time.Hour), dec("2500"), dec("41"), false, true
+	if _, err := s.UpdateRefuel(ctx, a.ID, fuel.RefuelUpdate{RefuelTime: &later, Odometer: &odo,
+		Liters: &liters, IsFull: &no, MissedPrevious: &yes}); err != nil {
+		t.Fatal(err)
+	}
+	checkStatsLines(t, s, "after an edit of the time and the quantities", 4)
+	if _, err := s.UpdateRefuel(ctx, b.ID, fuel.RefuelUpdate{Currency: ptr("")}); err != nil {
+		t.Fatal(err)
+	}
+	checkStatsLines(t, s, "after the home amount was cleared", 4)
+	if _, err := s.UpdateRefuel(ctx, b.ID, fuel.RefuelUpdate{VehicleID: &vs[1].ID}); err != nil {
+		t.Fatal(err)
+	}
+	checkStatsLines(t, s, "after a record moved to the other vehicle", 4)
+	if err := s.DeleteRefuel(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	checkStatsLines(t, s, "after a deletion", 3)
+
+	imported := []fuel.Refuel{
+		{VehicleID: vs[0].ID, RefuelTime: base.Add(100 * time.Hour), Odometer: dec("3000"), FuelType: "B7", Energy: fuel.Diesel, Liters: dec("30"), TotalAmount: dec("50"), IsFull: true},
+		{VehicleID: vs[0].ID, RefuelTime: base.Add(200 * time.Hour), Odometer: dec("3500"), FuelType: "B7", Energy: fuel.Diesel, Liters: dec("31.5"), TotalAmount: dec("52"), IsFull: true},
+	}
+	for i := range imported {
+		imported[i].Normalize()
+	}
+	if res, err := s.ImportRefuels(ctx, vs[0].ID, imported, false); err != nil || res.Imported != 2 {
+		t.Fatalf("import: %+v %v", res, err)
+	}
+	checkStatsLines(t, s, "after an import", 5)
+	if st, err := s.Statistics(ctx, vs[0].ID); err != nil || st.TotalRecords != 3 {
+		t.Fatalf("statistics of the first vehicle: %d records, %v; want 3", st.TotalRecords, err)
+	}
+
+	for _, v := range vs {
+		if err := s.DeleteVehicle(ctx, v.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkStatsLines(t, s, "after the vehicles' deletion", 0)
 }
