@@ -27,12 +27,17 @@ export TEST_DATABASE_URL
 
 log=$(mktemp)
 status=0
+# go test stops a package's test binary after 10 minutes unless told
+# otherwise; fuel's httpapi package (every endpoint on both databases, with
+# accounts off and on) ran past that once under -race on a loaded 2-core VM
+# (601 s, 2026-12-05) while passing. 30 minutes still catches a hang.
+TEST_TIMEOUT=${TEST_TIMEOUT:-30m}
 echo "==> go test -race (workspace: pkg, services/fuel, services/docqa)"
 # shellcheck disable=SC2086
-$GO test -race -count=1 ${GOTESTFLAGS:-} ./pkg/... ./services/fuel/... ./services/docqa/... 2>&1 | tee -a "$log" || status=1
+$GO test -race -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} ./pkg/... ./services/fuel/... ./services/docqa/... 2>&1 | tee -a "$log" || status=1
 echo "==> go test -race (tools module, GOWORK=off)"
 # shellcheck disable=SC2086
-(cd tools && GOWORK=off $GO test -race -count=1 ${GOTESTFLAGS:-} ./...) 2>&1 | tee -a "$log" || status=1
+(cd tools && GOWORK=off $GO test -race -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} ./...) 2>&1 | tee -a "$log" || status=1
 
 
 # The web client: type check, lint and unit tests, then the end-to-end tests
