@@ -3,6 +3,7 @@ package systemtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -80,8 +81,9 @@ func TestAccountsThroughCaddy(t *testing.T) {
 			t.Fatalf("%s: %d %s, want %d %s", what, got, body, status, code)
 		}
 	}
-	// Caddy admits docqa once its PDF engine is up: wait for any answer
-	// of the service's own (401 here) instead of the gateway's 503.
+	// docqa is ready (startDocqaLocal); Caddy admits it at its next health
+	// check, 2 s at most. Without a token the 401 is fuel's (Caddy's
+	// forward auth asks it first), so this waits for the gateway itself.
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		if st, _, _ := call(gw, "", "GET", "/api/documents", ""); st == http.StatusUnauthorized {
 			break
@@ -238,10 +240,11 @@ func TestAccountsThroughCaddy(t *testing.T) {
 }
 
 // startDocqaLocal runs the real docqa-service with AUTH_MODE=local and the
-// identity secret, on embedded defaults in new directories.
+// identity secret, on embedded defaults in new directories, and returns
+// once it is ready (its /readyz 200: the PDF engine is up).
 func startDocqaLocal(t *testing.T, secret string) *proctest.Process {
 	t.Helper()
-	return proctest.Start(t, docqaPackage, "DOCQA_ADDR", map[string]string{
+	p := proctest.Start(t, docqaPackage, "DOCQA_ADDR", map[string]string{
 		"DOCQA_STORE_PATH": t.TempDir(),
 		"DOCQA_FILES_DIR":  t.TempDir(),
 		"DOCQA_TEMP_DIR":   t.TempDir(),
@@ -252,6 +255,35 @@ func startDocqaLocal(t *testing.T, secret string) *proctest.Process {
 		"AUTH_MODE":            "local",
 		"AUTH_IDENTITY_SECRET": secret,
 	})
+	// The engine's first start compiles its code (unless docqa's own tests
+	// have filled the cache yet): under -race, beside the other packages'
+	// tests on two cores, that took minutes (a CI run of 2026-12-05 gave up
+	// after 30 s of Caddy's 503s). Until it is ready Caddy keeps docqa out
+	// of rotation, so the gateway's tests wait for it here.
+	waitReady(t, p, 5*time.Minute)
+	return p
+}
+
+// waitReady polls p's /readyz until it answers 200, and fails the test
+// with the process's log when it has not within limit.
+func waitReady(t *testing.T, p *proctest.Process, limit time.Duration) {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second}
+	last := "no answer"
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		res, err := client.Get(p.URL + "/readyz")
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode == http.StatusOK {
+			return
+		}
+		last = fmt.Sprintf("%d %s", res.StatusCode, b)
+	}
+	t.Fatalf("%s/readyz not 200 within %v (last: %s)\n%s", p.URL, limit, last, p.Logs())
 }
 
 // pdfCacheDir is where docqa's tests keep the PDF engine's compiled code.
