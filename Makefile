@@ -88,11 +88,15 @@ bin/staticcheck: tools/go.mod tools/go.sum
 SHELL_SCRIPTS := .ci/run $(wildcard deploy/scripts/*.sh services/*/scripts/*.sh)
 
 lint: ## gofmt, go vet, staticcheck, shellcheck, go mod tidy unchanged, Caddyfile valid and formatted
+# go vet compiles every dependency for its type information; with -race it
+# compiles them as `make test` does, which then finds them in the build
+# cache instead of compiling all again (CI runs lint first: 8 of its 16
+# minutes were vet's own compile on a fresh clone, 2026-12-05).
 lint: caddy-check bin/staticcheck
 	@unformatted=$$(gofmt -l pkg services tools); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
-	$(GO) vet $(SERVICES_PKGS)
-	cd tools && GOWORK=off $(GO) vet ./...
+	$(GO) vet -race $(SERVICES_PKGS)
+	cd tools && GOWORK=off $(GO) vet -race ./...
 	bin/staticcheck $(SERVICES_PKGS)
 	cd tools && GOWORK=off ../bin/staticcheck ./...
 	@for m in $(REPLACEMENT_MODULES); do \
