@@ -2,15 +2,31 @@
 // with its stylesheet, never part of the first screen).
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { roundTicks } from '../lib/ticks';
+import { fmtMonth } from '../lib/format';
+import { monthTicks, roundTicks, type MonthTick } from '../lib/ticks';
 
 export interface Series {
-  labels: string[];
+  /** The calendar months ("2026-03"), one a point. */
+  months: string[];
   /** null: no figure that month, a gap in the line. */
   values: (number | null)[];
   name: string;
   /** A second series beside the first (fuel against other costs), drawn in --accent2. */
   second?: { name: string; values: (number | null)[] };
+}
+
+// The axes' font, set on both, so that the time axis's labels are measured in
+// the font they are drawn in.
+const axisFont = '12px system-ui, sans-serif';
+let measurer: CanvasRenderingContext2D | null | undefined;
+
+/** textWidth: a line of text's width in px in the axes' font (an estimate where no canvas measures). */
+function textWidth(text: string): number {
+  if (measurer === undefined) {
+    measurer = document.createElement('canvas').getContext('2d');
+    if (measurer) measurer.font = axisFont;
+  }
+  return measurer ? measurer.measureText(text).width : text.length * 7;
 }
 
 /** drawChart draws a bar-like line chart of one series into el; returns the cleanup. */
@@ -20,7 +36,14 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
   const accent = css.getPropertyValue('--accent').trim() || '#0b5cad';
   const grid = css.getPropertyValue('--border').trim() || '#ccc';
   const accent2 = css.getPropertyValue('--accent2').trim() || '#a04a00';
-  const xs = s.labels.map((_, i) => i);
+  const xs = s.months.map((_, i) => i);
+  // The time axis's labels at the plot's present width (it follows the box: below).
+  let ticks: MonthTick[] = [];
+  const monthSplits = (u: uPlot): number[] => {
+    const slot = u.bbox.width / uPlot.pxRatio / Math.max(1, xs.length);
+    ticks = monthTicks(s.months, slot, (m) => fmtMonth(m, 'short'), textWidth);
+    return ticks.map((t) => t.index);
+  };
   const width = Math.max(260, el.clientWidth || 320);
   const plot = new uPlot(
     {
@@ -30,10 +53,14 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
       cursor: { show: false },
       scales: { x: { time: false, range: [-0.5, Math.max(0.5, xs.length - 0.5)] } },
       axes: [
-        { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, splits: () => xs, values: (_u, splits) => splits.map((i) => s.labels[i] ?? '') },
+        {
+          font: axisFont, stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid },
+          splits: monthSplits,
+          values: (_u, splits) => splits.map((i) => ticks.find((t) => t.index === i)?.label ?? ''),
+        },
         // Round steps, each label with the decimals the step needs: no repeated labels on a narrow range.
         {
-          stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid },
+          font: axisFont, stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid },
           splits: (_u, _i, min, max) => roundTicks(min, max, 5).ticks,
           values: (_u, splits) => {
             const d = splits.length > 1 ? roundTicks(Math.min(...splits), Math.max(...splits), 5).decimals : 0;

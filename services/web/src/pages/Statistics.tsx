@@ -182,7 +182,7 @@ function ChartBlock({ id, title, name, labels, values, format, table, onToggle }
     chartModule.then(
       (m) => {
         // uPlot draws numbers; the figures themselves are in the table.
-        if (live && el.current) cleanup = m.drawChart(el.current, { labels, values: values.map((v) => (v === null ? null : Number(v))), name } satisfies Series);
+        if (live && el.current) cleanup = m.drawChart(el.current, { months: labels, values: values.map((v) => (v === null ? null : Number(v))), name } satisfies Series);
       },
       () => live && setFailed(true),
     );

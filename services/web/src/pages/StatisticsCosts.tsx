@@ -85,7 +85,7 @@ function FuelAndOtherChart({ rows, cur, table, onToggle }: { rows: { month: stri
       (m) => {
         if (live && el.current) {
           cleanup = m.drawChart(el.current, {
-            labels, name: tk('stats.fuel'), values: rows.map((r) => Number(r.fuel)),
+            months: labels, name: tk('stats.fuel'), values: rows.map((r) => Number(r.fuel)),
             second: { name: tk('stats.other'), values: rows.map((r) => Number(r.other)) },
           } satisfies Series);
         }
