@@ -25,7 +25,8 @@ import { OAuth2Server } from 'oauth2-mock-server';
 
 export const repo = resolve(import.meta.dirname, '../../..');
 const bin = process.env.BIN_DIR ?? join(repo, 'bin');
-export const dist = resolve(import.meta.dirname, '../dist');
+// WEB_DIST: another build of the client (a second checkout's, or one built beside dist/).
+export const dist = resolve(process.env.WEB_DIST ?? resolve(import.meta.dirname, '../dist'));
 export const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -228,7 +229,7 @@ export async function startStack({ auth, oidc = false, locale = 'en-IE', timezon
   cpSync(dist, webRoot, { recursive: true });
   const chat = fakeChat();
   const chatPort = await chat.listen();
-  const [fuelPort, docqaPort, webPort] = [await freePort(), await freePort(), await freePort()];
+  const [fuelPort, docqaPort, webPort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   // Accounts: one secret for the three (fuel signs the identity docqa trusts, Caddy's route picks forward_auth).
   const authEnv = auth
     ? { AUTH_MODE: 'local', AUTH_IDENTITY_SECRET: randomBytes(48).toString('base64') }
@@ -291,6 +292,8 @@ export async function startStack({ auth, oidc = false, locale = 'en-IE', timezon
     DOCQA_UPSTREAM: `127.0.0.1:${docqaPort}`,
     WEB_ROOT: webRoot,
     AUTH_MODE: authEnv.AUTH_MODE,
+    // Each stack its own: two test runs on one machine must not share Caddy's metrics listener.
+    METRICS_LISTEN: `127.0.0.1:${metricsPort}`,
   });
   await waitHttp(`${s.base}/health`, s.procs.caddy, 'caddy');
 
