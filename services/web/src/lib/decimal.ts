@@ -1,39 +1,21 @@
 // Decimal input: the owner's text becomes a canonical decimal string
-// ("41,5" -> "41.5") and arithmetic runs in big.js, so quantities and money
-// never pass through binary floating point on their way to the server.
+// ("41,5" -> "41.5", read by lib/numbers.ts) and arithmetic runs in big.js,
+// so quantities and money never pass through binary floating point on their
+// way to the server.
 import Big from 'big.js';
+import { readNumber } from './numbers';
 
 Big.RM = Big.roundHalfUp;
 Big.DP = 20;
 
 /**
- * parseDecimal reads a non-negative decimal typed by a person: "41,5",
- * "41.5", "1 234,56", "1.234,56", "1,234.56", "  7 ". The last of ',' and '.'
- * is the decimal separator when both appear; a lone separator is always
- * decimal (a pump shows "41,500" litres, not forty-one thousand). Returns the
- * canonical string ("1234.56") or null when the text is not a number.
+ * parseDecimal reads a decimal typed by the owner, in the owner's number
+ * format: lib/numbers.ts parseNumber (kind 'decimal'), the one rule of every
+ * numeric field. The canonical string ("1234.56"), or null when the text is
+ * not a number as that format writes one.
  */
 export function parseDecimal(text: string): string | null {
-  let s = text.trim().replace(/[\s\u00a0\u202f']/g, '');
-  if (s === '') return null;
-  const lastComma = s.lastIndexOf(',');
-  const lastDot = s.lastIndexOf('.');
-  if (lastComma >= 0 && lastDot >= 0) {
-    const dec = lastComma > lastDot ? ',' : '.';
-    const thousands = dec === ',' ? '.' : ',';
-    const [intPart = '', frac, ...rest] = s.split(dec);
-    if (rest.length > 0 || frac === undefined) return null;
-    if (!/^\d{1,3}(\d{3})*$/.test(intPart.split(thousands).join('')) ||
-        !intPart.split(thousands).slice(1).every((g) => g.length === 3)) return null;
-    s = intPart.split(thousands).join('') + '.' + frac;
-  } else if (lastComma >= 0) {
-    if (s.indexOf(',') !== lastComma) return null;
-    s = s.replace(',', '.');
-  } else if (lastDot >= 0 && s.indexOf('.') !== lastDot) {
-    return null;
-  }
-  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(s)) return null;
-  return new Big(s).toString() === 'NaN' ? null : canonical(new Big(s));
+  return readNumber(text, 'decimal');
 }
 
 /** canonical writes b without exponent and without trailing zeros. */

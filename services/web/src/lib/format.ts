@@ -135,3 +135,8 @@ export function fmtMonth(month: string, style: 'short' | 'long'): string {
   const at = new Date(Date.UTC(y, m - 1, 15));
   return new Intl.DateTimeFormat(locale, style === 'short' ? { month: 'short', timeZone: 'UTC' } : { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(at);
 }
+
+/** numberLocale: the locale numbers are written in, and read in when typed (lib/numbers.ts). */
+export function numberLocale(): string {
+  return locale;
+}
