@@ -1,4 +1,4 @@
-// The strings of the currency question (pages/CurrencyChange.tsx), in both
+// The strings of the currency question (pages/CurrencyChange.tsx), in every
 // languages. They are apart from en.ts and zh.ts because the question is a
 // chunk loaded when a currency is picked: its words load with it, not with the
 // first screen, whose 60 KB budget is nearly used. t's rules otherwise: the
@@ -19,7 +19,7 @@ export const currencyEn = {
   'currency.shared': 'Vehicles shared with you keep their owner\'s currency; those you share show yours.',
   'currency.apply': 'Change currency',
   'currency.errMode': 'Choose: relabel or convert.',
-  'currency.errRate': 'Rate: enter a number greater than 0, like 1.1 (at most 9 digits before the point and 12 after).',
+  'currency.errRate': 'Rate: enter a number greater than 0, written like {example} (at most 9 digits before the decimal separator and 12 after).',
   'currency.offline': 'Changing the currency needs a connection: nothing was changed. Try again when you are online.',
   'currency.relabelled': 'Currency changed to {to}; no amount changed.',
   'currency.converted': 'Currency changed to {to}; {count} refuel records converted.',
@@ -41,14 +41,36 @@ export const currencyZh: Record<CurrencyKey, string> = {
   'currency.shared': '别人共享给您的车辆保持其车主的货币；您共享出去的车辆显示您的货币。',
   'currency.apply': '更改货币',
   'currency.errMode': '请选择：仅更换标签或换算。',
-  'currency.errRate': '汇率：请输入大于 0 的数字，例如 1.1（小数点前最多 9 位，小数点后最多 12 位）。',
+  'currency.errRate': '汇率：请输入大于 0 的数字，写法如 {example}（小数点前最多 9 位，小数点后最多 12 位）。',
   'currency.offline': '更改货币需要网络连接：没有任何更改。请在联网后重试。',
   'currency.relabelled': '货币已改为 {to}；金额没有变化。',
   'currency.converted': '货币已改为 {to}；已换算 {count} 条加油记录。',
   'currency.failed': '货币未更改：{message}',
 };
 
+export const currencyDe: Record<CurrencyKey, string> = {
+  'currency.title': 'Währung von {from} auf {to} ändern',
+  'currency.explain': 'Ihre Beträge sind als Zahlen in {from} gespeichert. Was bedeutet die Änderung?',
+  'currency.relabel': 'Umbenennen: Meine Einträge waren schon immer in {to}. Die Zahlen bleiben; nur das Symbol ändert sich.',
+  'currency.convert': 'Umrechnen: Jeder Betrag meiner Fahrzeuge wird zu einem von mir angegebenen Kurs umgerechnet.',
+  'currency.direction': 'Der Kurs ist angegeben als',
+  'currency.rateForward': '1 {from} = … {to}',
+  'currency.rateInverse': '1 {to} = … {from}',
+  'currency.undoHint': 'Um diese Umrechnung später rückgängig zu machen, wechseln Sie zurück und geben denselben Kurs in derselben Richtung an (1 {from} = … {to}): Die Beträge kommen genau zurück, wenn dieser Kurs 1 oder größer ist.',
+  'currency.preview': 'Zum Beispiel: {before} → {after}',
+  'currency.shared': 'Mit Ihnen geteilte Fahrzeuge behalten die Währung ihres Besitzers; die von Ihnen geteilten zeigen Ihre.',
+  'currency.apply': 'Währung ändern',
+  'currency.errMode': 'Wählen Sie: umbenennen oder umrechnen.',
+  'currency.errRate': 'Kurs: Geben Sie eine Zahl größer als 0 ein, geschrieben wie {example} (höchstens 9 Stellen vor dem Dezimaltrennzeichen und 12 danach).',
+  'currency.offline': 'Zum Ändern der Währung ist eine Verbindung nötig: Es wurde nichts geändert. Versuchen Sie es erneut, wenn Sie online sind.',
+  'currency.relabelled': 'Währung auf {to} geändert; kein Betrag wurde geändert.',
+  'currency.converted': 'Währung auf {to} geändert; {count} Tankvorgänge umgerechnet.',
+  'currency.failed': 'Währung nicht geändert: {message}',
+};
+
+const CURRENCY = { en: currencyEn, zh: currencyZh, de: currencyDe } as const;
+
 /** tc: t for the currency question's strings. */
 export function tc(key: CurrencyKey, params?: Record<string, string | number>): string {
-  return fill((language() === 'zh' ? currencyZh : currencyEn)[key], params);
+  return fill(CURRENCY[language()][key], params);
 }

@@ -7,21 +7,71 @@ import { describe, expect, it } from 'vitest';
 import ts from 'typescript';
 import { CATALOGUES, languageOf, setLanguage, t, tn } from './index';
 import { en } from './en';
+import { de } from './de';
+import { zh } from './zh';
+import { costsDe, costsEn, costsZh } from './costs';
+import { currencyDe, currencyEn, currencyZh } from './currency';
+import { planDe, planEn, planZh } from './plan';
 
 const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
-describe('catalogues', () => {
-  const keys = Object.keys(en).sort();
-  for (const [lang, cat] of Object.entries(CATALOGUES)) {
-    it(`${lang} has every key and no extra one, with the same parameters`, () => {
-      expect(Object.keys(cat).sort()).toEqual(keys);
-      for (const k of keys) {
-        const v = cat[k as keyof typeof en];
-        expect(v.trim().length > 0 || en[k as keyof typeof en].trim() === '', `${lang} ${k} is empty`).toBe(true);
-        expect(params(v), `${lang} ${k}`).toEqual(params(en[k as keyof typeof en]));
-      }
-    });
+// Values that are rightly the same in English and in another language:
+// names, abbreviations and words both languages share. A value equal to the
+// English one is otherwise a forgotten translation, unless it has no word
+// at all (a pattern like "{quantity}, {amount} — {date}") or is a unit
+// symbol (the keys unit.*).
+const SAME_IN_EVERY_LANGUAGE = new Set(['{page} · CarHub', 'CSV', 'PDF', 'Diesel', 'Hybrid', 'Name', 'Tank', 'Export: {message}']);
+const hasWord = (v: string) => /\p{L}/u.test(v.replace(/\{\w+\}/g, ''));
+const untranslated = (key: string, english: string, v: string) =>
+  v === english && hasWord(v) && !key.startsWith('unit.') && !SAME_IN_EVERY_LANGUAGE.has(v);
+
+/** problems: what is wrong in cat against the English catalogue base (missing, extra, empty, other parameters, left in English). */
+function problems(base: Record<string, string>, cat: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [k, english] of Object.entries(base)) {
+    const v = cat[k];
+    if (v === undefined) {
+      out.push(`${k}: missing`);
+      continue;
+    }
+    if (v.trim() === '' && english.trim() !== '') out.push(`${k}: empty`);
+    // A "_one" form may say the one in words ("jeden Monat" for "every {count} month").
+    const want = params(english);
+    const have = params(v);
+    const ok = k.endsWith('_one') ? have.every((p) => want.includes(p)) : have.join() === want.join();
+    if (!ok) out.push(`${k}: parameters ${have.join(',')} instead of ${want.join(',')}`);
+    if (untranslated(k, english, v)) out.push(`${k}: still English (${JSON.stringify(v)})`);
   }
+  for (const k of Object.keys(cat)) if (!(k in base)) out.push(`${k}: not in English`);
+  return out;
+}
+
+describe('catalogues', () => {
+  const sets: [string, Record<string, string>, Record<string, Record<string, string>>][] = [
+    ['main', en, { de, zh }],
+    ['costs', costsEn, { de: costsDe, zh: costsZh }],
+    ['currency', currencyEn, { de: currencyDe, zh: currencyZh }],
+    ['plan', planEn, { de: planDe, zh: planZh }],
+  ];
+  for (const [name, base, others] of sets) {
+    for (const [lang, cat] of Object.entries(others)) {
+      it(`${name}: ${lang} has every key and no extra one, translated, with the same parameters`, () => {
+        expect(problems(base, cat)).toEqual([]);
+      });
+    }
+  }
+  it('every language is a catalogue', () => {
+    expect(Object.keys(CATALOGUES).sort()).toEqual(['de', 'en', 'zh']);
+  });
+  it('the check finds a missing key, an extra one, other parameters and a value left in English', () => {
+    const base = { 'a.x': 'Save {n} refuels', 'a.y': 'Odometer', 'a.z_one': 'every {count} month', 'unit.km': 'km' };
+    expect(problems(base, { 'a.x': 'Speichern {count}', 'a.y': 'Odometer', 'a.z_one': 'jeden Monat', 'unit.km': 'km', 'a.w': 'x' })).toEqual([
+      'a.x: parameters count instead of n',
+      'a.y: still English ("Odometer")',
+      'a.w: not in English',
+    ]);
+    expect(problems(base, { 'a.x': '{n} speichern' })).toEqual(['a.y: missing', 'a.z_one: missing', 'unit.km: missing']);
+  });
   it('t fills parameters; tn picks the plural form of the language', () => {
     setLanguage('en');
     expect(t('vehicles.nowDefault', { name: 'Scooter' })).toBe('Scooter is now the default vehicle.');
@@ -32,13 +82,22 @@ describe('catalogues', () => {
     expect(tn('login.waits', 3)).toBe('本设备上有 3 条加油记录在等待；登录后会发送。');
     setLanguage('en');
   });
-  it('a zh-* locale reads Simplified Chinese; every other English', () => {
+  it('a zh-* locale reads Simplified Chinese, a de-* one German; every other English', () => {
     expect(languageOf('zh-CN')).toBe('zh');
     expect(languageOf('zh')).toBe('zh');
     expect(languageOf('zh-Hant-TW')).toBe('zh');
     expect(languageOf('en-US')).toBe('en');
-    expect(languageOf('de-DE')).toBe('en');
+    expect(languageOf('de-DE')).toBe('de');
+    expect(languageOf('de-AT')).toBe('de');
+    expect(languageOf('de')).toBe('de');
     expect(languageOf('zu-ZA')).toBe('en');
+  });
+  it('German plurals follow Intl.PluralRules("de")', () => {
+    setLanguage('de');
+    expect(tn('login.waits', 1)).toBe('1 Tankvorgang wartet auf diesem Gerät; er wird gesendet, wenn Sie sich angemeldet haben.');
+    expect(tn('login.waits', 3)).toBe('3 Tankvorgänge warten auf diesem Gerät; sie werden gesendet, wenn Sie sich angemeldet haben.');
+    expect(t('vehicles.nowDefault', { name: 'Golf' })).toBe('Golf ist jetzt das Standardfahrzeug.');
+    setLanguage('en');
   });
 });
 

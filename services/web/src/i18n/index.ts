@@ -1,18 +1,23 @@
 // t(key, params): the interface's strings from the catalogue of the owner's
-// language (Simplified Chinese for a zh-* locale, English otherwise). A tiny
-// function of our own instead of a library: two catalogues, "{name}"
-// parameters and Intl.PluralRules are all the interface needs.
+// language (English, German or Simplified Chinese). A tiny function of our
+// own instead of a library: three catalogues, "{name}" parameters and
+// Intl.PluralRules are all the interface needs.
 import { en, type MessageKey } from './en';
 import { zh } from './zh';
+import { de } from './de';
 
 export type { MessageKey } from './en';
-export type Language = 'en' | 'zh';
+export type Language = 'en' | 'de' | 'zh';
+export const LANGUAGES: Language[] = ['en', 'de', 'zh'];
 
-export const CATALOGUES: Record<Language, Record<MessageKey, string>> = { en, zh };
+export const CATALOGUES: Record<Language, Record<MessageKey, string>> = { en, de, zh };
 
-/** languageOf: the catalogue for a BCP 47 locale. */
+/** languageOf: the catalogue for a BCP 47 locale: German for de-*, Simplified Chinese for zh-*, English otherwise. */
 export function languageOf(locale: string): Language {
-  return /^zh(-|$)/i.test(locale.trim()) ? 'zh' : 'en';
+  const l = locale.trim();
+  if (/^zh(-|_|$)/i.test(l)) return 'zh';
+  if (/^de(-|_|$)/i.test(l)) return 'de';
+  return 'en';
 }
 
 let lang: Language = languageOf(typeof navigator !== 'undefined' ? navigator.language : 'en');

@@ -1,4 +1,4 @@
-// The strings of the maintenance plan proposed from a manual, in both
+// The strings of the maintenance plan proposed from a manual, in every
 // languages. Apart from en.ts and zh.ts, as costs.ts is: they load with the
 // plan's chunk, not with the first screen. i18n.test.ts checks that both
 // have the same keys and parameters.
@@ -58,9 +58,37 @@ export const planZh: Record<PlanKey, string> = {
   'plan.seeReminders': '查看提醒',
 };
 
+export const planDe: Record<PlanKey, string> = {
+  'plan.heading': 'Wartungsplan aus {name}',
+  'plan.reading': 'Der Wartungsplan des Handbuchs wird gelesen…',
+  'plan.modeRules': 'Nach Regeln gelesen, da kein KI-Modell eingerichtet ist: Prüfen Sie jeden Punkt anhand seiner Seite, bevor Sie ihn hinzufügen.',
+  'plan.modeModel': 'Vom KI-Modell gelesen; die Zahlen jedes Punkts wurden auf seiner Seite gefunden.',
+  'plan.none': 'In diesem Handbuch wurde kein Wartungsplan gefunden.',
+  'plan.vehicle': 'Erinnerungen für',
+  'plan.items': 'Vorgeschlagene Punkte',
+  'plan.everyKm': 'alle {distance}',
+  'plan.everyMonths_one': 'jeden Monat',
+  'plan.everyMonths_other': 'alle {count} Monate',
+  'plan.or': ' oder ',
+  'plan.pageLabel': 'Seite {page} anzeigen',
+  'plan.already': 'bereits eine Erinnerung',
+  'plan.add_one': '{count} Erinnerung zu {vehicle} hinzufügen',
+  'plan.add_other': '{count} Erinnerungen zu {vehicle} hinzufügen',
+  'plan.close': 'Plan schließen',
+  'plan.added_one': '{count} Erinnerung zu {vehicle} hinzugefügt.',
+  'plan.added_other': '{count} Erinnerungen zu {vehicle} hinzugefügt.',
+  'plan.queued_one': '{count} Erinnerung wartet auf eine Verbindung und wird gesendet, sobald Sie wieder online sind.',
+  'plan.queued_other': '{count} Erinnerungen warten auf eine Verbindung und werden gesendet, sobald Sie wieder online sind.',
+  'plan.refused': 'Nicht hinzugefügt: „{title}“: {message}',
+  'plan.failed': 'Der Plan konnte nicht gelesen werden: {message}',
+  'plan.seeReminders': 'Erinnerungen ansehen',
+};
+
+const PLAN = { en: planEn, zh: planZh, de: planDe } as const;
+
 /** tp: t for the strings of the maintenance plan. */
 export function tp(key: PlanKey, params?: Record<string, string | number>): string {
-  return fill((language() === 'zh' ? planZh : planEn)[key], params);
+  return fill(PLAN[language()][key], params);
 }
 
 /** tpn: tp of a plural key: base_one for 1, base_other otherwise (both languages' rule here). */
