@@ -117,6 +117,11 @@ export interface CurrencyChangeResult {
   currency: string;
   vehicles: number;
   refuels: number;
+  /** The expenses converted (0 for a relabel). */
+  expenses: number;
+  /** The rate of a conversion, whichever of the two was given (the other is null). */
+  rate?: number | null;
+  inverse_rate?: number | null;
 }
 
 export interface EnergyStatistics {

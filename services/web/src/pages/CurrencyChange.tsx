@@ -1,22 +1,31 @@
 // A change of the home currency asks what it means: the records were in
 // the new currency all along (relabel: only the symbol changes), or every
 // amount is converted at a rate the owner gives (convert, on the server, in
-// one transaction: proto-docs/fuel-decisions.md, "Currency"). It needs a
+// one transaction: proto-docs/fuel-decisions.md, "Currency"), or, going back,
+// the last conversion is undone at its own rate (restore). It needs a
 // connection: queued offline, a conversion could run after another device
 // changed the currency, and converting twice would be wrong; the server
 // refuses a change whose "from" is no longer the currency anyway.
-import { useRef, useState } from 'preact/hooks';
+//
+// The server keeps no record of a conversion, so this device remembers the
+// last one it made (from its answer: the codes, which of rate and
+// inverse_rate, and the rate sent) to offer its undo; proto-docs/web-decisions.md,
+// "Money that survives a round trip".
+import { useEffect, useRef, useState } from 'preact/hooks';
 import Big from 'big.js';
 import { fuel, owns, paths, type CurrencyChangeResult, type RefuelRecord, type Vehicle } from '../api/fuel';
+import { sessions } from '../api/session';
 import { useOnline, useResource } from '../hooks';
-import { Dec, parseDecimal, round } from '../lib/decimal';
-import { fmtMoney } from '../lib/format';
+import { Dec, round } from '../lib/decimal';
+import { inputNumber, numberExample, readNumber } from '../lib/numbers';
+import { fmtDate, fmtMoney } from '../lib/format';
 import { uuid } from '../lib/uuid';
 import { t } from '../i18n';
-import { tc } from '../i18n/currency';
+import { tc, tcn } from '../i18n/currency';
 import { ErrorText } from '../components/common';
 
-export type CurrencyMode = 'relabel' | 'convert';
+export type CurrencyMode = 'relabel' | 'convert' | 'restore';
+/** forward: "1 {from} = rate {to}", amounts multiplied; inverse: "1 {to} = rate {from}", amounts divided. */
 export type RateDirection = 'forward' | 'inverse';
 
 /** The places a rate may have, as the service accepts it. */
@@ -33,6 +42,96 @@ export function convertAmount(amount: string, rate: string, direction: RateDirec
   return round(b.toFixed(), 3);
 }
 
+const opposite = (d: RateDirection): RateDirection => (d === 'forward' ? 'inverse' : 'forward');
+
+/**
+ * restoresExactly: whether converting back at the same rate brings every
+ * amount back exactly. So when the amounts are multiplied by 1 or more: the
+ * way there errs by at most half a thousandth, which the way back shrinks
+ * below the half unit it rounds to (fuel-decisions.md, "Going back"). Below
+ * 1, two amounts can become one, and the way back cannot tell them apart.
+ */
+export function restoresExactly(rate: string, direction: RateDirection): boolean {
+  return direction === 'forward' ? new Big(rate).gte(1) : new Big(rate).lte(1);
+}
+
+/** A conversion this device made: from its answer, and the rate as it was sent. */
+export interface Conversion {
+  from: string;
+  to: string;
+  rate: string;
+  /** Given as inverse_rate: amounts were divided by rate ("1 {to} = rate {from}"). */
+  inverse: boolean;
+  /** When it was made (RFC 3339). */
+  at: string;
+  /** The signed-in user it was made for; null with accounts off. */
+  owner: number | null;
+}
+
+/**
+ * undoOf: how to undo last when changing from to to: the same rate applied
+ * the other way round (what multiplied the amounts now divides them), so the
+ * equation the owner reads is the same one ("1 EUR = 1,08 USD"). null when
+ * last was not a conversion from to to from.
+ */
+export function undoOf(last: Conversion | null, from: string, to: string): { rate: string; direction: RateDirection } | null {
+  if (!last || last.to !== from || last.from !== to) return null;
+  return { rate: last.rate, direction: last.inverse ? 'forward' : 'inverse' };
+}
+
+/** conversionOf: what to remember of a change's answer (null: nothing to undo, e.g. a relabel). */
+export function conversionOf(r: CurrencyChangeResult, sentRate: string, owner: number | null, at: Date): Conversion | null {
+  if (r.mode !== 'convert') return null;
+  const inverse = r.inverse_rate != null;
+  const answered = inverse ? r.inverse_rate : r.rate;
+  // The digits sent, once the answer confirms their value (its JSON number may have lost digits past the 17th).
+  if (answered == null || Number(sentRate) !== answered) return null;
+  return { from: r.from, to: r.currency, rate: sentRate, inverse, at: at.toISOString(), owner };
+}
+
+/** What the preview says about a conversion at rate of the example amount. */
+export interface Outlook {
+  after: string;
+  /** The example converted back at the same rate. */
+  back: string;
+  /** Every amount comes back exactly when converted back at the same rate. */
+  exact: boolean;
+  /** Going back with a last conversion to undo: the amount before it, and whether this choice gives it. */
+  before: string | null;
+  undoes: boolean | null;
+}
+
+/** outlook: the example amount after the change, back again, and against the last conversion's undo. */
+export function outlook(example: string, rate: string, direction: RateDirection, undo: { rate: string; direction: RateDirection } | null): Outlook | null {
+  const after = convertAmount(example, rate, direction);
+  if (after === null) return null;
+  const back = convertAmount(after, rate, opposite(direction))!;
+  const before = undo ? convertAmount(example, undo.rate, undo.direction) : null;
+  return { after, back, exact: restoresExactly(rate, direction), before, undoes: before === null ? null : new Big(after).eq(before) };
+}
+
+const STORE = 'carhub-last-conversion';
+
+/** remembered: the last conversion this device made for owner, if any. */
+export function remembered(owner: number | null, storage: Pick<Storage, 'getItem'> = localStorage): Conversion | null {
+  try {
+    const c = JSON.parse(storage.getItem(STORE) ?? 'null') as Conversion | null;
+    return c && c.owner === owner && RATE.test(c.rate) ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+/** remember keeps c as the last conversion (null: forget it: a relabel or an undo leaves nothing to undo). */
+export function remember(c: Conversion | null, storage: Pick<Storage, 'setItem' | 'removeItem'> = localStorage): void {
+  try {
+    if (c) storage.setItem(STORE, JSON.stringify(c));
+    else storage.removeItem(STORE);
+  } catch {
+    // Storage refused (private mode): nothing is offered to undo later.
+  }
+}
+
 interface Props {
   from: string;
   to: string;
@@ -47,37 +146,63 @@ export function CurrencyChange({ from, to, onDone, onCancel }: Props) {
   const [direction, setDirection] = useState<RateDirection>('forward');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [owner, setOwner] = useState<number | null | undefined>(undefined);
   // One key per change asked for: a second click after a lost answer is the same request, replayed.
   const key = useRef<{ body: string; key: string } | null>(null);
+
+  useEffect(() => {
+    void sessions.current().then((s) => setOwner(s?.user?.id ?? null), () => setOwner(null));
+  }, []);
+  const last = owner === undefined ? null : remembered(owner);
+  const undo = undoOf(last, from, to);
 
   // The example: the last amount of a vehicle the owner owns, else 100.
   const vehicles = useResource<Vehicle[]>(paths.vehicles);
   const owned = vehicles.data?.find(owns);
-  const last = useResource<RefuelRecord[]>(owned ? paths.lastRefuel(owned.id) : null);
-  const record = last.data?.[0];
+  const lastRefuel = useResource<RefuelRecord[]>(owned ? paths.lastRefuel(owned.id) : null);
+  const record = lastRefuel.data?.[0];
   const example = String(record ? (record.currency ? record.home_amount ?? record.total_amount : record.total_amount) : 100);
 
-  const rate = parseDecimal(rateText);
-  const converted = mode === 'convert' && rate !== null ? convertAmount(example, rate, direction) : null;
-  const after = mode === 'relabel' ? example : converted;
+  const typed = readNumber(rateText, 'decimal');
+  const chosen = mode === 'restore' && undo ? undo : mode === 'convert' && typed !== null ? { rate: typed, direction } : null;
+  const seen = chosen ? outlook(example, chosen.rate, chosen.direction, mode === 'restore' ? null : undo) : null;
+  const after = mode === 'relabel' ? example : seen?.after ?? null;
+
+  /** equation: "1 EUR = 1,08 USD", which currency is 1 and which the rate counts. */
+  const equation = (rate: string, d: RateDirection) => tc('currency.equation', d === 'forward'
+    ? { one: from, rate: inputNumber(rate), other: to }
+    : { one: to, rate: inputNumber(rate), other: from });
+  const lastEquation = last && undo ? equation(undo.rate, undo.direction) : '';
+  const lastDate = last ? fmtDate(last.at) : '';
+
+  // The dialog's own error goes once its cause is acted on.
+  const choose = (m: CurrencyMode) => {
+    setMode(m);
+    setError(null);
+  };
 
   async function apply() {
     setError(null);
     if (mode === null) return setError(tc('currency.errMode'));
     if (!online) return setError(tc('currency.offline'));
-    if (mode === 'convert' && converted === null) return setError(tc('currency.errRate'));
+    if (mode === 'convert' && seen === null) return setError(tc('currency.errRate', { example: numberExample('decimal') }));
+    const rate = mode === 'relabel' ? null : chosen;
+    if (mode !== 'relabel' && rate === null) return setError(tc('currency.errMode'));
     const body = {
-      from, currency: to, mode,
-      ...(mode === 'convert' && rate !== null ? (direction === 'forward' ? { rate: new Dec(rate) } : { inverse_rate: new Dec(rate) }) : {}),
+      from, currency: to, mode: mode === 'relabel' ? 'relabel' as const : 'convert' as const,
+      ...(rate ? (rate.direction === 'forward' ? { rate: new Dec(rate.rate) } : { inverse_rate: new Dec(rate.rate) }) : {}),
     };
     const text = JSON.stringify(body);
     if (key.current?.body !== text) key.current = { body: text, key: uuid() };
     setBusy(true);
     try {
       const r = await fuel.changeCurrency(body, key.current.key);
+      // An undo or a relabel leaves nothing to undo; a conversion is remembered for its way back.
+      remember(mode === 'convert' && rate ? conversionOf(r, rate.rate, owner ?? null, new Date()) : null);
+      const counts = { to: r.currency, refuels: tcn('currency.refuels', r.refuels), expenses: tcn('currency.expenses', r.expenses ?? 0) };
       onDone(r, mode === 'relabel'
         ? tc('currency.relabelled', { to })
-        : tc('currency.converted', { to, count: String(r.refuels) }));
+        : mode === 'restore' ? tc('currency.restored', { ...counts, date: lastDate }) : tc('currency.converted', counts));
     } catch (e) {
       setError(tc('currency.failed', { message: (e as Error).message }));
     } finally {
@@ -85,39 +210,69 @@ export function CurrencyChange({ from, to, onDone, onCancel }: Props) {
     }
   }
 
-  const rateLabel = direction === 'forward' ? tc('currency.rateForward', { from, to }) : tc('currency.rateInverse', { from, to });
+  const [one, other] = direction === 'forward' ? [from, to] : [to, from];
   return (
     <section class="currency-change" aria-labelledby="currency-change-h">
       <h2 id="currency-change-h">{tc('currency.title', { from, to })}</h2>
       <p>{tc('currency.explain', { from })}</p>
+      {undo && (
+        <div class="check">
+          <input type="radio" id="currency-restore" name="currency-mode" checked={mode === 'restore'} onChange={() => choose('restore')} />
+          <label for="currency-restore">
+            {restoresExactly(last!.rate, last!.inverse ? 'inverse' : 'forward')
+              ? tc('currency.restore', { date: lastDate, equation: lastEquation })
+              : tc('currency.restoreNear', { date: lastDate, equation: lastEquation })}
+          </label>
+        </div>
+      )}
       <div class="check">
-        <input type="radio" id="currency-relabel" name="currency-mode" checked={mode === 'relabel'} onChange={() => setMode('relabel')} />
+        <input type="radio" id="currency-relabel" name="currency-mode" checked={mode === 'relabel'} onChange={() => choose('relabel')} />
         <label for="currency-relabel">{tc('currency.relabel', { to })}</label>
       </div>
       <div class="check">
-        <input type="radio" id="currency-convert" name="currency-mode" checked={mode === 'convert'} onChange={() => setMode('convert')} />
+        <input type="radio" id="currency-convert" name="currency-mode" checked={mode === 'convert'} onChange={() => choose('convert')} />
         <label for="currency-convert">{tc('currency.convert')}</label>
       </div>
       {mode === 'convert' && (
         <>
           <div class="field">
             <label for="currency-direction">{tc('currency.direction')}</label>
-            <select id="currency-direction" value={direction} onChange={(e) => setDirection(e.currentTarget.value as RateDirection)}>
+            <select id="currency-direction" value={direction} onChange={(e) => { setDirection(e.currentTarget.value as RateDirection); setError(null); }}>
               <option value="forward">{tc('currency.rateForward', { from, to })}</option>
               <option value="inverse">{tc('currency.rateInverse', { from, to })}</option>
             </select>
           </div>
           <div class="field">
-            <label for="currency-rate">{rateLabel}</label>
-            <input id="currency-rate" inputMode="decimal" autoComplete="off" value={rateText} onInput={(e) => setRateText(e.currentTarget.value)} />
+            <label for="currency-rate">{direction === 'forward' ? tc('currency.rateForward', { from, to }) : tc('currency.rateInverse', { from, to })}</label>
+            {/* The field reads as the equation: "1 EUR = [1,08] USD". */}
+            <div class="with-unit">
+              <span class="unit rate-one" aria-hidden="true">{tc('currency.rateOne', { one })}</span>
+              <input id="currency-rate" inputMode="decimal" autoComplete="off" value={rateText} aria-describedby="currency-rate-other"
+                onInput={(e) => { setRateText(e.currentTarget.value); setError(null); }} />
+              <span id="currency-rate-other" class="unit">{other}</span>
+            </div>
           </div>
-          <p class="hint">{tc('currency.undoHint', { from, to })}</p>
+          <p class="hint">{tc('currency.undoHint', { from })}</p>
         </>
       )}
       {after !== null && mode !== null && (
-        <p class="preview" id="currency-preview">
-          {tc('currency.preview', { before: fmtMoney(example, 0, from), after: fmtMoney(after, 0, to) })}
-        </p>
+        <div class="preview" id="currency-preview" aria-live="polite">
+          <p>{tc('currency.preview', { before: fmtMoney(example, 0, from), after: fmtMoney(after, 0, to) })}</p>
+          {mode === 'convert' && seen && chosen && (
+            <>
+              <p>{tc('currency.previewEquation', { equation: equation(chosen.rate, chosen.direction) })}</p>
+              {seen.undoes === false && (
+                <p class="notice">{tc('currency.notUndo', {
+                  date: lastDate, equation: lastEquation, example: fmtMoney(example, 0, from), after: fmtMoney(seen.after, 0, to), before: fmtMoney(seen.before!, 0, to),
+                })}</p>
+              )}
+              {seen.undoes === true && <p>{tc('currency.isUndo', { date: lastDate })}</p>}
+              {seen.undoes === null && (seen.exact
+                ? <p>{tc('currency.backExact', { from })}</p>
+                : <p class="notice">{tc('currency.backNotExact', { after: fmtMoney(seen.after, 0, to), back: fmtMoney(seen.back, 0, from) })}</p>)}
+            </>
+          )}
+        </div>
       )}
       <p class="hint">{tc('currency.shared')}</p>
       {!online && <p class="hint">{tc('currency.offline')}</p>}
