@@ -159,6 +159,59 @@ describe('the page view on a desktop', () => {
   });
 });
 
+describe('a sharp page on every screen', () => {
+  // The image is asked for at the width it is drawn at times the device's pixel ratio (in
+  // steps, at most 2000), measured once the view is open: a 390 px phone at 3x draws the
+  // page about 364 px wide (1092 device pixels), a desktop 934 px.
+  const screens = [
+    { name: 'a 390x844 phone at 3x', viewport: { width: 390, height: 844 }, deviceScaleFactor: 3 },
+    { name: 'a 1280x800 desktop', viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 },
+  ];
+  for (const screen of screens) {
+    it(`${screen.name}: one image pixel per device pixel, a sharper image when zoomed`, async () => {
+      const md5 = (await (await fetch(`${s.base}/api/documents`)).json()).find((d) => d.fileName === 'tyre-manual.pdf').fileMd5;
+      const context = await s.newProfile({ viewport: screen.viewport, deviceScaleFactor: screen.deviceScaleFactor });
+      try {
+        const p = context.pages()[0] ?? (await context.newPage());
+        const asked = [];
+        p.on('request', (r) => {
+          const m = /\/pages\/\d+\.png\?width=(\d+)/.exec(r.url());
+          if (m) asked.push(Number(m[1]));
+        });
+        await p.goto(`${s.base}/ask?doc=${md5}&page=2&name=tyre-manual.pdf`);
+        const sharp = async (zoom) => {
+          await p.waitForFunction((z) => {
+            const i = document.querySelector('.page-view img');
+            const frame = document.querySelector('.page-frame');
+            if (!i?.complete || !frame) return false;
+            const want = Math.min(2000, i.getBoundingClientRect().width * devicePixelRatio);
+            return i.naturalWidth >= want - 1 && i.getBoundingClientRect().width > frame.clientWidth * z * 0.9;
+          }, zoom, { timeout: 20_000 });
+          return p.evaluate(() => {
+            const i = document.querySelector('.page-view img');
+            return { natural: i.naturalWidth, drawn: i.getBoundingClientRect().width, dpr: devicePixelRatio };
+          });
+        };
+        const fitted = await sharp(1);
+        assert.equal(fitted.dpr, screen.deviceScaleFactor);
+        const need = Math.min(2000, fitted.drawn * fitted.dpr);
+        assert.ok(fitted.natural >= need, `${fitted.natural} px for ${fitted.drawn} css px at ${fitted.dpr}x`);
+        // Not much more than needed either: the smallest of the steps that is enough.
+        assert.ok(fitted.natural < need * 1.5, `${fitted.natural} px is the step for ${need}`);
+        assert.ok(asked.length > 0 && asked.every((w) => w >= need || w === 2000), `widths asked for: ${asked}`);
+        if (screen.deviceScaleFactor === 3) assert.equal(asked[0], 1200, 'a 3x phone asks for 1200 px at once, not 400 then more');
+        else assert.equal(asked[0], 1000, 'the desktop asks for 1000 px at once');
+        await p.getByRole('dialog').getByRole('button', { name: 'Zoom in', exact: true }).click();
+        const zoomed = await sharp(2);
+        assert.ok(zoomed.natural >= Math.min(2000, zoomed.drawn * zoomed.dpr), `zoomed: ${zoomed.natural} px for ${zoomed.drawn} css px at ${zoomed.dpr}x`);
+        assert.ok(zoomed.natural > fitted.natural, `a sharper image: ${fitted.natural} -> ${zoomed.natural}`);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
+
 describe('a scanned manual', () => {
   it('is read by OCR: the upload says which pages were read and which left out, and its page says it is a scan', async () => {
     // Two scanned pages: the coolant's, and a blank sheet, which OCR finds no word on.

@@ -1,8 +1,8 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { loadPageImage, pagePdfPath } from '../api/docqa';
 import { download, NetworkError } from '../api/http';
 import { t } from '../i18n';
-import { imageWidth, type PageRef } from '../lib/pageview';
+import { nextImageWidth, type PageRef } from '../lib/pageview';
 import { DocumentLink, ErrorText } from './common';
 
 interface Props {
@@ -39,12 +39,33 @@ export function PageView({ view, withToken, onClose }: Props) {
     return () => d?.close();
   }, []);
 
-  // The width asked for follows the frame's width on this screen and the zoom.
-  useLayoutEffect(() => {
-    const measure = () => frame.current && setWidth(imageWidth(frame.current.clientWidth, window.devicePixelRatio, zoom));
+  // The width asked for follows the box the page is drawn in, the screen's
+  // pixels, the zoom and a pinch. The box is measured by a ResizeObserver:
+  // before the dialog is open it is 0 wide (measured then, every screen got
+  // the narrowest image, stretched), and it changes with the window.
+  const boxWidth = useRef(0);
+  useEffect(() => {
+    const box = frame.current;
+    if (!box) return;
+    const measure = () => {
+      if (boxWidth.current <= 0) return;
+      const sight = { cssWidth: boxWidth.current, dpr: window.devicePixelRatio, zoom, pinch: window.visualViewport?.scale ?? 1 };
+      setWidth((asked) => nextImageWidth(sight, asked));
+    };
+    const watch = new ResizeObserver((entries) => {
+      boxWidth.current = entries[0]?.contentRect.width ?? boxWidth.current;
+      measure();
+    });
+    watch.observe(box);
     measure();
+    // A pinch changes the visual viewport's scale; a move to another screen the pixel ratio.
+    window.visualViewport?.addEventListener('resize', measure);
     window.addEventListener('resize', measure);
-    return () => window.removeEventListener('resize', measure);
+    return () => {
+      watch.disconnect();
+      window.visualViewport?.removeEventListener('resize', measure);
+      window.removeEventListener('resize', measure);
+    };
   }, [zoom]);
 
   // The image on screen; a blob: URL is revoked once another has replaced it, or the view closes.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeHighlights, dispositionName, encodeHighlights, imageWidth, pageViewSearch, parsePageView } from './pageview';
+import { decodeHighlights, dispositionName, encodeHighlights, imageWidth, nextImageWidth, pageViewSearch, parsePageView } from './pageview';
 
 describe('imageWidth', () => {
   it('asks for the smallest width that is sharp on the screen', () => {
@@ -17,6 +17,26 @@ describe('imageWidth', () => {
   it('treats a missing ratio or width as one', () => {
     expect(imageWidth(0, 0)).toBe(400);
     expect(imageWidth(500, Number.NaN)).toBe(600);
+  });
+});
+
+describe('nextImageWidth', () => {
+  const sight = (cssWidth: number, dpr: number, zoom = 1, pinch = 1) => ({ cssWidth, dpr, zoom, pinch });
+  it('asks for the width the page is drawn at in device pixels, in steps, at most 2000', () => {
+    // A 390 px phone at 3x draws the page 364 px wide: 1092 device pixels.
+    expect(nextImageWidth(sight(364, 3), null)).toBe(1200);
+    // A desktop's 934 px at 1x, and at 2x.
+    expect(nextImageWidth(sight(934, 1), null)).toBe(1000);
+    expect(nextImageWidth(sight(934, 2), null)).toBe(2000);
+  });
+  it('asks for a sharper one when the view is zoomed or pinched, never a blurrier one', () => {
+    expect(nextImageWidth(sight(364, 1, 2), 400)).toBe(800);
+    expect(nextImageWidth(sight(364, 1, 1, 2.5), 400)).toBe(1000);
+    expect(nextImageWidth(sight(364, 3, 2, 3), 1200)).toBe(2000);
+    // Zoomed out again, or pinched back: the sharp image stays.
+    expect(nextImageWidth(sight(364, 1, 1, 1), 1000)).toBe(1000);
+    // A pinch below 1 (zoomed out of the page) is fitted as 1.
+    expect(nextImageWidth(sight(364, 1, 1, 0.5), null)).toBe(400);
   });
 });
 

@@ -40,6 +40,29 @@ export function imageWidth(cssWidth: number, dpr: number, zoom = 1): number {
 /** MAX_PAGE_WIDTH: the widest image the service renders. */
 export const MAX_PAGE_WIDTH = 2000;
 
+/** What decides the image's width: where it is drawn and how closely it is looked at. */
+export interface PageSight {
+  /** The CSS width of the box the page is fitted to (the frame's content box). */
+  cssWidth: number;
+  /** window.devicePixelRatio. */
+  dpr: number;
+  /** The view's own zoom (its Zoom button): the sheet is drawn this many times the box's width. */
+  zoom: number;
+  /** A pinch's zoom of the browser (visualViewport.scale; 1 when not pinched). */
+  pinch: number;
+}
+
+/**
+ * nextImageWidth: the width to ask for now, given the width of the image
+ * already shown (null: none yet). A sharper one is asked for when the page
+ * is drawn larger (the view's zoom, a pinch, a wider window); never a
+ * blurrier one, since the one shown is sharp at any smaller size.
+ */
+export function nextImageWidth(sight: PageSight, shown: number | null): number {
+  const wanted = imageWidth(sight.cssWidth, sight.dpr, Math.max(1, sight.zoom) * Math.max(1, sight.pinch || 1));
+  return shown !== null && shown >= wanted ? shown : wanted;
+}
+
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
 /** encodeHighlights: "x,y,w,h;x,y,w,h", four decimals each (a tenth of a point on an A4 page). */
