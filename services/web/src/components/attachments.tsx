@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { costs, costPaths, type Attachment, type AttachmentOwner } from '../api/costs';
 import { useOnline, useServerData } from '../hooks';
 import { outbox, sync } from '../offline/sync';
-import { queuedBytes, type OutboxItem } from '../offline/outbox';
+import { PARENT_ID, queuedBytes, type OutboxItem } from '../offline/outbox';
 import { sessions } from '../api/session';
 import { admitFiles, MAX_QUEUED_BYTES, type FileRefusal } from '../lib/costs';
 import { fmtBytes } from '../lib/format';
@@ -70,6 +70,20 @@ export async function queueFiles(files: File[], path: string, present: number, p
   return out;
 }
 
+/**
+ * queueWithRecord queues the files chosen in the form of a new record (an
+ * expense, a refuel) as children of its outbox item key: sent at once when
+ * the record was (sentNow), else with it when it goes. Answers what to add
+ * to the record's own confirmation (the files sent or waiting, and any
+ * refused), one sentence each.
+ */
+export async function queueWithRecord(files: File[], owner: AttachmentOwner, key: string, sentNow: boolean): Promise<string[]> {
+  const q = await queueFiles(files, costPaths.attachments(owner, PARENT_ID), 0, key);
+  // Queued with the record, its photos are said in one sentence with it.
+  const said = sentNow ? resultText(q) : q.queued.length > 0 ? tk('att.queuedWith', { names: q.queued.join(', ') }) : null;
+  return [said, ...q.problems].filter((x): x is string => Boolean(x));
+}
+
 /** resultText: what a queueFiles run did, as one status line (null: nothing). */
 export function resultText(r: QueueResult): string | null {
   const parts = [
@@ -106,6 +120,32 @@ export function FileInput({ id, onFiles, disabled }: { id: string; onFiles: (fil
   );
 }
 
+/**
+ * ChosenFiles: the camera or file picker in the form of a record not saved
+ * yet; the files are held (files, onChange) and queued with the record when
+ * it is saved (queueWithRecord). What the service would refuse is said at
+ * once; the bound of the queue is checked when they are queued.
+ */
+export function ChosenFiles({ id, owner, files, onChange }: { id: string; owner: AttachmentOwner; files: File[]; onChange: (files: File[]) => void }) {
+  const [problems, setProblems] = useState<string | null>(null);
+  // A form that was saved empties files: what was said of the last choice goes with them.
+  useEffect(() => {
+    if (files.length === 0) setProblems(null);
+  }, [files.length]);
+  function choose(chosen: File[]) {
+    const { admitted, refused } = admitFiles(chosen, files.length, 0);
+    onChange([...files, ...chosen.filter((f) => admitted.includes(f))]);
+    setProblems(refused.length > 0 ? refused.map(refusal).join(' ') : null);
+  }
+  return (
+    <>
+      <FileInput id={id} onFiles={choose} />
+      {files.length > 0 && <p class="chosen">{tk(owner === 'refuels' ? 'att.chosenRefuel' : 'att.chosen', { names: files.map((f) => f.name).join(', ') })}</p>}
+      <ErrorText error={problems} />
+    </>
+  );
+}
+
 /** QueuedFiles: the files of a record still on this device, with what the owner can do about one refused. */
 export function QueuedFiles({ items }: { items: OutboxItem[] }) {
   if (items.length === 0) return null;
@@ -128,6 +168,11 @@ export function QueuedFiles({ items }: { items: OutboxItem[] }) {
       ))}
     </ul>
   );
+}
+
+/** FilesWaitingWith: the files queued with a record that waits in the outbox itself (its key). */
+export function FilesWaitingWith({ parent }: { parent: string }) {
+  return <QueuedFiles items={useQueued((i) => i.parent === parent)} />;
 }
 
 /** Thumb: a photo's small image, fetched with the bearer token and shown from a blob: URL the app made. */

@@ -14,6 +14,11 @@ import { sessions } from '../api/session';
 import { useResource } from '../hooks';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker, chooseVehicle } from '../components/common';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError, type ServiceFields } from '../components/form-errors';
+import { lazyComponent } from '../components/lazy';
+
+// The photo or receipt picker loads with the attachments' chunk (the costs
+// one), not with the first screen; until then the form shows without it.
+const ChosenFiles = lazyComponent(() => import('../components/attachments').then((m) => m.ChosenFiles), { quiet: true });
 
 /** The refuel's fields as the service names them in its errors, and the form's controls for them. */
 function serviceFields(): ServiceFields {
@@ -51,6 +56,8 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   const [missed, setMissed] = useState(false);
   const [station, setStation] = useState('');
   const [notes, setNotes] = useState('');
+  // Photos or receipts, queued with the refuel when it is saved (as an expense's are).
+  const [files, setFiles] = useState<File[]>([]);
   // Paid abroad: the currency paid in ('' : the home currency) and what the home currency was charged.
   const [paidIn, setPaidIn] = useState('');
   const [homeAmount, setHomeAmount] = useState('');
@@ -187,7 +194,13 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         await outbox.discard(key);
         return fail(fromService(item?.message ?? t('add.refusedDefault'), serviceFields(), (message) => t('add.notSaved', { message })));
       }
-      setStatus(r.sent.includes(key) ? t('add.saved') : r.unauthorized ? t('add.queuedSession') : t('add.queuedOffline'));
+      let said = r.sent.includes(key) ? t('add.saved') : r.unauthorized ? t('add.queuedSession') : t('add.queuedOffline');
+      if (files.length > 0) {
+        const { queueWithRecord } = await import('../components/attachments');
+        said = [said, ...(await queueWithRecord(files, 'refuels', key, r.sent.includes(key)))].join(' ');
+        setFiles([]);
+      }
+      setStatus(said);
       last.reload();
       setTriple({ quantity: '', total: '', price: '' });
       setEdited([]);
@@ -325,6 +338,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
           <textarea id="notes" maxLength={512} rows={2} value={notes} {...form.control('notes')} onInput={(e) => setNotes(e.currentTarget.value)} />
           <FieldMessage form={form} id="notes" />
         </div>
+        <ChosenFiles id="refuel-files" owner="refuels" files={files} onChange={setFiles} />
         {status && <Status>{status}</Status>}
         <div class="buttons">
           <button type="submit" value="save" disabled={saving}>{t('add.save')}</button>

@@ -10,7 +10,7 @@ import { CATEGORIES, costPaths, costs, type Category, type Expense, type Expense
 import { sessions } from '../api/session';
 import { useOnline, useResource } from '../hooks';
 import { outbox, sync } from '../offline/sync';
-import { isExpense, PARENT_ID, type ExpenseSummary, type OutboxItem } from '../offline/outbox';
+import { isExpense, type ExpenseSummary, type OutboxItem } from '../offline/outbox';
 import { Dec, jsonWithDecimals, parseDecimal } from '../lib/decimal';
 import { admitFiles } from '../lib/costs';
 import { currencyLabel, fmtDateTime, fmtMoney, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
@@ -23,7 +23,7 @@ import { tk } from '../i18n/costs';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError, type ServiceFields } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';
-import { Attachments, FileInput, QueuedFiles, queueFiles, refusal, resultText, useQueued } from '../components/attachments';
+import { Attachments, FileInput, QueuedFiles, queueWithRecord, refusal, useQueued } from '../components/attachments';
 import { Reminders } from './Reminders';
 
 export const categoryName = (c: Category) => tk(`cat.${c}`);
@@ -300,12 +300,7 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
         return fail(fromService(item?.message ?? tk('costs.refusedDefault'), fields, (message) => tk('costs.notSaved', { message })));
       }
       let text = r.sent.includes(key) ? tk('costs.saved') : r.unauthorized ? tk('costs.queuedSession') : tk('costs.queuedOffline');
-      if (files.length > 0) {
-        const q = await queueFiles(files, costPaths.attachments('expenses', PARENT_ID), 0, key);
-        // Queued with the expense, its photos are said in one sentence with it.
-        const said = r.sent.includes(key) ? resultText(q) : q.queued.length > 0 ? tk('att.queuedWith', { names: q.queued.join(', ') }) : null;
-        text = [text, said, ...q.problems].filter(Boolean).join(' ');
-      }
+      if (files.length > 0) text = [text, ...(await queueWithRecord(files, 'expenses', key, r.sent.includes(key)))].join(' ');
       onDone(text);
     } finally {
       setSaving(false);

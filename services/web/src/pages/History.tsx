@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
-import { canWriteRefuels, currencyOf, fuel, paths, type EnergyUnit, type RefuelRecord } from '../api/fuel';
+import { ENERGIES, canWriteRefuels, currencyOf, fuel, paths, unitOf, type Energy, type EnergyUnit, type RefuelRecord } from '../api/fuel';
 import { useOnline, useResource } from '../hooks';
 import { outbox, sync } from '../offline/sync';
 import { isRefuel, type OutboxItem, type RefuelSummary } from '../offline/outbox';
 import { spans, type Span } from '../lib/spans';
 import { Dec, parseDecimal } from '../lib/decimal';
-import { fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
+import { currencyLabel, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { t } from '../i18n';
@@ -14,11 +14,13 @@ import { units as activeUnits } from '../lib/preferences';
 import {
   CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric, recordPrice, type Units,
 } from '../lib/units';
-import { consumptionLabel, distanceLabel, fmtDistance, quantityLabel } from '../lib/labels';
+import { consumptionLabel, distanceLabel, energyName, fmtDistance, quantityLabel } from '../lib/labels';
 import { lazyComponent } from '../components/lazy';
 
 // A refuel's receipts and photos load with the costs chunk, when they are opened.
 const Attachments = lazyComponent(() => import('../components/attachments').then((m) => m.Attachments));
+// The photos that wait with a queued refuel (added in Add refuel offline).
+const FilesWaitingWith = lazyComponent(() => import('../components/attachments').then((m) => m.FilesWaitingWith), { quiet: true });
 
 function useOutbox(): OutboxItem[] {
   const [items, setItems] = useState<OutboxItem[]>([]);
@@ -95,7 +97,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
           {records.map((r) =>
             editing === r.id ? (
               <li key={r.id} class="record">
-                <EditRefuel record={r} onDone={(saved) => { setEditing(null); if (saved) { setMessage(t('history.updated')); list.reload(); } }} />
+                <EditRefuel record={r} currency={r.currency || home} onDone={(saved) => { setEditing(null); if (saved) { setMessage(t('history.updated')); list.reload(); } }} />
               </li>
             ) : (
               <RecordItem key={r.id} r={r} home={home} span={sp.get(r.id)} several={several} online={online} writable={writable}
@@ -177,6 +179,7 @@ function QueuedItem({ item, gone }: { item: OutboxItem & { summary: RefuelSummar
         <div><dt>{t('history.quantity')}</dt><dd>{qty(s.liters, s.unit as EnergyUnit, u)}{s.is_full ? t('history.full') : t('history.partial')}</dd></div>
         <div><dt>{t('history.total')}</dt><dd>{s.currency ? fmtMoney(s.total_amount, 0, s.currency) : fmtMoney(s.total_amount)}</dd></div>
       </dl>
+      <FilesWaitingWith parent={item.key} />
       {attention && (
         <div class="buttons">
           <button type="button" class="secondary" onClick={() => void outbox.retry(item.key).then(sync)}>{t('history.sendAgain')}</button>
@@ -187,7 +190,8 @@ function QueuedItem({ item, gone }: { item: OutboxItem & { summary: RefuelSummar
   );
 }
 
-function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: boolean) => void }) {
+/** currency: what the amount was paid in (the record's own, or the vehicle's home currency). */
+function EditRefuel({ record, currency, onDone }: { record: RefuelRecord; currency: string; onDone: (saved: boolean) => void }) {
   const u = activeUnits();
   // Shown in the owner's units at the stored precision; a field left as it was is not sent
   // (converted back it could differ from the stored value in its last place).
@@ -198,6 +202,10 @@ function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: 
   const [quantity, setQuantity] = useState(initialQuantity);
   const [total, setTotal] = useState(String(record.total_amount));
   const [full, setFull] = useState(record.is_full);
+  const [energy, setEnergy] = useState<Energy>(record.energy);
+  const [missed, setMissed] = useState(record.missed_previous);
+  // Another energy may count in another unit (kWh): the quantity typed is then in that unit.
+  const unit = unitOf(energy);
   const [station, setStation] = useState(record.station_name);
   const [notes, setNotes] = useState(record.remark);
   const [errors, setErrors] = useState<FieldError[]>([]);
@@ -223,7 +231,9 @@ function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: 
       await fuel.updateRefuel(record.id, {
         refuel_time: at,
         ...(odo !== initialOdometer ? { odometer: new Dec(distanceToKm(odo, u)) } : {}),
-        ...(q !== initialQuantity ? { liters: new Dec(quantityToMetric(q, record.unit, u)) } : {}),
+        ...(q !== initialQuantity || unit !== record.unit ? { liters: new Dec(quantityToMetric(q, unit, u)) } : {}),
+        ...(energy !== record.energy ? { energy, fuel_type: energy } : {}),
+        missed_previous: missed,
         total_amount: new Dec(amount),
         is_full: full, station_name: station.trim(), remark: notes.trim(),
       });
@@ -233,6 +243,8 @@ function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: 
         refuel_time: { id: `${p}-when`, label: t('add.dateTime') },
         odometer: { id: `${p}-odo`, label: t('add.odometer') },
         liters: { id: `${p}-q`, label: t('add.quantity') },
+        energy: { id: `${p}-energy`, label: t('add.energy') },
+        fuel_type: { id: `${p}-energy`, label: t('add.energy') },
         total_amount: { id: `${p}-t`, label: t('add.total') },
         station_name: { id: `${p}-st`, label: t('add.station') },
         remark: { id: `${p}-n`, label: t('add.notes') },
@@ -250,15 +262,23 @@ function EditRefuel({ record, onDone }: { record: RefuelRecord; onDone: (saved: 
         <div class="with-unit"><input id={`${p}-odo`} inputMode="decimal" value={odometer} {...form.control(`${p}-odo`)} onInput={(e) => setOdometer(e.currentTarget.value)} />
           <span class="unit">{distanceLabel(u)}</span></div>
         <FieldMessage form={form} id={`${p}-odo`} /></div>
+      <div class="field"><label for={`${p}-energy`}>{t('add.energy')}</label>
+        <select id={`${p}-energy`} value={energy} {...form.control(`${p}-energy`)} onChange={(e) => setEnergy(e.currentTarget.value as Energy)}>
+          {ENERGIES.map((x) => <option key={x} value={x}>{`${energyName(x)} (${quantityLabel(unitOf(x), u)})`}</option>)}
+        </select>
+        <FieldMessage form={form} id={`${p}-energy`} /></div>
       <div class="field"><label for={`${p}-q`}>{t('add.quantity')}</label>
         <div class="with-unit"><input id={`${p}-q`} inputMode="decimal" value={quantity} {...form.control(`${p}-q`)} onInput={(e) => setQuantity(e.currentTarget.value)} />
-          <span class="unit">{quantityLabel(record.unit, u)}</span></div>
+          <span class="unit">{quantityLabel(unit, u)}</span></div>
         <FieldMessage form={form} id={`${p}-q`} /></div>
       <div class="field"><label for={`${p}-t`}>{t('add.total')}</label>
-        <input id={`${p}-t`} inputMode="decimal" value={total} {...form.control(`${p}-t`)} onInput={(e) => setTotal(e.currentTarget.value)} />
+        <div class="with-unit"><input id={`${p}-t`} inputMode="decimal" value={total} {...form.control(`${p}-t`, `${p}-t-unit`)} onInput={(e) => setTotal(e.currentTarget.value)} />
+          <span id={`${p}-t-unit`} class="unit">{currencyLabel(currency)}</span></div>
         <FieldMessage form={form} id={`${p}-t`} /></div>
       <div class="check"><input id={`${p}-full`} type="checkbox" checked={full} onChange={(e) => setFull(e.currentTarget.checked)} />
         <label for={`${p}-full`}>{t('add.full')}</label></div>
+      <div class="check"><input id={`${p}-missed`} type="checkbox" checked={missed} onChange={(e) => setMissed(e.currentTarget.checked)} />
+        <label for={`${p}-missed`}>{t('add.missed')}</label></div>
       <div class="field"><label for={`${p}-st`}>{t('add.station')}</label>
         <input id={`${p}-st`} value={station} {...form.control(`${p}-st`)} onInput={(e) => setStation(e.currentTarget.value)} />
         <FieldMessage form={form} id={`${p}-st`} /></div>
