@@ -25,6 +25,8 @@ import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, ty
 import { CategoryIcon } from '../components/category-icons';
 import { Attachments, FileInput, QueuedFiles, queueWithRecord, refusal, useQueued } from '../components/attachments';
 import { Reminders } from './Reminders';
+import { ExpensesExport } from '../components/expenses-export';
+import { CalendarFeed } from '../components/calendar-feed';
 
 export const categoryName = (c: Category) => tk(`cat.${c}`);
 
@@ -87,6 +89,7 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
       {vehicles && vehicles.length === 0 && <NoVehicle />}
       {vehicle && !writable && <p class="hint">{tk('costs.readOnly')}</p>}
       {vehicle && <Reminders vehicle={vehicle} writable={writable} online={online} />}
+      {vehicle && <CalendarFeed user={user} />}
       {vehicle && (
         <section aria-labelledby="expenses-h">
           <h2 id="expenses-h">{tk('costs.log')}</h2>
@@ -127,6 +130,7 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
               ))}
             </ul>
           )}
+          {expenses.length > 0 && <ExpensesExport vehicleId={vehicle.id} withToken={user !== null} />}
         </section>
       )}
     </>
