@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { docqa, upload, type DocumentInfo, type UploadProgress } from '../api/docqa';
-import { canWriteRefuels, fuel, owns } from '../api/fuel';
+import { canWriteRefuels, fuel, owns, type Vehicle } from '../api/fuel';
 import { lazyComponent } from '../components/lazy';
 import type { VehicleContext } from './context';
 import { vehiclesOf, withManual } from '../lib/manuals';
@@ -13,12 +13,21 @@ import { t, tn } from '../i18n';
 const MaintenancePlan = lazyComponent(() => import('../components/MaintenancePlan').then((m) => m.MaintenancePlan));
 
 /**
- * LinkToVehicle asks, right after an upload, which of the user's vehicles
- * the manual is for, the current one chosen; linking saves the vehicle's
- * links without the ones docqa no longer lists.
+ * LinkToVehicle asks which of the user's vehicles the manual is for (right
+ * after an upload, or asked for on a manual of the list), the current one
+ * chosen, those it is a manual of already left out; linking saves the
+ * vehicle's links without the ones docqa no longer lists. id: what its
+ * controls' ids start with (one such question may show per manual).
  */
-function LinkToVehicle({ doc, docs, ctx, onDone }: { doc: DocumentInfo; docs: DocumentInfo[] | undefined; ctx: VehicleContext; onDone: (message: string | null) => void }) {
-  const mine = (ctx.vehicles ?? []).filter(owns);
+function LinkToVehicle({ id, heading: Heading, doc, docs, ctx, onDone, later }: {
+  id: string;
+  /** Its heading's level: h2 on the page, h4 in a manual of the list. */
+  heading: 'h2' | 'h4';
+  doc: DocumentInfo; docs: DocumentInfo[] | undefined; ctx: VehicleContext; onDone: (message: string | null) => void;
+  /** The label of the button that closes it unanswered ("Not now" after an upload, else "Cancel"). */
+  later: string;
+}) {
+  const mine = unlinkedOwn(doc, ctx.vehicles);
   const [vid, setVid] = useState<number | null>(() => mine.find((v) => v.id === ctx.chosen)?.id ?? mine[0]?.id ?? null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -40,21 +49,26 @@ function LinkToVehicle({ doc, docs, ctx, onDone }: { doc: DocumentInfo; docs: Do
     }
   }
   return (
-    <section class="notice link-vehicle" aria-labelledby="link-vehicle-h">
-      <h2 id="link-vehicle-h">{t('manuals.whichVehicle', { name })}</h2>
+    <section class="notice link-vehicle" aria-labelledby={`${id}-h`}>
+      <Heading id={`${id}-h`}>{t('manuals.whichVehicle', { name })}</Heading>
       <div class="field">
-        <label for="link-vehicle">{t('manuals.vehicle')}</label>
-        <select id="link-vehicle" value={vid ?? ''} onChange={(e) => setVid(Number(e.currentTarget.value))}>
+        <label for={id}>{t('manuals.vehicle')}</label>
+        <select id={id} value={vid ?? ''} onChange={(e) => setVid(Number(e.currentTarget.value))}>
           {mine.map((v) => <option key={v.id} value={v.id}>{v.name}</option>)}
         </select>
       </div>
       <ErrorText error={error} />
       <div class="buttons">
         <button type="button" disabled={busy || vid === null} onClick={() => void link()}>{t('manuals.link')}</button>
-        <button type="button" class="secondary" disabled={busy} onClick={() => onDone(null)}>{t('manuals.notNow')}</button>
+        <button type="button" class="secondary" disabled={busy} onClick={() => onDone(null)}>{later}</button>
       </div>
     </section>
   );
+}
+
+/** unlinkedOwn: the user's own vehicles the document is not a manual of yet (a shared vehicle's links are its owner's). */
+function unlinkedOwn(doc: DocumentInfo, vehicles: Vehicle[] | undefined): Vehicle[] {
+  return (vehicles ?? []).filter((v) => owns(v) && !(v.manual_md5s ?? []).includes(doc.fileMd5));
 }
 
 /** accounts: AUTH_MODE=local, where opening a file needs the bearer token. */
@@ -70,6 +84,8 @@ export function Manuals({ accounts, ...ctx }: { accounts: boolean } & VehicleCon
   const [uploaded, setUploaded] = useState<DocumentInfo | null>(null);
   // The manual whose maintenance plan is shown.
   const [planFor, setPlanFor] = useState<string | null>(null);
+  // The manual of the list whose vehicle is being chosen.
+  const [linkFor, setLinkFor] = useState<string | null>(null);
 
   async function onFile(input: HTMLInputElement) {
     const file = input.files?.[0];
@@ -138,7 +154,7 @@ export function Manuals({ accounts, ...ctx }: { accounts: boolean } & VehicleCon
         </div>
       )}
       {uploaded && (
-        <LinkToVehicle doc={uploaded} docs={docs.data ? [...docs.data, uploaded] : undefined} ctx={ctx}
+        <LinkToVehicle id="link-vehicle" heading="h2" later={t('manuals.notNow')} doc={uploaded} docs={docs.data ? [...docs.data, uploaded] : undefined} ctx={ctx}
           onDone={(m) => { setUploaded(null); if (m) setMessage(m); }} />
       )}
       <ErrorText error={error ?? docs.error} />
@@ -160,8 +176,16 @@ export function Manuals({ accounts, ...ctx }: { accounts: boolean } & VehicleCon
               {vehiclesOf(d.fileMd5, ctx.vehicles).some(canWriteRefuels) && planFor !== d.fileMd5 && (
                 <button type="button" class="secondary" disabled={!online} onClick={() => setPlanFor(d.fileMd5)}>{t('manuals.propose')}</button>
               )}
+              {linkFor !== d.fileMd5 && uploaded?.fileMd5 !== d.fileMd5 && unlinkedOwn(d, ctx.vehicles).length > 0 && (
+                <button type="button" class="secondary" disabled={!online} aria-label={t('manuals.linkLabel', { name: d.title.trim() || d.fileName })}
+                  onClick={() => { setMessage(null); setLinkFor(d.fileMd5); }}>{t('manuals.link')}</button>
+              )}
               <button type="button" class="danger" disabled={!online} onClick={() => void remove(d)}>{t('common.delete')}</button>
             </div>
+            {linkFor === d.fileMd5 && (
+              <LinkToVehicle id={`link-${d.fileMd5}`} heading="h4" later={t('common.cancel')} doc={d} docs={docs.data} ctx={ctx}
+                onDone={(m) => { setLinkFor(null); if (m) setMessage(m); }} />
+            )}
             {planFor === d.fileMd5 && (
               <MaintenancePlan doc={d} vehicles={vehiclesOf(d.fileMd5, ctx.vehicles)} withToken={accounts} onClose={() => setPlanFor(null)} />
             )}
