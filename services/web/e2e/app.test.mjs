@@ -171,7 +171,7 @@ describe('the web client', () => {
     assert.equal(await field('Total amount').inputValue(), '74,66');
     await field('Station').fill('Aral');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Refuel saved: 41.50 L, €74.66 — 1 Mar 2026.' }).waitFor();
 
     await field('Date and time').fill('2026-03-10T08:00');
     await field('Odometer').fill('13100');
@@ -179,7 +179,7 @@ describe('the web client', () => {
     await field('Quantity').fill('40,5');
     assert.equal(await field('Price per unit').inputValue(), '1,74');
     await page.getByRole('button', { name: 'Save and add another' }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Refuel saved: 40.50 L, €70.47 — 10 Mar 2026.' }).waitFor();
     await page.waitForFunction(() => document.querySelector('#odometer')?.getAttribute('placeholder') === '13100');
 
     // Electricity: the unit follows the energy.
@@ -207,7 +207,7 @@ describe('the web client', () => {
     const dialogs = [];
     page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
     await saveRefuel({ when: '2026-03-05T08:00', odometer: '12800', quantity: '10', total: '17' });
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Refuel saved: 10.00 L, €17.00 — 5 Mar 2026.' }).waitFor();
     assert.deepEqual(dialogs, [], 'between its neighbours: nothing to ask');
     const between = (await api('/api/refuels?vehicle_id=1')).body.find((r) => r.odometer === 12800);
     assert.equal((await api(`/api/refuels/${between.id}`, { method: 'DELETE' })).status, 204);
@@ -367,8 +367,8 @@ describe('the web client', () => {
     assert.ok(await field('Upload a PDF').isDisabled());
 
     await nav('Add refuel');
-    await saveRefuel({ when: '2026-04-20T08:00', odometer: '14300', quantity: '39,9', total: '69,3' });
-    await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
+    await saveRefuel({ when: '2026-04-20T08:00', odometer: '14300', quantity: '39.9', total: '69.3' });
+    await page.getByRole('status').filter({ hasText: 'Refuel queued: 39.90 L, €69.30 — 20 Apr 2026. No connection right now' }).waitFor();
     await nav('History');
     await page.getByText('Waiting to sync').waitFor();
 
@@ -396,7 +396,7 @@ describe('the web client', () => {
     });
     await nav('Add refuel');
     await saveRefuel({ when: '2026-05-01T08:00', odometer: '15000', quantity: '40', total: '70' });
-    await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Refuel queued: 40.00 L, €70.00 — 1 May 2026.' }).waitFor();
     assert.equal((await api('/api/refuels?vehicle_id=1')).body.filter((r) => r.odometer === 15000).length, 1, 'the first attempt was stored');
     await nav('History');
     // The outbox tries again by itself (5 s later) with the same Idempotency-Key. The page lists it
@@ -427,7 +427,7 @@ describe('the web client', () => {
     await settled('Energy', 'diesel');
     await ctx.setOffline(true);
     await saveRefuel({ odometer: '500', quantity: '30', total: '51' });
-    await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Refuel queued: 30.00 L, €51.00' }).waitFor();
     // Meanwhile the vehicle is deleted elsewhere: the queued refuel can no longer be stored.
     assert.equal((await api(`/api/vehicles/${spare.id}`, { method: 'DELETE' })).status, 204);
     const before = posts;

@@ -271,7 +271,7 @@ describe('the web client with accounts', () => {
     await field('Quantity').fill('39,9');
     await field('Total amount').fill('69,3');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Refuel queued: 39.90 L' }).waitFor();
     await nav('History');
     await page.getByText('Waiting to sync').waitFor();
 
@@ -642,7 +642,7 @@ describe('the web client with accounts', () => {
     await field('Quantity').fill('30');
     await field('Total amount').fill('52,5');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Refuel queued: 30.00 L' }).waitFor();
     const asked = dialogs.length;
     await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click(); // offline: forgotten here only
     await heading('Sign in').waitFor();

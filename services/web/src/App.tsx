@@ -10,6 +10,7 @@ import { Ask } from './pages/Ask';
 import { focusHeadingWhenShown, lazyComponent, preloadPages } from './components/lazy';
 import { chooseVehicle } from './components/common';
 import { Icon, type IconName } from './components/icons';
+import { StatusArea } from './components/status';
 import type { VehicleContext } from './pages/context';
 import type { User } from './api/session';
 import { t, type MessageKey } from './i18n';
@@ -259,6 +260,7 @@ export function App({ user, accounts, oidc, onSignOut, notice, onDismissNotice }
         </div>
       )}
       <main id="main" ref={heading}>{content}</main>
+      <StatusArea path={path} />
     </div>
   );
 }

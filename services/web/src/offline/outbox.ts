@@ -186,6 +186,11 @@ export class Outbox {
     return full;
   }
 
+  /** storedId: the id the service gave the item with key when this tab sent it (undefined: not sent by this tab, or no id answered). */
+  storedId(key: string): string | undefined {
+    return this.stored.get(key);
+  }
+
   /** discard removes the item and every item waiting for it (a receipt of an expense never stored has nowhere to go). */
   async discard(key: string): Promise<void> {
     const all = await this.store.all();

@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
 import { ENERGIES, canWriteRefuels, currencyOf, defaultEnergy, fuel, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
-import { currencyLabel, fmtDateTime, fmtNumber, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
+import { currencyLabel, fmtDate, fmtDateTime, fmtMoney, fmtNumber, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
 import { distanceToKm, kmToDistance, quantityToMetric, PLACES } from '../lib/units';
@@ -12,7 +12,9 @@ import { uuid } from '../lib/uuid';
 import { outbox, sync } from '../offline/sync';
 import { sessions } from '../api/session';
 import { useResource } from '../hooks';
-import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker, chooseVehicle } from '../components/common';
+import { AsOf, ErrorText, NoVehicle, VehiclePicker, chooseVehicle } from '../components/common';
+import { announce, dismiss } from '../components/status';
+import { undoCreate } from '../offline/undo';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError, type ServiceFields } from '../components/form-errors';
 import { lazyComponent } from '../components/lazy';
 
@@ -61,7 +63,6 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   // Paid abroad: the currency paid in ('' : the home currency) and what the home currency was charged.
   const [paidIn, setPaidIn] = useState('');
   const [homeAmount, setHomeAmount] = useState('');
-  const [status, setStatus] = useState<string | null>(null);
   const [errors, setErrors] = useState<FieldError[]>([]);
   const form = useFormErrors(errors);
   const [saving, setSaving] = useState(false);
@@ -94,7 +95,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
 
   function fail(found: FieldError[]) {
     setErrors(found);
-    setStatus(null);
+    dismiss();
     form.reveal();
     return false;
   }
@@ -114,7 +115,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
 
   async function saveOnce(another: boolean) {
     setErrors([]);
-    setStatus(null);
+    dismiss();
     // Every bad field at once, in the form's order: the summary lists them all.
     const bad: FieldError[] = [];
     // Without a vehicle there is no picker to point at: the summary says it.
@@ -136,7 +137,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     const abroad = paidIn !== '' && paidIn !== home;
     const charged = abroad ? parseDecimal(homeAmount) : null;
     if (abroad && charged === null) bad.push({ id: 'home-amount', message: t('add.errHomeAmount', { currency: home }) });
-    if (bad.length > 0 || !vehicle || !at || typedOdo === null || liters === null || total === null) return fail(bad);
+    if (bad.length > 0 || !vehicle || !at || typedOdo === null || quantity === null || liters === null || total === null) return fail(bad);
     // What the service stores: km and metric quantities, at its 3 places (lib/units.ts).
     const odo = distanceToKm(typedOdo, units);
     // A refuel entered later for an earlier day is held against the one
@@ -194,13 +195,15 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         await outbox.discard(key);
         return fail(fromService(item?.message ?? t('add.refusedDefault'), serviceFields(), (message) => t('add.notSaved', { message })));
       }
-      let said = r.sent.includes(key) ? t('add.saved') : r.unauthorized ? t('add.queuedSession') : t('add.queuedOffline');
+      // What was saved, in view with its Undo (components/status.tsx): the amount as paid, the quantity as typed.
+      const what = t('add.what', { quantity: `${fmtNumber(quantity, PLACES.quantity)} ${unit}`, amount: fmtMoney(total, 0, abroad ? paidIn : home), date: fmtDate(at) });
+      let said = r.sent.includes(key) ? t('add.saved', { what }) : r.unauthorized ? t('add.queuedSession', { what }) : t('add.queuedOffline', { what });
       if (files.length > 0) {
         const { queueWithRecord } = await import('../components/attachments');
         said = [said, ...(await queueWithRecord(files, 'refuels', key, r.sent.includes(key)))].join(' ');
         setFiles([]);
       }
-      setStatus(said);
+      announce({ text: said, action: { label: t('status.undo'), run: () => undoRefuel(key, what) } });
       last.reload();
       setTriple({ quantity: '', total: '', price: '' });
       setEdited([]);
@@ -339,7 +342,6 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
           <FieldMessage form={form} id="notes" />
         </div>
         <ChosenFiles id="refuel-files" owner="refuels" files={files} onChange={setFiles} />
-        {status && <Status>{status}</Status>}
         <div class="buttons">
           <button type="submit" value="save" disabled={saving}>{t('add.save')}</button>
           <button type="submit" value="another" class="secondary" disabled={saving}>{t('add.saveAnother')}</button>
@@ -347,6 +349,12 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
       </form>
     </>
   );
+}
+
+/** undoRefuel removes the refuel just saved (from the outbox, or from the server once sent) and says so. */
+async function undoRefuel(key: string, what: string): Promise<string> {
+  const done = await undoCreate(outbox, key, (id) => fuel.deleteRefuel(Number(id)));
+  return done === 'unknown' ? t('add.undoUnknown') : t('add.undone', { what });
 }
 
 /** currencyCodes: the ISO 4217 codes the browser knows, the home one among them. */

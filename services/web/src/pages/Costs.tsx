@@ -13,14 +13,16 @@ import { outbox, sync } from '../offline/sync';
 import { isExpense, type ExpenseSummary, type OutboxItem } from '../offline/outbox';
 import { Dec, jsonWithDecimals, parseDecimal } from '../lib/decimal';
 import { admitFiles } from '../lib/costs';
-import { currencyLabel, fmtDateTime, fmtMoney, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
+import { currencyLabel, fmtDate, fmtDateTime, fmtMoney, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { units as activeUnits } from '../lib/preferences';
 import { distanceToKm, kmToDistance } from '../lib/units';
 import { distanceLabel, fmtDistance } from '../lib/labels';
 import { uuid } from '../lib/uuid';
 import { t } from '../i18n';
 import { tk } from '../i18n/costs';
-import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
+import { AsOf, ErrorText, NoVehicle, VehiclePicker } from '../components/common';
+import { announce, current, type Notice } from '../components/status';
+import { undoCreate } from '../offline/undo';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError, type ServiceFields } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';
 import { Attachments, FileInput, QueuedFiles, queueWithRecord, refusal, useQueued } from '../components/attachments';
@@ -52,7 +54,6 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
   const queued = all.filter(isExpense).filter((i) => (i.expense.vehicle_id === chosen || gone(i)) && (i.owner === undefined || user === null || i.owner === user.id));
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<number | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const addButton = useRef<HTMLButtonElement>(null);
 
@@ -62,8 +63,9 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
   useEffect(() => {
     if (count < seen.current && chosen !== null) {
       list.reload();
-      // "Saved on this device…" is no longer true: it is on the server now.
-      setMessage((m) => (m === null ? m : tk('costs.sentNow')));
+      // "Queued…" is no longer true: it is on the server now (its Undo still undoes it).
+      const shown = current();
+      if (shown && queuedText.has(shown.text)) announce({ ...shown, text: tk('costs.sentNow') });
     }
     seen.current = count;
   }, [count]);
@@ -73,7 +75,7 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
     setError(null);
     try {
       await costs.deleteExpense(e.id);
-      setMessage(tk('costs.deleted'));
+      announce(tk('costs.deleted'));
       list.reload();
     } catch (err) {
       setError((err as Error).message);
@@ -94,15 +96,14 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
         <section aria-labelledby="expenses-h">
           <h2 id="expenses-h">{tk('costs.log')}</h2>
           <p class="hint">{tk('costs.intro')}</p>
-          {message && <Status>{message}</Status>}
           <ErrorText error={list.error ?? error} />
           {writable && !adding && (
-            <button type="button" ref={addButton} onClick={() => { setMessage(null); setAdding(true); }}>{tk('costs.add')}</button>
+            <button type="button" ref={addButton} onClick={() => setAdding(true)}>{tk('costs.add')}</button>
           )}
           {writable && adding && (
             <ExpenseForm vehicle={vehicle} cur={cur} onDone={(text) => {
               setAdding(false);
-              if (text) setMessage(text);
+              if (text) announce(text);
               list.reload();
               setTimeout(() => addButton.current?.focus(), 0);
             }} />
@@ -122,11 +123,11 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
             <ul class="records" aria-label={tk('costs.log')}>
               {expenses.map((e) => editing === e.id ? (
                 <li key={e.id} class="record">
-                  <ExpenseForm vehicle={vehicle} cur={cur} record={e} onDone={(text) => { setEditing(null); if (text) setMessage(text); list.reload(); }} />
+                  <ExpenseForm vehicle={vehicle} cur={cur} record={e} onDone={(text) => { setEditing(null); if (text) announce(text); list.reload(); }} />
                 </li>
               ) : (
                 <ExpenseItem key={e.id} e={e} cur={cur} writable={writable} online={online}
-                  onEdit={() => { setMessage(null); setEditing(e.id); }} onDelete={() => void remove(e)} />
+                  onEdit={() => setEditing(e.id)} onDelete={() => void remove(e)} />
               ))}
             </ul>
           )}
@@ -203,6 +204,15 @@ function QueuedExpense({ item, cur, gone }: { item: OutboxItem & { expense: Expe
   );
 }
 
+/** The confirmations of expenses queued on this device: once one is sent, it says so instead. */
+const queuedText = new Set<string>();
+
+/** undoExpense removes the expense just saved (from the outbox with its photos, or from the server once sent) and says so. */
+async function undoExpense(key: string, what: string): Promise<string> {
+  const done = await undoCreate(outbox, key, (id) => costs.deleteExpense(Number(id)));
+  return done === 'unknown' ? tk('costs.undoUnknown') : tk('costs.undone', { what });
+}
+
 /** The expense's fields as the service names them in its errors, and the form's controls for them. */
 function serviceFields(p: string, category: Category): ServiceFields {
   return {
@@ -223,7 +233,7 @@ interface FormProps {
   /** The stored expense being edited; none: a new one. */
   record?: Expense;
   /** Called with what to tell the owner (null: cancelled). */
-  onDone: (text: string | null) => void;
+  onDone: (text: Notice | string | null) => void;
 }
 
 function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
@@ -303,9 +313,12 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
         await outbox.discard(key);
         return fail(fromService(item?.message ?? tk('costs.refusedDefault'), fields, (message) => tk('costs.notSaved', { message })));
       }
-      let text = r.sent.includes(key) ? tk('costs.saved') : r.unauthorized ? tk('costs.queuedSession') : tk('costs.queuedOffline');
+      // What was saved, in view with its Undo (components/status.tsx).
+      const what = tk('costs.what', { title: name, amount: fmtMoney(money, 0, cur), date: fmtDate(at) });
+      let text = r.sent.includes(key) ? tk('costs.saved', { what }) : r.unauthorized ? tk('costs.queuedSession', { what }) : tk('costs.queuedOffline', { what });
       if (files.length > 0) text = [text, ...(await queueWithRecord(files, 'expenses', key, r.sent.includes(key)))].join(' ');
-      onDone(text);
+      if (!r.sent.includes(key)) queuedText.add(text);
+      onDone({ text, action: { label: t('status.undo'), run: () => undoExpense(key, what) } });
     } finally {
       setSaving(false);
     }

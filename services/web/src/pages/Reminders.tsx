@@ -15,7 +15,8 @@ import { distanceLabel, fmtDistance } from '../lib/labels';
 import { uuid } from '../lib/uuid';
 import { t } from '../i18n';
 import { tk } from '../i18n/costs';
-import { ErrorText, Status } from '../components/common';
+import { ErrorText } from '../components/common';
+import { announce } from '../components/status';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';
 import { StatusBadge, stateOf } from '../components/reminder-status';
@@ -71,7 +72,6 @@ export function Reminders({ vehicle, writable, online }: Props) {
   const queued = useQueuedReminders(vehicle.id, list.reload);
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<number | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const reminders = byUrgency(list.data ?? [], Date.now());
 
@@ -80,7 +80,7 @@ export function Reminders({ vehicle, writable, online }: Props) {
     setError(null);
     try {
       await costs.deleteReminder(r.id);
-      setMessage(tk('rem.deleted'));
+      announce(tk('rem.deleted'));
       list.reload();
     } catch (err) {
       setError((err as Error).message);
@@ -89,14 +89,13 @@ export function Reminders({ vehicle, writable, online }: Props) {
   const done = (text: string | null) => {
     setAdding(false);
     setEditing(null);
-    if (text) setMessage(text);
+    if (text) announce(text);
     list.reload();
   };
 
   return (
     <section id="reminders" aria-labelledby="reminders-h">
       <h2 id="reminders-h">{tk('rem.heading')}</h2>
-      {message && <Status>{message}</Status>}
       <ErrorText error={list.error ?? error} />
       {list.data && reminders.length === 0 && <p class="hint">{tk('rem.none')}</p>}
       {reminders.length > 0 && (
@@ -104,7 +103,7 @@ export function Reminders({ vehicle, writable, online }: Props) {
           {reminders.map((r) => editing === r.id ? (
             <li key={r.id} class="record"><ReminderForm vehicle={vehicle} record={r} onDone={done} /></li>
           ) : (
-            <ReminderItem key={r.id} r={r} writable={writable} online={online} onEdit={() => { setMessage(null); setEditing(r.id); }} onDelete={() => void remove(r)} />
+            <ReminderItem key={r.id} r={r} writable={writable} online={online} onEdit={() => setEditing(r.id)} onDelete={() => void remove(r)} />
           ))}
         </ul>
       )}
@@ -127,7 +126,7 @@ export function Reminders({ vehicle, writable, online }: Props) {
       )}
       {writable && !online && <p class="hint">{tk('rem.needsConnection')}</p>}
       {writable && !adding && (
-        <button type="button" class="secondary" disabled={!online} onClick={() => { setMessage(null); setAdding(true); }}>{tk('rem.add')}</button>
+        <button type="button" class="secondary" disabled={!online} onClick={() => setAdding(true)}>{tk('rem.add')}</button>
       )}
       {writable && adding && <ReminderForm vehicle={vehicle} onDone={done} />}
     </section>
