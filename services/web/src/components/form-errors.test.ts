@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLanguage } from '../i18n';
-import { fromService, type ServiceFields } from './form-errors';
+import { fromService, stillShown, type FieldError, type ServiceFields } from './form-errors';
 
 afterEach(() => setLanguage('en'));
 
@@ -48,5 +48,36 @@ describe("a service's message as a form's errors", () => {
     expect(fromService('odometer: must be at least 0', { odometer: { id: 'odometer', label: '里程表读数' } })).toEqual([
       { id: 'odometer', message: '里程表读数：must be at least 0' },
     ]);
+  });
+});
+
+describe('an error goes once its cause is fixed', () => {
+  const errors: FieldError[] = [
+    { id: null, message: 'Not saved: refused' },
+    { id: 'odometer', message: 'Odometer: enter the reading' },
+    { id: 'total', message: 'Total: enter the amount' },
+  ];
+  const none = new Set<string>();
+
+  it('nothing changed: every error stays', () => {
+    expect(stillShown(errors, none, none, null)).toEqual(errors);
+  });
+
+  it("without the form's own check, a control's error goes when it is changed, the others and the form's stay", () => {
+    expect(stillShown(errors, new Set(['odometer']), none, null)).toEqual([errors[0], errors[2]]);
+  });
+
+  it("with it, one of its errors stays while the check still finds it, whichever control was changed", () => {
+    const checked = new Set(['odometer', 'total']);
+    // Typed into the odometer, still wrong: it stays.
+    expect(stillShown(errors, new Set(['odometer']), checked, [errors[1]!, errors[2]!])).toEqual(errors);
+    // Another control fixed it (a reminder's "every km or every months" by typing the months): it goes unchanged.
+    expect(stillShown(errors, none, checked, [errors[2]!])).toEqual([errors[0], errors[2]]);
+  });
+
+  it("the service's error of a control goes when that control changes, even with a check that never finds it", () => {
+    const service: FieldError[] = [{ id: 'station', message: 'Station: too long' }];
+    expect(stillShown(service, none, none, [])).toEqual(service);
+    expect(stillShown(service, new Set(['station']), none, [])).toEqual([]);
   });
 });

@@ -4,7 +4,10 @@
 // failed submit the first bad field takes the focus, scrolled clear of the
 // sticky header and the bottom bar (styles.css scroll-margin). One shared
 // way for every form: Add refuel, History's edit form, the vehicle form,
-// Settings and Account.
+// Settings and Account. An error goes once its cause is fixed: a form that
+// passes its check (recheck) has each of its own errors re-checked as the
+// owner types, and any other error of a field (the service's) goes when that
+// field is changed; the next Save checks everything again.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n';
 
@@ -64,17 +67,54 @@ export interface FormErrors {
   /** reveal: after a failed submit, once the errors have rendered, focus the first bad field (or the summary, for an error of the whole form). */
   reveal: () => void;
   /** The attributes of the control id: aria-invalid when it has an error, and aria-describedby the given ids (hints, units) and its error. */
-  control: (id: string, ...describedBy: (string | false | undefined)[]) => { 'aria-invalid'?: true; 'aria-describedby'?: string };
+  control: (id: string, ...describedBy: (string | false | undefined)[]) => {
+    'aria-invalid'?: true; 'aria-describedby'?: string; onInputCapture: () => void; onChangeCapture: () => void;
+  };
   summaryRef: { current: HTMLDivElement | null };
 }
 
 /** errorId: the id of the message beside the control id. */
 export const errorId = (id: string) => `${id}-error`;
 
-/** useFormErrors: the form's errors as they are now (from the form's own state) and the focus after a failed submit. */
-export function useFormErrors(errors: FieldError[]): FormErrors {
+/**
+ * stillShown: of the errors a submit found, those whose cause may remain.
+ * edited: the controls changed since; checked: the controls the form's own
+ * check found wrong at the submit; live: what that check finds now (null:
+ * the form has none). An error of the form as a whole stays; one the check
+ * found stays while the check still finds its control wrong; any other (the
+ * service's) stays until its control is changed.
+ */
+export function stillShown(errors: FieldError[], edited: ReadonlySet<string>, checked: ReadonlySet<string>, live: FieldError[] | null): FieldError[] {
+  return errors.filter((e) => {
+    if (e.id === null) return true;
+    if (live !== null && checked.has(e.id)) return live.some((l) => l.id === e.id);
+    return !edited.has(e.id);
+  });
+}
+
+/**
+ * useFormErrors: the form's errors as they are now (from the form's own
+ * state, less those fixed since: stillShown) and the focus after a failed
+ * submit. recheck: the form's own check of its present state, pure (the one
+ * its submit runs), so that its errors go as soon as they are fixed.
+ */
+export function useFormErrors(found: FieldError[], recheck?: () => FieldError[]): FormErrors {
   const [revealed, setRevealed] = useState(0);
+  const [, changed] = useState(0);
   const summaryRef = useRef<HTMLDivElement>(null);
+  // Per submit (a new list of errors): the controls changed since, and those its check found wrong.
+  const since = useRef<{ of: FieldError[]; edited: Set<string>; checked: Set<string> } | null>(null);
+  if (since.current?.of !== found) {
+    const checked = new Set(found.length > 0 && recheck ? recheck().flatMap((e) => (e.id === null ? [] : [e.id])) : []);
+    since.current = { of: found, edited: new Set(), checked };
+  }
+  const { edited, checked } = since.current;
+  const errors = found.length === 0 ? found : stillShown(found, edited, checked, recheck && checked.size > 0 ? recheck() : null);
+  const edit = (id: string) => {
+    if (edited.has(id) || !found.some((e) => e.id === id)) return;
+    edited.add(id);
+    changed((n) => n + 1);
+  };
   const latest = useRef(errors);
   latest.current = errors;
   useEffect(() => {
@@ -89,7 +129,11 @@ export function useFormErrors(errors: FieldError[]): FormErrors {
     control: (id, ...describedBy) => {
       const bad = errors.some((e) => e.id === id);
       const ids = [...describedBy, bad && errorId(id)].filter(Boolean).join(' ');
-      return { ...(bad ? { 'aria-invalid': true as const } : {}), ...(ids ? { 'aria-describedby': ids } : {}) };
+      return {
+        ...(bad ? { 'aria-invalid': true as const } : {}), ...(ids ? { 'aria-describedby': ids } : {}),
+        // Changing the control may fix its error (stillShown).
+        onInputCapture: () => edit(id), onChangeCapture: () => edit(id),
+      };
     },
     summaryRef,
   };

@@ -193,10 +193,10 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
   const [notes, setNotes] = useState(record?.notes ?? '');
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [saving, setSaving] = useState(false);
-  const form = useFormErrors(errors);
+  const dist = distanceLabel(u);
+  const form = useFormErrors(errors, () => check().bad);
   const first = useRef<HTMLInputElement>(null);
   useEffect(() => focusInView(first.current), []);
-  const dist = distanceLabel(u);
   // One key per form: pressing Save again after a lost answer is answered with the stored reminder.
   const key = useRef(uuid());
 
@@ -205,10 +205,8 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
     form.reveal();
   };
 
-  async function submit(ev: Event) {
-    ev.preventDefault();
-    if (saving) return;
-    setErrors([]);
+  /** check: what is wrong with the form as it is now (what Save refuses), and the values read. */
+  function check() {
     const bad: FieldError[] = [];
     const name = title.trim();
     const kmV = km.trim() === '' ? null : parseDecimal(km);
@@ -219,9 +217,19 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
     if (km.trim() === '' && months.trim() === '') bad.push({ id: `${p}-km`, message: tk('rem.errEvery') });
     if (km.trim() !== '' && !wholePositive(kmV)) bad.push({ id: `${p}-km`, message: tk('rem.errKm', { unit: dist }) });
     if (months.trim() !== '' && !wholePositive(monthsV)) bad.push({ id: `${p}-months`, message: tk('rem.errMonths') });
-    if ((lastDate !== '' && lastAt === null) || (lastDate === '' && lastOdo.trim() !== '')) bad.push({ id: `${p}-last`, message: tk('rem.errLastDate') });
+    // The service keeps a reading only with the date it was done on (last_done.time is required).
+    if (lastDate !== '' && lastAt === null) bad.push({ id: `${p}-last`, message: tk('rem.errLastDate') });
+    else if (lastDate === '' && lastOdo.trim() !== '') bad.push({ id: `${p}-last`, message: tk('rem.errLastDateNeeded') });
     if (lastOdo.trim() !== '' && lastOdoV === null) bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometer', { unit: dist }) });
     else if (lastDate !== '' && km.trim() !== '' && lastOdo.trim() === '') bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometerNeeded', { unit: dist }) });
+    return { bad, name, kmV, monthsV, lastOdoV, lastAt };
+  }
+
+  async function submit(ev: Event) {
+    ev.preventDefault();
+    if (saving) return;
+    setErrors([]);
+    const { bad, name, kmV, monthsV, lastOdoV, lastAt } = check();
     if (bad.length > 0) return fail(bad);
     // The service counts in whole km; a distance typed in miles is converted and rounded to one.
     const toKm = (v: string) => new Dec(round(distanceToKm(v, u), 0));
@@ -299,7 +307,7 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
         <div class="field">
           <label for={`${p}-last-odo`}>{tk('rem.lastOdometer')}</label>
           <div class="with-unit">
-            <input id={`${p}-last-odo`} inputMode="decimal" autoComplete="off" value={lastOdo} {...form.control(`${p}-last-odo`, `${p}-last-odo-unit`)} onInput={(e) => setLastOdo(e.currentTarget.value)} />
+            <input id={`${p}-last-odo`} inputMode="decimal" autoComplete="off" value={lastOdo} {...form.control(`${p}-last-odo`, `${p}-last-odo-unit`, `${p}-last-hint`)} onInput={(e) => setLastOdo(e.currentTarget.value)} />
             <span id={`${p}-last-odo-unit`} class="unit">{dist}</span>
           </div>
           <FieldMessage form={form} id={`${p}-last-odo`} />
