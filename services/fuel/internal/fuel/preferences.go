@@ -20,6 +20,9 @@ var (
 	ConsumptionUnits         = []string{"l_per_100km", "km_per_l", "mpg_us", "mpg_uk"}
 	ElectricConsumptionUnits = []string{"kwh_per_100km", "km_per_kwh", "mi_per_kwh"}
 	GasConsumptionUnits      = []string{"kg_per_100km", "km_per_kg"}
+	// Languages are those the web client speaks: the language of its words,
+	// apart from the locale of its numbers and dates.
+	Languages = []string{"en", "de", "zh"}
 )
 
 // Bounds of the free-form preferences: the longest IANA zone name has 32
@@ -48,7 +51,11 @@ type Preferences struct {
 	Locale string
 	// TimeZone is an IANA zone name; the default zone of the monthly
 	// series and of the CSV import.
-	TimeZone  string
+	TimeZone string
+	// Language is the language of the client's words (one of Languages);
+	// Locale says how it writes numbers and dates (English words with
+	// de-DE's 1.234,5).
+	Language  string
 	UpdatedAt time.Time
 }
 
@@ -63,6 +70,7 @@ type PreferencesUpdate struct {
 	Currency                *string
 	Locale                  *string
 	TimeZone                *string
+	Language                *string
 }
 
 // PreferenceField is one field of a PreferencesUpdate with its API (and
@@ -83,6 +91,7 @@ func (u *PreferencesUpdate) Fields() []PreferenceField {
 		{"currency", u.Currency},
 		{"locale", u.Locale},
 		{"time_zone", u.TimeZone},
+		{"language", u.Language},
 	}
 }
 
@@ -137,6 +146,8 @@ func ParsePreference(field, value string) (string, error) {
 			return "", err
 		}
 		return value, nil
+	case "language":
+		return oneOf(field, value, Languages)
 	}
 	return "", apperr.Invalid(field, "is not a preference")
 }

@@ -26,6 +26,7 @@ type preferencesRequest struct {
 	Currency                optString `json:"currency"`
 	Locale                  optString `json:"locale"`
 	TimeZone                optString `json:"time_zone"`
+	Language                optString `json:"language"`
 }
 
 // preferencesResponse is the whole of a user's preferences; null is "not
@@ -39,6 +40,7 @@ type preferencesResponse struct {
 	Currency                *string `json:"currency"`
 	Locale                  *string `json:"locale"`
 	TimeZone                *string `json:"time_zone"`
+	Language                *string `json:"language"`
 	UpdatedAt               *string `json:"updated_at"`
 }
 
@@ -47,7 +49,7 @@ func toPreferencesResponse(p fuel.Preferences) preferencesResponse {
 		DistanceUnit: nullIfEmpty(p.DistanceUnit), VolumeUnit: nullIfEmpty(p.VolumeUnit),
 		ConsumptionUnit: nullIfEmpty(p.ConsumptionUnit), ElectricConsumptionUnit: nullIfEmpty(p.ElectricConsumptionUnit),
 		GasConsumptionUnit: nullIfEmpty(p.GasConsumptionUnit), Currency: nullIfEmpty(p.Currency),
-		Locale: nullIfEmpty(p.Locale), TimeZone: nullIfEmpty(p.TimeZone),
+		Locale: nullIfEmpty(p.Locale), TimeZone: nullIfEmpty(p.TimeZone), Language: nullIfEmpty(p.Language),
 	}
 	if !p.UpdatedAt.IsZero() {
 		s := formatTime(p.UpdatedAt)
@@ -72,9 +74,9 @@ func (req preferencesRequest) toPreferencesUpdate() (fuel.PreferencesUpdate, err
 		errs []error
 	)
 	members := []optString{req.DistanceUnit, req.VolumeUnit, req.ConsumptionUnit, req.ElectricConsumptionUnit,
-		req.GasConsumptionUnit, req.Currency, req.Locale, req.TimeZone}
+		req.GasConsumptionUnit, req.Currency, req.Locale, req.TimeZone, req.Language}
 	dst := []**string{&u.DistanceUnit, &u.VolumeUnit, &u.ConsumptionUnit, &u.ElectricConsumptionUnit,
-		&u.GasConsumptionUnit, &u.Currency, &u.Locale, &u.TimeZone}
+		&u.GasConsumptionUnit, &u.Currency, &u.Locale, &u.TimeZone, &u.Language}
 	for i, f := range u.Fields() {
 		o := members[i]
 		if !o.Set {

@@ -20,11 +20,11 @@ import (
 // nullPreferences is the answer for a user who never saved any, byte for
 // byte: every member present, in this order, null.
 const nullPreferences = `{"distance_unit":null,"volume_unit":null,"consumption_unit":null,"electric_consumption_unit":null,` +
-	`"gas_consumption_unit":null,"currency":null,"locale":null,"time_zone":null,"updated_at":null}`
+	`"gas_consumption_unit":null,"currency":null,"locale":null,"time_zone":null,"language":null,"updated_at":null}`
 
 // preferenceNames are the members of the answer but updated_at, in order.
 var preferenceNames = []string{"distance_unit", "volume_unit", "consumption_unit", "electric_consumption_unit",
-	"gas_consumption_unit", "currency", "locale", "time_zone"}
+	"gas_consumption_unit", "currency", "locale", "time_zone", "language"}
 
 // wantPrefs checks an answer of /api/preferences: the members named in
 // want have those values, every other preference is null, and updated_at
@@ -74,9 +74,9 @@ func TestPreferencesPatch(t *testing.T) {
 
 		// Other fields: the first ones stay.
 		res = s.must(200, "PUT", "/api/preferences", `{"volume_unit":"gal_uk","consumption_unit":"mpg_uk",`+
-			`"electric_consumption_unit":"kwh_per_100km","gas_consumption_unit":"kg_per_100km","time_zone":"Asia/Shanghai"}`)
+			`"electric_consumption_unit":"kwh_per_100km","gas_consumption_unit":"kg_per_100km","time_zone":"Asia/Shanghai","language":"de"}`)
 		for k, v := range map[string]string{"volume_unit": "gal_uk", "consumption_unit": "mpg_uk",
-			"electric_consumption_unit": "kwh_per_100km", "gas_consumption_unit": "kg_per_100km", "time_zone": "Asia/Shanghai"} {
+			"electric_consumption_unit": "kwh_per_100km", "gas_consumption_unit": "kg_per_100km", "time_zone": "Asia/Shanghai", "language": "de"} {
 			want[k] = v
 		}
 		second := wantPrefs(t, "second PUT", res.body, want, first)
@@ -121,6 +121,10 @@ func TestPreferencesRejectBadValues(t *testing.T) {
 			{`{"time_zone":""}`, "time_zone", ""},
 			{`{"time_zone":"Europe/Atlantis"}`, "time_zone", ""},
 			{`{"time_zone":"../../etc/passwd"}`, "time_zone", ""},
+			{`{"language":"fr"}`, "language", "language: must be one of en, de, zh"},
+			{`{"language":"de-DE"}`, "language", "language: must be one of en, de, zh"},
+			{`{"language":""}`, "language", ""},
+			{`{"language":2}`, "language", "language: must be a string"},
 			// Wrong JSON types.
 			{`{"distance_unit":5}`, "distance_unit", "distance_unit: must be a string"},
 			{`{"locale":true}`, "locale", "locale: must be a string"},

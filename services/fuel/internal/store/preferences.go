@@ -15,16 +15,16 @@ import (
 // preferences, in the order of fuel.PreferencesUpdate.Fields (the column
 // names are the fields' names).
 const preferenceColumns = "distance_unit, volume_unit, consumption_unit, electric_consumption_unit, " +
-	"gas_consumption_unit, currency, locale, time_zone, "
+	"gas_consumption_unit, currency, locale, time_zone, language, "
 
 // scanPreferences reads preferenceColumns and updated_at; NULL is "".
 func scanPreferences(row interface{ Scan(...any) error }) (fuel.Preferences, error) {
 	var (
 		p  fuel.Preferences
-		ns [8]sql.NullString
+		ns [9]sql.NullString
 	)
 	dst := []*string{&p.DistanceUnit, &p.VolumeUnit, &p.ConsumptionUnit, &p.ElectricConsumptionUnit,
-		&p.GasConsumptionUnit, &p.Currency, &p.Locale, &p.TimeZone}
+		&p.GasConsumptionUnit, &p.Currency, &p.Locale, &p.TimeZone, &p.Language}
 	args := make([]any, 0, len(ns)+1)
 	for i := range ns {
 		args = append(args, &ns[i])

@@ -59,13 +59,13 @@ func TestPreferencesPatch(t *testing.T) {
 		now = now.Add(time.Hour)
 		p, err = s.UpdatePreferences(ctx, fuel.PreferencesUpdate{DistanceUnit: ptr("mi"), VolumeUnit: ptr("gal_us"),
 			ConsumptionUnit: ptr("mpg_us"), ElectricConsumptionUnit: ptr("mi_per_kwh"), GasConsumptionUnit: ptr("km_per_kg"),
-			TimeZone: ptr("America/Chicago")})
+			TimeZone: ptr("America/Chicago"), Language: ptr("de")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want = fuel.Preferences{DistanceUnit: "mi", VolumeUnit: "gal_us", ConsumptionUnit: "mpg_us",
 			ElectricConsumptionUnit: "mi_per_kwh", GasConsumptionUnit: "km_per_kg", Currency: "USD", Locale: "zh-Hans-CN",
-			TimeZone: "America/Chicago", UpdatedAt: now}
+			TimeZone: "America/Chicago", Language: "de", UpdatedAt: now}
 		wantPreferences(t, "second patch", p, want)
 
 		// "" clears one; the rest stay. An empty patch only touches the time.
@@ -106,6 +106,7 @@ func TestPreferencesRejectBadValues(t *testing.T) {
 			{"currency", fuel.PreferencesUpdate{Currency: ptr("ABC")}},
 			{"locale", fuel.PreferencesUpdate{Locale: ptr("und")}},
 			{"time_zone", fuel.PreferencesUpdate{TimeZone: ptr("Local")}},
+			{"language", fuel.PreferencesUpdate{Language: ptr("fr")}},
 			// The first bad field in table order is named; nothing of the
 			// good one before it is written.
 			{"currency", fuel.PreferencesUpdate{DistanceUnit: ptr("mi"), Currency: ptr("EU"), TimeZone: ptr("Mars/Olympus")}},
@@ -125,7 +126,7 @@ func TestPreferencesSchemaRejectsBadValues(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *Store) {
 		for col, v := range map[string]string{
 			"distance_unit": "yd", "volume_unit": "L", "consumption_unit": "mpg", "electric_consumption_unit": "wh_per_km",
-			"gas_consumption_unit": "kg", "currency": "usd", "locale": "", "time_zone": "Local",
+			"gas_consumption_unit": "kg", "currency": "usd", "locale": "", "time_zone": "Local", "language": "x",
 		} {
 			err := s.write.Exec("INSERT INTO user_preferences (user_id, "+col+", updated_at) VALUES (1, ?, ?)", v, time.Now()).Error
 			if err == nil {

@@ -5,7 +5,7 @@
 // compiler's own parser.
 import { describe, expect, it } from 'vitest';
 import ts from 'typescript';
-import { CATALOGUES, languageOf, setLanguage, t, tn } from './index';
+import { browserLanguage, LANGUAGES, languageOf, setLanguage, t, tn } from './index';
 import { en } from './en';
 import { de } from './de';
 import { zh } from './zh';
@@ -13,7 +13,7 @@ import { costsDe, costsEn, costsZh } from './costs';
 import { currencyDe, currencyEn, currencyZh } from './currency';
 import { planDe, planEn, planZh } from './plan';
 
-const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '').sort();
 
 // Values that are rightly the same in English and in another language:
 // names, abbreviations and words both languages share. A value equal to the
@@ -35,10 +35,11 @@ function problems(base: Record<string, string>, cat: Record<string, string>): st
       continue;
     }
     if (v.trim() === '' && english.trim() !== '') out.push(`${k}: empty`);
-    // A "_one" form may say the one in words ("jeden Monat" for "every {count} month").
+    // A "_one" form may say the one in words ("jeden Monat" for "every {count} month") or as the number.
+    const counts = (ps: string[]) => (k.endsWith('_one') ? ps.filter((p) => p !== 'n' && p !== 'count') : ps);
     const want = params(english);
     const have = params(v);
-    const ok = k.endsWith('_one') ? have.every((p) => want.includes(p)) : have.join() === want.join();
+    const ok = counts(have).join() === counts(want).join();
     if (!ok) out.push(`${k}: parameters ${have.join(',')} instead of ${want.join(',')}`);
     if (untranslated(k, english, v)) out.push(`${k}: still English (${JSON.stringify(v)})`);
   }
@@ -60,8 +61,28 @@ describe('catalogues', () => {
       });
     }
   }
-  it('every language is a catalogue', () => {
-    expect(Object.keys(CATALOGUES).sort()).toEqual(['de', 'en', 'zh']);
+  it('quotation marks are those of the language: „…“ in German only, “…” in English and Chinese', () => {
+    const wrong: string[] = [];
+    for (const [name, base, others] of sets) {
+      for (const [k, v] of Object.entries(base)) if (/[„»«]/.test(v)) wrong.push(`${name} en ${k}`);
+      for (const [k, v] of Object.entries(others.zh ?? {})) if (/[„»«]/.test(v)) wrong.push(`${name} zh ${k}`);
+      for (const [k, v] of Object.entries(others.de ?? {})) {
+        const open = (v.match(/„/g) ?? []).length;
+        const close = (v.match(/“/g) ?? []).length;
+        if (open !== close || /[”"]/.test(v)) wrong.push(`${name} de ${k}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+  it('every language has a catalogue', () => {
+    expect([...LANGUAGES].sort()).toEqual(['de', 'en', 'zh']);
+  });
+  it("a first start speaks the first of the browser's languages the app has, else English", () => {
+    expect(browserLanguage(['de-DE', 'en-US'])).toBe('de');
+    expect(browserLanguage(['fr-FR', 'zh-CN', 'de'])).toBe('zh');
+    expect(browserLanguage(['en-GB', 'de-DE'])).toBe('en');
+    expect(browserLanguage(['fr-FR', 'it-IT'])).toBe('en');
+    expect(browserLanguage([])).toBe('en');
   });
   it('the check finds a missing key, an extra one, other parameters and a value left in English', () => {
     const base = { 'a.x': 'Save {n} refuels', 'a.y': 'Odometer', 'a.z_one': 'every {count} month', 'unit.km': 'km' };

@@ -2,15 +2,38 @@
 // language (English, German or Simplified Chinese). A tiny function of our
 // own instead of a library: three catalogues, "{name}" parameters and
 // Intl.PluralRules are all the interface needs.
+//
+// English is part of the first screen's script; German and Chinese are
+// chunks of their own, loaded for the language in force (loadLanguage,
+// awaited before the first render by main.tsx and before a change of
+// language is put in force), so the first screen carries one language, not
+// three (its 60 KB budget: scripts/size.mjs). Until a catalogue has loaded,
+// t says its strings in English.
 import { en, type MessageKey } from './en';
-import { zh } from './zh';
-import { de } from './de';
 
 export type { MessageKey } from './en';
 export type Language = 'en' | 'de' | 'zh';
 export const LANGUAGES: Language[] = ['en', 'de', 'zh'];
 
-export const CATALOGUES: Record<Language, Record<MessageKey, string>> = { en, de, zh };
+type Catalogue = Record<MessageKey, string>;
+
+const LOADERS: Record<Exclude<Language, 'en'>, () => Promise<Catalogue>> = {
+  de: () => import('./de').then((m) => m.de),
+  zh: () => import('./zh').then((m) => m.zh),
+};
+
+const loaded: Partial<Record<Language, Catalogue>> = { en };
+
+/** loadLanguage loads the catalogue of l (once); t uses it from then on. */
+export async function loadLanguage(l: Language): Promise<void> {
+  if (loaded[l] || l === 'en') return;
+  loaded[l] = await LOADERS[l]();
+}
+
+/** isLoaded: whether t already says l's strings in l. */
+export function isLoaded(l: Language): boolean {
+  return loaded[l] !== undefined;
+}
 
 /** languageOf: the catalogue for a BCP 47 locale: German for de-*, Simplified Chinese for zh-*, English otherwise. */
 export function languageOf(locale: string): Language {
@@ -20,7 +43,20 @@ export function languageOf(locale: string): Language {
   return 'en';
 }
 
-let lang: Language = languageOf(typeof navigator !== 'undefined' ? navigator.language : 'en');
+/**
+ * browserLanguage: the language a first start speaks: the first of the
+ * browser's languages (navigator.languages, in the order the person set)
+ * that the app has, else English. ["fr-FR", "de-DE"] reads German.
+ */
+export function browserLanguage(languages: readonly string[] = typeof navigator !== 'undefined' ? (navigator.languages ?? [navigator.language]) : []): Language {
+  for (const l of languages) {
+    const lang = languageOf(l);
+    if (lang !== 'en' || /^en(-|_|$)/i.test(l.trim())) return lang;
+  }
+  return 'en';
+}
+
+let lang: Language = browserLanguage();
 
 export function setLanguage(l: Language): void {
   lang = l;
@@ -40,7 +76,7 @@ export function fill(s: string, params?: Params): string {
 
 /** t: the string of key in the current language, with its parameters filled in. */
 export function t(key: MessageKey, params?: Params): string {
-  return fill(CATALOGUES[lang][key], params);
+  return fill((loaded[lang] ?? en)[key], params);
 }
 
 type PluralBase<K> = K extends `${infer B}_other` ? B : never;
@@ -48,7 +84,9 @@ export type PluralKey = PluralBase<MessageKey>;
 
 /** tn: the plural form of base for n (Intl.PluralRules of the language), with {n} and params. */
 export function tn(base: PluralKey, n: number, params?: Params): string {
-  const rule = new Intl.PluralRules(lang).select(n);
+  const l = loaded[lang] ? lang : 'en';
+  const rule = new Intl.PluralRules(l).select(n);
   const key = (rule === 'one' ? `${base}_one` : `${base}_other`) as MessageKey;
-  return fill(CATALOGUES[lang][key] ?? CATALOGUES[lang][`${base}_other` as MessageKey], { n, ...params });
+  const cat = loaded[l] ?? en;
+  return fill(cat[key] ?? cat[`${base}_other` as MessageKey], { n, ...params });
 }

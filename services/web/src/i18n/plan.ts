@@ -1,5 +1,5 @@
 // The strings of the maintenance plan proposed from a manual, in every
-// languages. Apart from en.ts and zh.ts, as costs.ts is: they load with the
+// language. Apart from en.ts, de.ts and zh.ts, as costs.ts is: they load with the
 // plan's chunk, not with the first screen. i18n.test.ts checks that both
 // have the same keys and parameters.
 import { fill, language } from './index';

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLanguage } from '../i18n';
-import { MONEY_EXTRA, currencyLabel, fmtMoney, fmtMonth, fmtNumber, fmtPrice, monthOf, setFormat } from './format';
+import {
+  MONEY_EXTRA, currencyLabel, currencyName, fmtDate, fmtDuration, fmtList, fmtMoney, fmtMonth, fmtNumber, fmtPrice, languageName, monthOf, setFormat,
+  wordsLocale, wordsLocaleOf,
+} from './format';
 
 afterEach(() => {
   setFormat('en-US', 'USD');
@@ -118,7 +121,49 @@ describe('months in the owner\'s zone and language', () => {
     expect(fmtMonth('2026-03', 'long')).toBe('March 2026');
     expect(fmtMonth('2026-03', 'short')).toBe('Mar');
     setFormat('zh-CN', 'CNY');
+    setLanguage('zh');
     expect(fmtMonth('2026-03', 'long')).toBe('2026年3月');
     expect(fmtMonth('bad', 'short')).toBe('bad');
+  });
+});
+
+describe('one language per screen: words in the app\'s language, numbers in the format locale', () => {
+  it('English in a German format: English words, German numbers and day-first dates', () => {
+    setFormat('de-DE', 'EUR');
+    setLanguage('en');
+    expect(wordsLocale()).toBe('en-DE');
+    expect(fmtMonth('2026-12', 'long')).toBe('December 2026');
+    expect(fmtMonth('2026-10', 'short')).toBe('Oct');
+    expect(fmtDate('2026-12-06T12:00:00Z')).toBe('6 Dec 2026');
+    expect(fmtDuration(2, 'week')).toBe('2 weeks');
+    expect(fmtDuration(11, 'month')).toBe('11 months');
+    expect(currencyName('USD')).toBe('US Dollar');
+    expect(languageName('de')).toBe('German');
+    expect(fmtList(['a', 'b', 'c'])).toBe('a, b and c');
+    expect(fmtNumber('1234.5', 1)).toBe('1.234,5');
+    expect(fmtMoney('1234.5')).toBe(`1.234,50${NBSP}€`);
+  });
+  it('German in a German format: German words', () => {
+    setFormat('de-DE', 'EUR');
+    setLanguage('de');
+    expect(wordsLocale()).toBe('de-DE');
+    expect(fmtMonth('2026-12', 'long')).toBe('Dezember 2026');
+    expect(fmtDuration(2, 'week')).toBe('2 Wochen');
+    expect(currencyName('USD')).toBe('US-Dollar');
+    expect(fmtList(['a', 'b'])).toBe('a und b');
+  });
+  it('a pair Intl has no data for says words in the bare language; the format keeps its numbers', () => {
+    setFormat('de-DE', 'EUR');
+    setLanguage('zh');
+    expect(wordsLocale()).toBe('zh');
+    expect(fmtMonth('2026-12', 'long')).toBe('2026年12月');
+    expect(fmtNumber('1234.5', 1)).toBe('1.234,5');
+    setFormat('en-US', 'USD');
+    setLanguage('de');
+    expect(wordsLocaleOf('de', 'en-US')).toBe('de');
+    expect(fmtMonth('2026-12', 'long')).toBe('Dezember 2026');
+    expect(fmtNumber('1234.5', 1)).toBe('1,234.5');
+    expect(wordsLocaleOf('en', 'en-GB')).toBe('en-GB');
+    expect(wordsLocaleOf('en', 'not a locale')).toBe('en');
   });
 });

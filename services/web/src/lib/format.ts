@@ -3,7 +3,14 @@
 // as that locale writes it ("$74.66", "74,66 €", "￥75"). Decimal strings are
 // given to Intl as strings, which it formats and rounds exactly (no float on
 // the way).
-import { t } from '../i18n';
+//
+// Two locales (web-decisions.md, "One language per screen"): numbers and
+// amounts are written in the format locale (de-DE: 1.234,5); anything with
+// words (month names, durations, currency and language names, lists) is
+// said in the app's language, with the format locale's region where Intl
+// knows the pair (English in de-DE: en-DE, "6 Dec 2026"), else in the bare
+// language. Every Intl call with words goes through wordsLocale().
+import { language, t } from '../i18n';
 
 let locale = typeof navigator !== 'undefined' ? navigator.language : 'en';
 let currency = 'USD';
@@ -21,6 +28,35 @@ function supported(l: string): string {
 export function setFormat(l: string, c: string): void {
   locale = supported(l);
   currency = c;
+}
+
+const wordsCache = new Map<string, string>();
+
+/**
+ * wordsLocaleOf: the locale words are said in for the language lang and the
+ * format locale l: l itself when it is in lang; else lang with l's region
+ * when Intl has data for the pair (en + de-DE: en-DE), else lang alone
+ * (zh + de-DE: zh). Intl's resolved locale says which it has.
+ */
+export function wordsLocaleOf(lang: string, l: string): string {
+  const key = `${lang}|${l}`;
+  const hit = wordsCache.get(key);
+  if (hit) return hit;
+  let out = lang;
+  try {
+    const f = new Intl.Locale(l);
+    if (f.language === lang) out = l;
+    else if (f.region) out = new Intl.DateTimeFormat(`${lang}-${f.region}`).resolvedOptions().locale;
+  } catch {
+    // An unknown format locale: the language alone.
+  }
+  wordsCache.set(key, out);
+  return out;
+}
+
+/** wordsLocale: the locale of every formatted word (the app's language, the format's region). */
+export function wordsLocale(): string {
+  return wordsLocaleOf(language(), locale);
 }
 
 // Intl formats a decimal string exactly (ECMA-402 "Intl.NumberFormat v3"); the type wants a number.
@@ -83,16 +119,51 @@ export function currencyLabel(code: string = currency): string {
 }
 
 export function fmtDateTime(iso: string): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(wordsLocale(), { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
 }
 
 export function fmtDate(iso: string): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(wordsLocale(), { dateStyle: 'medium' }).format(new Date(iso));
 }
 
 /** fmtTime: the time of day, to the minute. */
 export function fmtTime(d: Date): string {
-  return new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(d);
+  return new Intl.DateTimeFormat(wordsLocale(), { timeStyle: 'short' }).format(d);
+}
+
+/** A span of time as it is said: the unit and the whole number of it (lib/costs.ts spanOf). */
+export type DurationUnit = 'day' | 'week' | 'month' | 'year';
+
+/** fmtDuration: a span with Intl's own unit words and plurals, in the app's language ("3 weeks", "3 Wochen", "3周"). */
+export function fmtDuration(value: number, unit: DurationUnit): string {
+  try {
+    return new Intl.NumberFormat(wordsLocale(), { style: 'unit', unit, unitDisplay: 'long' }).format(value);
+  } catch {
+    return `${value} ${unit}`;
+  }
+}
+
+/** fmtList: items joined as the app's language joins them ("A, B and C", "A, B und C"). */
+export function fmtList(items: string[], type: 'conjunction' | 'disjunction' = 'conjunction'): string {
+  return new Intl.ListFormat(wordsLocale(), { type }).format(items);
+}
+
+/** languageName: a language in the app's language ("German", "Deutsch"), or in its own with self. */
+export function languageName(tag: string, self = false): string {
+  try {
+    return new Intl.DisplayNames([self ? tag : wordsLocale()], { type: 'language' }).of(tag) ?? tag;
+  } catch {
+    return tag;
+  }
+}
+
+/** currencyName: a currency's name in the app's language ("US dollar", "US-Dollar"). */
+export function currencyName(code: string): string {
+  try {
+    return new Intl.DisplayNames([wordsLocale()], { type: 'currency' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
 }
 
 function pad(n: number): string {
@@ -127,13 +198,13 @@ export function monthOf(d: Date, zone: string): string {
   }
 }
 
-/** fmtMonth: a month ("2026-03") as the owner's locale names it: "Mar" (short) or "March 2026". */
+/** fmtMonth: a month ("2026-03") as the app's language names it: "Mar" (short) or "March 2026" ("März 2026"). */
 export function fmtMonth(month: string, style: 'short' | 'long'): string {
   const [y, m] = month.split('-').map(Number);
   if (!y || !m) return month;
   // The middle of the month in UTC, read in UTC: the same month in every zone.
   const at = new Date(Date.UTC(y, m - 1, 15));
-  return new Intl.DateTimeFormat(locale, style === 'short' ? { month: 'short', timeZone: 'UTC' } : { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(at);
+  return new Intl.DateTimeFormat(wordsLocale(), style === 'short' ? { month: 'short', timeZone: 'UTC' } : { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(at);
 }
 
 /** numberLocale: the locale numbers are written in, and read in when typed (lib/numbers.ts). */

@@ -1,8 +1,11 @@
 // The owner's preferences (GET/PUT /api/preferences): their shape, the
 // defaults a first start takes from the browser's locale, and the ones in
 // force, which the pages read while they render (App sets them before).
-import { languageOf, setLanguage } from '../i18n';
-import { setFormat } from './format';
+// The language of the words (en, de, zh) and the locale of numbers and dates
+// (de-DE) are two preferences: an English interface in a German browser
+// writes 1.234,5 and says "December" (lib/format.ts).
+import { browserLanguage, LANGUAGES, loadLanguage, setLanguage, type Language } from '../i18n';
+import { setFormat, wordsLocale } from './format';
 import {
   CONSUMPTION_UNITS, DISTANCE_UNITS, ELECTRIC_CONSUMPTION_UNITS, GAS_CONSUMPTION_UNITS, VOLUME_UNITS,
   type ConsumptionUnit, type DistanceUnit, type ElectricConsumptionUnit, type GasConsumptionUnit, type Units, type VolumeUnit,
@@ -17,14 +20,17 @@ export interface StoredPreferences {
   electric_consumption_unit: ElectricConsumptionUnit | null;
   gas_consumption_unit: GasConsumptionUnit | null;
   currency: string | null;
+  /** The locale of numbers and dates (BCP 47, de-DE). */
   locale: string | null;
   time_zone: string | null;
+  /** The language of the interface's words. */
+  language: Language | null;
   updated_at?: string | null;
 }
 
 export type PreferenceField = Exclude<keyof StoredPreferences, 'updated_at'>;
 export const PREFERENCE_FIELDS: PreferenceField[] = [
-  'distance_unit', 'volume_unit', 'consumption_unit', 'electric_consumption_unit', 'gas_consumption_unit', 'currency', 'locale', 'time_zone',
+  'distance_unit', 'volume_unit', 'consumption_unit', 'electric_consumption_unit', 'gas_consumption_unit', 'currency', 'locale', 'time_zone', 'language',
 ];
 
 /** Preferences with every field chosen (the ones in force). */
@@ -60,14 +66,16 @@ export function regionOf(locale: string): string | undefined {
  * still on miles and US gallons) reads miles, US gallons and mpg; the United
  * Kingdom reads miles and mpg (UK gallons) but buys litres, as its pumps
  * sell them; everyone else km, litres and L/100 km. The currency is
- * the region's, USD when the region is unknown.
+ * the region's, USD when the region is unknown. The language is the first
+ * of the browser's the app has (i18n browserLanguage), else that of locale.
  */
-export function defaultsFor(locale: string, timeZone: string): Preferences {
+export function defaultsFor(locale: string, timeZone: string, language: Language = browserLanguage([locale])): Preferences {
   const region = regionOf(locale);
   const base = {
     currency: (region && CURRENCY_OF[region]) || 'USD',
     locale,
     time_zone: timeZone,
+    language,
   };
   const system = region === 'US' || region === 'PR' || region === 'LR' || region === 'MM' ? 'us' : region === 'GB' ? 'uk' : 'metric';
   return { ...base, ...unitPreferences(SYSTEM_UNITS[system]) };
@@ -89,11 +97,17 @@ function valid(field: PreferenceField, v: string): boolean {
     case 'consumption_unit': return (CONSUMPTION_UNITS as string[]).includes(v);
     case 'electric_consumption_unit': return (ELECTRIC_CONSUMPTION_UNITS as string[]).includes(v);
     case 'gas_consumption_unit': return (GAS_CONSUMPTION_UNITS as string[]).includes(v);
+    case 'language': return (LANGUAGES as string[]).includes(v);
     default: return v !== '';
   }
 }
 
-/** complete fills what is not chosen yet from defaults; missing lists those fields. */
+/**
+ * complete fills what is not chosen yet from defaults; missing lists those
+ * fields (the guesses of this device, in force here and saved only when the
+ * owner saves Settings: web-decisions.md, "Guessed preferences stay on the
+ * device").
+ */
 export function complete(stored: Partial<StoredPreferences>, defaults: Preferences): { prefs: Preferences; missing: PreferencesPatch } {
   const prefs = { ...defaults };
   const missing: PreferencesPatch = {};
@@ -112,6 +126,12 @@ export function unitsOf(p: Preferences): Units {
   };
 }
 
+/** browserLanguages: the browser's languages in the person's order. */
+export function browserLanguages(): readonly string[] {
+  if (typeof navigator === 'undefined') return [];
+  return navigator.languages?.length ? navigator.languages : [navigator.language];
+}
+
 export function browserLocale(): string {
   return (typeof navigator !== 'undefined' && navigator.language) || 'en-US';
 }
@@ -120,14 +140,42 @@ export function browserTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
-let current: Preferences = defaultsFor(browserLocale(), browserTimeZone());
+let current: Preferences = defaultsFor(browserLocale(), browserTimeZone(), browserLanguage(browserLanguages()));
 
-/** activate puts p in force: units, the catalogue, Intl's locale and currency, the page's lang. */
+/** The key of the language last in force on this device: main.tsx loads its catalogue before the first render. */
+export const LANGUAGE_KEY = 'carhub-language';
+
+/**
+ * activate puts p in force: units, the catalogue, Intl's locales and
+ * currency, the page's lang (the language of its words). Call prepare(p)
+ * first where the language may change: its catalogue is a chunk.
+ */
 export function activate(p: Preferences): void {
   current = p;
-  setLanguage(languageOf(p.locale));
+  setLanguage(p.language);
   setFormat(p.locale, p.currency);
-  if (typeof document !== 'undefined') document.documentElement.lang = p.locale;
+  if (typeof document !== 'undefined') document.documentElement.lang = wordsLocale();
+  try {
+    localStorage.setItem(LANGUAGE_KEY, p.language);
+  } catch {
+    // Storage denied: the next start loads the browser's language first.
+  }
+}
+
+/** prepare loads what activate(p) needs that may not be loaded yet: the catalogue of p's language. */
+export function prepare(p: Preferences): Promise<void> {
+  return loadLanguage(p.language);
+}
+
+/** keptLanguage: the language last in force on this device, else the browser's. */
+export function keptLanguage(): Language {
+  try {
+    const l = localStorage.getItem(LANGUAGE_KEY);
+    if (l && (LANGUAGES as string[]).includes(l)) return l as Language;
+  } catch {
+    // Storage denied.
+  }
+  return browserLanguage(browserLanguages());
 }
 
 /** prefs: the preferences in force. */

@@ -2,19 +2,21 @@
 // GET /api/preferences (a snapshot when there is no connection) with the
 // changes still queued in the outbox laid over it, so a change made offline
 // is in force at once, also after a reload. A change is a PUT (a patch)
-// queued like a refuel. On a first start the fields not chosen yet are
-// filled from the browser's locale and saved — only after the service said
-// they are not chosen (never from an offline guess, which could overwrite
-// what the owner chose on another device).
+// queued like a refuel. The fields not chosen yet are filled from the
+// browser (its locale, languages and zone) and are in force on this device
+// only: they are never saved by themselves, so the first browser to open
+// the app does not choose miles for every other one. They are saved with
+// the owner's next save of Settings (guessedFields tells which they are).
 import { load } from './snapshots';
 import { outbox, sync } from './sync';
 import type { OutboxItem } from './outbox';
 import { sessions } from '../api/session';
 import { uuid } from '../lib/uuid';
 import {
-  browserLocale, browserTimeZone, complete, defaultsFor,
-  type Preferences, type PreferencesPatch, type StoredPreferences,
+  browserLanguages, browserLocale, browserTimeZone, complete, defaultsFor,
+  type PreferenceField, type Preferences, type PreferencesPatch, type StoredPreferences,
 } from '../lib/preferences';
+import { browserLanguage, type Language } from '../i18n';
 
 export const PREFERENCES_PATH = '/api/preferences';
 
@@ -74,30 +76,39 @@ export interface PreferencesDeps {
   /** GET /api/preferences (or its snapshot); throws when there is neither. */
   fetch: () => Promise<Partial<StoredPreferences>>;
   queued: () => Promise<OutboxItem[]>;
-  save: (patch: PreferencesPatch) => Promise<unknown>;
   locale: string;
   timeZone: string;
+  language: Language;
 }
 
 const appDeps = (): PreferencesDeps => ({
   fetch: async () => (await load<StoredPreferences>(PREFERENCES_PATH)).data ?? {},
   queued: queuedPreferences,
-  save: savePreferences,
   locale: browserLocale(),
   timeZone: browserTimeZone(),
+  language: browserLanguage(browserLanguages()),
 });
 
-/** loadPreferences: the preferences in force for the signed-in user (or the only one). */
+let guessed: PreferenceField[] = [];
+
+/** guessedFields: the preferences in force that this device guessed (not chosen on the server, nor queued): Settings saves them with the owner's save. */
+export function guessedFields(): PreferenceField[] {
+  return guessed;
+}
+
+/**
+ * loadPreferences: the preferences in force for the signed-in user (or the
+ * only one): the stored ones with the queued changes laid over, and the
+ * browser's guesses for the rest, which nothing here saves.
+ */
 export async function loadPreferences(deps: PreferencesDeps = appDeps()): Promise<Preferences> {
   let stored: Partial<StoredPreferences> = {};
-  let answered = false;
   try {
     stored = await deps.fetch();
-    answered = true;
   } catch {
-    // No answer and no snapshot (or no such route): the browser's defaults, in force but not saved.
+    // No answer and no snapshot (or no such route): the browser's defaults.
   }
-  const { prefs, missing } = complete(overlay(stored, await deps.queued()), defaultsFor(deps.locale, deps.timeZone));
-  if (answered && Object.keys(missing).length > 0) await deps.save(missing);
+  const { prefs, missing } = complete(overlay(stored, await deps.queued()), defaultsFor(deps.locale, deps.timeZone, deps.language));
+  guessed = Object.keys(missing) as PreferenceField[];
   return prefs;
 }

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { t } from '../i18n';
-import { activate, PREFERENCE_FIELDS, unitPreferences, unitsOf, type Preferences, type PreferencesPatch } from '../lib/preferences';
+import { LANGUAGES, t } from '../i18n';
+import { activate, PREFERENCE_FIELDS, prepare, unitPreferences, unitsOf, type Preferences, type PreferencesPatch } from '../lib/preferences';
+import { currencyName, languageName } from '../lib/format';
 import {
   CONSUMPTION_UNITS, DISTANCE_UNITS, ELECTRIC_CONSUMPTION_UNITS, GAS_CONSUMPTION_UNITS, VOLUME_UNITS, type Units,
 } from '../lib/units';
 import { changeUnit, SYSTEM_UNITS, systemOf, UNIT_SYSTEMS, type UnitField, type UnitSystem } from '../lib/unitsystems';
-import { queuedPreferences, savePreferences } from '../offline/preferences';
+import { guessedFields, queuedPreferences, savePreferences } from '../offline/preferences';
 import { outbox, sync } from '../offline/sync';
 import type { OutboxItem } from '../offline/outbox';
 import { Status } from '../components/common';
@@ -29,20 +30,17 @@ function supportedValues(kind: 'currency' | 'timeZone', fallback: string[]): str
   }
 }
 
-/** nameOf: a locale in its own language ("Deutsch (Deutschland)"), so each is found by who reads it. */
-function nameOf(locale: string): string {
+/**
+ * formatName: a format locale in the app's language, with how it writes a
+ * number and a date ("German (Germany) — 1.234,5 · 31.12.2026"): what the
+ * choice changes, without words of another language on the screen.
+ */
+function formatName(locale: string): string {
   try {
-    return new Intl.DisplayNames([locale], { type: 'language' }).of(locale) ?? locale;
+    const example = `${new Intl.NumberFormat(locale, { minimumFractionDigits: 1 }).format(1234.5)} · ${new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }).format(Date.UTC(2026, 11, 31))}`;
+    return t('settings.localeOption', { name: languageName(locale), example });
   } catch {
     return locale;
-  }
-}
-
-function currencyName(code: string, locale: string): string {
-  try {
-    return `${new Intl.DisplayNames([locale], { type: 'currency' }).of(code) ?? code} (${code})`;
-  } catch {
-    return code;
   }
 }
 
@@ -63,6 +61,7 @@ const LABELS: Record<(typeof PREFERENCE_FIELDS)[number], () => string> = {
   locale: () => t('settings.locale'),
   currency: () => t('settings.currency'),
   time_zone: () => t('settings.timeZone'),
+  language: () => t('settings.language'),
 };
 
 const withCurrent = (list: string[], ...more: string[]) => [...new Set([...list, ...more])];
@@ -116,14 +115,22 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
     setStatus(null);
     setErrors([]);
     const patch: PreferencesPatch = {};
-    // The currency changes through its own choice (CurrencyChange), never with the others.
-    for (const f of PREFERENCE_FIELDS) if (f !== 'currency' && form[f] !== preferences[f]) (patch as Record<string, string>)[f] = form[f];
+    // What the owner changed, and what this device guessed and the owner now saves as shown (never saved
+    // before: the first browser does not choose for the others). The currency changes through its own
+    // choice (CurrencyChange), never with the others; a guessed one is saved as it is shown.
+    const guessed = new Set(guessedFields());
+    for (const f of PREFERENCE_FIELDS) {
+      const changed = f !== 'currency' && form[f] !== preferences[f];
+      const confirmed = guessed.has(f) && (f !== 'currency' || edits.currency === undefined);
+      if (changed || confirmed) (patch as Record<string, string>)[f] = f === 'currency' ? preferences.currency : form[f];
+    }
     setEdits(edits.currency === undefined ? {} : { currency: edits.currency });
     setFollowed([]);
     if (Object.keys(patch).length === 0) return setStatus(t('settings.saved'));
-    // In force at once, whatever the connection.
+    // In force at once, whatever the connection (once the catalogue of a new language has loaded).
     const before = preferences;
     const saved = { ...form, currency: preferences.currency };
+    await prepare(saved).catch(() => undefined);
     activate(saved);
     onChange(saved);
     setBusy(true);
@@ -170,6 +177,7 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
     unit: t(`settings.opt.${formUnits[f]}` as Parameters<typeof t>[0]),
   })).join(' ');
   const locales = withCurrent(LOCALES, form.locale, preferences.locale, navigator.language);
+  const someGuessed = guessedFields().length > 0;
   const currencies = withCurrent(supportedValues('currency', ['CNY', 'EUR', 'GBP', 'USD']), form.currency);
   const zones = withCurrent(supportedValues('timeZone', ['UTC']), form.time_zone);
 
@@ -187,6 +195,7 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
       ))}
       <form class="form" noValidate onSubmit={(e) => void submit(e)}>
         <ErrorSummary form={errorsOf} />
+        {someGuessed && <p class="hint" id="pref-guessed">{t('settings.guessed')}</p>}
         <fieldset>
           <legend>{t('settings.units')}</legend>
           <div class="field">
@@ -207,9 +216,11 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
         </fieldset>
         <fieldset>
           <legend>{t('settings.region')}</legend>
-          {select('locale', t('settings.locale'), locales.map((l) => ({ value: l, label: nameOf(l), lang: l })))}
+          {/* Each language in its own words, so each is found by who reads it. */}
+          {select('language', t('settings.language'), LANGUAGES.map((l) => ({ value: l, label: languageName(l === 'zh' ? 'zh-Hans' : l, true), lang: l })))}
+          {select('locale', t('settings.locale'), locales.map((l) => ({ value: l, label: formatName(l) })))}
           <p class="hint">{t('settings.localeHint')}</p>
-          {select('currency', t('settings.currency'), currencies.map((c) => ({ value: c, label: currencyName(c, preferences.locale) })))}
+          {select('currency', t('settings.currency'), currencies.map((c) => ({ value: c, label: `${currencyName(c)} (${c})` })))}
           {changing && currencyModule && (
             <currencyModule.CurrencyChange from={preferences.currency} to={form.currency}
               onCancel={() => setEdits(withoutCurrency)}
