@@ -6,7 +6,7 @@ import { costPaths, type Reminder } from '../api/costs';
 import { useResource } from '../hooks';
 import { byUrgency } from '../lib/costs';
 import { tk } from '../i18n/costs';
-import { phraseOf, StatusBadge } from '../components/reminder-status';
+import { DueState } from '../components/reminder-status';
 
 export function DueReminders({ vehicleId }: { vehicleId: number }) {
   const list = useResource<Reminder[]>(costPaths.reminders(vehicleId));
@@ -17,7 +17,7 @@ export function DueReminders({ vehicleId }: { vehicleId: number }) {
       <h2 id="dash-rem">{tk('rem.homeHeading')}</h2>
       {due.length > 0 ? (
         <ul class="due-list">
-          {due.map((r) => <li key={r.id} class={`due ${r.status}`}><StatusBadge status={r.status} /> {phraseOf(r)}</li>)}
+          {due.map((r) => <li key={r.id} class={`due ${r.status}`}><DueState r={r} titled /></li>)}
         </ul>
       ) : list.data ? <p class="hint">{all.length > 0 ? tk('rem.nothingDue') : tk('rem.noneYet')}</p> : null}
       <a href="/costs#reminders">{tk('rem.all')}</a>

@@ -19,7 +19,7 @@ import { ErrorText } from '../components/common';
 import { announce } from '../components/status';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';
-import { StatusBadge, stateOf } from '../components/reminder-status';
+import { DueState } from '../components/reminder-status';
 import { outbox, sync } from '../offline/sync';
 import type { OutboxItem } from '../offline/outbox';
 
@@ -161,7 +161,7 @@ function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; 
         <span class={`cat cat-${r.category}`}><CategoryIcon category={r.category} /></span>
         <div class="expense-what">
           <h3 id={hid}>{r.title}</h3>
-          <p class="due-phrase"><StatusBadge status={r.status} /> {stateOf(r, u)}</p>
+          <p class="due-phrase"><DueState r={r} u={u} /></p>
         </div>
       </div>
       <ul class="facts">{facts.map((f) => <li key={f}>{f}</li>)}</ul>
