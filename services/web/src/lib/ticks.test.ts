@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { monthTicks, niceStep, roundTicks, stepDecimals } from './ticks';
+import { levelRange, monthTicks, niceStep, roundTicks, stepDecimals } from './ticks';
 
 describe('value axis ticks at round steps', () => {
   it('a narrow price range: distinct labels, each with the decimals its step needs', () => {
@@ -73,5 +73,27 @@ describe('the time axis: months labelled as many as fit', () => {
 
   it('no months, no ticks', () => {
     expect(monthTicks([], 30, short, width)).toEqual([]);
+  });
+});
+
+describe('the value axis of a level starts at zero', () => {
+  it.each([
+    // Prices of a few percent apart: 0 to 6, not 5.65 to 5.75.
+    [[5.65, 5.7, 5.75], [0, 6]],
+    [[6.5, 7.2, null, 6.9], [0, 8]],
+    [[145.13, 98.2], [0, 150]],
+    [[0.0975, 0.1234], [0, 0.15]],
+    [[40], [0, 40]],
+    [[], [0, 1]],
+    [[null, 0], [0, 1]],
+    [[Number.NaN, 3], [0, 3]],
+  ])('%o -> %o', (values, want) => {
+    expect(levelRange(values)).toEqual(want);
+  });
+
+  it('its top is one of the ticks of the axis', () => {
+    const [lo, hi] = levelRange([5.65, 5.75]);
+    expect(roundTicks(lo, hi, 5).ticks.at(-1)).toBe(hi);
+    expect(roundTicks(lo, hi, 5).ticks[0]).toBe(0);
   });
 });

@@ -55,3 +55,16 @@ export function monthTicks(months: string[], slot: number, short: (month: string
     return { index: i, label };
   });
 }
+
+/**
+ * levelRange: the value axis of a chart of levels (a cost, a price, a
+ * quantity, a consumption): from zero to the first round step at or above the
+ * highest value, so that a change of a few percent looks like one (an axis
+ * from 5.65 to 5.75 made it fill the chart). No value (or none above zero): 0 to 1.
+ */
+export function levelRange(values: (number | null | undefined)[]): [number, number] {
+  const top = Math.max(0, ...values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)));
+  if (top <= 0) return [0, 1];
+  const step = niceStep(top, 5);
+  return [0, Number((Math.ceil(top / step - 1e-9) * step).toFixed(stepDecimals(step)))];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, isExpense, isRefuel, MemoryStore, Outbox, PARENT_ID, queuedBytes, type OutboxItem, type SendOutcome } from './outbox';
+import { classify, isExpense, isRefuel, MemoryStore, Outbox, PARENT_ID, queuedBytes, recordsWaiting, type OutboxItem, type SendOutcome } from './outbox';
 
 const noLock = <T>(fn: () => Promise<T>) => fn();
 
@@ -278,5 +278,24 @@ describe('Outbox: a child added after its parent was sent', () => {
     const r = await box.add({ key: 'r', kind: 'attachment', method: 'POST', path: `/api/expenses/${PARENT_ID}/attachments`, body: '', parent: 'e' });
     expect([r.path, r.parent]).toEqual(['/api/expenses/12/attachments', undefined]);
     expect((await box.flush()).sent).toEqual(['r']);
+  });
+});
+
+describe('recordsWaiting', () => {
+  const at = '2026-03-01T08:00:00Z';
+  const of = (key: string, kind: OutboxItem['kind'], owner?: number, state: OutboxItem['state'] = 'pending'): OutboxItem =>
+    ({ key, kind, owner, state, method: 'POST', path: '/x', body: '', createdAt: at, attempts: 0 });
+  const items = [
+    of('r1', undefined), of('r2', 'refuel', 7), of('e1', 'expense', 7, 'attention'), of('m1', 'reminder', 7),
+    of('p1', 'attachment', 7), of('s1', 'preferences', 7), of('r3', 'refuel', 8),
+  ];
+
+  it("counts the user's refuels, expenses and reminders, refused ones too, not photos or preferences", () => {
+    expect(recordsWaiting(items, 7)).toBe(4);
+    expect(recordsWaiting(items, 8)).toBe(2);
+  });
+
+  it('with accounts off every record counts', () => {
+    expect(recordsWaiting(items, undefined)).toBe(5);
   });
 });

@@ -96,6 +96,16 @@ export function isExpense(item: OutboxItem): item is OutboxItem & { expense: Exp
   return item.kind === 'expense' && item.expense !== undefined;
 }
 
+/**
+ * recordsWaiting: how many records (refuels, expenses, reminders) of the
+ * user wait in items to be stored, refused ones included: what the figures
+ * read from the service do not count yet. A photo waits with its record;
+ * a change of preferences is not a record. user: the signed-in user's id.
+ */
+export function recordsWaiting(items: OutboxItem[], user: number | undefined): number {
+  return items.filter((i) => ['refuel', 'expense', 'reminder'].includes(i.kind ?? 'refuel') && (i.owner === undefined || user === undefined || i.owner === user)).length;
+}
+
 /** queuedBytes: the bytes of the files waiting in items (what the bound on queued attachments counts). */
 export function queuedBytes(items: OutboxItem[]): number {
   return items.reduce((n, i) => n + (i.file?.bytes.byteLength ?? 0), 0);

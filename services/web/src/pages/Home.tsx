@@ -4,17 +4,21 @@
 // refuel. Every figure is read through useResource, so offline the page
 // shows what was last fetched, marked "as of".
 import Big from 'big.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
 import { canWriteRefuels, currencyOf, paths, type RefuelRecord, type Statistics as Stats } from '../api/fuel';
-import { useMonthly, useResource } from '../hooks';
+import { useMonthly, useOnline, useResource } from '../hooks';
+import { outbox } from '../offline/sync';
+import { recordsWaiting } from '../offline/outbox';
 import { fmtDateTime, fmtMoney, fmtMonth, fmtNumber, homeCurrency, monthOf } from '../lib/format';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import { CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, metricToQuantity } from '../lib/units';
 import { consumptionLabel, fmtDistance, quantityLabel } from '../lib/labels';
 import { AsOf, ErrorText, VehiclePicker } from '../components/common';
 import { Icon } from '../components/icons';
+import { levelRange } from '../lib/ticks';
 import { lazyComponent } from '../components/lazy';
-import { t } from '../i18n';
+import { t, tn } from '../i18n';
 
 // Loaded with the strings of costs, not with the first screen.
 const DueReminders = lazyComponent(() => import('./DueReminders').then((m) => m.DueReminders), { quiet: true });
@@ -22,7 +26,18 @@ const DueReminders = lazyComponent(() => import('./DueReminders').then((m) => m.
 /** How many months the consumption trend shows. */
 const TREND_MONTHS = 6;
 
-export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: VehicleContext) {
+/** useRecordsWaiting: how many of the user's records wait on this device to be sent (recordsWaiting). */
+function useRecordsWaiting(user: number | undefined): number {
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    const update = () => void outbox.items().then((all) => setN(recordsWaiting(all, user)));
+    update();
+    return outbox.subscribe(update);
+  }, [user]);
+  return n;
+}
+
+export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose, user }: VehicleContext) {
   const vehicle = vehicles?.find((v) => v.id === chosen);
   const last = useResource<RefuelRecord[]>(chosen === null ? null : paths.lastRefuel(chosen));
   const stats = useResource<Stats>(chosen === null ? null : paths.statistics(chosen));
@@ -31,7 +46,10 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: 
   const energies = stats.data?.by_energy.map((e) => e.energy) ?? [];
   const monthly = useMonthly(chosen, energies, zone, stats.data);
   const u = activeUnits();
+  const online = useOnline();
+  const waiting = useRecordsWaiting(user?.id);
   const r = last.data?.[0];
+  const asOf = last.asOf ?? stats.asOf ?? monthly.asOf ?? vehiclesAsOf;
   const canAdd = vehicles?.some(canWriteRefuels) ?? false;
   // The vehicle's money is in its owner's currency; a refuel paid abroad shows what was paid there too.
   const cur = currencyOf(vehicle, homeCurrency());
@@ -58,12 +76,15 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: 
   return (
     <>
       <h1 tabIndex={-1}>{t('nav.home')}</h1>
-      <AsOf asOf={last.asOf ?? stats.asOf ?? monthly.asOf ?? vehiclesAsOf} />
+      {/* Offline with records waiting: what the figures below do not count yet, and since when they are. */}
+      {!online && waiting > 0 ? (
+        <p class="asof" role="status">{tn('home.offlineWaiting', waiting)}{asOf ? ` ${t('home.figuresAsOf', { when: fmtDateTime(asOf) })}` : ''}</p>
+      ) : <AsOf asOf={asOf} />}
       <ErrorText error={vehiclesError ?? last.error ?? stats.error ?? monthly.error} />
       {vehicles && vehicles.length === 0 && (
         <section class="dash-empty">
           <p>{t('home.noVehicle')}</p>
-          <a class="button big" href="/vehicles">{t('home.addVehicle')}</a>
+          <a class="button big" href="/vehicles?add">{t('home.addVehicle')}</a>
         </section>
       )}
       {vehicles && vehicles.length > 1 && <VehiclePicker vehicles={vehicles} value={chosen} onChange={choose} />}
@@ -119,18 +140,36 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose }: 
   );
 }
 
-/** Sparkline: the trend's shape; decorative, the figures are in the list beside it. */
+/**
+ * Sparkline: the trend's shape; decorative, the figures are in the list
+ * beside it. As wide as its card (drawn at the width it is shown at, so
+ * its dots stay round), its height fixed.
+ */
 function Sparkline({ values }: { values: number[] }) {
-  const w = 160;
-  const h = 40;
-  const pad = 4;
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
+  const box = useRef<SVGSVGElement>(null);
+  const [w, setW] = useState(320);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => {
+      const width = Math.round(el.getBoundingClientRect().width);
+      if (width > 0) setW(width);
+    };
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const o = new ResizeObserver(measure);
+    o.observe(el);
+    return () => o.disconnect();
+  }, []);
+  const h = 48;
+  const pad = 6;
+  // From zero, as the charts of Statistics: a change of 0.1 L/100 km is not drawn as a cliff.
+  const [lo, hi] = levelRange(values);
   const x = (i: number) => (values.length === 1 ? w / 2 : pad + (i * (w - 2 * pad)) / (values.length - 1));
-  const y = (v: number) => (hi === lo ? h / 2 : pad + ((hi - v) * (h - 2 * pad)) / (hi - lo));
+  const y = (v: number) => pad + ((hi - v) * (h - 2 * pad)) / (hi - lo);
   const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   return (
-    <svg class="sparkline" viewBox={`0 0 ${w} ${h}`} width={w} height={h} aria-hidden="true" focusable="false">
+    <svg ref={box} class="sparkline" viewBox={`0 0 ${w} ${h}`} height={h} aria-hidden="true" focusable="false">
       <polyline points={points} fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round" stroke-linecap="round" />
       {values.map((v, i) => <circle key={i} cx={x(i)} cy={y(v)} r={i === values.length - 1 ? 3.5 : 2} fill="currentColor" />)}
     </svg>

@@ -15,7 +15,11 @@ import { PLACES, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric 
 import { distanceLabel, fmtDistance, fuelTypeName, quantityLabel } from '../lib/labels';
 
 export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles, user }: VehicleContext) {
-  const [editing, setEditing] = useState<number | 'new' | null>(null);
+  // /vehicles?add (Home's "Add a vehicle"): the new vehicle's form at once, one tap from Home, not two.
+  const [editing, setEditing] = useState<number | 'new' | null>(() => (new URLSearchParams(location.search).has('add') && navigator.onLine ? 'new' : null));
+  useEffect(() => {
+    if (location.search !== '') history.replaceState(history.state, '', location.pathname);
+  }, []);
   const [sharing, setSharing] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
