@@ -677,14 +677,14 @@ describe('the web client', () => {
         Refuels: fmt(e.total_records, 0),
         Quantity: `${fmt(e.total_quantity, 2)} ${u}`,
         Spent: { electricity: '€13.80', gasoline: '€122.00' }[e.energy],
-        'Mean of fill prices': `${money(e.avg_price, 3)}/${u}`,
+        'Price paid per unit': `${money(e.total_amount / e.total_quantity, 3)}/${u}`,
         // Two energies: each energy's figures are per km driven on any energy, and say so.
         [`${u} per 100 km driven (all energies)`]: { electricity: '5.23 kWh/100 km', gasoline: '5.00 L/100 km' }[e.energy],
-        'Cost per km driven (all energies)': { electricity: '€0.0166', gasoline: '€0.0900' }[e.energy],
+        'Fuel cost per km driven (all energies)': { electricity: '€0.0166', gasoline: '€0.0900' }[e.energy],
       };
       assert.equal(want.Spent, money(e.total_amount));
       assert.equal(want[`${u} per 100 km driven (all energies)`], `${fmt(e.weighted_consumption, 2)} ${u}/100 km`);
-      assert.equal(want['Cost per km driven (all energies)'], money(e.weighted_cost_per_km, 4));
+      assert.equal(want['Fuel cost per km driven (all energies)'], money(e.weighted_cost_per_km, 4));
       for (const [label, value] of Object.entries(want)) {
         await cards.getByRole('group', { name: label, exact: true }).getByText(value, { exact: true }).waitFor();
       }

@@ -2,8 +2,8 @@
 // it"), accounts off, a browser in de-DE (euros, decimal comma): money with
 // the currency's minor units ("70,00 €"), each unit's figures with one fixed
 // number of decimals ("6,70 L/100 km", "40,20 L", "1,800 €/L"), a month
-// without a consumption sample as "–" in its table (never 0), and the mean of
-// the fills' unit prices labelled so beside the price paid per unit. A
+// without a consumption sample as "–" in its table (never 0), one price per
+// unit (the one paid), and the fuel cost per km told from the total. A
 // plug-in hybrid's figures read as per km of all driving, with the km they
 // are over, and the cost of all energies together; a manual's upload
 // progress in one phrase per stage, with plurals.
@@ -73,16 +73,20 @@ describe('figures in de-DE', () => {
     await jan10.getByText('1,750 €/L', { exact: true }).waitFor();
   });
 
-  it('Statistics: the cards with fixed decimals; the mean of the fill prices beside the price paid per unit', async () => {
+  it('Statistics: the cards with fixed decimals; one price per unit, the one paid; the fuel cost per km and the total, equal without other costs', async () => {
     await nav('Statistics');
     await card('Total spent').filter({ hasText: '161,36 €' }).waitFor();
     assert.equal(plain(await card('Distance').textContent()), '1.000 km');
     assert.equal(plain(await card('Gasoline quantity', 'Gasoline').textContent()), '90,20 L');
     assert.equal(plain(await card('Average consumption', 'Gasoline').textContent()), '6,70 L/100 km');
-    assert.equal(plain(await card('Cost per km', 'Gasoline').textContent()), '0,1206 €');
-    // (1.75 + 1.80 + 1.90) / 3 = 1.8166…; 161.36 € / 90.2 L = 1.78891…
-    assert.equal(plain(await card('Mean of fill prices', 'Gasoline').textContent()), '1,817 €/L');
+    assert.equal(plain(await card('Fuel cost per km', 'Gasoline').textContent()), '0,1206 €');
+    // 161.36 € / 90.2 L = 1.78891…; the mean of the fills' prices ((1.75 + 1.80 + 1.90) / 3 = 1.8166…) is not a second price beside it.
     assert.equal(plain(await card('Price paid per unit', 'Gasoline').textContent()), '1,789 €/L');
+    assert.equal(await page.getByRole('group', { name: 'Mean of fill prices' }).count(), 0);
+    // No other cost: the total per km is the fuel's, not 161,36 € over 1 000 km (0,1614 €, the first fill's money counted).
+    assert.equal(plain(await card('Total cost per km').textContent()), '0,1206 €');
+    assert.equal(plain(await page.getByRole('group', { name: 'Total cost per km', exact: true }).locator('.card-note').textContent()),
+      'Fuel 0,1206 € plus other costs 0,0000 € (their sum over the 1.000 km driven)');
   });
 
   it('Statistics: a month without a consumption sample is "–" in the table, its prices and cost with fixed decimals', async () => {
@@ -103,14 +107,14 @@ describe('figures in de-DE', () => {
     const note = (label, group) => (group ? page.getByRole('group', { name: group, exact: true }) : page).getByRole('group', { name: label, exact: true }).locator('.card-note');
     assert.equal(await note('Distance').textContent(), 'Highest odometer reading minus the lowest');
     assert.equal(await note('Average consumption', 'Gasoline').textContent(), 'From full fill to full fill, over 600 km');
-    assert.equal(await note('Cost per km', 'Gasoline').textContent(), 'Money of the fills from full to full, over 600 km');
-    assert.equal(await note('Mean of fill prices', 'Gasoline').textContent(), "Each fill's unit price, averaged: every fill counts the same");
+    assert.equal(await note('Fuel cost per km', 'Gasoline').textContent(), 'Fuel only: the money of the fills from full to full, over 600 km');
+    assert.equal(await note('Price paid per unit', 'Gasoline').textContent(), 'All the money over all the quantity');
     // The note is the card's description for a screen reader.
     const described = await page.getByRole('group', { name: 'Distance', exact: true }).evaluate((el) => document.getElementById(el.getAttribute('aria-describedby'))?.textContent);
     assert.equal(described, 'Highest odometer reading minus the lowest');
     // One energy: no "all energies" wording, no combined card.
     assert.equal(await page.getByText('(all energies)').count(), 0);
-    assert.equal(await page.getByRole('group', { name: 'Cost per km, all energies', exact: true }).count(), 0);
+    assert.equal(await page.getByRole('group', { name: 'Fuel cost per km, all energies', exact: true }).count(), 0);
   });
 });
 
@@ -153,17 +157,17 @@ describe('a plug-in hybrid in de-DE', () => {
     await page.getByLabel('Vehicle', { exact: true }).selectOption(String(phev));
     await card('Total spent').filter({ hasText: '132,40 €' }).waitFor();
     assert.equal(plain(await card('Distance').textContent()), '600 km');
-    assert.equal(plain(await card('Cost per km, all energies').textContent()), '0,1173 €');
+    assert.equal(plain(await card('Fuel cost per km, all energies').textContent()), '0,1173 €');
     const e = 'Electricity', g = 'Gasoline';
     assert.equal(plain(await card('kWh per 100 km driven (all energies)', e).textContent()), '4,91 kWh/100 km');
     assert.equal(plain(await card('L per 100 km driven (all energies)', g).textContent()), '5,70 L/100 km');
-    assert.equal(plain(await card('Cost per km driven (all energies)', e).textContent()), '0,0147 €');
-    assert.equal(plain(await card('Cost per km driven (all energies)', g).textContent()), '0,1026 €');
+    assert.equal(plain(await card('Fuel cost per km driven (all energies)', e).textContent()), '0,0147 €');
+    assert.equal(plain(await card('Fuel cost per km driven (all energies)', g).textContent()), '0,1026 €');
     assert.equal(plain(await card('Quantity', e).textContent()), '37,00 kWh');
     assert.equal(plain(await card('Spent', g).textContent()), '121,30 €');
-    // (1,75 + 1,80) / 2 beside 121,30 € / 68,5 L = 1,7708…
-    assert.equal(plain(await card('Mean of fill prices', g).textContent()), '1,775 €/L');
+    // 121,30 € / 68,5 L = 1,7708…, not the mean (1,75 + 1,80) / 2 beside it.
     assert.equal(plain(await card('Price paid per unit', g).textContent()), '1,771 €/L');
+    assert.equal(await page.getByRole('group', { name: 'Mean of fill prices' }).count(), 0);
     const note = (label, group) => page.getByRole('group', { name: group, exact: true }).getByRole('group', { name: label, exact: true }).locator('.card-note');
     assert.equal(await note('kWh per 100 km driven (all energies)', e).textContent(), 'Between full fills of this energy, over 550 km driven on any energy');
     assert.equal(await note('L per 100 km driven (all energies)', g).textContent(), 'Between full fills of this energy, over 500 km driven on any energy');

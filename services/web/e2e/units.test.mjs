@@ -143,10 +143,12 @@ describe("the owner's own measures", () => {
     assert.equal(await card(page, 'Average consumption', 'Gasoline').textContent(), '30.0 mpg');
     assert.equal(await card(page, 'Gasoline quantity', 'Gasoline').textContent(), `${fmt(gas.total_quantity / L_PER_GAL_US, 2)} gal`);
     assert.equal(await card(page, 'Total spent').textContent(), '$69.59');
-    assert.equal(await card(page, 'Mean of fill prices', 'Gasoline').textContent(), `${money(gas.avg_price * L_PER_GAL_US, 3)}/gal`);
-    assert.match(await card(page, 'Mean of fill prices', 'Gasoline').textContent(), /^\$3\.\d{3}\/gal$/);
-    assert.equal(await card(page, 'Cost per mi', 'Gasoline').textContent(), money(gas.weighted_cost_per_km * KM_PER_MI, 4));
-    assert.match(await card(page, 'Cost per mi', 'Gasoline').textContent(), /^\$0\.\d{4}$/);
+    // One price per unit: the one paid (all the money over all the gallons).
+    assert.equal(await card(page, 'Price paid per unit', 'Gasoline').textContent(), `${money((gas.total_amount / gas.total_quantity) * L_PER_GAL_US, 3)}/gal`);
+    assert.match(await card(page, 'Price paid per unit', 'Gasoline').textContent(), /^\$3\.\d{3}\/gal$/);
+    assert.equal(await page.getByRole('group', { name: 'Mean of fill prices' }).count(), 0);
+    assert.equal(await card(page, 'Fuel cost per mi', 'Gasoline').textContent(), money(gas.weighted_cost_per_km * KM_PER_MI, 4));
+    assert.match(await card(page, 'Fuel cost per mi', 'Gasoline').textContent(), /^\$0\.\d{4}$/);
 
     const months = (await api(`/api/vehicles/${v.body.id}/statistics/monthly?energy=gasoline&tz=America%2FChicago`)).body;
     const fig = page.getByRole('figure', { name: 'Consumption (mpg)', exact: true });

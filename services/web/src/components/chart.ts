@@ -2,8 +2,8 @@
 // with its stylesheet, never part of the first screen).
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { fmtMonth } from '../lib/format';
-import { monthTicks, roundTicks, type MonthTick } from '../lib/ticks';
+import { fmtMonth, numberLocale } from '../lib/format';
+import { levelRange, monthTicks, roundTicks, type MonthTick } from '../lib/ticks';
 
 export interface Series {
   /** The calendar months ("2026-03"), one a point. */
@@ -51,7 +51,8 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
       height: 200,
       legend: { show: false },
       cursor: { show: false },
-      scales: { x: { time: false, range: [-0.5, Math.max(0.5, xs.length - 0.5)] } },
+      // The values are levels (money, a price, a consumption): their axis starts at zero (levelRange).
+      scales: { x: { time: false, range: [-0.5, Math.max(0.5, xs.length - 0.5)] }, y: { range: () => levelRange([...s.values, ...(s.second?.values ?? [])]) } },
       axes: [
         {
           font: axisFont, stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid },
@@ -64,7 +65,7 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
           splits: (_u, _i, min, max) => roundTicks(min, max, 5).ticks,
           values: (_u, splits) => {
             const d = splits.length > 1 ? roundTicks(Math.min(...splits), Math.max(...splits), 5).decimals : 0;
-            return splits.map((v) => new Intl.NumberFormat(document.documentElement.lang || undefined, { minimumFractionDigits: d, maximumFractionDigits: d }).format(v));
+            return splits.map((v) => new Intl.NumberFormat(numberLocale(), { minimumFractionDigits: d, maximumFractionDigits: d }).format(v));
           },
         },
       ],

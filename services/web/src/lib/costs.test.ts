@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitFiles, byCategory, byUrgency, capitalized, duePhrase, dueState, fmtSpan, fuelAndOther, MAX_QUEUED_BYTES, spanOf, type DueFormat } from './costs';
+import { admitFiles, byCategory, byUrgency, capitalized, duePhrase, dueState, fmtSpan, fuelAndOther, MAX_QUEUED_BYTES, spanOf, wholeCostPerKm, type DueFormat } from './costs';
 import { setLanguage } from '../i18n';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
@@ -123,5 +123,35 @@ describe('fuelAndOther', () => {
   });
   it('a series without other costs (an older service) reads 0', () => {
     expect(fuelAndOther([[{ month: '2026-01', amount: 10 }]])).toEqual([{ month: '2026-01', fuel: '10', other: '0' }]);
+  });
+});
+
+describe('the whole cost per km: the fuel per km plus the other costs over the distance', () => {
+  // Golf: full 1000 km (70,00 €), full 1600 km (72,36 €), partial 2000 km (19,00 €): 72,36 € over 600 km.
+  const golf = { by_energy: [{ weighted_cost_per_km: 0.1206, cost_per_km: 0.1206, consumption_samples: 1 }], total_distance: 1000 };
+
+  it('without other costs it is the fuel cost per km, not all the fuel money over all the km (0,16136)', () => {
+    expect(wholeCostPerKm({ ...golf, expenses_amount: 0 })).toEqual({ fuel: '0.1206', other: '0.0000', total: '0.1206' });
+    expect(wholeCostPerKm(golf)).toEqual({ fuel: '0.1206', other: '0.0000', total: '0.1206' });
+  });
+
+  it('other costs add their amount over the distance driven, in decimal', () => {
+    // 89,90 € over 1000 km = 0,0899 €/km.
+    expect(wholeCostPerKm({ ...golf, expenses_amount: 89.9 })).toEqual({ fuel: '0.1206', other: '0.0899', total: '0.2105' });
+    // 100 € over 3 km: 33,33333… rounded half up at 4 places.
+    expect(wholeCostPerKm({ ...golf, total_distance: 3, expenses_amount: 100 })?.other).toBe('33.3333');
+  });
+
+  it("several energies: every energy's fuel per km added up (the service's combined figure)", () => {
+    const phev = { by_energy: [{ cost_per_km: 0.1, consumption_samples: 1 }, { cost_per_km: 0.02, consumption_samples: 2 }], combined_cost_per_km: 0.1173, total_distance: 600, expenses_amount: 60 };
+    expect(wholeCostPerKm(phev)).toEqual({ fuel: '0.1173', other: '0.1000', total: '0.2173' });
+    expect(wholeCostPerKm({ ...phev, combined_cost_per_km: 0 })).toBeNull();
+  });
+
+  it('unknown without a full-to-full sample, or with other costs and no distance', () => {
+    expect(wholeCostPerKm({ by_energy: [{ cost_per_km: 0, consumption_samples: 0 }], total_distance: 500, expenses_amount: 0 })).toBeNull();
+    expect(wholeCostPerKm({ ...golf, total_distance: 0, expenses_amount: 10 })).toBeNull();
+    // An older answer without weighted_cost_per_km: the mean of the samples.
+    expect(wholeCostPerKm({ by_energy: [{ cost_per_km: 0.12, consumption_samples: 2 }], total_distance: 500 })?.total).toBe('0.1200');
   });
 });

@@ -36,7 +36,7 @@ export function spanOf(days: number): Span {
   return { value: Math.round(d / 365.25), unit: 'year' };
 }
 
-/** fmtSpan: a span in the owner's locale with Intl's own unit words and plurals ("3 weeks", "3周"). */
+/** fmtSpan: a span in locale (the app's language: lib/format.ts wordsLocale) with Intl's own unit words and plurals ("3 weeks", "3周"). */
 export function fmtSpan(s: Span, locale: string): string {
   try {
     return new Intl.NumberFormat(locale, { style: 'unit', unit: s.unit, unitDisplay: 'long' }).format(s.value);
@@ -188,4 +188,34 @@ export function fuelAndOther(series: { month: string; amount: number; expenses_a
     }
   }
   return [...months.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([month, r]) => ({ month, fuel: r.fuel.toString(), other: r.other ?? '0' }));
+}
+
+/** The figures a vehicle's whole cost per km is made of (fields of its statistics). */
+export interface CostBasis {
+  by_energy: { weighted_cost_per_km?: number; cost_per_km: number; consumption_samples: number }[];
+  combined_cost_per_km?: number;
+  expenses_amount?: number;
+  total_distance: number;
+}
+
+/**
+ * wholeCostPerKm: what a km costs with everything: the fuel cost per km
+ * (the full-to-full figure Statistics shows for the fuel: the money of the
+ * fills after a full one over the km they were driven; every energy's added
+ * up for a vehicle with several) plus the other costs over the distance
+ * driven, as decimal strings at 4 places. The service's total_cost_per_km
+ * divides all the fuel money by the distance instead, the first fill's too,
+ * whose fuel was driven before the first reading: with no other cost it
+ * still read more than the fuel alone (0,1614 € beside 0,1206 €). null
+ * while the fuel cost per km is not known (two full fills are needed).
+ */
+export function wholeCostPerKm(s: CostBasis): { fuel: string; other: string; total: string } | null {
+  const one = s.by_energy.length === 1 ? s.by_energy[0]! : null;
+  const fuel = one ? (one.consumption_samples > 0 ? (one.weighted_cost_per_km ?? one.cost_per_km) : null) : (s.combined_cost_per_km ?? 0) > 0 ? s.combined_cost_per_km! : null;
+  if (fuel === null) return null;
+  const expenses = new Big(String(s.expenses_amount ?? 0));
+  if (!expenses.eq(0) && !(s.total_distance > 0)) return null;
+  const other = expenses.eq(0) ? new Big(0) : expenses.div(String(s.total_distance)).round(4, Big.roundHalfUp);
+  const f = new Big(String(fuel));
+  return { fuel: f.toFixed(4), other: other.toFixed(4), total: f.plus(other).toFixed(4) };
 }

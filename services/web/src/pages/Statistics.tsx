@@ -126,8 +126,8 @@ function EnergyCards({ e, u, cur, several }: { e: EnergyStatistics; u: Units; cu
   const consumption = e.consumption_samples > 0 ? convertConsumption(e.weighted_consumption, cu) : null;
   const costPerKm = e.weighted_cost_per_km ?? e.cost_per_km;
   const over = e.sampled_distance !== undefined && e.sampled_distance > 0 ? fmtDistance(e.sampled_distance, u) : null;
-  // The contract's avg_price is the mean of the fills' unit prices; beside it
-  // the price paid per unit: all the money over all the quantity, in decimal.
+  // The price paid per unit: all the money over all the quantity, in decimal;
+  // the contract's avg_price (the mean of the fills' unit prices) only without a quantity.
   const paid = recordPrice(e.total_amount, e.total_quantity, e.unit, u);
   const sampledNote = (single: MessageKey, all: MessageKey) =>
     e.consumption_samples === 0 ? t('stats.note.needsFullFills')
@@ -141,8 +141,10 @@ function EnergyCards({ e, u, cur, several }: { e: EnergyStatistics; u: Units; cu
         <Card label={several ? t('stats.quantity') : t('stats.energyQuantity', { energy: name })} value={`${fmtNumber(metricToQuantity(e.total_quantity, e.unit, u), PLACES.quantity)} ${q}`}
           note={t('stats.note.quantity')} />
         {several && <Card label={t('stats.spent')} value={fmtMoney(e.total_amount, 0, cur)} note={t('stats.note.spent')} />}
-        <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q, cur)} note={t('stats.note.avgPrice')} />
-        {paid !== null && <Card label={t('stats.paidPrice')} value={fmtPrice(paid, q, cur)} note={t('stats.note.paidPrice')} />}
+        {/* One price: the one paid (a mean of the fills' prices beside it read as a second, slightly different price). */}
+        {paid !== null
+          ? <Card label={t('stats.paidPrice')} value={fmtPrice(paid, q, cur)} note={t('stats.note.paidPrice')} />
+          : <Card label={t('stats.avgPrice')} value={fmtPrice(pricePerOwnerUnit(e.avg_price, e.unit, u), q, cur)} note={t('stats.note.avgPrice')} />}
         <Card label={several ? t(`stats.all.${cu}`) : t('stats.avgConsumption')}
           value={consumption !== null ? `${fmtNumber(consumption, CONSUMPTION_PLACES[cu])} ${consumptionLabel(e.unit, u)}` : t('stats.notEnough')}
           note={sampledNote('stats.note.consumption', 'stats.note.consumptionAll')} />

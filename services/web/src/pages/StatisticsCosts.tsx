@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { MonthStatistics, Statistics as Stats } from '../api/fuel';
 import type { Category } from '../api/costs';
-import { byCategory, fuelAndOther } from '../lib/costs';
+import { byCategory, fuelAndOther, wholeCostPerKm } from '../lib/costs';
 import { MONEY_EXTRA, fmtMoney } from '../lib/format';
 import { costPerDistance, type Units } from '../lib/units';
 import { distanceLabel, fmtDistance } from '../lib/labels';
@@ -35,7 +35,9 @@ interface Props {
 
 export function CostCards({ s, monthly, u, cur, table, onToggle }: Props) {
   if (s.expenses_amount === undefined) return null;
-  const perKm = s.total_cost_per_km ?? 0;
+  // Fuel per km plus other costs per km (lib/costs.ts: the service's total_cost_per_km counts the first fill).
+  const perKm = wholeCostPerKm(s);
+  const perDistance = (v: string) => fmtMoney(costPerDistance(v, u), MONEY_EXTRA.costPerDistance, cur);
   const cats = byCategory(s.expenses_by_category);
   const rows = monthly ? fuelAndOther(monthly) : [];
   return (
@@ -46,8 +48,8 @@ export function CostCards({ s, monthly, u, cur, table, onToggle }: Props) {
         <Card id="cost-other" label={tk('stats.other')} value={fmtMoney(s.expenses_amount, 0, cur)} note={tk('stats.note.other')} />
         <Card id="cost-total" label={tk('stats.total')} value={fmtMoney(s.total_cost ?? 0, 0, cur)} note={tk('stats.note.total')} />
         <Card id="cost-per" label={tk('stats.totalPer', { unit: distanceLabel(u) })}
-          value={perKm > 0 ? fmtMoney(costPerDistance(perKm, u), MONEY_EXTRA.costPerDistance, cur) : '–'}
-          note={perKm > 0 ? tk('stats.note.totalPer', { distance: fmtDistance(s.total_distance, u) }) : tk('stats.note.totalPerUnknown')} />
+          value={perKm ? perDistance(perKm.total) : '–'}
+          note={perKm ? tk('stats.note.totalPer', { fuel: perDistance(perKm.fuel), other: perDistance(perKm.other), distance: fmtDistance(s.total_distance, u) }) : tk('stats.note.totalPerUnknown')} />
       </div>
       {cats.length > 0 && (
         <>
