@@ -158,7 +158,7 @@ describe('the web client', () => {
     assert.equal(await heading('Van').count(), 0);
   });
 
-  it('Add refuel: any two of three in decimal, decimal commas, the unit, saved', async () => {
+  it('Add refuel: any two of three in decimal, in the owner\'s number format (en-IE), the unit, saved', async () => {
     await nav('Add refuel');
     assert.equal(await field('Vehicle').locator('option:checked').textContent(), 'Family car (default)');
     assert.ok(await field('Full tank').isChecked());
@@ -166,18 +166,18 @@ describe('the web client', () => {
     await page.locator('#quantity-unit').filter({ hasText: 'L' }).waitFor();
     await field('Date and time').fill('2026-03-01T08:00');
     await field('Odometer').fill('12500');
-    await field('Quantity').fill('41,5');
-    await field('Price per unit').fill('1,799');
-    assert.equal(await field('Total amount').inputValue(), '74,66');
+    await field('Quantity').fill('41.5');
+    await field('Price per unit').fill('1.799');
+    assert.equal(await field('Total amount').inputValue(), '74.66');
     await field('Station').fill('Aral');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Refuel saved: 41.50 L, €74.66 — 1 Mar 2026.' }).waitFor();
 
     await field('Date and time').fill('2026-03-10T08:00');
     await field('Odometer').fill('13100');
-    await field('Total amount').fill('70,47');
-    await field('Quantity').fill('40,5');
-    assert.equal(await field('Price per unit').inputValue(), '1,74');
+    await field('Total amount').fill('70.47');
+    await field('Quantity').fill('40.5');
+    assert.equal(await field('Price per unit').inputValue(), '1.74');
     await page.getByRole('button', { name: 'Save and add another' }).click();
     await page.getByRole('status').filter({ hasText: 'Refuel saved: 40.50 L, €70.47 — 10 Mar 2026.' }).waitFor();
     await page.waitForFunction(() => document.querySelector('#odometer')?.getAttribute('placeholder') === '13100');

@@ -268,8 +268,8 @@ describe('the web client with accounts', () => {
     await ctx.setOffline(true);
     await field('Date and time').fill('2026-04-20T08:00');
     await field('Odometer').fill('14300');
-    await field('Quantity').fill('39,9');
-    await field('Total amount').fill('69,3');
+    await field('Quantity').fill('39.9');
+    await field('Total amount').fill('69.3');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Refuel queued: 39.90 L' }).waitFor();
     await nav('History');
@@ -640,7 +640,7 @@ describe('the web client with accounts', () => {
     await field('Date and time').fill('2026-05-02T08:00');
     await field('Odometer').fill('15000');
     await field('Quantity').fill('30');
-    await field('Total amount').fill('52,5');
+    await field('Total amount').fill('52.5');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Refuel queued: 30.00 L' }).waitFor();
     const asked = dialogs.length;

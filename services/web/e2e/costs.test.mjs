@@ -113,7 +113,7 @@ describe('costs', () => {
     await summary.waitFor();
     assert.deepEqual(await summary.getByRole('listitem').allInnerTexts(), [
       'Title: enter what it was, in at most 200 characters.',
-      'Amount: enter what was paid, for example 89.90.',
+      'Amount: enter what was paid, written like 1,234.56.',
     ]);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'exp-new-title');
     // One only the service knows: an amount beyond what it stores.
@@ -197,7 +197,7 @@ describe('costs', () => {
     await page.getByRole('button', { name: 'Add expense' }).click();
     await page.getByRole('radio', { name: 'Service' }).check();
     await field('Title').fill('Oil and filter change');
-    await field('Amount').fill('89,90');
+    await field('Amount').fill('89.90');
     await field('Odometer (optional)').fill('12950');
     await field('Vendor').fill('Garage Müller');
     await field('Add photos or receipts').setInputFiles(await photo('receipt.jpg'));

@@ -367,7 +367,7 @@ describe('the frame and the start page', () => {
     await edit.getByRole('button', { name: 'Save changes' }).click();
     const summary = edit.getByRole('alert').filter({ has: page.getByRole('heading', { name: 'There is a problem' }) });
     await summary.waitFor();
-    assert.deepEqual(await summary.getByRole('link').allInnerTexts(), ['Odometer: enter a number.', 'Total amount: enter a number.']);
+    assert.deepEqual(await summary.getByRole('link').allInnerTexts(), ['Odometer: enter a number, written like 12,500.', 'Total amount: enter a number, written like 1,234.56.']);
     await eventually(async () => assert.equal(await page.evaluate(() => document.activeElement?.id), `${id}-odo`));
     assert.equal(await odo.getAttribute('aria-invalid'), 'true');
     const header = await box(page.getByRole('banner'));

@@ -171,7 +171,7 @@ describe("the owner's own measures", () => {
     await pickup.getByRole('button', { name: 'Edit' }).click();
     const odometer = page.getByRole('form', { name: 'Edit Pickup' }).getByLabel('Current odometer');
     assert.equal(await odometer.inputValue(), '12645');
-    await odometer.fill('12700,5');
+    await odometer.fill('12700.5');
     await page.getByRole('button', { name: 'Save vehicle' }).click();
     // The card shows whole miles (README, "Figures"): 20439.473 km is 12,700.4998 mi.
     await pickup.getByText('12,700 mi', { exact: true }).waitFor();

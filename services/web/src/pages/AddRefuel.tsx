@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
 import { ENERGIES, canWriteRefuels, currencyOf, defaultEnergy, fuel, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
+import { inputNumber, numberExample, readNumber } from '../lib/numbers';
 import { currencyLabel, fmtDate, fmtDateTime, fmtMoney, fmtNumber, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
@@ -39,10 +40,6 @@ function serviceFields(): ServiceFields {
   };
 }
 
-/** show writes a canonical decimal with a comma when the owner types commas. */
-function show(value: string, comma: boolean): string {
-  return comma ? value.replace('.', ',') : value;
-}
 
 export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: picked, choose }: VehicleContext) {
   // A vehicle shared with the user to view only takes no refuels: it is not offered.
@@ -79,7 +76,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   // without refuels the odometer its owner set.
   const lastReading = last.data?.[0]?.odometer ?? (last.data && vehicle && vehicle.current_odometer > 0 ? vehicle.current_odometer : undefined);
   // The last reading in the owner's unit, to the stored precision (a placeholder to type over).
-  const lastShown = lastReading !== undefined ? kmToDistance(lastReading, units, 3) : undefined;
+  const lastShown = lastReading !== undefined ? inputNumber(kmToDistance(lastReading, units, 3)) : undefined;
 
   function onTriple(field: Triple, text: string) {
     const order = [field, ...edited.filter((f) => f !== field)].slice(0, 2);
@@ -87,7 +84,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     if (order.length === 2) {
       const values = { quantity: parseDecimal(next.quantity), total: parseDecimal(next.total), price: parseDecimal(next.price) };
       const third = fillThird(values, [order[0]!, order[1]!]);
-      if (third) next[third.field] = show(third.value, text.includes(','));
+      if (third) next[third.field] = inputNumber(third.value);
     }
     setEdited(order);
     setTriple(next);
@@ -122,21 +119,22 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     if (!vehicle) bad.push({ id: vehicles && vehicles.length > 0 ? 'vehicle' : null, message: t('add.errVehicle') });
     const at = fromLocalInput(when);
     if (!at) bad.push({ id: 'when', message: t('add.errWhen') });
-    const typedOdo = parseDecimal(odometer);
-    if (typedOdo === null) bad.push({ id: 'odometer', message: t('add.errOdometer', { unit: dist }) });
+    // A reading: "16.480" in de-DE is 16480, never 16,48 (lib/numbers.ts).
+    const typedOdo = readNumber(odometer, 'reading');
+    if (typedOdo === null) bad.push({ id: 'odometer', message: t('add.errOdometer', { unit: dist, example: numberExample('reading') }) });
     const q = parseDecimal(triple.quantity);
     const amount = parseDecimal(triple.total);
     const p = parseDecimal(triple.price);
     const quantity = q ?? (amount !== null && p !== null ? fillThird({ quantity: q, total: amount, price: p }, ['total', 'price'])?.value ?? null : null);
     const total = amount ?? (q !== null && p !== null ? fillThird({ quantity: q, total: amount, price: p }, ['quantity', 'price'])?.value ?? null : null);
     const liters = quantity === null ? null : quantityToMetric(quantity, unitOf(en), units);
-    if (liters === null || new Big(liters).lte(0)) bad.push({ id: 'quantity', message: t('add.errQuantity', { unit }) });
-    if (total === null) bad.push({ id: 'total', message: t('add.errTotal') });
+    if (liters === null || new Big(liters).lte(0)) bad.push({ id: 'quantity', message: t('add.errQuantity', { unit, example: numberExample('decimal') }) });
+    if (total === null) bad.push({ id: 'total', message: t('add.errTotal', { example: numberExample('decimal') }) });
     // Paid abroad: the vehicle's amounts are in its owner's currency, what was charged in it is needed.
     const home = currencyOf(vehicle, homeCurrency());
     const abroad = paidIn !== '' && paidIn !== home;
     const charged = abroad ? parseDecimal(homeAmount) : null;
-    if (abroad && charged === null) bad.push({ id: 'home-amount', message: t('add.errHomeAmount', { currency: home }) });
+    if (abroad && charged === null) bad.push({ id: 'home-amount', message: t('add.errHomeAmount', { currency: home, example: numberExample('decimal') }) });
     if (bad.length > 0 || !vehicle || !at || typedOdo === null || quantity === null || liters === null || total === null) return fail(bad);
     // What the service stores: km and metric quantities, at its 3 places (lib/units.ts).
     const odo = distanceToKm(typedOdo, units);
@@ -322,7 +320,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
           )}
           <p class="hint">{t('add.abroadHint')}</p>
         </details>
-        <p class="hint">{t('add.hint')}</p>
+        <p class="hint">{t('add.hint', { example: numberExample('decimal') })}</p>
         <div class="check">
           <input id="full" type="checkbox" checked={full} onChange={(e) => setFull(e.currentTarget.checked)} />
           <label for="full">{t('add.full')}</label>

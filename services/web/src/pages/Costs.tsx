@@ -12,8 +12,9 @@ import { useOnline, useResource } from '../hooks';
 import { outbox, sync } from '../offline/sync';
 import { isExpense, type ExpenseSummary, type OutboxItem } from '../offline/outbox';
 import { Dec, jsonWithDecimals, parseDecimal } from '../lib/decimal';
+import { inputNumber, numberExample, readNumber } from '../lib/numbers';
 import { admitFiles } from '../lib/costs';
-import { currencyLabel, fmtDate, fmtDateTime, fmtMoney, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
+import { currencyLabel, currencyPlaces, fmtDate, fmtDateTime, fmtMoney, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { units as activeUnits } from '../lib/preferences';
 import { distanceToKm, kmToDistance } from '../lib/units';
 import { distanceLabel, fmtDistance } from '../lib/labels';
@@ -239,10 +240,11 @@ interface FormProps {
 function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
   const u = activeUnits();
   const p = record ? `exp-edit-${record.id}` : 'exp-new';
-  const initialOdometer = record?.odometer != null ? kmToDistance(record.odometer, u, 3) : '';
+  // In the owner's number format ("71,50" in de-DE), every stored place kept: saved unchanged, the same values.
+  const initialOdometer = record?.odometer != null ? inputNumber(kmToDistance(record.odometer, u, 3)) : '';
   const [category, setCategory] = useState<Category>(record?.category ?? 'service');
   const [title, setTitle] = useState(record?.title ?? '');
-  const [amount, setAmount] = useState(record ? String(record.amount) : '');
+  const [amount, setAmount] = useState(() => (record ? inputNumber(record.amount, currencyPlaces(cur)) : ''));
   const [when, setWhen] = useState(() => localInputValue(record ? new Date(record.time) : new Date()));
   const [odometer, setOdometer] = useState(initialOdometer);
   const [vendor, setVendor] = useState(record?.vendor ?? '');
@@ -276,12 +278,12 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
     const bad: FieldError[] = [];
     const at = fromLocalInput(when);
     const money = parseDecimal(amount);
-    const odo = odometer.trim() === '' ? null : parseDecimal(odometer);
+    const odo = odometer.trim() === '' ? null : readNumber(odometer, 'reading');
     const name = title.trim();
     if (name === '' || [...name].length > 200) bad.push({ id: `${p}-title`, message: tk('costs.errTitle') });
-    if (money === null) bad.push({ id: `${p}-amount`, message: tk('costs.errAmount') });
+    if (money === null) bad.push({ id: `${p}-amount`, message: tk('costs.errAmount', { example: numberExample('decimal') }) });
     if (!at) bad.push({ id: `${p}-when`, message: tk('costs.errWhen') });
-    if (odometer.trim() !== '' && odo === null) bad.push({ id: `${p}-odo`, message: tk('costs.errOdometer', { unit: dist }) });
+    if (odometer.trim() !== '' && odo === null) bad.push({ id: `${p}-odo`, message: tk('costs.errOdometer', { unit: dist, example: numberExample('reading') }) });
     if (bad.length > 0 || money === null || !at) return fail(bad);
     const fields = serviceFields(p, category);
     setSaving(true);

@@ -6,7 +6,8 @@ import { outbox, sync } from '../offline/sync';
 import { isRefuel, type OutboxItem, type RefuelSummary } from '../offline/outbox';
 import { spans, type Span } from '../lib/spans';
 import { Dec, parseDecimal } from '../lib/decimal';
-import { currencyLabel, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
+import { inputNumber, numberExample, readNumber } from '../lib/numbers';
+import { currencyLabel, currencyPlaces, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { t } from '../i18n';
@@ -198,9 +199,10 @@ function EditRefuel({ record, currency, onDone }: { record: RefuelRecord; curren
   const initialOdometer = kmToDistance(record.odometer, u, 3);
   const initialQuantity = metricToQuantity(record.liters, record.unit, u, 3);
   const [when, setWhen] = useState(localInputValue(new Date(record.refuel_time)));
-  const [odometer, setOdometer] = useState(initialOdometer);
-  const [quantity, setQuantity] = useState(initialQuantity);
-  const [total, setTotal] = useState(String(record.total_amount));
+  // In the owner's number format ("71,50" in de-DE), every stored place kept: read back unchanged, they are the same values.
+  const [odometer, setOdometer] = useState(() => inputNumber(initialOdometer));
+  const [quantity, setQuantity] = useState(() => inputNumber(initialQuantity));
+  const [total, setTotal] = useState(() => inputNumber(record.total_amount, currencyPlaces(currency)));
   const [full, setFull] = useState(record.is_full);
   const [energy, setEnergy] = useState<Energy>(record.energy);
   const [missed, setMissed] = useState(record.missed_previous);
@@ -220,12 +222,12 @@ function EditRefuel({ record, currency, onDone }: { record: RefuelRecord; curren
     e.preventDefault();
     setErrors([]);
     const at = fromLocalInput(when);
-    const odo = parseDecimal(odometer), q = parseDecimal(quantity), amount = parseDecimal(total);
+    const odo = readNumber(odometer, 'reading'), q = parseDecimal(quantity), amount = parseDecimal(total);
     const bad: FieldError[] = [];
     if (!at) bad.push({ id: `${p}-when`, message: t('add.errWhen') });
-    if (odo === null) bad.push({ id: `${p}-odo`, message: t('history.errNumber', { field: t('add.odometer') }) });
-    if (q === null) bad.push({ id: `${p}-q`, message: t('history.errNumber', { field: t('add.quantity') }) });
-    if (amount === null) bad.push({ id: `${p}-t`, message: t('history.errNumber', { field: t('add.total') }) });
+    if (odo === null) bad.push({ id: `${p}-odo`, message: t('history.errNumber', { field: t('add.odometer'), example: numberExample('reading') }) });
+    if (q === null) bad.push({ id: `${p}-q`, message: t('history.errNumber', { field: t('add.quantity'), example: numberExample('decimal') }) });
+    if (amount === null) bad.push({ id: `${p}-t`, message: t('history.errNumber', { field: t('add.total'), example: numberExample('decimal') }) });
     if (bad.length > 0 || !at || odo === null || q === null || amount === null) return fail(bad);
     try {
       await fuel.updateRefuel(record.id, {

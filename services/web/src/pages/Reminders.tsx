@@ -6,7 +6,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Vehicle } from '../api/fuel';
 import { CATEGORIES, costPaths, costs, type Category, type Reminder, type ReminderInput } from '../api/costs';
 import { useResource } from '../hooks';
-import { Dec, parseDecimal, round } from '../lib/decimal';
+import { Dec, round } from '../lib/decimal';
+import { inputNumber, numberExample, readNumber } from '../lib/numbers';
 import { byUrgency, fmtSpan } from '../lib/costs';
 import { fmtDate, fromLocalInput } from '../lib/format';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
@@ -181,8 +182,9 @@ const wholePositive = (v: string | null) => v !== null && /^\d+$/.test(v) && Num
 function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: Reminder; onDone: (text: string | null) => void }) {
   const u = activeUnits();
   const p = record ? `rem-edit-${record.id}` : 'rem-new';
-  const initialKm = record?.every_km != null ? kmToDistance(record.every_km, u, 0) : '';
-  const initialLastOdo = record?.last_done?.odometer != null ? kmToDistance(record.last_done.odometer, u, 0) : '';
+  // In the owner's number format, as typed back (lib/numbers.ts).
+  const initialKm = record?.every_km != null ? inputNumber(kmToDistance(record.every_km, u, 0)) : '';
+  const initialLastOdo = record?.last_done?.odometer != null ? inputNumber(kmToDistance(record.last_done.odometer, u, 0)) : '';
   const initialLastDate = record?.last_done?.time ? dateInput(new Date(record.last_done.time)) : '';
   const [title, setTitle] = useState(record?.title ?? '');
   const [category, setCategory] = useState<Category>(record?.category ?? 'service');
@@ -209,18 +211,19 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
   function check() {
     const bad: FieldError[] = [];
     const name = title.trim();
-    const kmV = km.trim() === '' ? null : parseDecimal(km);
-    const monthsV = months.trim() === '' ? null : parseDecimal(months);
-    const lastOdoV = lastOdo.trim() === '' ? null : parseDecimal(lastOdo);
+    // Counts and a reading: a grouping separator is never a decimal point ("15.000" km in de-DE is 15000).
+    const kmV = km.trim() === '' ? null : readNumber(km, 'count');
+    const monthsV = months.trim() === '' ? null : readNumber(months, 'count');
+    const lastOdoV = lastOdo.trim() === '' ? null : readNumber(lastOdo, 'reading');
     const lastAt = lastDate === '' ? null : fromLocalInput(`${lastDate}T12:00`);
     if (name === '' || [...name].length > 200) bad.push({ id: `${p}-title`, message: tk('rem.errTitle') });
     if (km.trim() === '' && months.trim() === '') bad.push({ id: `${p}-km`, message: tk('rem.errEvery') });
-    if (km.trim() !== '' && !wholePositive(kmV)) bad.push({ id: `${p}-km`, message: tk('rem.errKm', { unit: dist }) });
+    if (km.trim() !== '' && !wholePositive(kmV)) bad.push({ id: `${p}-km`, message: tk('rem.errKm', { unit: dist, example: numberExample('count') }) });
     if (months.trim() !== '' && !wholePositive(monthsV)) bad.push({ id: `${p}-months`, message: tk('rem.errMonths') });
     // The service keeps a reading only with the date it was done on (last_done.time is required).
     if (lastDate !== '' && lastAt === null) bad.push({ id: `${p}-last`, message: tk('rem.errLastDate') });
     else if (lastDate === '' && lastOdo.trim() !== '') bad.push({ id: `${p}-last`, message: tk('rem.errLastDateNeeded') });
-    if (lastOdo.trim() !== '' && lastOdoV === null) bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometer', { unit: dist }) });
+    if (lastOdo.trim() !== '' && lastOdoV === null) bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometer', { unit: dist, example: numberExample('reading') }) });
     else if (lastDate !== '' && km.trim() !== '' && lastOdo.trim() === '') bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometerNeeded', { unit: dist }) });
     return { bad, name, kmV, monthsV, lastOdoV, lastAt };
   }

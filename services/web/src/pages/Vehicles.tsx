@@ -3,6 +3,7 @@ import type { VehicleContext } from './context';
 import { FUEL_TYPES, fuel, owns, type FuelType, type MemberRole, type Vehicle, type VehicleFields } from '../api/fuel';
 import Big from 'big.js';
 import { Dec, parseDecimal } from '../lib/decimal';
+import { inputNumber, numberExample, readNumber } from '../lib/numbers';
 import { fmtNumber } from '../lib/format';
 import { useAction, useOnline, useResource, useServerData } from '../hooks';
 import type { DocumentInfo } from '../api/docqa';
@@ -147,9 +148,10 @@ function VehicleForm({ vehicle, docs, onSave, onCancel }: { vehicle?: Vehicle; d
   const [plate, setPlate] = useState(vehicle?.plate_number ?? '');
   const [fuelType, setFuelType] = useState<FuelType>(vehicle?.fuel_type ?? 'gasoline');
   const u = activeUnits();
-  const initialTank = vehicle && vehicle.tank_capacity > 0 ? metricToQuantity(vehicle.tank_capacity, 'l', u, 3) : '';
+  // Shown in the owner's number format ("55,5" in de-DE), as typed back.
+  const initialTank = vehicle && vehicle.tank_capacity > 0 ? inputNumber(metricToQuantity(vehicle.tank_capacity, 'l', u, 3)) : '';
   const [tank, setTank] = useState(initialTank);
-  const initialOdometer = vehicle && vehicle.current_odometer > 0 ? kmToDistance(vehicle.current_odometer, u, 3) : '';
+  const initialOdometer = vehicle && vehicle.current_odometer > 0 ? inputNumber(kmToDistance(vehicle.current_odometer, u, 3)) : '';
   const [odometer, setOdometer] = useState(initialOdometer);
   const [isDefault, setIsDefault] = useState(vehicle?.default_vehicle ?? false);
   const [ticked, setTicked] = useState<Set<string>>(() => new Set(vehicle?.manual_md5s ?? []));
@@ -170,7 +172,7 @@ function VehicleForm({ vehicle, docs, onSave, onCancel }: { vehicle?: Vehicle; d
     let tankDec: Dec | undefined;
     if (tank.trim()) {
       const typed = parseDecimal(tank);
-      if (typed === null) bad.push({ id: `${p}-tank`, message: t('vehicles.errTank', { unit: quantityLabel('l', u) }) });
+      if (typed === null) bad.push({ id: `${p}-tank`, message: t('vehicles.errTank', { unit: quantityLabel('l', u), example: numberExample('decimal') }) });
       // Unchanged: the stored liters, not a round trip through the owner's unit.
       else tankDec = new Dec(tank === initialTank && vehicle ? String(vehicle.tank_capacity) : quantityToMetric(typed, 'l', u));
     }
@@ -179,8 +181,9 @@ function VehicleForm({ vehicle, docs, onSave, onCancel }: { vehicle?: Vehicle; d
     // correction of that refuel).
     let odometerDec: Dec | undefined;
     if (odometer.trim() !== initialOdometer.trim()) {
-      const typed = odometer.trim() ? parseDecimal(odometer) : '0';
-      if (typed === null) bad.push({ id: `${p}-odo`, message: t('vehicles.errOdometer', { unit: distanceLabel(u) }) });
+      // A reading: "12.500" in de-DE is 12500 (lib/numbers.ts).
+      const typed = odometer.trim() ? readNumber(odometer, 'reading') : '0';
+      if (typed === null) bad.push({ id: `${p}-odo`, message: t('vehicles.errOdometer', { unit: distanceLabel(u), example: numberExample('reading') }) });
       else odometerDec = new Dec(distanceToKm(typed, u));
     }
     if (bad.length > 0) return fail(bad);
