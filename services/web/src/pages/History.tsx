@@ -8,7 +8,8 @@ import { spans, type Span } from '../lib/spans';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { inputNumber, numberExample, readNumber } from '../lib/numbers';
 import { currencyLabel, currencyPlaces, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
-import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
+import { AsOf, ErrorText, NoVehicle, VehiclePicker } from '../components/common';
+import { announce } from '../components/status';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
@@ -41,7 +42,6 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
   const gone = (i: { summary: RefuelSummary }) => vehicles !== undefined && !vehicles.some((v) => v.id === i.summary.vehicle_id);
   const queued = useOutbox().filter(isRefuel).filter((i) => (i.summary.vehicle_id === chosen || gone(i)) && (i.owner === undefined || user === null || i.owner === user.id));
   const [editing, setEditing] = useState<number | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
   // A vehicle shared with the user to view only: its records show without Edit and Delete.
   const chosenVehicle = vehicles?.find((v) => v.id === chosen);
   const writable = chosenVehicle === undefined || canWriteRefuels(chosenVehicle);
@@ -68,7 +68,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
     setError(null);
     try {
       await fuel.deleteRefuel(r.id);
-      setMessage(t('history.deleted'));
+      announce(t('history.deleted'));
       list.reload();
     } catch (e) {
       setError((e as Error).message);
@@ -82,7 +82,6 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
       {vehicles && vehicles.length > 0 && <VehiclePicker vehicles={vehicles} value={chosen} onChange={choose} />}
       {vehicles && vehicles.length === 0 && <NoVehicle />}
       <ErrorText error={list.error ?? error} />
-      {message && <Status>{message}</Status>}
       {queued.length > 0 && (
         <section aria-labelledby="queued-h">
           <h2 id="queued-h">{t('history.notOnServer')}</h2>
@@ -98,11 +97,11 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
           {records.map((r) =>
             editing === r.id ? (
               <li key={r.id} class="record">
-                <EditRefuel record={r} currency={r.currency || home} onDone={(saved) => { setEditing(null); if (saved) { setMessage(t('history.updated')); list.reload(); } }} />
+                <EditRefuel record={r} currency={r.currency || home} onDone={(saved) => { setEditing(null); if (saved) { announce(t('history.updated')); list.reload(); } }} />
               </li>
             ) : (
               <RecordItem key={r.id} r={r} home={home} span={sp.get(r.id)} several={several} online={online} writable={writable}
-                onEdit={() => { setMessage(null); setEditing(r.id); }} onDelete={() => void remove(r)} />
+                onEdit={() => setEditing(r.id)} onDelete={() => void remove(r)} />
             ),
           )}
         </ul>

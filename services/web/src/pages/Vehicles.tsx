@@ -9,6 +9,7 @@ import { useAction, useOnline, useResource, useServerData } from '../hooks';
 import type { DocumentInfo } from '../api/docqa';
 import { chosenLinks, linkedManuals, livingLinks } from '../lib/manuals';
 import { AsOf, Badge, ErrorText, Status } from '../components/common';
+import { announce, dismiss } from '../components/status';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
@@ -22,7 +23,6 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
     if (location.search !== '') history.replaceState(history.state, '', location.pathname);
   }, []);
   const [sharing, setSharing] = useState<number | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const online = useOnline();
   // The user's manuals (docqa), to link and to name a vehicle's.
@@ -32,10 +32,10 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
 
   async function act(what: () => Promise<unknown>, done: string) {
     setError(null);
-    setMessage(null);
+    dismiss();
     try {
       await what();
-      setMessage(done);
+      announce(done);
       reloadVehicles();
     } catch (e) {
       setError((e as Error).message);
@@ -47,13 +47,12 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
       <h1 tabIndex={-1}>{t('nav.vehicles')}</h1>
       <AsOf asOf={vehiclesAsOf} />
       <ErrorText error={vehiclesError ?? error} />
-      {message && <Status>{message}</Status>}
       {!online && <p class="hint">{t('vehicles.needsConnection')}</p>}
       {editing === 'new' ? (
         <VehicleForm docs={docs.data} onCancel={() => setEditing(null)}
-          onSave={async (f) => { await fuel.createVehicle(f); setEditing(null); setMessage(t('vehicles.added')); reloadVehicles(); }} />
+          onSave={async (f) => { await fuel.createVehicle(f); setEditing(null); announce(t('vehicles.added')); reloadVehicles(); }} />
       ) : (
-        <button type="button" onClick={() => { setMessage(null); setEditing('new'); }} disabled={!online}>{t('vehicles.add')}</button>
+        <button type="button" onClick={() => setEditing('new')} disabled={!online}>{t('vehicles.add')}</button>
       )}
       {vehicles && vehicles.length === 0 && <p>{t('vehicles.none')}</p>}
       <ul class="records" aria-label={t('vehicles.list')}>
@@ -64,7 +63,7 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                 onSave={async (f) => {
                   const saved = await fuel.updateVehicle(v.id, f);
                   setEditing(null);
-                  setMessage(odometerAbove(f, saved) ?? t('vehicles.updated'));
+                  announce(odometerAbove(f, saved) ?? t('vehicles.updated'));
                   reloadVehicles();
                 }} />
             ) : (
@@ -85,7 +84,7 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                   {v.tank_capacity > 0 && <div><dt>{t('vehicles.tank')}</dt><dd>{`${fmtNumber(metricToQuantity(v.tank_capacity, 'l', activeUnits()), PLACES.quantity)} ${quantityLabel('l', activeUnits())}`}</dd></div>}
                 </dl>
                 {owns(v) && <div class="buttons">
-                  <button type="button" class="secondary" disabled={!online} onClick={() => { setMessage(null); setEditing(v.id); }}>{t('common.edit')}</button>
+                  <button type="button" class="secondary" disabled={!online} onClick={() => setEditing(v.id)}>{t('common.edit')}</button>
                   {!v.default_vehicle && (
                     <button type="button" class="secondary" disabled={!online}
                       onClick={() => void act(() => fuel.makeDefault(v.id), t('vehicles.nowDefault', { name: v.name }))}>{t('vehicles.makeDefault')}</button>
