@@ -126,6 +126,18 @@ describe('a photo of the receipt in Add refuel', () => {
   });
 });
 
+describe('what is typed after a failed save', () => {
+  it('stays in the field: a value filled in at once, and one typed key by key', async () => {
+    await go('/add', 'Add refuel');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('There is a problem', { exact: true }).waitFor();
+    await field('Odometer').fill('14200');
+    await field('Quantity').pressSequentially('40');
+    await page.waitForTimeout(200);
+    assert.deepEqual([await field('Odometer').inputValue(), await field('Quantity').inputValue()], ['14200', '40']);
+  });
+});
+
 describe("History's edit form", () => {
   it('changes the energy and "missed a fill-up", and shows the currency beside the amount', async () => {
     await go('/history', 'History');

@@ -6,7 +6,7 @@
 // token list shows it and it can be revoked there or here
 // (proto-docs/auth-decisions.md, "The calendar feed's token"). The secret
 // is shown once and kept nowhere: a new link can be made any time.
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { authApi } from '../api/auth';
 import type { User } from '../api/session';
 import { useOnline } from '../hooks';
@@ -37,7 +37,9 @@ export function CalendarFeed({ user }: { user: User | null }) {
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const hasPassword = user !== null && user.has_password !== false;
-  const form = useFormErrors(fromService(formError, { current_password: { id: 'cal-password', label: t('account.current') } }));
+  // One list per error (useFormErrors keeps what was edited since per list).
+  const found = useMemo(() => fromService(formError, { current_password: { id: 'cal-password', label: t('account.current') } }), [formError]);
+  const form = useFormErrors(found);
 
   async function make(e: Event) {
     e.preventDefault();

@@ -113,7 +113,9 @@ export function useFormErrors(found: FieldError[], recheck?: () => FieldError[])
   const edit = (id: string) => {
     if (edited.has(id) || !found.some((e) => e.id === id)) return;
     edited.add(id);
-    changed((n) => n + 1);
+    // Rendered after the event's own handlers: a render between this capture handler and the
+    // control's onInput would write the old state back into the control, losing what was typed.
+    setTimeout(() => changed((n) => n + 1), 0);
   };
   const latest = useRef(errors);
   latest.current = errors;
