@@ -67,6 +67,11 @@ describe('the calendar feed from the app', () => {
     link = await field('Calendar link').inputValue();
     assert.match(link, new RegExp(`^${s.base.replace(/[.]/g, '\\.')}/api/reminders\\.ics\\?token=chp_`));
     assert.equal(await page.getByRole('link', { name: 'Open in calendar app' }).getAttribute('href'), link.replace(/^http:/, 'webcal:'));
+    // Copy puts the https link on the clipboard, to paste into a calendar's "subscribe by URL".
+    await s.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: s.base });
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    await page.getByRole('status').filter({ hasText: 'Link copied.' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
     await shootEverywhere(page, 'costs-calendar-token');
     assert.deepEqual(await axeBothSchemes(page), []);
 
