@@ -203,7 +203,8 @@ describe('costs', () => {
     await field('Add photos or receipts').setInputFiles(await photo('receipt.jpg'));
     await page.getByText('To be added with the expense: receipt.jpg').waitFor();
     await page.getByRole('button', { name: 'Save expense' }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved on this device' }).waitFor();
+    // Said in view, with what was saved and the photo waiting with it.
+    await page.getByRole('status').filter({ hasText: /^Expense queued: Oil and filter change, €89\.90 — .* Its photos wait with it: receipt\.jpg\.$/ }).waitFor();
     const queued = page.getByRole('region', { name: 'Not yet on the server' });
     await queued.getByText('Oil and filter change').waitFor();
     await queued.getByText('Waiting to sync').waitFor();
@@ -214,6 +215,8 @@ describe('costs', () => {
     // it again with the same key (the service answers the stored expense), then the photo to it.
     await s.context.setOffline(false);
     await queued.waitFor({ state: 'detached', timeout: 60_000 });
+    // "Queued" is no longer true: the confirmation says it is on the server now.
+    await page.getByRole('status').filter({ hasText: 'Sent: what was saved on this device is on the server now.' }).waitFor();
     assert.ok(posts >= 2, `sent again after the lost answer (${posts} attempts)`);
     const stored = await eventually(async () => {
       const list = (await api(`/api/expenses?vehicle_id=${vehicle.id}`)).body;
