@@ -212,6 +212,34 @@ describe('a sharp page on every screen', () => {
   }
 });
 
+describe('a pinch on a phone', () => {
+  it('asks for a sharper image once the owner pinches the page larger', async () => {
+    const md5 = (await (await fetch(`${s.base}/api/documents`)).json()).find((d) => d.fileName === 'tyre-manual.pdf').fileMd5;
+    const context = await s.newProfile({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
+    try {
+      const p = context.pages()[0] ?? (await context.newPage());
+      const asked = [];
+      p.on('request', (r) => {
+        const m = /\/pages\/\d+\.png\?width=(\d+)/.exec(r.url());
+        if (m) asked.push(Number(m[1]));
+      });
+      await p.goto(`${s.base}/ask?doc=${md5}&page=2&name=tyre-manual.pdf`);
+      await p.waitForFunction(() => (document.querySelector('.page-view img')?.naturalWidth ?? 0) > 0);
+      const fitted = await p.evaluate(() => document.querySelector('.page-view img').naturalWidth);
+      assert.equal(fitted, 1200, `fitted at 3x: ${asked}`);
+      // Two fingers spread to twice the size: the page is drawn at 2 x 364 css px x 3 = 2184 device pixels.
+      const cdp = await context.newCDPSession(p);
+      // (Headless Chromium scales the visual viewport for the platform's default gesture source, not for 'touch'.)
+      await cdp.send('Input.synthesizePinchGesture', { x: 195, y: 500, scaleFactor: 2, gestureSourceType: 'default' });
+      await p.waitForFunction(() => visualViewport.scale > 1.5);
+      await p.waitForFunction(() => (document.querySelector('.page-view img')?.naturalWidth ?? 0) > 1200, null, { timeout: 20_000 });
+      assert.equal(await p.evaluate(() => document.querySelector('.page-view img').naturalWidth), 2000, `widths asked for: ${asked}`);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('a scanned manual', () => {
   it('is read by OCR: the upload says which pages were read and which left out, and its page says it is a scan', async () => {
     // Two scanned pages: the coolant's, and a blank sheet, which OCR finds no word on.
