@@ -79,17 +79,16 @@ after(async () => {
 });
 
 describe("the owner's own measures", () => {
-  it('a first start in en-US saves miles, US gallons, mpg, dollars and the zone as the preferences', async () => {
+  it('a first start in en-US reads miles and US gallons on this device, and saves nothing until Settings is saved', async () => {
     assert.deepEqual((await api('/api/preferences')).body.distance_unit, null, 'nothing chosen before the first start');
     await page.goto(s.base + '/add');
     await signIn(page);
     await page.getByRole('heading', { level: 1, name: 'Add refuel' }).waitFor();
-    await eventually(async () => {
-      const p = (await api('/api/preferences')).body;
-      assert.deepEqual(
-        [p.distance_unit, p.volume_unit, p.consumption_unit, p.electric_consumption_unit, p.gas_consumption_unit, p.currency, p.locale, p.time_zone],
-        ['mi', 'gal_us', 'mpg_us', 'mi_per_kwh', 'kg_per_100km', 'USD', 'en-US', 'America/Chicago']);
-    });
+    await page.locator('#odometer-unit').filter({ hasText: 'mi' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    // The browser's guesses stay on this device (web-decisions.md, "Guessed preferences stay on the device").
+    const p = (await api('/api/preferences')).body;
+    assert.deepEqual([p.distance_unit, p.volume_unit, p.currency, p.locale, p.time_zone, p.language], [null, null, null, null, null, null]);
   });
 
   it('refuels typed in miles and gallons are stored in km and liters; mpg on the cards, the chart and its table', async () => {
@@ -106,13 +105,13 @@ describe("the owner's own measures", () => {
     await field(page, 'Price per unit').fill('3.459');
     await eventually(async () => assert.equal(await field(page, 'Total amount').inputValue(), '34.59'));
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Refuel saved: 10.00 gal, $34.59 — Mar 1, 2026.' }).waitFor();
     await field(page, 'Date and time').fill('2026-03-10T08:00');
     await field(page, 'Odometer').fill('12645');
     await field(page, 'Quantity').fill('10');
     await field(page, 'Total amount').fill('35');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Refuel saved: 10.00 gal, $35.00 — Mar 10, 2026.' }).waitFor();
     // The placeholder is the last reading, in miles again.
     await page.waitForFunction(() => document.querySelector('#odometer')?.getAttribute('placeholder') === '12645');
 

@@ -14,7 +14,7 @@ import { StatusArea } from './components/status';
 import type { VehicleContext } from './pages/context';
 import type { User } from './api/session';
 import { t, type MessageKey } from './i18n';
-import { activate, PREFERENCE_FIELDS, prefs as activePrefs, type Preferences } from './lib/preferences';
+import { activate, PREFERENCE_FIELDS, prefs as activePrefs, prepare, type Preferences } from './lib/preferences';
 import { loadPreferences, queuedPreferences } from './offline/preferences';
 import { outbox } from './offline/sync';
 
@@ -82,7 +82,11 @@ function usePreferences(user: User | null): [Preferences, (p: Preferences) => vo
   useEffect(() => {
     let live = true;
     let waiting = -1;
-    const reload = () => void loadPreferences().then((p) => live && apply(p), () => undefined);
+    // A language's catalogue is a chunk: loaded before the preferences are put in force, so a screen is never half in one language.
+    const reload = () => void loadPreferences().then(async (p) => {
+      await prepare(p).catch(() => undefined);
+      if (live) apply(p);
+    }, () => undefined);
     reload();
     const off = outbox.subscribe(() => void queuedPreferences().then((q) => {
       const n = q.filter((i) => i.state === 'pending').length;

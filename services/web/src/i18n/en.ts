@@ -474,7 +474,7 @@ export const en = {
   'settings.currency': 'Currency',
   'settings.language': 'Language',
   'settings.locale': 'Number and date format',
-  'settings.localeOption': '{name} — {example}',
+  'settings.localeExample': 'Written as {example}.',
   'settings.timeZone': 'Time zone',
   'settings.localeHint': 'Words are in the language chosen; numbers and dates are written as in the format chosen.',
   'settings.guessed': 'Some of these settings are guesses from this browser: they apply on this device only until you save them.',

@@ -3,13 +3,13 @@
 // own instead of a library: three catalogues, "{name}" parameters and
 // Intl.PluralRules are all the interface needs.
 //
-// English is part of the first screen's script; German and Chinese are
-// chunks of their own, loaded for the language in force (loadLanguage,
-// awaited before the first render by main.tsx and before a change of
-// language is put in force), so the first screen carries one language, not
-// three (its 60 KB budget: scripts/size.mjs). Until a catalogue has loaded,
-// t says its strings in English.
-import { en, type MessageKey } from './en';
+// Each catalogue is a chunk of its own, loaded for the language in force
+// (loadLanguage, awaited before the first render by main.tsx and before a
+// change of language is put in force), so the first screen carries one
+// language, not three (its 60 KB budget: scripts/size.mjs counts the
+// largest catalogue in). Until the language's catalogue has loaded, t says
+// its strings in one that has (the one in force before).
+import type { MessageKey } from './en';
 
 export type { MessageKey } from './en';
 export type Language = 'en' | 'de' | 'zh';
@@ -17,17 +17,31 @@ export const LANGUAGES: Language[] = ['en', 'de', 'zh'];
 
 type Catalogue = Record<MessageKey, string>;
 
-const LOADERS: Record<Exclude<Language, 'en'>, () => Promise<Catalogue>> = {
+const LOADERS: Record<Language, () => Promise<Catalogue>> = {
+  en: () => import('./en').then((m) => m.en),
   de: () => import('./de').then((m) => m.de),
   zh: () => import('./zh').then((m) => m.zh),
 };
 
-const loaded: Partial<Record<Language, Catalogue>> = { en };
+const loaded: Partial<Record<Language, Catalogue>> = {};
+let fallback: Catalogue | undefined;
 
 /** loadLanguage loads the catalogue of l (once); t uses it from then on. */
 export async function loadLanguage(l: Language): Promise<void> {
-  if (loaded[l] || l === 'en') return;
-  loaded[l] = await LOADERS[l]();
+  if (loaded[l]) return;
+  const cat = await LOADERS[l]();
+  loaded[l] = cat;
+  fallback ??= cat;
+}
+
+/** catalogue: the strings t says: the language's, else one loaded before (every catalogue has every key). */
+function catalogue(): Partial<Catalogue> {
+  return loaded[lang] ?? fallback ?? {};
+}
+
+/** hasKey: whether key is a key of the catalogues (a name from outside, such as a script's, may not be). */
+export function hasKey(key: string): key is MessageKey {
+  return key in catalogue();
 }
 
 /** isLoaded: whether t already says l's strings in l. */
@@ -76,7 +90,7 @@ export function fill(s: string, params?: Params): string {
 
 /** t: the string of key in the current language, with its parameters filled in. */
 export function t(key: MessageKey, params?: Params): string {
-  return fill((loaded[lang] ?? en)[key], params);
+  return fill(catalogue()[key] ?? key, params);
 }
 
 type PluralBase<K> = K extends `${infer B}_other` ? B : never;
@@ -84,9 +98,8 @@ export type PluralKey = PluralBase<MessageKey>;
 
 /** tn: the plural form of base for n (Intl.PluralRules of the language), with {n} and params. */
 export function tn(base: PluralKey, n: number, params?: Params): string {
-  const l = loaded[lang] ? lang : 'en';
-  const rule = new Intl.PluralRules(l).select(n);
+  const cat = catalogue();
+  const rule = new Intl.PluralRules(loaded[lang] ? lang : 'en').select(n);
   const key = (rule === 'one' ? `${base}_one` : `${base}_other`) as MessageKey;
-  const cat = loaded[l] ?? en;
-  return fill(cat[key] ?? cat[`${base}_other` as MessageKey], { n, ...params });
+  return fill(cat[key] ?? cat[`${base}_other` as MessageKey] ?? base, { n, ...params });
 }

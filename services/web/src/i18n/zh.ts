@@ -462,7 +462,7 @@ export const zh: Record<MessageKey, string> = {
   'settings.currency': '货币',
   'settings.language': '语言',
   'settings.locale': '数字和日期格式',
-  'settings.localeOption': '{name} — {example}',
+  'settings.localeExample': '写法：{example}。',
   'settings.timeZone': '时区',
   'settings.localeHint': '文字使用所选语言；数字和日期按所选格式书写。',
   'settings.guessed': '其中一些设置是根据本浏览器推测的：在你保存之前，它们只在本设备上生效。',

@@ -77,7 +77,14 @@ describe('loadPreferences', () => {
   it('a stored or queued choice is in force and not a guess', async () => {
     const stored = { ...none, distance_unit: 'mi' as const, volume_unit: 'gal_us' as const, consumption_unit: 'mpg_us' as const, electric_consumption_unit: 'mi_per_kwh' as const, gas_consumption_unit: 'kg_per_100km' as const, currency: 'USD', locale: 'en-US' };
     const p = await loadPreferences({ fetch: () => Promise.resolve(stored), queued: () => Promise.resolve([queuedItem({ distance_unit: 'km', time_zone: 'UTC' })]), locale: 'de-DE', timeZone: 'Europe/Berlin', language: 'de' });
-    expect([p.distance_unit, p.volume_unit, p.time_zone, p.locale, p.language]).toEqual(['km', 'gal_us', 'UTC', 'en-US', 'de']);
+    expect([p.distance_unit, p.volume_unit, p.time_zone, p.locale, p.language]).toEqual(['km', 'gal_us', 'UTC', 'en-US', 'en']);
     expect(guessedFields()).toEqual(['language']);
+  });
+  it('without a language chosen, a chosen locale says it (as before the language was a preference); the browser\'s only without either', async () => {
+    const load = (stored: object, language: 'en' | 'de' | 'zh') => loadPreferences({ fetch: () => Promise.resolve({ ...none, ...stored }), queued: () => Promise.resolve([]), locale: 'de-DE', timeZone: 'Europe/Berlin', language });
+    expect((await load({ locale: 'zh-CN' }, 'de')).language).toBe('zh');
+    expect((await load({ locale: 'en-GB' }, 'de')).language).toBe('en');
+    expect((await load({ locale: 'zh-CN', language: 'de' }, 'en')).language).toBe('de');
+    expect((await load({}, 'de')).language).toBe('de');
   });
 });

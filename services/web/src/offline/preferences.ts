@@ -16,7 +16,7 @@ import {
   browserLanguages, browserLocale, browserTimeZone, complete, defaultsFor,
   type PreferenceField, type Preferences, type PreferencesPatch, type StoredPreferences,
 } from '../lib/preferences';
-import { browserLanguage, type Language } from '../i18n';
+import { browserLanguage, languageOf, type Language } from '../i18n';
 
 export const PREFERENCES_PATH = '/api/preferences';
 
@@ -108,7 +108,11 @@ export async function loadPreferences(deps: PreferencesDeps = appDeps()): Promis
   } catch {
     // No answer and no snapshot (or no such route): the browser's defaults.
   }
-  const { prefs, missing } = complete(overlay(stored, await deps.queued()), defaultsFor(deps.locale, deps.timeZone, deps.language));
+  const chosen = overlay(stored, await deps.queued());
+  // Before the language was a preference of its own, the locale chose it (zh-* Chinese): an owner who
+  // chose a locale keeps its language until choosing one; the browser's counts only without either.
+  const language = typeof chosen.locale === 'string' && chosen.locale !== '' ? languageOf(chosen.locale) : deps.language;
+  const { prefs, missing } = complete(chosen, defaultsFor(deps.locale, deps.timeZone, language));
   guessed = Object.keys(missing) as PreferenceField[];
   return prefs;
 }

@@ -9,8 +9,8 @@ import { useResource } from '../hooks';
 import { Dec, round } from '../lib/decimal';
 import { inputNumber, numberExample, readNumber } from '../lib/numbers';
 import { byUrgency, fmtSpan } from '../lib/costs';
-import { fmtDate, fromLocalInput } from '../lib/format';
-import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
+import { fmtDate, fromLocalInput, wordsLocale } from '../lib/format';
+import { units as activeUnits } from '../lib/preferences';
 import { distanceToKm, kmToDistance, type Units } from '../lib/units';
 import { distanceLabel, fmtDistance } from '../lib/labels';
 import { uuid } from '../lib/uuid';
@@ -137,7 +137,7 @@ export function Reminders({ vehicle, writable, online }: Props) {
 function every(r: Reminder, u: Units): string | null {
   const parts = [
     r.every_km != null ? fmtDistance(r.every_km, u) : null,
-    r.every_months != null ? fmtSpan({ value: r.every_months, unit: 'month' }, activePrefs().locale) : null,
+    r.every_months != null ? fmtSpan({ value: r.every_months, unit: 'month' }, wordsLocale()) : null,
   ].filter((x): x is string => x !== null);
   if (parts.length === 0) return null;
   return tk('rem.every', { what: parts.length === 2 ? tk('rem.or', { a: parts[0]!, b: parts[1]! }) : parts[0]! });

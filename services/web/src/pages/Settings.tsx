@@ -30,15 +30,10 @@ function supportedValues(kind: 'currency' | 'timeZone', fallback: string[]): str
   }
 }
 
-/**
- * formatName: a format locale in the app's language, with how it writes a
- * number and a date ("German (Germany) — 1.234,5 · 31.12.2026"): what the
- * choice changes, without words of another language on the screen.
- */
-function formatName(locale: string): string {
+/** formatExample: how a format locale writes a number and a date ("1.234,5 · 31.12.26"): what the choice changes. */
+function formatExample(locale: string): string {
   try {
-    const example = `${new Intl.NumberFormat(locale, { minimumFractionDigits: 1 }).format(1234.5)} · ${new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }).format(Date.UTC(2026, 11, 31))}`;
-    return t('settings.localeOption', { name: languageName(locale), example });
+    return `${new Intl.NumberFormat(locale, { minimumFractionDigits: 1 }).format(1234.5)} · ${new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }).format(Date.UTC(2026, 11, 31))}`;
   } catch {
     return locale;
   }
@@ -218,7 +213,9 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
           <legend>{t('settings.region')}</legend>
           {/* Each language in its own words, so each is found by who reads it. */}
           {select('language', t('settings.language'), LANGUAGES.map((l) => ({ value: l, label: languageName(l === 'zh' ? 'zh-Hans' : l, true), lang: l })))}
-          {select('locale', t('settings.locale'), locales.map((l) => ({ value: l, label: formatName(l) })))}
+          {/* Each format named in the app's language ("German (Germany)"), what it writes said below. */}
+          {select('locale', t('settings.locale'), locales.map((l) => ({ value: l, label: languageName(l) })))}
+          <p class="hint" id="pref-locale-example">{t('settings.localeExample', { example: formatExample(form.locale) })}</p>
           <p class="hint">{t('settings.localeHint')}</p>
           {select('currency', t('settings.currency'), currencies.map((c) => ({ value: c, label: `${currencyName(c)} (${c})` })))}
           {changing && currencyModule && (
