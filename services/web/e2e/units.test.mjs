@@ -299,12 +299,15 @@ describe("the owner's own measures", () => {
   it('the Chinese interface passes axe-core on every page, light and dark, and nothing overflows at 390 px', async () => {
     await page.goto(s.base + '/settings');
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
-    await field(page, 'Language and number format').selectOption('zh-CN');
+    // The language and the number format are two choices (web-decisions.md, "One language per screen").
+    await field(page, 'Language').selectOption('zh');
+    await field(page, 'Number and date format').selectOption('zh-CN');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('heading', { level: 1, name: '设置' }).waitFor();
     await page.getByRole('status').filter({ hasText: '设置已保存。' }).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
     assert.equal((await api('/api/preferences')).body.locale, 'zh-CN');
+    assert.equal((await api('/api/preferences')).body.language, 'zh');
     const found = [];
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
