@@ -192,18 +192,25 @@ describe('the currency of the amounts', () => {
   });
 });
 
-// The round trip of the issue, with numbers written as de-DE writes them (the
-// words stay English: the browser's language): EUR -> USD at "1 EUR = 1,08
-// USD", then back. Typing 1,08 again the same way round would turn 71,50 EUR
-// into 83,40 EUR; the way back offers to undo the conversion at its own rate,
-// the preview says when a choice does not restore the amounts, and the undo
-// brings every amount back exactly.
+// The round trip of the issue, with numbers written as de-DE writes them:
+// EUR -> USD at "1 EUR = 1,08 USD", then back. Typing 1,08 again the same way
+// round would turn 71,50 EUR into 83,40 EUR; the way back offers to undo the
+// conversion at its own rate, the preview says when a choice does not restore
+// the amounts, and the undo brings every amount back exactly. The words are
+// the app's language, which a de-DE format may make German or leave English
+// (the language preference decides; not this test): each phrase is matched in
+// either, the numbers and equations exactly.
 describe('a conversion and its way back, in de-DE numbers', () => {
   const amounts = async () => ({
     refuels: (await api(`/api/refuels?vehicle_id=${vehicleId}`)).body.map((r) => (r.currency ? [r.total_amount, r.currency, r.home_amount] : r.total_amount)),
     expenses: (await api(`/api/expenses?vehicle_id=${vehicleId}`)).body.map((e) => e.amount),
   });
   const preview = () => page.locator('#currency-preview');
+  const quote = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ANY/g, '.*');
+  /** either: the English or the German phrase, exactly (ANY stands for any text, e.g. a date). */
+  const either = (en, de) => new RegExp(`^(${quote(en)}|${quote(de)})$`);
+  const apply = () => page.locator('section.currency-change').getByRole('button', { name: either('Change currency', 'Währung ändern') });
+  const NB = '\u00a0';
   let before;
 
   it('EUR -> USD at 1,08: the preview reads the equation and says the way back restores; the message counts refuels and the expense', async () => {
@@ -228,12 +235,14 @@ describe('a conversion and its way back, in de-DE numbers', () => {
     await page.locator('#currency-convert').check();
     assert.equal(await page.locator('#currency-restore').count(), 0, 'nothing to undo yet');
     await page.locator('#currency-rate').fill('1,08');
-    await preview().getByText('For example: 71,50\u00a0€ → 77,22\u00a0$', { exact: true }).waitFor();
-    await preview().getByText('Read as: 1 EUR = 1,08 USD.', { exact: true }).waitFor();
-    await preview().getByText('Converted back to EUR later at this same rate, every amount comes back exactly.', { exact: true }).waitFor();
+    await preview().getByText(either(`For example: 71,50${NB}€ → 77,22${NB}$`, `Zum Beispiel: 71,50${NB}€ → 77,22${NB}$`)).waitFor();
+    await preview().getByText(either('Read as: 1 EUR = 1,08 USD.', 'Gelesen als: 1 EUR = 1,08 USD.')).waitFor();
+    await preview().getByText(either('Converted back to EUR later at this same rate, every amount comes back exactly.',
+      'Später zum selben Kurs zurück in EUR umgerechnet, wird jeder Betrag wieder genau wie jetzt.')).waitFor();
     await shot('roundtrip-there-phone', page.locator('section.currency-change'));
-    await page.getByRole('button', { name: 'Change currency' }).click();
-    await page.getByRole('status').filter({ hasText: `Currency changed to USD; ${n} refuels and 1 expense converted.` }).waitFor();
+    await apply().click();
+    await page.getByRole('status').filter({ hasText: either(`Currency changed to USD; ${n} refuels and 1 expense converted.`,
+      `Währung auf USD geändert; ${n} Tankvorgänge und 1 Ausgabe umgerechnet.`) }).waitFor();
     const there = await amounts();
     // 71.5 × 1.08 = 77.22 and 12.34 × 1.08 = 13.3272 -> 13.327 (half-up, 3 places).
     assert.deepEqual([there.refuels[0], there.expenses], [77.22, [13.327]]);
@@ -241,31 +250,39 @@ describe('a conversion and its way back, in de-DE numbers', () => {
 
   it('back to EUR: the error goes once a choice is made; typing 1,08 the same way round is said not to restore; the undo restores 71,50 exactly', async () => {
     await page.locator('#pref-currency').selectOption('EUR');
-    await page.getByRole('button', { name: 'Change currency' }).click();
-    const err = page.locator('section.currency-change').getByText('Choose: relabel or convert.', { exact: true });
-    await err.waitFor();
+    await apply().click();
+    const err = page.locator('section.currency-change').getByRole('alert');
+    await err.filter({ hasText: either('Choose: undo the conversion, relabel or convert.', 'Wählen Sie: Umrechnung rückgängig machen, umbenennen oder umrechnen.') }).waitFor();
     // The trap of the issue: "1 USD = … EUR", 1,08.
     await page.locator('#currency-convert').check();
     await err.waitFor({ state: 'detached' });
     await page.locator('#currency-rate').fill('1,08');
-    await preview().getByText('For example: 77,22\u00a0$ → 83,40\u00a0€', { exact: true }).waitFor();
-    await preview().getByText(/^This does not undo the conversion of .* \(1 EUR = 1,08 USD\): 77,22\u00a0\$ becomes 83,40\u00a0€, but it was 71,50\u00a0€ before that conversion\./).waitFor();
+    await preview().getByText(either(`For example: 77,22${NB}$ → 83,40${NB}€`, `Zum Beispiel: 77,22${NB}$ → 83,40${NB}€`)).waitFor();
+    await preview().getByText(either(
+      `This does not undo the conversion of ANY (1 EUR = 1,08 USD): 77,22${NB}$ becomes 83,40${NB}€, but it was 71,50${NB}€ before that conversion. To get the amounts back, choose “Undo the conversion of ANY”.`,
+      `Das macht die Umrechnung vom ANY (1 EUR = 1,08 USD) nicht rückgängig: 77,22${NB}$ wird zu 83,40${NB}€, war aber vor dieser Umrechnung 71,50${NB}€. Um die Beträge zurückzuholen, wählen Sie „Umrechnung vom ANY rückgängig machen“.`)).waitFor();
     await shot('roundtrip-trap-phone', page.locator('section.currency-change'));
     // The undo, named with the equation of the way there.
-    const restore = page.getByRole('radio', { name: /^Undo the conversion of .* \(1 EUR = 1,08 USD\): every amount comes back exactly as it was\.$/ });
-    await restore.check();
-    await preview().getByText('For example: 77,22\u00a0$ → 71,50\u00a0€', { exact: true }).waitFor();
+    await page.locator('label[for=currency-restore]').filter({ hasText: either('Undo the conversion of ANY (1 EUR = 1,08 USD): every amount comes back exactly as it was.',
+      'Umrechnung vom ANY rückgängig machen (1 EUR = 1,08 USD): Jeder Betrag wird genau wie vorher.') }).waitFor();
+    await page.locator('#currency-restore').check();
+    await preview().getByText(either(`For example: 77,22${NB}$ → 71,50${NB}€`, `Zum Beispiel: 77,22${NB}$ → 71,50${NB}€`)).waitFor();
     assert.deepEqual(await axeBothSchemes(page), []);
     await shot('roundtrip-back-phone', page.locator('section.currency-change'));
-    await page.getByRole('button', { name: 'Change currency' }).click();
-    await page.getByRole('status').filter({ hasText: new RegExp(`^Currency changed back to EUR; the conversion of .* is undone: ${before.refuels.length} refuels and 1 expense converted back\\.$`) }).waitFor();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await shot('roundtrip-back-desktop', page.locator('section.currency-change'));
+    await page.setViewportSize({ width: 390, height: 844 });
+    await apply().click();
+    const k = before.refuels.length;
+    await page.getByRole('status').filter({ hasText: either(`Currency changed back to EUR; the conversion of ANY is undone: ${k} refuels and 1 expense converted back.`,
+      `Währung zurück auf EUR geändert; die Umrechnung vom ANY ist rückgängig gemacht: ${k} Tankvorgänge und 1 Ausgabe zurückgerechnet.`) }).waitFor();
     assert.deepEqual(await amounts(), before);
     assert.equal((await api('/api/preferences')).body.currency, 'EUR');
     // Undone, there is nothing left to undo.
     await page.locator('#pref-currency').selectOption('USD');
     await page.locator('#currency-relabel').waitFor();
     assert.equal(await page.locator('#currency-restore').count(), 0);
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('section.currency-change').getByRole('button', { name: either('Cancel', 'Abbrechen') }).click();
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -183,7 +183,7 @@ export function CurrencyChange({ from, to, onDone, onCancel }: Props) {
 
   async function apply() {
     setError(null);
-    if (mode === null) return setError(tc('currency.errMode'));
+    if (mode === null) return setError(tc(undo ? 'currency.errModeUndo' : 'currency.errMode'));
     if (!online) return setError(tc('currency.offline'));
     if (mode === 'convert' && seen === null) return setError(tc('currency.errRate', { example: numberExample('decimal') }));
     const rate = mode === 'relabel' ? null : chosen;
