@@ -273,6 +273,12 @@ describe('figures an owner can read', () => {
     // 140,00 € over 80 L; the mean of the fills' prices is not a second price beside it.
     assert.equal(await card('Price paid per unit').locator('.card-value').textContent(), '€1.750/L');
     assert.equal(await card('Mean of fill prices').count(), 0);
+    // A chart's colours are the page's when drawn: switched to dark, it is drawn again (its axis labels were dark on dark).
+    const canvas = await page.getByRole('figure', { name: 'Monthly cost' }).locator('canvas').elementHandle();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction((c) => !c.isConnected, canvas);
+    await page.getByRole('figure', { name: 'Monthly cost' }).locator('canvas').waitFor();
+    await page.emulateMedia({ colorScheme: 'light' });
     await shootEverywhere(page, 'statistics-cost-per-km');
     assert.deepEqual(pageErrors, []);
   });

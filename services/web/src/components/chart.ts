@@ -31,6 +31,29 @@ function textWidth(text: string): number {
 
 /** drawChart draws a bar-like line chart of one series into el; returns the cleanup. */
 export function drawChart(el: HTMLElement, s: Series): () => void {
+  let plot = plotOf(el, s);
+  // The chart follows its box: a phone turned sideways or a window resized redraws it at the new width.
+  const resized = new ResizeObserver(() => {
+    const w = Math.max(260, el.clientWidth || 320);
+    if (w !== plot.width) plot.setSize({ width: w, height: 200 });
+  });
+  resized.observe(el);
+  // Its colours are the page's when drawn: a switch between light and dark draws it again.
+  const scheme = typeof window.matchMedia === 'function' ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+  const redraw = () => {
+    plot.destroy();
+    plot = plotOf(el, s);
+  };
+  scheme?.addEventListener('change', redraw);
+  return () => {
+    scheme?.removeEventListener('change', redraw);
+    resized.disconnect();
+    plot.destroy();
+  };
+}
+
+/** plotOf draws the chart in the page's colours of now. */
+function plotOf(el: HTMLElement, s: Series): uPlot {
   const css = getComputedStyle(el);
   const fg = css.getPropertyValue('--fg').trim() || '#111';
   const accent = css.getPropertyValue('--accent').trim() || '#0b5cad';
@@ -45,7 +68,7 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
     return ticks.map((t) => t.index);
   };
   const width = Math.max(260, el.clientWidth || 320);
-  const plot = new uPlot(
+  return new uPlot(
     {
       width,
       height: 200,
@@ -78,14 +101,4 @@ export function drawChart(el: HTMLElement, s: Series): () => void {
     s.second ? [xs, s.values, s.second.values] : [xs, s.values],
     el,
   );
-  // The chart follows its box: a phone turned sideways or a window resized redraws it at the new width.
-  const resized = new ResizeObserver(() => {
-    const w = Math.max(260, el.clientWidth || 320);
-    if (w !== plot.width) plot.setSize({ width: w, height: 200 });
-  });
-  resized.observe(el);
-  return () => {
-    resized.disconnect();
-    plot.destroy();
-  };
 }
