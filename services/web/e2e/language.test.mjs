@@ -94,6 +94,7 @@ describe('the first browser does not decide for everyone', () => {
 
     await page.getByRole('button', { name: 'Einstellungen speichern' }).click();
     await page.getByRole('status').filter({ hasText: 'Einstellungen gespeichert.' }).waitFor();
+    await page.getByText('Einige dieser Einstellungen sind aus diesem Browser geschätzt').waitFor({ state: 'hidden' });
     const p = (await api('/api/preferences')).body;
     assert.deepEqual(PREFERENCES.map((f) => p[f]), ['km', 'l', 'l_per_100km', 'kwh_per_100km', 'kg_per_100km', 'EUR', 'de-DE', ZONE, 'de']);
   });
