@@ -494,7 +494,7 @@ export const costsDe: Record<CostsKey, string> = {
   'rem.dueAt': 'Fällig bei {odometer}',
   'rem.dueOn': 'Fällig am {date}',
   'rem.estimated': 'Bei der zuletzt gefahrenen Strecke etwa am {date}',
-  'rem.lastDone': 'Zuletzt erledigt {when}',
+  'rem.lastDone': 'Zuletzt erledigt: {when}',
   'rem.homeHeading': 'Erinnerungen',
   'rem.all': 'Alle Erinnerungen und Kosten',
   'rem.nothingDue': 'Demnächst ist nichts fällig.',
