@@ -5,7 +5,7 @@
 // how de-DE writes one ("1.5") is refused with an example of how to write it,
 // nothing stored; the edit forms show amounts as de-DE writes them ("71,50",
 // with the currency beside) and saving them unchanged stores exactly the same
-// values. Fields are found by their ids and the page's words by either
+// values; a reminder's interval and reading read the same way. Fields are found by their ids and the page's words by either
 // language the app may speak to a German browser: what is asserted is the
 // numbers, read back through the API.
 import { after, before, describe, it } from 'node:test';
@@ -130,6 +130,24 @@ describe('numbers typed in de-DE', () => {
     await page.locator(`#${p}-amount`).waitFor({ state: 'detached' });
     const again = (await api(`/api/expenses/${e.body.id}`)).body;
     assert.deepEqual([again.amount, again.odometer], [89.9, 16000]);
+  });
+
+  it('a reminder every 15.000 km is every 15000 km, from a reading of 16.000; a fraction of months is refused', async () => {
+    await go('/costs');
+    await page.getByRole('button', { name: word('Erinnerung hinzufügen', 'Add reminder') }).click();
+    await page.locator('#rem-new-title').fill('Inspektion');
+    await page.locator('#rem-new-km').fill('15.000');
+    await page.locator('#rem-new-months').fill('1,5');
+    await page.locator('#rem-new-last').fill('2026-03-01');
+    await page.locator('#rem-new-last-odo').fill('16.000');
+    const save = page.locator('#rem-new-title').locator('xpath=ancestor::form').locator('button[type=submit]');
+    await save.click();
+    await page.locator('#rem-new-months-error').waitFor();
+    await page.locator('#rem-new-months').fill('12');
+    await save.click();
+    await page.locator('#rem-new-title').waitFor({ state: 'detached' });
+    const [r] = (await api(`/api/reminders?vehicle_id=${vehicleId}`)).body;
+    assert.deepEqual([r.every_km, r.every_months, r.last_done?.odometer], [15000, 12, 16000]);
     assert.deepEqual(pageErrors, []);
   });
 });
