@@ -95,33 +95,68 @@ func (e *Expense) Normalize() {
 // Validate reports every field that breaks a rule, as Refuel.Validate
 // does; items and tags are named by their index (items[2].quantity,
 // tags[0]).
-func (e *Expense) Validate() error {
-	errs := []error{
-		refuelVehicleID(e.VehicleID),
-		expenseTime(e.Time),
+func (e *Expense) Validate() error { return apperr.Join(e.ValidateFields(everyField)...) }
+
+// ValidateFields is Validate restricted to the members known reports, by
+// their JSON names (title, items, and items[2].quantity for a member of
+// an item): the check of a body before the store completes its record,
+// when some members could not be read or a patch leaves others as they
+// are stored. Every rule of an expense reads one member, so each is
+// checked on its own. The errors come one per bad member, in the order of
+// the field table.
+func (e *Expense) ValidateFields(known func(field string) bool) []error {
+	var errs []error
+	check := func(field string, err error) {
+		if known(field) {
+			errs = append(errs, err)
+		}
 	}
+	check("vehicle_id", refuelVehicleID(e.VehicleID))
+	check("time", expenseTime(e.Time))
 	if e.Odometer.Valid {
-		errs = append(errs, quantity("odometer", e.Odometer.Decimal, false))
+		check("odometer", quantity("odometer", e.Odometer.Decimal, false))
 	}
-	errs = append(errs,
-		expenseCategory("category", e.Category),
-		requiredString("title", e.Title, MaxExpenseTitleLen),
-		quantity("amount", e.Amount, false),
-		optionalString("vendor", e.Vendor, MaxExpenseVendorLen),
-		optionalString("notes", e.Notes, MaxExpenseNotesLen),
-	)
+	check("category", expenseCategory("category", e.Category))
+	check("title", requiredString("title", e.Title, MaxExpenseTitleLen))
+	check("amount", quantity("amount", e.Amount, false))
+	check("vendor", optionalString("vendor", e.Vendor, MaxExpenseVendorLen))
+	check("notes", optionalString("notes", e.Notes, MaxExpenseNotesLen))
+	if known("items") {
+		errs = append(errs, e.validateItems(known)...)
+	}
+	if known("tags") {
+		errs = append(errs, e.validateTags()...)
+	}
+	return errs
+}
+
+// everyField is the known of a whole record: every member.
+func everyField(string) bool { return true }
+
+// validateItems checks the list and the members of each item that known
+// reports (items[2].quantity).
+func (e *Expense) validateItems(known func(string) bool) []error {
+	var errs []error
 	if len(e.Items) > MaxExpenseItems {
 		errs = append(errs, apperr.Invalid("items", "must have at most %d entries (got %d)", MaxExpenseItems, len(e.Items)))
 	}
+	check := func(field string, err error) {
+		if known(field) {
+			errs = append(errs, err)
+		}
+	}
 	for i, it := range e.Items {
 		p := fmt.Sprintf("items[%d].", i)
-		errs = append(errs,
-			requiredString(p+"name", it.Name, MaxItemNameLen),
-			optionalString(p+"part_number", it.PartNumber, MaxItemPartLen),
-			quantity(p+"quantity", it.Quantity, true),
-			quantity(p+"unit_price", it.UnitPrice, false),
-		)
+		check(p+"name", requiredString(p+"name", it.Name, MaxItemNameLen))
+		check(p+"part_number", optionalString(p+"part_number", it.PartNumber, MaxItemPartLen))
+		check(p+"quantity", quantity(p+"quantity", it.Quantity, true))
+		check(p+"unit_price", quantity(p+"unit_price", it.UnitPrice, false))
 	}
+	return errs
+}
+
+func (e *Expense) validateTags() []error {
+	var errs []error
 	if len(e.Tags) > MaxExpenseTags {
 		errs = append(errs, apperr.Invalid("tags", "must have at most %d entries (got %d)", MaxExpenseTags, len(e.Tags)))
 	}
@@ -139,7 +174,7 @@ func (e *Expense) Validate() error {
 		}
 		seen[key] = i
 	}
-	return apperr.Join(errs...)
+	return errs
 }
 
 func expenseTime(t time.Time) error {
@@ -186,6 +221,33 @@ type ExpenseUpdate struct {
 	Notes     *string
 	Items     *[]ExpenseItem
 	Tags      *[]string
+}
+
+// Sets reports whether u changes the member field (a JSON member name).
+func (u ExpenseUpdate) Sets(field string) bool {
+	switch field {
+	case "vehicle_id":
+		return u.VehicleID != nil
+	case "time":
+		return u.Time != nil
+	case "odometer":
+		return u.Odometer != nil
+	case "category":
+		return u.Category != nil
+	case "title":
+		return u.Title != nil
+	case "amount":
+		return u.Amount != nil
+	case "vendor":
+		return u.Vendor != nil
+	case "notes":
+		return u.Notes != nil
+	case "items":
+		return u.Items != nil
+	case "tags":
+		return u.Tags != nil
+	}
+	return false
 }
 
 // Apply copies the set fields of u onto e.

@@ -187,18 +187,31 @@ func (r *Reminder) Normalize() {
 
 // Validate reports every field that breaks a rule, as Vehicle.Validate
 // does.
-func (r *Reminder) Validate() error {
-	return apperr.Join(
-		refuelVehicleID(r.VehicleID),
-		requiredString("title", r.Title, MaxReminderTitleLen),
-		reminderCategory(r.Category),
-		optionalString("match", r.Match, MaxReminderMatchLen),
-		r.validateEvery(),
-		r.validateLastDone(),
-		optionalString("notes", r.Notes, MaxReminderNotesLen),
-		quantity("soon_km", r.SoonKm, false),
-		boundedInt("soon_days", r.SoonDays, 0, MaxSoonDays),
-	)
+func (r *Reminder) Validate() error { return apperr.Join(r.ValidateFields(everyField)...) }
+
+// ValidateFields is Validate restricted to the rules whose members known
+// reports (JSON member names: title, last_done.time), as
+// Expense.ValidateFields. A rule that reads two members (every_km or
+// every_months; last_done.odometer with every_km) is checked only when
+// both are known: with one of them unreadable or left as stored, it is
+// the store's to check on the whole record.
+func (r *Reminder) ValidateFields(known func(field string) bool) []error {
+	var errs []error
+	check := func(field string, err error) {
+		if known(field) {
+			errs = append(errs, err)
+		}
+	}
+	check("vehicle_id", refuelVehicleID(r.VehicleID))
+	check("title", requiredString("title", r.Title, MaxReminderTitleLen))
+	check("category", reminderCategory(r.Category))
+	check("match", optionalString("match", r.Match, MaxReminderMatchLen))
+	errs = append(errs, r.validateEvery(known)...)
+	errs = append(errs, r.validateLastDone(known)...)
+	check("notes", optionalString("notes", r.Notes, MaxReminderNotesLen))
+	check("soon_km", quantity("soon_km", r.SoonKm, false))
+	check("soon_days", boundedInt("soon_days", r.SoonDays, 0, MaxSoonDays))
+	return errs
 }
 
 func reminderCategory(c string) error {
@@ -213,39 +226,42 @@ func reminderCategory(c string) error {
 	return apperr.Invalid("category", "must be one of %s", strings.Join(ReminderCategories, ", "))
 }
 
-func (r *Reminder) validateEvery() error {
+func (r *Reminder) validateEvery(known func(string) bool) []error {
+	km, months := known("every_km"), known("every_months")
 	var errs []error
-	if r.EveryKm.Valid {
+	if km && r.EveryKm.Valid {
 		errs = append(errs, quantity("every_km", r.EveryKm.Decimal, true))
 	}
-	if r.EveryMonths != 0 {
+	if months && r.EveryMonths != 0 {
 		errs = append(errs, boundedInt("every_months", r.EveryMonths, 1, MaxEveryMonths))
 	}
-	if !r.EveryKm.Valid && r.EveryMonths == 0 {
+	if km && months && !r.EveryKm.Valid && r.EveryMonths == 0 {
 		errs = append(errs, apperr.Invalid("every_km", "or every_months is required (at least one of them)"))
 	}
-	return apperr.Join(errs...)
+	return errs
 }
 
-func (r *Reminder) validateLastDone() error {
+func (r *Reminder) validateLastDone(known func(string) bool) []error {
 	d := r.LastDone
 	if d == nil {
 		return nil
 	}
 	var errs []error
 	switch {
+	case !known("last_done.time"):
 	case d.Time.IsZero():
 		errs = append(errs, apperr.Invalid("last_done.time", "is required"))
 	case d.Time.Before(MinTime) || d.Time.After(MaxTime):
 		errs = append(errs, apperr.Invalid("last_done.time", "must lie between 1900-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z"))
 	}
 	switch {
+	case !known("last_done.odometer"):
 	case d.Odometer.Valid:
 		errs = append(errs, quantity("last_done.odometer", d.Odometer.Decimal, false))
-	case r.EveryKm.Valid:
+	case r.EveryKm.Valid && known("every_km"):
 		errs = append(errs, apperr.Invalid("last_done.odometer", "is required when every_km is set"))
 	}
-	return apperr.Join(errs...)
+	return errs
 }
 
 func boundedInt(field string, n, lo, hi int) error {
@@ -270,6 +286,33 @@ type ReminderUpdate struct {
 	Notes       *string
 	SoonKm      *decimal.Decimal
 	SoonDays    *int
+}
+
+// Sets reports whether u changes the member field (a JSON member name).
+func (u ReminderUpdate) Sets(field string) bool {
+	switch field {
+	case "vehicle_id":
+		return u.VehicleID != nil
+	case "title":
+		return u.Title != nil
+	case "category":
+		return u.Category != nil
+	case "match":
+		return u.Match != nil
+	case "every_km":
+		return u.EveryKm != nil
+	case "every_months":
+		return u.EveryMonths != nil
+	case "last_done":
+		return u.SetLastDone
+	case "notes":
+		return u.Notes != nil
+	case "soon_km":
+		return u.SoonKm != nil
+	case "soon_days":
+		return u.SoonDays != nil
+	}
+	return false
 }
 
 // Apply copies the set fields of u onto r.

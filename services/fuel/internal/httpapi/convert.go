@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"errors"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +71,88 @@ type members struct {
 }
 
 func (m *members) err() error { return apperr.Join(m.errs...) }
+
+// known is what the rules of a record's members (the domain's
+// ValidateFields) may be checked on before the store completes the
+// record: on create every member (an absent one has its default or was
+// reported as required), on update those the patch sets (sets, asked for
+// the top member: items of items[1].quantity), and in both cases none
+// that could not be read, whose error is reported already.
+func (m *members) known(sets func(field string) bool) func(field string) bool {
+	return func(field string) bool {
+		top := field
+		if i := strings.IndexAny(top, ".["); i >= 0 {
+			top = top[:i]
+		}
+		return (m.create || sets(top)) && !m.failed(field)
+	}
+}
+
+// inMemberOrder sorts errs, found by reading a body of type T and then
+// by the rules of its members, stably into the order of T's members
+// (members of members too: last_done.time before last_done.odometer; the
+// elements of a list by index), so that one answer names the bad members
+// in the order of the field table whichever check found them.
+func inMemberOrder[T any](errs []error) {
+	t := reflect.TypeFor[T]()
+	path := func(err error) []int {
+		var e *apperr.Error
+		if !errors.As(err, &e) {
+			return nil
+		}
+		return fieldPosition(t, e.Field)
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return slices.Compare(path(a), path(b)) })
+}
+
+// fieldPosition is the position of field (items[1].quantity) in a body of
+// type t: the index of each member on the way among its struct's, and
+// each list element's index. A list member is a struct whose V is the
+// list (optItems). It stops where t has no such member.
+func fieldPosition(t reflect.Type, field string) []int {
+	var path []int
+	for field != "" && t.Kind() == reflect.Struct {
+		if rest, ok := strings.CutPrefix(field, "["); ok {
+			n, after, _ := strings.Cut(rest, "]")
+			i, _ := strconv.Atoi(n)
+			v, ok := t.FieldByName("V")
+			if !ok || v.Type.Kind() != reflect.Slice {
+				break
+			}
+			path, t, field = append(path, i), v.Type.Elem(), after
+			continue
+		}
+		field = strings.TrimPrefix(field, ".")
+		name := field
+		if i := strings.IndexAny(name, ".["); i >= 0 {
+			name = name[:i]
+		}
+		i := 0
+		for ; i < t.NumField(); i++ {
+			if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag == name {
+				break
+			}
+		}
+		if i == t.NumField() {
+			break
+		}
+		path, t, field = append(path, i), t.Field(i).Type, field[len(name):]
+	}
+	return path
+}
+
+// failed reports whether reading field found an error in it or in one of
+// its members: last_done fails with last_done.time, items[1] with
+// items[1].quantity, but items with neither (its length was read).
+func (m *members) failed(field string) bool {
+	for _, err := range m.errs {
+		var e *apperr.Error
+		if errors.As(err, &e) && (e.Field == field || strings.HasPrefix(e.Field, field+".")) {
+			return true
+		}
+	}
+	return false
+}
 
 func (m *members) str(field string, o optString, required bool) *string {
 	v, err := stringField(field, o, required, m.create)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -109,7 +110,9 @@ func (o *optTags) UnmarshalJSON(b []byte) error {
 
 // toExpenseUpdate is toRefuelUpdate for expense bodies: vehicle_id, time,
 // category, title and amount are required; odometer null is "unknown";
-// vendor, notes, items and tags null reset to empty.
+// vendor, notes, items and tags null reset to empty. Unlike a refuel's,
+// the error names every bad member at once: those that could not be read
+// and those that break a rule of their own (fuel.Expense.ValidateFields).
 func (req expenseRequest) toExpenseUpdate(create bool) (fuel.ExpenseUpdate, error) {
 	b := members{create: create}
 	u := fuel.ExpenseUpdate{
@@ -124,6 +127,15 @@ func (req expenseRequest) toExpenseUpdate(create bool) (fuel.ExpenseUpdate, erro
 		Items:     b.items("items", req.Items),
 		Tags:      b.tags("tags", req.Tags),
 	}
+	// The rules of the members read are checked here as well, so that one
+	// answer names a blank title beside an amount that could not be read;
+	// the store checks the whole record again.
+	var e fuel.Expense
+	u.Apply(&e)
+	e.Items, e.Tags = slices.Clone(e.Items), slices.Clone(e.Tags) // Normalize works in place
+	e.Normalize()
+	b.errs = append(b.errs, e.ValidateFields(b.known(u.Sets))...)
+	inMemberOrder[expenseRequest](b.errs)
 	return u, b.err()
 }
 
@@ -142,16 +154,21 @@ func (m *members) items(field string, o optItems) *[]fuel.ExpenseItem {
 		qty := im.decimal(p+"quantity", it.Quantity, true)
 		price := im.decimal(p+"unit_price", it.UnitPrice, true)
 		m.errs = append(m.errs, im.errs...)
-		if im.err() != nil {
-			continue
-		}
-		item := fuel.ExpenseItem{Name: *name, Quantity: *qty, UnitPrice: *price}
-		if part != nil {
-			item.PartNumber = *part
-		}
-		out = append(out, item)
+		// An item keeps its index when a member could not be read (that
+		// member zero, and the patch refused): the rules of its other
+		// members then name the right item.
+		out = append(out, fuel.ExpenseItem{Name: valueOf(name), PartNumber: valueOf(part), Quantity: valueOf(qty), UnitPrice: valueOf(price)})
 	}
 	return &out
+}
+
+// valueOf is *p, or the zero value for nil.
+func valueOf[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
 }
 
 func (m *members) tags(_ string, o optTags) *[]string {

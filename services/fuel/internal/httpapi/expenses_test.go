@@ -105,7 +105,10 @@ func TestExpenseEveryBadFieldNamed(t *testing.T) {
 			{"every field", `{"vehicle_id":` + vid + `,"time":"yesterday","odometer":-1,"category":"fuel","title":"` + strings.Repeat("x", 201) +
 				`","amount":1e12,"vendor":"` + strings.Repeat("v", 129) + `","items":[{"name":"","quantity":0,"unit_price":1},{"quantity":1}],"tags":["a","A"]}`,
 				"time: must be an RFC 3339 timestamp with a zone, like 2026-03-01T08:00:00Z or 2026-03-01T10:00:00+02:00; odometer: must be at least 0; " +
-					"items[1].name: is required; items[1].unit_price: is required"},
+					"category: must be one of service, repair, tyres, inspection, insurance, tax, parking, toll, wash, fine, accessory, other; " +
+					"title: must be at most 200 characters (got 201); amount: must be at most 99999999999.999; vendor: must be at most 128 characters (got 129); " +
+					"items[0].name: is required and must not be blank; items[0].quantity: must be greater than 0 (at 3 decimal places); " +
+					"items[1].name: is required; items[1].unit_price: is required; tags[1]: repeats tags[0] (tags are compared ignoring case)"},
 			{"after decoding", `{"vehicle_id":` + vid + `,"time":"2026-03-01T08:00:00Z","category":"fuel","title":"` + strings.Repeat("x", 201) +
 				`","amount":1e12,"vendor":"` + strings.Repeat("v", 129) + `","items":[{"name":" ","quantity":0,"unit_price":1}],"tags":["a","A"]}`,
 				"category: must be one of service, repair, tyres, inspection, insurance, tax, parking, toll, wash, fine, accessory, other; " +

@@ -126,9 +126,10 @@ func toReminderResponse(r fuel.Reminder, due fuel.ReminderDue) reminderResponse 
 	return out
 }
 
-// toReminderUpdate turns a body into a patch, as toRefuelUpdate does. On
-// create, soon_km and soon_days absent are their defaults (set by the
-// caller); null resets them to the defaults on PUT too.
+// toReminderUpdate turns a body into a patch, as toExpenseUpdate does,
+// naming every bad member at once. On create, soon_km and soon_days
+// absent are their defaults (newReminder); null resets them to the
+// defaults on PUT too.
 func (req reminderRequest) toReminderUpdate(create bool) (fuel.ReminderUpdate, error) {
 	b := members{create: create}
 	u := fuel.ReminderUpdate{
@@ -139,13 +140,32 @@ func (req reminderRequest) toReminderUpdate(create bool) (fuel.ReminderUpdate, e
 		EveryKm:     b.nullDecimal("every_km", req.EveryKm),
 		EveryMonths: b.integer("every_months", req.EveryMonths, 0, 1, fuel.MaxEveryMonths),
 	}
-	var err error
-	u.SetLastDone, u.LastDone, err = doneField("last_done", req.LastDone)
-	b.errs = append(b.errs, err)
+	var errs []error
+	u.SetLastDone, u.LastDone, errs = doneField("last_done", req.LastDone)
+	b.errs = append(b.errs, errs...)
 	u.Notes = b.str("notes", req.Notes, false)
 	u.SoonKm = b.decimalOr("soon_km", req.SoonKm, fuel.DefaultSoonKm)
 	u.SoonDays = b.integer("soon_days", req.SoonDays, fuel.DefaultSoonDays, 0, fuel.MaxSoonDays)
+	// The rules of the members read, as toExpenseUpdate checks them; a
+	// patch's rules that read a stored member too are the store's.
+	var r fuel.Reminder
+	if create {
+		r = newReminder(u)
+	} else {
+		u.Apply(&r)
+	}
+	r.Normalize()
+	b.errs = append(b.errs, r.ValidateFields(b.known(u.Sets))...)
+	inMemberOrder[reminderRequest](b.errs)
 	return u, b.err()
+}
+
+// newReminder is the reminder a create's patch u makes: soon_km and
+// soon_days default.
+func newReminder(u fuel.ReminderUpdate) fuel.Reminder {
+	r := fuel.Reminder{SoonKm: fuel.DefaultSoonKm, SoonDays: fuel.DefaultSoonDays}
+	u.Apply(&r)
+	return r
 }
 
 // integer reads an optional integer member between lo and hi; null is
@@ -185,7 +205,7 @@ func (m *members) decimalOr(field string, o optNumber, def decimal.Decimal) *dec
 // doneField reads last_done: absent leaves it, null clears it, an object
 // needs its time; odometer is optional (Validate requires it with
 // every_km).
-func doneField(field string, o optDone) (set bool, d *fuel.Done, err error) {
+func doneField(field string, o optDone) (set bool, d *fuel.Done, errs []error) {
 	if !o.Set {
 		return false, nil, nil
 	}
@@ -193,8 +213,8 @@ func doneField(field string, o optDone) (set bool, d *fuel.Done, err error) {
 		return true, nil, nil
 	}
 	d = &fuel.Done{}
-	var errs []error
 	if o.Time.Set && !o.Time.Null {
+		var err error
 		d.Time, err = parseTime(field+".time", o.Time.V)
 		errs = append(errs, err)
 	}
@@ -203,7 +223,7 @@ func doneField(field string, o optDone) (set bool, d *fuel.Done, err error) {
 	if odo != nil {
 		d.Odometer = *odo
 	}
-	return true, d, apperr.Join(errs...)
+	return true, d, errs
 }
 
 // reminderOut reads the reminder id as of now with its facts and renders
@@ -228,8 +248,7 @@ func (a *API) createReminder(c *gin.Context) {
 			return nil, err
 		}
 		return func(ctx context.Context, st fuel.Store) (any, error) {
-			r := fuel.Reminder{SoonKm: fuel.DefaultSoonKm, SoonDays: fuel.DefaultSoonDays}
-			u.Apply(&r)
+			r := newReminder(u)
 			if err := st.CreateReminder(ctx, &r); err != nil {
 				return nil, err
 			}

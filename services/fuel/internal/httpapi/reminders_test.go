@@ -95,12 +95,11 @@ func TestReminderCRUD(t *testing.T) {
 		if got := withoutID(res.body, id, vid); got != want {
 			t.Fatalf("patched\n got %s\nwant %s", got, want)
 		}
-		// Nothing left to be due by: refused, every bad field named, nothing written.
-		// title "" passes the first check (it is a string), soon_days does
-		// not: the first check's errors are answered alone.
+		// Refused, every bad field named (the blank title beside the
+		// soon_days that cannot be read), nothing written.
 		res = s.do("PUT", "/api/reminders/"+id, `{"every_months":null,"title":"","soon_days":-1}`)
-		errorBody(t, res, 400, "INVALID_ARGUMENT", "soon_days")
-		if msg := object(t, res.body)["message"]; msg != "soon_days: must be an integer between 0 and 3650" {
+		errorBody(t, res, 400, "INVALID_ARGUMENT", "title")
+		if msg := object(t, res.body)["message"]; msg != "title: is required and must not be blank; soon_days: must be an integer between 0 and 3650" {
 			t.Errorf("message %q", msg)
 		}
 		res = s.do("PUT", "/api/reminders/"+id, `{"every_months":null}`)
@@ -164,11 +163,11 @@ func TestReminderFieldsNamed(t *testing.T) {
 	forEachClockDialect(t, func(t *testing.T, s *server) {
 		vid := s.mustVehicle(`{"name":"Golf","fuel_type":"gasoline"}`)
 		for _, c := range []struct{ body, message string }{
-			{`{}`, "vehicle_id: is required; title: is required; category: is required"},
+			{`{}`, "vehicle_id: is required; title: is required; category: is required; every_km: or every_months is required (at least one of them)"},
 			{`{"vehicle_id":` + vid + `,"title":"x","category":"service"}`, "every_km: or every_months is required (at least one of them)"},
 			{`{"vehicle_id":` + vid + `,"title":"x","category":"service","every_km":-1,"every_months":0,"last_done":{"odometer":-2},"soon_km":-5,"soon_days":1.5}`,
-				"every_km: must be at least 0; every_months: must be an integer between 1 and 1200; last_done.odometer: must be at least 0; " +
-					"soon_km: must be at least 0; soon_days: must be an integer between 0 and 3650"},
+				"every_km: must be at least 0; every_months: must be an integer between 1 and 1200; last_done.time: is required; " +
+					"last_done.odometer: must be at least 0; soon_km: must be at least 0; soon_days: must be an integer between 0 and 3650"},
 			{`{"vehicle_id":` + vid + `,"title":" ","category":"oil","match":"` + strings.Repeat("m", 201) + `","every_km":0,"last_done":{},"notes":"` + strings.Repeat("n", 1001) + `"}`,
 				"title: is required and must not be blank; category: must be one of service, repair, tyres, inspection, insurance, tax, parking, toll, wash, fine, accessory, other; " +
 					"match: must be at most 200 characters (got 201); every_km: must be greater than 0 (at 3 decimal places); last_done.time: is required; " +

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,6 +43,80 @@ func TestEveryInvalidFieldNamed(t *testing.T) {
 		got := object(t, s.must(200, "GET", "/api/refuels/"+rid, "").body)
 		if literal(got["liters"]) != "40" || literal(got["remark"]) != `""` {
 			t.Errorf("after a refused patch: liters %s, remark %s", literal(got["liters"]), literal(got["remark"]))
+		}
+	})
+}
+
+// namedFields is the set of fields an INVALID_ARGUMENT message names
+// ("title: is required; amount: must be at least 0"), sorted.
+func namedFields(message string) []string {
+	var out []string
+	for _, part := range strings.Split(message, "; ") {
+		field, _, _ := strings.Cut(part, ": ")
+		out = append(out, field)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestExpenseAndReminderBodiesNameEveryBadField: a create or an update of
+// an expense or a reminder with several bad fields is answered with one
+// 400 that names each of them, whether its value could not be read (a
+// negative amount, every_months -1) or breaks a rule of the field table
+// (a blank title, an unknown category), and nothing is written.
+func TestExpenseAndReminderBodiesNameEveryBadField(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *server) {
+		vid := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+		expense := literal(object(t, s.must(200, "POST", "/api/expenses", serviceBody(vid)).body)["id"])
+		reminder := literal(object(t, s.must(200, "POST", "/api/reminders",
+			`{"vehicle_id":`+vid+`,"title":"Oil","category":"service","every_km":15000,"every_months":12}`).body)["id"])
+		beforeExpense := string(s.must(200, "GET", "/api/expenses/"+expense, "").body)
+		beforeReminder := string(s.must(200, "GET", "/api/reminders/"+reminder, "").body)
+		for _, tc := range []struct {
+			name, method, path, body string
+			want                     []string
+		}{
+			{"the issue's expense", "POST", "/api/expenses",
+				`{"vehicle_id":` + vid + `,"time":"2026-03-01T08:00:00Z","category":"fuel","title":"","amount":-5}`,
+				[]string{"amount", "category", "title"}},
+			{"an expense's items and tags beside an unreadable time", "POST", "/api/expenses",
+				`{"vehicle_id":` + vid + `,"time":"soon","category":"service","title":" ","amount":10,` +
+					`"items":[{"name":"Oil","quantity":0,"unit_price":1},{"name":"","quantity":1,"unit_price":-1}],"tags":["a","A"]}`,
+				[]string{"items[0].quantity", "items[1].name", "items[1].unit_price", "tags[1]", "time", "title"}},
+			{"the issue's expense as an update", "PUT", "/api/expenses/" + expense,
+				`{"title":"","category":"fuel","amount":-5}`, []string{"amount", "category", "title"}},
+			{"an update's odometer and vendor", "PUT", "/api/expenses/" + expense,
+				`{"odometer":-1,"vendor":"` + strings.Repeat("v", 129) + `","notes":null}`, []string{"odometer", "vendor"}},
+			{"the issue's reminder", "POST", "/api/reminders",
+				`{"vehicle_id":` + vid + `,"title":"Oil","category":"oil","every_km":0,"every_months":-1}`,
+				[]string{"category", "every_km", "every_months"}},
+			{"a reminder's title beside its unreadable last_done and soon_days", "POST", "/api/reminders",
+				`{"vehicle_id":` + vid + `,"title":" ","category":"service","every_km":15000,` +
+					`"last_done":{"time":"2026-01-01T00:00:00Z","odometer":-1},"soon_days":5000}`,
+				[]string{"last_done.odometer", "soon_days", "title"}},
+			{"the issue's reminder as an update", "PUT", "/api/reminders/" + reminder,
+				`{"category":"oil","every_km":0,"every_months":-1}`, []string{"category", "every_km", "every_months"}},
+			{"an update's title, match and soon_km", "PUT", "/api/reminders/" + reminder,
+				`{"title":"","match":"` + strings.Repeat("m", 201) + `","soon_km":-1}`, []string{"match", "soon_km", "title"}},
+		} {
+			res := s.do(tc.method, tc.path, tc.body)
+			errorBody(t, res, 400, "INVALID_ARGUMENT", "")
+			msg, _ := object(t, res.body)["message"].(string)
+			if got := namedFields(msg); !slices.Equal(got, tc.want) {
+				t.Errorf("%s: names %q, want %q (message %q)", tc.name, got, tc.want, msg)
+			}
+		}
+		if n := s.count("expenses"); n != 1 {
+			t.Errorf("%d expenses, want the 1 made before", n)
+		}
+		if n := s.count("reminders"); n != 1 {
+			t.Errorf("%d reminders, want the 1 made before", n)
+		}
+		if got := string(s.must(200, "GET", "/api/expenses/"+expense, "").body); got != beforeExpense {
+			t.Errorf("a refused update changed the expense:\n%s\nwas\n%s", got, beforeExpense)
+		}
+		if got := string(s.must(200, "GET", "/api/reminders/"+reminder, "").body); got != beforeReminder {
+			t.Errorf("a refused update changed the reminder:\n%s\nwas\n%s", got, beforeReminder)
 		}
 	})
 }
