@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
@@ -22,9 +23,6 @@ var Header = []string{
 	"id", "vehicle_id", "time", "odometer_km", "category", "title", "amount", "vendor", "notes", "items", "tags",
 	"created_at", "updated_at",
 }
-
-// timeLayout is the JSON answers' layout: UTC, Z, up to microseconds.
-const timeLayout = "2006-01-02T15:04:05.999999Z07:00"
 
 // Writer writes expenses as CSV rows. Call Flush at the end.
 type Writer struct {
@@ -41,6 +39,13 @@ func NewWriter(w io.Writer) *Writer {
 // refuelcsv.NewSpreadsheetWriter.
 func NewSpreadsheetWriter(w io.Writer, decimalComma bool) *Writer {
 	return &Writer{w: refuelcsv.NewSpreadsheetWriter(w, decimalComma), rec: make([]string, len(Header))}
+}
+
+// InZone makes w write times in loc, as refuelcsv's Writer.InZone.
+// Returns w.
+func (w *Writer) InZone(loc *time.Location) *Writer {
+	w.w.InZone(loc)
+	return w
 }
 
 // WriteHeader writes the header row.
@@ -76,7 +81,7 @@ func (w *Writer) Write(e fuel.Expense) error {
 	rec := w.rec
 	rec[0] = strconv.FormatUint(e.ID, 10)
 	rec[1] = strconv.FormatUint(e.VehicleID, 10)
-	rec[2] = e.Time.UTC().Format(timeLayout)
+	rec[2] = w.w.Time(e.Time)
 	rec[3] = ""
 	if e.Odometer.Valid {
 		rec[3] = w.w.Quantity(e.Odometer.Decimal)
@@ -89,8 +94,8 @@ func (w *Writer) Write(e fuel.Expense) error {
 	// JSON starts with [ : never a formula.
 	rec[9] = string(ib)
 	rec[10] = string(tb)
-	rec[11] = e.CreatedAt.UTC().Format(timeLayout)
-	rec[12] = e.UpdatedAt.UTC().Format(timeLayout)
+	rec[11] = w.w.Time(e.CreatedAt)
+	rec[12] = w.w.Time(e.UpdatedAt)
 	return w.w.WriteRow(rec)
 }
 

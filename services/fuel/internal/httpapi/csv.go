@@ -23,11 +23,11 @@ import (
 const exportFlushRows = 200
 
 func (a *API) exportRefuels(c *gin.Context) {
-	exportCSV(a, c, "refuels", func(w io.Writer, spreadsheet, decimalComma bool) *refuelcsv.Writer {
+	exportCSV(a, c, "refuels", func(w io.Writer, spreadsheet, decimalComma bool, loc *time.Location) *refuelcsv.Writer {
 		if spreadsheet {
-			return refuelcsv.NewSpreadsheetWriter(w, decimalComma)
+			return refuelcsv.NewSpreadsheetWriter(w, decimalComma).InZone(loc)
 		}
-		return refuelcsv.NewWriter(w)
+		return refuelcsv.NewWriter(w).InZone(loc)
 	}, a.store.ExportRefuels)
 }
 
@@ -40,21 +40,26 @@ type csvWriter[T any] interface {
 
 // exportCSV serves the export of a vehicle's records (what names them in
 // the file name): ?spreadsheet=true writes for a spreadsheet in the
-// owner's language (newWriter's decimalComma), rows are flushed every
-// exportFlushRows, and a failure after the first byte cuts the connection.
-func exportCSV[T any, W csvWriter[T]](a *API, c *gin.Context, what string, newWriter func(w io.Writer, spreadsheet, decimalComma bool) W,
+// owner's language (newWriter's decimalComma), times are written in the
+// zone tz, else the owner's time_zone preference, else UTC (newWriter's
+// loc), rows are flushed every exportFlushRows, and a failure after the
+// first byte cuts the connection.
+func exportCSV[T any, W csvWriter[T]](a *API, c *gin.Context, what string, newWriter func(w io.Writer, spreadsheet, decimalComma bool, loc *time.Location) W,
 	export func(ctx context.Context, vehicleID uint64, fn func(T) error) error) {
 	id, err := pathID(c)
 	if err != nil {
 		ginx.Fail(c, err)
 		return
 	}
-	spreadsheet, err := queryBool(c.Request.URL.Query(), "spreadsheet")
-	if err != nil {
+	q := c.Request.URL.Query()
+	ctx := c.Request.Context()
+	prefs := a.preferencesOnce(ctx) // the zone's and the language's default
+	spreadsheet, err := queryBool(q, "spreadsheet")
+	loc, zoneErr := queryZone(q, func() (*time.Location, error) { return a.preferredZone(ctx, prefs) })
+	if err := apperr.Join(err, zoneErr); err != nil {
 		ginx.Fail(c, err)
 		return
 	}
-	ctx := c.Request.Context()
 	// The vehicle is looked up before the first byte, so that an unknown
 	// one is a JSON 404 rather than an empty file.
 	if _, err := a.store.Vehicle(ctx, id); err != nil {
@@ -63,14 +68,14 @@ func exportCSV[T any, W csvWriter[T]](a *API, c *gin.Context, what string, newWr
 	}
 	decimalComma := false
 	if spreadsheet {
-		lang, err := ownerLanguage(a.preferencesOnce(ctx), c.Request)
+		lang, err := ownerLanguage(prefs, c.Request)
 		if err != nil {
 			ginx.Fail(c, err)
 			return
 		}
 		decimalComma = refuelcsv.DecimalComma(lang)
 	}
-	w := newWriter(c.Writer, spreadsheet, decimalComma)
+	w := newWriter(c.Writer, spreadsheet, decimalComma, loc)
 	c.Header("Content-Type", "text/csv; charset=utf-8")
 	c.Header("Content-Disposition", fmt.Sprintf(`attachment; filename="vehicle-%d-%s.csv"`, id, what))
 	c.Status(http.StatusOK)

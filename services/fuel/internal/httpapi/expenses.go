@@ -432,11 +432,11 @@ func optTime(t *time.Time) *string {
 }
 
 func (a *API) exportExpenses(c *gin.Context) {
-	exportCSV(a, c, "expenses", func(w io.Writer, spreadsheet, decimalComma bool) *expensecsv.Writer {
+	exportCSV(a, c, "expenses", func(w io.Writer, spreadsheet, decimalComma bool, loc *time.Location) *expensecsv.Writer {
 		if spreadsheet {
-			return expensecsv.NewSpreadsheetWriter(w, decimalComma)
+			return expensecsv.NewSpreadsheetWriter(w, decimalComma).InZone(loc)
 		}
-		return expensecsv.NewWriter(w)
+		return expensecsv.NewWriter(w).InZone(loc)
 	}, a.store.ExportExpenses)
 }
 

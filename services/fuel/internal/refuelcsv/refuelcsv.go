@@ -12,6 +12,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -35,7 +36,8 @@ var Header = []string{
 	"currency", "home_amount",
 }
 
-// timeLayout is the JSON answers' layout: UTC, Z, up to microseconds.
+// timeLayout is the JSON answers' layout, up to microseconds: Z in UTC,
+// else the zone's offset.
 const timeLayout = "2006-01-02T15:04:05.999999Z07:00"
 
 // Writer writes refuels as CSV rows. Call Flush at the end (and whenever
@@ -60,6 +62,8 @@ type Writer struct {
 	rec []string
 	// spreadsheet and decimalComma: see NewSpreadsheetWriter.
 	spreadsheet, decimalComma bool
+	// loc is the zone of the times written (InZone); nil is UTC.
+	loc *time.Location
 }
 
 // NewWriter returns a Writer on w.
@@ -83,6 +87,30 @@ func NewSpreadsheetWriter(w io.Writer, decimalComma bool) *Writer {
 		wr.cw.Comma = ';'
 	}
 	return wr
+}
+
+// InZone makes w write times as the wall clock of loc with its offset
+// (2026-10-05T08:00:00+02:00 for 06:00 UTC in Berlin), as an owner reads
+// them; nil or UTC writes them in UTC with Z. Every reader of RFC 3339,
+// our import too, finds the same instant in either form. Returns w.
+func (w *Writer) InZone(loc *time.Location) *Writer {
+	w.loc = loc
+	return w
+}
+
+// Time is t as w writes times. Where loc's wall clock cannot be written
+// in RFC 3339, the time is written in UTC: an offset with seconds (local
+// mean time, Amsterdam's +00:19:32 until 1937), which RFC 3339 has no
+// form for and Format would cut to whole minutes, or a year beyond 9999
+// (the last microsecond of 9999 in UTC is 10000 in Berlin).
+func (w *Writer) Time(t time.Time) string {
+	if w.loc != nil {
+		l := t.In(w.loc)
+		if _, off := l.Zone(); off%60 == 0 && l.Year() <= 9999 {
+			return l.Format(timeLayout)
+		}
+	}
+	return t.UTC().Format(timeLayout)
 }
 
 // DecimalComma reports whether lang writes numbers with a decimal comma,
@@ -148,7 +176,7 @@ func (w *Writer) Write(r fuel.Refuel) error {
 	rec := w.rec
 	rec[0] = strconv.FormatUint(r.ID, 10)
 	rec[1] = strconv.FormatUint(r.VehicleID, 10)
-	rec[2] = r.RefuelTime.UTC().Format(timeLayout)
+	rec[2] = w.Time(r.RefuelTime)
 	rec[3] = w.quantity(r.Odometer)
 	rec[4] = neutralize(r.FuelType)
 	rec[5] = string(r.Energy)
@@ -160,8 +188,8 @@ func (w *Writer) Write(r fuel.Refuel) error {
 	rec[11] = strconv.FormatBool(r.IsFull)
 	rec[12] = strconv.FormatBool(r.MissedPrevious)
 	rec[13] = neutralize(r.Remark)
-	rec[14] = r.CreatedAt.UTC().Format(timeLayout)
-	rec[15] = r.UpdatedAt.UTC().Format(timeLayout)
+	rec[14] = w.Time(r.CreatedAt)
+	rec[15] = w.Time(r.UpdatedAt)
 	rec[16], rec[17] = r.Currency, ""
 	if r.HomeAmount.Valid {
 		rec[17] = w.quantity(r.HomeAmount.Decimal)

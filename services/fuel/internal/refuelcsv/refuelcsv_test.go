@@ -412,3 +412,66 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	}
 }
+
+// TestExportInOwnersZone: a Writer in a zone writes each time as that
+// zone's wall clock with its offset, on both sides of the DST changes and
+// west of UTC too, and Read finds the very instants again; without a zone
+// the times stay UTC with Z. A time whose wall clock RFC 3339 cannot write
+// (an offset with seconds, a year beyond 9999 there) is written in UTC.
+func TestExportInOwnersZone(t *testing.T) {
+	zone := func(name string) *time.Location {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loc
+	}
+	berlin, newYork, amsterdam := zone("Europe/Berlin"), zone("America/New_York"), zone("Europe/Amsterdam")
+	utc := func(s string) time.Time {
+		at, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	for _, tc := range []struct {
+		name string
+		loc  *time.Location
+		at   string // UTC
+		want string // the file's refuel_time
+	}{
+		{"Berlin, summer time", berlin, "2026-10-05T06:00:00Z", "2026-10-05T08:00:00+02:00"},
+		{"Berlin, winter time", berlin, "2026-12-06T07:00:00.123456Z", "2026-12-06T08:00:00.123456+01:00"},
+		{"Berlin, before the spring change", berlin, "2026-03-29T00:30:00Z", "2026-03-29T01:30:00+01:00"},
+		{"Berlin, after the spring change", berlin, "2026-03-29T01:30:00Z", "2026-03-29T03:30:00+02:00"},
+		{"Berlin, the autumn hour first", berlin, "2026-10-25T00:30:00Z", "2026-10-25T02:30:00+02:00"},
+		{"Berlin, the autumn hour again", berlin, "2026-10-25T01:30:00Z", "2026-10-25T02:30:00+01:00"},
+		{"New York, before the spring change", newYork, "2026-03-08T06:30:00Z", "2026-03-08T01:30:00-05:00"},
+		{"New York, after the spring change", newYork, "2026-03-08T07:30:00Z", "2026-03-08T03:30:00-04:00"},
+		{"New York, the day before in local time", newYork, "2026-01-01T02:00:00Z", "2025-12-31T21:00:00-05:00"},
+		{"no zone", nil, "2026-10-05T06:00:00Z", "2026-10-05T06:00:00Z"},
+		{"UTC", time.UTC, "2026-10-05T06:00:00Z", "2026-10-05T06:00:00Z"},
+		{"Amsterdam's summer time of 1930, +01:19:32 (Format: +01:19)", amsterdam, "1930-06-01T07:40:28Z", "1930-06-01T07:40:28Z"},
+		{"Berlin, the last hour of 9999", berlin, "9999-12-31T23:30:00Z", "9999-12-31T23:30:00Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at := utc(tc.at)
+			r := hourly([]string{"x"}, "E10")[0]
+			r.RefuelTime, r.CreatedAt, r.UpdatedAt = at, at, at
+			var buf bytes.Buffer
+			writeAll(t, NewWriter(&buf).InZone(tc.loc), []fuel.Refuel{r})
+			recs, err := csv.NewReader(&buf).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := recs[1]; got[2] != tc.want || got[14] != tc.want || got[15] != tc.want {
+				t.Errorf("refuel_time, created_at, updated_at %q %q %q, want %q", got[2], got[14], got[15], tc.want)
+			}
+			// Read in another zone: the offset, not the zone, decides.
+			res := mustRead(t, export(t, nil)+strings.Join(recs[1], ",")+"\r\n", Options{Location: newYork})
+			if len(res.Refuels) != 1 || !res.Refuels[0].RefuelTime.Equal(at) {
+				t.Fatalf("read back %+v, want %s", res, at)
+			}
+		})
+	}
+}
