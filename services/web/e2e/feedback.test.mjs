@@ -253,6 +253,7 @@ describe('feedback where the eye is', () => {
     await line.waitFor();
     const [svg, card] = [await line.boundingBox(), await trend.boundingBox()];
     assert.ok(svg.width >= card.width - 2 * 16, `the trend is ${svg.width} px wide in a card of ${card.width}`);
+    await shootEverywhere(page, 'home-trend');
   });
 });
 

@@ -170,6 +170,8 @@ function Sparkline({ values }: { values: number[] }) {
   const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   return (
     <svg ref={box} class="sparkline" viewBox={`0 0 ${w} ${h}`} height={h} aria-hidden="true" focusable="false">
+      {/* The zero line the trend stands on. */}
+      <line x1={pad} y1={y(0)} x2={w - pad} y2={y(0)} stroke="currentColor" stroke-opacity="0.3" stroke-width="1" />
       <polyline points={points} fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round" stroke-linecap="round" />
       {values.map((v, i) => <circle key={i} cx={x(i)} cy={y(v)} r={i === values.length - 1 ? 3.5 : 2} fill="currentColor" />)}
     </svg>
