@@ -143,7 +143,7 @@ describe('one language per screen', () => {
 
     await (await navLink(page, 'Statistik', { label: 'Hauptnavigation', more: 'Mehr' })).click();
     await heading(page, 'Statistik').waitFor();
-    await page.getByText('Durchschnittsverbrauch').first().waitFor();
+    await page.getByRole('heading', { name: 'Übersicht' }).waitFor();
     assert.doesNotMatch(await mainText(page), ENGLISH, 'Statistics');
 
     await go(page, '/costs', 'Kosten');
@@ -203,10 +203,14 @@ describe('one language per screen', () => {
         // Nothing wider than the screen at 390 px (long German words in the bar and the buttons).
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.equal(overflow, 0, `${language} ${path} overflows at 390 px`);
-        // No word runs past its card or button (long German compounds).
-        const past = await page.evaluate(() => [...document.querySelectorAll('main .card, main button, nav a')]
-          .filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent.trim().slice(0, 40)));
-        assert.deepEqual(past, [], `${language} ${path}: text past its box`);
+        // No word runs past its card or button (long German compounds), on a phone and on a desktop.
+        for (const [width, height] of [[390, 844], [1280, 800]]) {
+          await page.setViewportSize({ width, height });
+          const past = await page.evaluate(() => [...document.querySelectorAll('main .card, main .card *, main button, nav a')]
+            .filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent.trim().slice(0, 40)));
+          assert.deepEqual(past, [], `${language} ${path} at ${width} px: text past its box`);
+        }
+        await page.setViewportSize({ width: 390, height: 844 });
       }
     }
     console.log(`screenshots in ${shotsDir}`);

@@ -176,7 +176,7 @@ export const de: Record<MessageKey, string> = {
   'stats.spent': 'Ausgaben',
   'stats.avgPrice': 'Mittel der Tankpreise',
   'stats.paidPrice': 'Bezahlter Preis pro Einheit',
-  'stats.avgConsumption': 'Durchschnittsverbrauch',
+  'stats.avgConsumption': 'Durchschnitts\u00ADverbrauch',
   'stats.notEnough': 'nicht genug volle Tankfüllungen',
   'stats.costPer': 'Kraftstoffkosten pro {unit}',
   'stats.combinedCostPer': 'Kraftstoffkosten pro {unit}, alle Energieträger',
