@@ -8,7 +8,7 @@
 // change of language is put in force), so the first screen carries one
 // language, not three (its 60 KB budget: scripts/size.mjs counts the
 // largest catalogue in). Until the language's catalogue has loaded, t says
-// its strings in one that has (the one in force before).
+// its strings in the first one loaded.
 import type { MessageKey } from './en';
 
 export type { MessageKey } from './en';
@@ -34,7 +34,7 @@ export async function loadLanguage(l: Language): Promise<void> {
   fallback ??= cat;
 }
 
-/** catalogue: the strings t says: the language's, else one loaded before (every catalogue has every key). */
+/** catalogue: the strings t says: the language's, else the first loaded (every catalogue has every key). */
 function catalogue(): Partial<Catalogue> {
   return loaded[lang] ?? fallback ?? {};
 }
@@ -42,11 +42,6 @@ function catalogue(): Partial<Catalogue> {
 /** hasKey: whether key is a key of the catalogues (a name from outside, such as a script's, may not be). */
 export function hasKey(key: string): key is MessageKey {
   return key in catalogue();
-}
-
-/** isLoaded: whether t already says l's strings in l. */
-export function isLoaded(l: Language): boolean {
-  return loaded[l] !== undefined;
 }
 
 /** languageOf: the catalogue for a BCP 47 locale: German for de-*, Simplified Chinese for zh-*, English otherwise. */
