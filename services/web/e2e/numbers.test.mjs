@@ -98,6 +98,20 @@ describe('numbers typed in de-DE', () => {
     assert.equal((await refuels()).length, 2);
   });
 
+  it('a price typed "1.799" in de-DE is refused, and the message offers both numbers it could mean', async () => {
+    await go('/add');
+    await page.locator('#when').fill('2026-03-21T08:00');
+    await page.locator('#odometer').fill('17.100');
+    await page.locator('#quantity').fill('40');
+    await page.locator('#total').fill('');
+    await page.locator('#price').fill('1.799'); // 1799 as de-DE reads it, or 1,799 from a pump's display
+    await page.locator('button[type=submit][value=save]').click();
+    const totalError = page.locator('#total-error');
+    await totalError.waitFor();
+    assert.match(await totalError.textContent(), /1799 .*1,799 .*1\.799/);
+    assert.equal((await refuels()).length, 2, 'nothing stored as a guess');
+  });
+
   it("History's edit form shows 71,50 with € beside it, and saving it unchanged stores the very same values", async () => {
     const [, first] = await refuels();
     await go('/history');

@@ -111,6 +111,7 @@ export const de: Record<MessageKey, string> = {
   'add.total': 'Gesamtbetrag',
   'add.price': 'Preis pro Einheit',
   'add.hint': 'Zwei von Menge, Gesamtbetrag und Preis ergeben den dritten Wert. Zahlen schreiben Sie wie {example}.',
+  'number.eitherOr': '{a} oder {b} („{typed}“ kann beides bedeuten)',
   'add.full': 'Vollgetankt',
   'add.missed': 'Davor einen Tankvorgang nicht erfasst',
   'add.station': 'Tankstelle',

@@ -115,6 +115,7 @@ export const en = {
   'add.total': 'Total amount',
   'add.price': 'Price per unit',
   'add.hint': 'Any two of quantity, total and price fill the third. Numbers are written like {example}.',
+  'number.eitherOr': '{a} or {b} (“{typed}” could mean either)',
   'add.full': 'Full tank',
   'add.missed': 'Missed a fill-up before this',
   'add.station': 'Station',

@@ -110,6 +110,7 @@ export const zh: Record<MessageKey, string> = {
   'add.total': '总金额',
   'add.price': '单价',
   'add.hint': '加注量、总金额和单价中任意填两项，即可算出第三项。数字写法如 {example}。',
+  'number.eitherOr': '{a} 或 {b}（“{typed}”两种意思都可能）',
   'add.full': '加满',
   'add.missed': '此前漏记了一次加油',
   'add.station': '加油站',

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inputNumber, numberExample, parseNumber, separators, type NumberKind } from './numbers';
+import { setLanguage } from '../i18n';
+import { setFormat } from './format';
+import { ambiguousOf, eitherReading, inputNumber, numberExample, parseNumber, separators, type NumberKind } from './numbers';
 
 const NNBSP = '\u202f'; // fr-FR's grouping separator
 const NBSP = '\u00a0';
@@ -20,7 +22,11 @@ const cases: Case[] = [
   ['de-DE', 'count', '12', '12'],
   ['de-DE', 'count', '1,5', 'fraction'],
   ['de-DE', 'decimal', '71,50', '71.5'],
-  ['de-DE', 'decimal', '1.234', '1234'],
+  ['de-DE', 'decimal', '1.234', 'ambiguous'], // 1234, or 1.234 typed from a pump's display
+  ['de-DE', 'decimal', '1.799', 'ambiguous'],
+  ['de-DE', 'decimal', '12.345.678', '12345678'],
+  ['de-DE', 'decimal', '1 234', '1234'],
+  ['de-DE', 'reading', '1.799', '1799'],
   ['de-DE', 'decimal', '1.234,56', '1234.56'],
   ['de-DE', 'decimal', '1 234,56', '1234.56'],
   ['de-DE', 'decimal', ',5', '0.5'],
@@ -37,7 +43,9 @@ const cases: Case[] = [
   ['en-US', 'reading', '12,5', 'ambiguous'],
   ['en-US', 'decimal', '12.5', '12.5'],
   ['en-US', 'decimal', '1,234.56', '1234.56'],
-  ['en-US', 'decimal', '1,234', '1234'],
+  ['en-US', 'decimal', '1,234', 'ambiguous'],
+  ['en-US', 'decimal', '1,234,567', '1234567'],
+  ['en-US', 'count', '1,234', '1234'],
   ['en-US', 'decimal', '12,5', 'ambiguous'],
   ['en-US', 'decimal', '1.234,56', 'invalid'],
   ['en-US', 'decimal', '1 234.5', '1234.5'],
@@ -127,5 +135,33 @@ describe('numberExample: how a message says to write a number', () => {
       expect(parseNumber(numberExample('decimal', l), 'decimal', l).value).toBe('1234.56');
       expect(parseNumber(numberExample('reading', l), 'reading', l).value).toBe('12500');
     }
+  });
+});
+
+describe('eitherReading: what a refused "1.799" could mean, as the message offers it', () => {
+  it('names both, each written as the locale reads it back', () => {
+    expect(eitherReading('1.799', 'decimal', 'de-DE')).toEqual(['1799', '1,799']);
+    expect(eitherReading(' 1,250 ', 'decimal', 'en-US')).toEqual(['1250', '1.25']);
+    for (const [l, typed] of [['de-DE', '1.799'], ['en-US', '1,250'], ['zh-CN', '2,345']] as const) {
+      const [a, b] = eitherReading(typed, 'decimal', l)!;
+      expect(parseNumber(a, 'decimal', l).value).toBe(typed.replace(/[.,]/, ''));
+      expect(parseNumber(b, 'decimal', l).value).toBe(String(Number(typed.replace(/[.,]/, '.'))));
+    }
+  });
+  it('is null for what is not refused that way', () => {
+    expect(eitherReading('1.799', 'reading', 'de-DE')).toBeNull();
+    expect(eitherReading('1.5', 'decimal', 'de-DE')).toBeNull();
+    expect(eitherReading('1,799', 'decimal', 'de-DE')).toBeNull();
+    expect(eitherReading('', 'decimal', 'de-DE')).toBeNull();
+  });
+  it('numberExample offers both for the text typed, and the usual example otherwise', () => {
+    setLanguage('en');
+    expect(numberExample('decimal', 'de-DE', '1.799')).toBe('1799 or 1,799 (“1.799” could mean either)');
+    expect(numberExample('decimal', 'de-DE', 'abc')).toBe('1.234,56');
+    setFormat('de-DE', 'EUR'); // ambiguousOf reads in the owner's number format
+    expect(ambiguousOf('', '41,5', '1.799')).toBe('1.799');
+    expect(ambiguousOf('41,5', '1.234,5')).toBeUndefined();
+    setFormat('en-US', 'USD');
+    expect(ambiguousOf('1.799')).toBeUndefined();
   });
 });

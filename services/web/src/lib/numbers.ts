@@ -9,6 +9,7 @@
 // could be either. The rule and its cases: proto-docs/web-decisions.md,
 // "Numbers as the owner types them".
 import Big from 'big.js';
+import { t } from '../i18n';
 import { numberLocale } from './format';
 
 /**
@@ -102,12 +103,45 @@ export function parseNumber(text: string, kind: NumberKind, locale: string = num
 
   const [ip = '', frac, ...more] = s.split(decimal);
   if (more.length > 0 || /\D/.test(frac ?? '')) return { error: 'invalid' };
+  // "1.799" in de-DE, "1,799" in en-US: the locale reads 1799, but the one
+  // mark is the other half of the world's decimal point, and a price or a
+  // quantity typed from a pump's display is written so. A decimal field
+  // cannot tell; a reading or a count is whole, and a second group, a
+  // space or a decimal part settles it.
+  if (kind === 'decimal' && frac === undefined && oneTypedGroupMark(text, groupMark) && /^\d{1,3}G\d{3}$/.test(ip)) return { error: 'ambiguous' };
   if (ip === '' && !frac) return { error: 'invalid' };
   // A grouping mark where the locale would put none: "1.5" in de-DE, "12,5" in en-US.
   if (ip.includes(G) && !groupsRight(ip, locale, group)) return { error: groupMark === '.' || groupMark === ',' ? 'ambiguous' : 'invalid' };
   const value = canonical(new Big(`${ip.split(G).join('') || '0'}.${frac || '0'}`));
   if (kind === 'count' && value.includes('.')) return { error: 'fraction' };
   return { value };
+}
+
+/** oneTypedGroupMark: whether text groups with the locale's '.' or ',' once, and with nothing else. */
+function oneTypedGroupMark(text: string, groupMark: string): boolean {
+  if (groupMark !== '.' && groupMark !== ',') return false;
+  const s = text.normalize('NFKC').trim();
+  return s.split(groupMark).length === 2 && !/\s/u.test(s);
+}
+
+/**
+ * eitherReading: the two numbers an ambiguous "1.799" can mean (the locale's
+ * 1799 and the decimal 1.799), each as an edit field in locale writes it
+ * ("1799", "1,799" in de-DE); null when text is not refused as ambiguous
+ * that way.
+ */
+export function eitherReading(text: string, kind: NumberKind, locale: string = numberLocale()): [string, string] | null {
+  const { group } = separators(locale);
+  const groupMark = group.normalize('NFKC');
+  if (parseNumber(text, kind, locale).error !== 'ambiguous' || !oneTypedGroupMark(text, groupMark)) return null;
+  const [whole = '', part = ''] = text.normalize('NFKC').trim().split(groupMark);
+  if (!/^\d{1,3}$/.test(whole) || !/^\d{3}$/.test(part)) return null;
+  return [inputNumber(whole + part, 0, locale), inputNumber(`${whole}.${part}`, 0, locale)];
+}
+
+/** ambiguousOf: the first of texts that a decimal field refuses as "1.799" is, for numberExample; undefined when none is. */
+export function ambiguousOf(...texts: string[]): string | undefined {
+  return texts.find((x) => eitherReading(x, 'decimal') !== null);
 }
 
 /** readNumber: parseNumber's value, or null for any text that is not one. */
@@ -118,9 +152,13 @@ export function readNumber(text: string, kind: NumberKind, locale: string = numb
 /**
  * numberExample: a number written as locale writes it, for a message that
  * says how to type one: "1.234,56" (de-DE) for a decimal, "12.500" for a
- * reading or a count.
+ * reading or a count. Given the text typed, when it is refused as "1.799"
+ * is (eitherReading), the two ways to write what it could mean instead:
+ * "1799 or 1,799 (“1.799” could mean either)".
  */
-export function numberExample(kind: NumberKind, locale: string = numberLocale()): string {
+export function numberExample(kind: NumberKind, locale: string = numberLocale(), typed?: string): string {
+  const either = typed === undefined ? null : eitherReading(typed, kind, locale);
+  if (either) return t('number.eitherOr', { typed: typed!.trim(), a: either[0], b: either[1] });
   return kind === 'decimal'
     ? new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(1234.56)
     : new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(12500);

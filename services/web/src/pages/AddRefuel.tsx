@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
 import { ENERGIES, canWriteRefuels, currencyOf, defaultEnergy, fuel, paths, unitOf, type Energy, type RefuelRecord } from '../api/fuel';
 import { Dec, fillThird, jsonWithDecimals, parseDecimal, type Triple } from '../lib/decimal';
-import { inputNumber, numberExample, readNumber } from '../lib/numbers';
+import { ambiguousOf, inputNumber, numberExample, readNumber } from '../lib/numbers';
 import { currencyLabel, fmtDate, fmtDateTime, fmtMoney, fmtNumber, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
@@ -128,13 +128,13 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     const quantity = q ?? (amount !== null && p !== null ? fillThird({ quantity: q, total: amount, price: p }, ['total', 'price'])?.value ?? null : null);
     const total = amount ?? (q !== null && p !== null ? fillThird({ quantity: q, total: amount, price: p }, ['quantity', 'price'])?.value ?? null : null);
     const liters = quantity === null ? null : quantityToMetric(quantity, unitOf(en), units);
-    if (liters === null || new Big(liters).lte(0)) bad.push({ id: 'quantity', message: t('add.errQuantity', { unit, example: numberExample('decimal') }) });
-    if (total === null) bad.push({ id: 'total', message: t('add.errTotal', { example: numberExample('decimal') }) });
+    if (liters === null || new Big(liters).lte(0)) bad.push({ id: 'quantity', message: t('add.errQuantity', { unit, example: numberExample('decimal', undefined, ambiguousOf(triple.quantity, triple.total, triple.price)) }) });
+    if (total === null) bad.push({ id: 'total', message: t('add.errTotal', { example: numberExample('decimal', undefined, ambiguousOf(triple.total, triple.price)) }) });
     // Paid abroad: the vehicle's amounts are in its owner's currency, what was charged in it is needed.
     const home = currencyOf(vehicle, homeCurrency());
     const abroad = paidIn !== '' && paidIn !== home;
     const charged = abroad ? parseDecimal(homeAmount) : null;
-    if (abroad && charged === null) bad.push({ id: 'home-amount', message: t('add.errHomeAmount', { currency: home, example: numberExample('decimal') }) });
+    if (abroad && charged === null) bad.push({ id: 'home-amount', message: t('add.errHomeAmount', { currency: home, example: numberExample('decimal', undefined, homeAmount) }) });
     if (bad.length > 0 || !vehicle || !at || typedOdo === null || quantity === null || liters === null || total === null) return fail(bad);
     // What the service stores: km and metric quantities, at its 3 places (lib/units.ts).
     const odo = distanceToKm(typedOdo, units);

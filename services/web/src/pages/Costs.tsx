@@ -281,7 +281,7 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
     const odo = odometer.trim() === '' ? null : readNumber(odometer, 'reading');
     const name = title.trim();
     if (name === '' || [...name].length > 200) bad.push({ id: `${p}-title`, message: tk('costs.errTitle') });
-    if (money === null) bad.push({ id: `${p}-amount`, message: tk('costs.errAmount', { example: numberExample('decimal') }) });
+    if (money === null) bad.push({ id: `${p}-amount`, message: tk('costs.errAmount', { example: numberExample('decimal', undefined, amount) }) });
     if (!at) bad.push({ id: `${p}-when`, message: tk('costs.errWhen') });
     if (odometer.trim() !== '' && odo === null) bad.push({ id: `${p}-odo`, message: tk('costs.errOdometer', { unit: dist, example: numberExample('reading') }) });
     if (bad.length > 0 || money === null || !at) return fail(bad);

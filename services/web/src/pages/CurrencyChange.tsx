@@ -185,7 +185,7 @@ export function CurrencyChange({ from, to, onDone, onCancel }: Props) {
     setError(null);
     if (mode === null) return setError(tc(undo ? 'currency.errModeUndo' : 'currency.errMode'));
     if (!online) return setError(tc('currency.offline'));
-    if (mode === 'convert' && seen === null) return setError(tc('currency.errRate', { example: numberExample('decimal') }));
+    if (mode === 'convert' && seen === null) return setError(tc('currency.errRate', { example: numberExample('decimal', undefined, rateText) }));
     const rate = mode === 'relabel' ? null : chosen;
     if (mode !== 'relabel' && rate === null) return setError(tc('currency.errMode'));
     const body = {

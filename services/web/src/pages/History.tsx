@@ -225,8 +225,8 @@ function EditRefuel({ record, currency, onDone }: { record: RefuelRecord; curren
     const bad: FieldError[] = [];
     if (!at) bad.push({ id: `${p}-when`, message: t('add.errWhen') });
     if (odo === null) bad.push({ id: `${p}-odo`, message: t('history.errNumber', { field: t('add.odometer'), example: numberExample('reading') }) });
-    if (q === null) bad.push({ id: `${p}-q`, message: t('history.errNumber', { field: t('add.quantity'), example: numberExample('decimal') }) });
-    if (amount === null) bad.push({ id: `${p}-t`, message: t('history.errNumber', { field: t('add.total'), example: numberExample('decimal') }) });
+    if (q === null) bad.push({ id: `${p}-q`, message: t('history.errNumber', { field: t('add.quantity'), example: numberExample('decimal', undefined, quantity) }) });
+    if (amount === null) bad.push({ id: `${p}-t`, message: t('history.errNumber', { field: t('add.total'), example: numberExample('decimal', undefined, total) }) });
     if (bad.length > 0 || !at || odo === null || q === null || amount === null) return fail(bad);
     try {
       await fuel.updateRefuel(record.id, {

@@ -171,7 +171,7 @@ function VehicleForm({ vehicle, docs, onSave, onCancel }: { vehicle?: Vehicle; d
     let tankDec: Dec | undefined;
     if (tank.trim()) {
       const typed = parseDecimal(tank);
-      if (typed === null) bad.push({ id: `${p}-tank`, message: t('vehicles.errTank', { unit: quantityLabel('l', u), example: numberExample('decimal') }) });
+      if (typed === null) bad.push({ id: `${p}-tank`, message: t('vehicles.errTank', { unit: quantityLabel('l', u), example: numberExample('decimal', undefined, tank) }) });
       // Unchanged: the stored liters, not a round trip through the owner's unit.
       else tankDec = new Dec(tank === initialTank && vehicle ? String(vehicle.tank_capacity) : quantityToMetric(typed, 'l', u));
     }
