@@ -185,6 +185,8 @@ describe('the expenses as CSV', () => {
     assert.match(lines[1], /Oil and filter change/);
     assert.match(lines[1], /89\.9/);
     assert.match(lines[1], /Garage Müller/);
+    // 09:00Z in the browser's Europe/Berlin, with its offset, though no zone was saved on the server.
+    assert.match(lines[1], /2026-11-20T10:00:00\+01:00/);
   });
 
   it('with accounts off, the calendar link needs no token and answers the reminders as a calendar', async () => {

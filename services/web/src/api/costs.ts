@@ -100,8 +100,9 @@ export const costPaths = {
   expenses: (vehicle: number) => `/api/expenses?vehicle_id=${id(vehicle)}`,
   expense: (e: number) => `/api/expenses/${id(e)}`,
   createExpense: '/api/expenses',
-  /** The vehicle's expenses as CSV (this app's columns; spreadsheet: for Excel and LibreOffice). */
-  expensesCsv: (vehicle: number, spreadsheet = false) => `/api/vehicles/${id(vehicle)}/expenses.csv${spreadsheet ? '?spreadsheet=true' : ''}`,
+  /** The vehicle's expenses as CSV (this app's columns; spreadsheet: for Excel and LibreOffice), times in the zone tz (the owner's). */
+  expensesCsv: (vehicle: number, tz: string, spreadsheet = false) =>
+    `/api/vehicles/${id(vehicle)}/expenses.csv?${spreadsheet ? 'spreadsheet=true&' : ''}tz=${encodeURIComponent(tz)}`,
   reminders: (vehicle: number) => `/api/reminders?vehicle_id=${id(vehicle)}`,
   reminder: (r: number) => `/api/reminders/${id(r)}`,
   /** owner's id may be the outbox's PARENT_ID placeholder, for a record not stored yet. */

@@ -234,10 +234,12 @@ export const paths = {
   statistics: (v: number) => `/api/vehicles/${id(v)}/statistics`,
   monthly: (v: number, energy: Energy, tz: string) =>
     `/api/vehicles/${id(v)}/statistics/monthly?energy=${encodeURIComponent(energy)}&tz=${encodeURIComponent(tz)}`,
-  csv: (v: number) => `/api/vehicles/${id(v)}/refuels.csv`,
+  /** The refuels as CSV, times written in the zone tz (the owner's: the service's own preference may not be saved yet). */
+  csv: (v: number, tz: string) => `/api/vehicles/${id(v)}/refuels.csv?tz=${encodeURIComponent(tz)}`,
   /** The same file for a spreadsheet program (byte order mark; semicolons and decimal commas where the owner's language writes them). */
-  csvSpreadsheet: (v: number) => `/api/vehicles/${id(v)}/refuels.csv?spreadsheet=true`,
-  import: (v: number, dryRun: boolean) => `/api/vehicles/${id(v)}/refuels/import?dry_run=${dryRun ? 'true' : 'false'}`,
+  csvSpreadsheet: (v: number, tz: string) => `/api/vehicles/${id(v)}/refuels.csv?spreadsheet=true&tz=${encodeURIComponent(tz)}`,
+  /** tz: the zone of times the file writes without an offset (the owner's). */
+  import: (v: number, dryRun: boolean, tz: string) => `/api/vehicles/${id(v)}/refuels/import?dry_run=${dryRun ? 'true' : 'false'}&tz=${encodeURIComponent(tz)}`,
 };
 
 export const fuel = {
@@ -258,9 +260,9 @@ export const fuel = {
   /** changeCurrency: with a key made once per confirmation, so a resend after a lost answer is replayed, never run twice. */
   changeCurrency: (c: CurrencyChange, key: string) =>
     request<CurrencyChangeResult>('POST', '/api/preferences/currency', { body: jsonWithDecimals(c), headers: { 'Idempotency-Key': key } }),
-  importCsv: (vid: number, file: File, dryRun: boolean) => {
+  importCsv: (vid: number, file: File, dryRun: boolean, tz: string) => {
     const form = new FormData();
     form.append('file', file);
-    return request<ImportResult>('POST', paths.import(vid, dryRun), { body: form });
+    return request<ImportResult>('POST', paths.import(vid, dryRun, tz), { body: form });
   },
 };

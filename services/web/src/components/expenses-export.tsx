@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { costPaths } from '../api/costs';
 import { download } from '../api/http';
+import { prefs as activePrefs } from '../lib/preferences';
 import { tk } from '../i18n/costs';
 import { ErrorText } from './common';
 
@@ -10,8 +11,9 @@ import { ErrorText } from './common';
 export function ExpensesExport({ vehicleId, withToken }: { vehicleId: number; withToken: boolean }) {
   const [error, setError] = useState<string | null>(null);
   const links = [
-    { path: costPaths.expensesCsv(vehicleId), label: tk('costs.export') },
-    { path: costPaths.expensesCsv(vehicleId, true), label: tk('costs.exportSpreadsheet') },
+    // Times in the owner's zone, guessed or saved (the service knows only a saved one).
+    { path: costPaths.expensesCsv(vehicleId, activePrefs().time_zone), label: tk('costs.export') },
+    { path: costPaths.expensesCsv(vehicleId, activePrefs().time_zone, true), label: tk('costs.exportSpreadsheet') },
   ];
   return (
     <div class="expenses-export">

@@ -215,6 +215,7 @@ function ChartBlock({ id, title, name, labels, values, format, table, onToggle }
 }
 
 function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToken: boolean; onImported: () => void }) {
+  const zone = activePrefs().time_zone;
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<ImportResult | null>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -228,7 +229,7 @@ function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToke
     setError(null);
     setDone(null);
     try {
-      const r = await fuel.importCsv(vehicleId, file, dryRun);
+      const r = await fuel.importCsv(vehicleId, file, dryRun, zone);
       if (dryRun) setPreview(r);
       else {
         setPreview(null);
@@ -249,8 +250,9 @@ function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToke
       <h2 id="csv-h">{t('csv.heading')}</h2>
       <ul class="links">
         {[
-          { path: paths.csv(vehicleId), label: t('csv.export') },
-          { path: paths.csvSpreadsheet(vehicleId), label: t('csv.exportSpreadsheet') },
+          // Times in the owner's zone, guessed or saved (the service knows only a saved one).
+          { path: paths.csv(vehicleId, zone), label: t('csv.export') },
+          { path: paths.csvSpreadsheet(vehicleId, zone), label: t('csv.exportSpreadsheet') },
         ].map(({ path, label }) => (
           <li key={path}>
             <a href={path} download onClick={(e) => {
