@@ -136,6 +136,11 @@ describe('one language per screen', () => {
     for (const label of ['Kilometerstand', 'Menge', 'Gesamtbetrag', 'Preis pro Einheit']) await page.getByLabel(label, { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Speichern', exact: true }).waitFor();
     assert.doesNotMatch(await mainText(page), ENGLISH, 'Add refuel');
+    // The photo picker's button is the app's, in German; the browser's own ("Choose Files", in its
+    // interface language) lies transparent under it, still the labelled control.
+    const picker = page.locator('.file-picker').filter({ has: page.getByLabel('Fotos oder Belege hinzufügen', { exact: true }) });
+    assert.equal(await picker.locator('.button').innerText(), 'Dateien auswählen');
+    assert.equal(await picker.locator('input[type=file]').evaluate((el) => getComputedStyle(el).opacity), '0');
 
     await go(page, '/history', 'Verlauf');
     await page.getByText('16.480 km').first().waitFor();

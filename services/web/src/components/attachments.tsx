@@ -15,6 +15,7 @@ import { fmtBytes } from '../lib/format';
 import { uuid } from '../lib/uuid';
 import { tk } from '../i18n/costs';
 import { ErrorText, Status } from './common';
+import { FilePicker } from './file-picker';
 
 /** The input's types: photos (the camera's, HEIC too) and PDF receipts. */
 export const ACCEPT = 'image/*,application/pdf';
@@ -109,7 +110,8 @@ export function FileInput({ id, onFiles, disabled }: { id: string; onFiles: (fil
   return (
     <div class="field">
       <label for={id}>{tk('att.add')}</label>
-      <input id={id} type="file" accept={ACCEPT} capture="environment" multiple disabled={disabled} aria-describedby={`${id}-hint`}
+      {/* The files chosen are listed (or sent) by the caller: no text beside the button. */}
+      <FilePicker id={id} accept={ACCEPT} capture="environment" multiple disabled={disabled} aria-describedby={`${id}-hint`}
         onChange={(e) => {
           const files = [...(e.currentTarget.files ?? [])];
           e.currentTarget.value = '';

@@ -9,6 +9,7 @@ import { fmtBytes, fmtDate, fmtNumber } from '../lib/format';
 import { pagesText, passagesText, skippedText, uploadProgressText } from '../lib/uploadprogress';
 import { AsOf, DocumentLink, ErrorText, Status } from '../components/common';
 import { t, tn } from '../i18n';
+import { FilePicker } from '../components/file-picker';
 
 const MaintenancePlan = lazyComponent(() => import('../components/MaintenancePlan').then((m) => m.MaintenancePlan));
 
@@ -132,7 +133,7 @@ export function Manuals({ accounts, ...ctx }: { accounts: boolean } & VehicleCon
       {!online && <p class="notice" role="status">{t('manuals.offline')}</p>}
       <div class="field">
         <label for="pdf">{t('manuals.upload')}</label>
-        <input id="pdf" type="file" accept="application/pdf,.pdf" disabled={!online || progress !== null}
+        <FilePicker id="pdf" accept="application/pdf,.pdf" disabled={!online || progress !== null}
           onChange={(e) => void onFile(e.currentTarget)} />
       </div>
       {progress && (

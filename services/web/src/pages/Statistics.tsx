@@ -13,6 +13,7 @@ import {
 } from '../lib/units';
 import { consumptionLabel, distanceLabel, energyName, fmtDistance, quantityLabel } from '../lib/labels';
 import type { Series } from '../components/chart';
+import { FilePicker } from '../components/file-picker';
 
 export function Statistics({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleContext) {
   const stats = useResource<Stats>(chosen === null ? null : paths.statistics(chosen));
@@ -267,7 +268,8 @@ function Csv({ vehicleId, withToken, onImported }: { vehicleId: number; withToke
       </ul>
       <div class="field">
         <label for="csv-file">{t('csv.file')}</label>
-        <input id="csv-file" type="file" accept=".csv,text/csv" onChange={(e) => { setFile(e.currentTarget.files?.[0] ?? null); setPreview(null); setDone(null); setError(null); }} />
+        <FilePicker id="csv-file" accept=".csv,text/csv" chosen={file ? [file] : null}
+          onChange={(e) => { setFile(e.currentTarget.files?.[0] ?? null); setPreview(null); setDone(null); setError(null); }} />
       </div>
       <p class="hint">{t('csv.hint')}</p>
       {!online && <p class="hint">{t('csv.needsConnection')}</p>}
