@@ -105,9 +105,11 @@ func (d Date) DaysUntil(e Date) int {
 // Before reports whether d is a day before e.
 func (d Date) Before(e Date) bool { return d.DaysUntil(e) > 0 }
 
-// Done is when a reminder's job was last done and at which odometer
-// reading (not valid when unknown). ExpenseID is the expense it comes from,
-// 0 for one the user gave.
+// Done is when a reminder's job was last done (zero when unknown) and at
+// which odometer reading (not valid when unknown). ExpenseID is the
+// expense it comes from, 0 for one the user gave. The user may give only
+// the reading ("oil changed at 15 000 km") for a reminder without
+// EveryMonths; an expense always has its time.
 type Done struct {
 	Time      time.Time
 	Odometer  decimal.NullDecimal
@@ -250,7 +252,11 @@ func (r *Reminder) validateLastDone(known func(string) bool) []error {
 	switch {
 	case !known("last_done.time"):
 	case d.Time.IsZero():
-		errs = append(errs, apperr.Invalid("last_done.time", "is required"))
+		// Only the months count from the day: a distance's reminder
+		// needs just the reading.
+		if r.EveryMonths != 0 && known("every_months") {
+			errs = append(errs, apperr.Invalid("last_done.time", "is required when every_months is set"))
+		}
 	case d.Time.Before(MinTime) || d.Time.After(MaxTime):
 		errs = append(errs, apperr.Invalid("last_done.time", "must lie between 1900-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z"))
 	}
@@ -425,7 +431,9 @@ func (r *Reminder) Due(now time.Time) ReminderDue {
 		}
 		out.EstimatedDueDate = estimateDueDate(today, left, r.Facts.Readings)
 	}
-	if r.EveryMonths > 0 {
+	// A last_done without its day (Validate allows it only without
+	// months) has no due date.
+	if r.EveryMonths > 0 && !base.Time.IsZero() {
 		due := DateOf(base.Time, loc).AddMonths(r.EveryMonths)
 		days := today.DaysUntil(due)
 		out.DueDate, out.DueInDays = &due, &days
@@ -435,18 +443,29 @@ func (r *Reminder) Due(now time.Time) ReminderDue {
 }
 
 // lastDone is the later of the user's LastDone and the newest matching
-// expense; on the same instant the user's.
+// expense; on the same instant the user's. A LastDone without its time
+// is compared by odometer: the expense takes its place only at a higher
+// known reading.
 func (r *Reminder) lastDone() *Done {
 	d, e := r.LastDone, r.Facts.LastExpense
 	switch {
 	case e == nil && d == nil:
 		return nil
-	case e == nil || (d != nil && !e.Time.After(d.Time)):
+	case e == nil || (d != nil && !e.after(*d)):
 		out := *d
 		return &out
 	}
 	out := *e
 	return &out
+}
+
+// after reports whether the expense e was done after the user's d: by
+// time, or by odometer when d has no time.
+func (e *Done) after(d Done) bool {
+	if d.Time.IsZero() {
+		return e.Odometer.Valid && d.Odometer.Valid && e.Odometer.Decimal.GreaterThan(d.Odometer.Decimal)
+	}
+	return e.Time.After(d.Time)
 }
 
 // status is overdue when the due odometer or date is reached, soon when

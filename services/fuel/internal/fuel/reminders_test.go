@@ -270,6 +270,49 @@ func TestLastDoneIsTheNewerOfUserAndExpense(t *testing.T) {
 	}
 }
 
+// A distance reminder whose last job the owner knows only by its reading
+// ("oil changed at 15 000 km", no date) counts from that reading; a
+// matching expense takes its place only at a higher known reading, as it
+// has no day to be compared by.
+func TestLastDoneWithoutTimeCountsFromItsReading(t *testing.T) {
+	now := utc("2026-04-01T00:00:00Z")
+	reading := &Done{Odometer: km("15000")}
+	r := reminder("15000", 0, reading, "29500")
+	if got := renderDue(r.Due(now)); got != "due_odometer=30000 due_in_km=500 due_date=- due_in_days=- per_day=- estimated=- status=soon" {
+		t.Errorf("reading only: %s", got)
+	}
+	r.Facts.CurrentOdometer = decimal.RequireFromString("30100")
+	if got := r.Due(now); got.Status != StatusOverdue || got.DueInKm.Decimal.String() != "-100" {
+		t.Errorf("reading only, passed: %s", renderDue(got))
+	}
+	if err := r.Validate(); err != nil {
+		t.Errorf("distance reminder with a reading alone: %v", err)
+	}
+
+	lower := reminder("15000", 0, reading, "20000")
+	lower.Facts.LastExpense = &Done{Time: utc("2026-03-01T00:00:00Z"), Odometer: km("14000"), ExpenseID: 3}
+	if d := lower.Due(now); d.LastDone.ExpenseID != 0 || d.DueOdometer.Decimal.String() != "30000" {
+		t.Errorf("expense at a lower reading: %+v, due %s; want the owner's, 30000", d.LastDone, d.DueOdometer.Decimal)
+	}
+	higher := reminder("15000", 0, reading, "20000")
+	higher.Facts.LastExpense = &Done{Time: utc("2026-03-01T00:00:00Z"), Odometer: km("16000"), ExpenseID: 4}
+	if d := higher.Due(now); d.LastDone.ExpenseID != 4 || d.DueOdometer.Decimal.String() != "31000" {
+		t.Errorf("expense at a higher reading: %+v, due %s; want the expense's, 31000", d.LastDone, d.DueOdometer.Decimal)
+	}
+	unread := reminder("15000", 0, reading, "20000")
+	unread.Facts.LastExpense = &Done{Time: utc("2026-03-01T00:00:00Z"), ExpenseID: 5}
+	if d := unread.Due(now); d.LastDone.ExpenseID != 0 {
+		t.Errorf("expense without a reading: %+v, want the owner's", d.LastDone)
+	}
+
+	// Months count from a day: a reading alone is refused, by name.
+	months := reminder("15000", 12, reading, "20000")
+	assertFields(t, months.Validate(), []string{"last_done.time:"})
+	if msg := apperr.From(months.Validate()).Message; msg != "last_done.time: is required when every_months is set" {
+		t.Errorf("message %q", msg)
+	}
+}
+
 func TestNextDateIsTheEarlier(t *testing.T) {
 	may, jul := Date{2026, 5, 1}, Date{2026, 7, 1}
 	for _, c := range []struct {

@@ -89,9 +89,10 @@ type reminderResponse struct {
 }
 
 // doneResponse is the last_done in effect: the user's or, when newer, the
-// newest matching expense's (expense_id set).
+// newest matching expense's (expense_id set). Time is null for the user's
+// reading given without its day.
 type doneResponse struct {
-	Time      string       `json:"time"`
+	Time      *string      `json:"time"`
 	Odometer  *json.Number `json:"odometer"`
 	ExpenseID *uint64      `json:"expense_id"`
 }
@@ -117,7 +118,11 @@ func toReminderResponse(r fuel.Reminder, due fuel.ReminderDue) reminderResponse 
 		out.EveryMonths = &n
 	}
 	if d := due.LastDone; d != nil {
-		out.LastDone = &doneResponse{Time: formatTime(d.Time), Odometer: nullNumber(d.Odometer)}
+		out.LastDone = &doneResponse{Odometer: nullNumber(d.Odometer)}
+		if !d.Time.IsZero() {
+			at := formatTime(d.Time)
+			out.LastDone.Time = &at
+		}
 		if d.ExpenseID != 0 {
 			id := d.ExpenseID
 			out.LastDone.ExpenseID = &id
@@ -202,9 +207,9 @@ func (m *members) decimalOr(field string, o optNumber, def decimal.Decimal) *dec
 	return &d
 }
 
-// doneField reads last_done: absent leaves it, null clears it, an object
-// needs its time; odometer is optional (Validate requires it with
-// every_km).
+// doneField reads last_done: absent leaves it, null clears it; in an
+// object, time and odometer absent or null are unknown (Validate requires
+// the time with every_months, the odometer with every_km).
 func doneField(field string, o optDone) (set bool, d *fuel.Done, errs []error) {
 	if !o.Set {
 		return false, nil, nil

@@ -159,6 +159,55 @@ func TestReminderCRUD(t *testing.T) {
 	})
 }
 
+// TestReminderLastDoneReadingOnly: an owner who remembers "oil changed at
+// 40 000 km" but not the day saves a distance reminder with last_done
+// {odometer} alone; it reads back with last_done.time null, due at that
+// reading plus every_km (soon, then overdue), and with no due date. Months
+// count from a day: adding them to it, or giving a months reminder a
+// reading alone, is refused naming last_done.time.
+func TestReminderLastDoneReadingOnly(t *testing.T) {
+	forEachClockDialect(t, func(t *testing.T, s *server) {
+		vid := reminderVehicle(s)
+		// 40000 + 15000 = 55000, 1000 km left at 50 a day: Jun 21, soon.
+		res := s.must(200, "POST", "/api/reminders", `{"vehicle_id":`+vid+`,"title":"Oil change","category":"service",`+
+			`"every_km":15000,"last_done":{"odometer":40000}}`)
+		id := literal(object(t, res.body)["id"])
+		want := `{"id":ID,"vehicle_id":VID,"title":"Oil change","category":"service","match":"","every_km":15000,"every_months":null,` +
+			`"last_done":{"time":null,"odometer":40000,"expense_id":null},"notes":"","soon_km":1000,"soon_days":30,` +
+			`"due_odometer":55000,"due_in_km":1000,"due_date":null,"due_in_days":null,"distance_per_day":50,` +
+			`"estimated_due_date":"2026-06-21","status":"soon","revision":0,"created_at":"2026-06-01T12:00:00Z","updated_at":"2026-06-01T12:00:00Z"}`
+		if got := withoutID(res.body, id, vid); got != want {
+			t.Fatalf("created\n got %s\nwant %s", got, want)
+		}
+		if got := s.must(200, "GET", "/api/reminders/"+id, "").body; string(got) != string(res.body) {
+			t.Fatalf("read back %s, want the create's answer %s", got, res.body)
+		}
+		// An earlier reading: 30000 + 15000 = 45000, passed 9000 km ago.
+		got := object(t, s.must(200, "PUT", "/api/reminders/"+id, `{"last_done":{"time":null,"odometer":30000}}`).body)
+		if literal(got["due_odometer"]) != "45000" || literal(got["due_in_km"]) != "-9000" || got["status"] != "overdue" || got["due_date"] != nil {
+			t.Fatalf("after an earlier reading: %v", got)
+		}
+
+		res = s.do("PUT", "/api/reminders/"+id, `{"every_months":12}`)
+		errorBody(t, res, 400, "INVALID_ARGUMENT", "last_done.time")
+		if msg := object(t, res.body)["message"]; msg != "last_done.time: is required when every_months is set" {
+			t.Errorf("months beside a reading alone: %q", msg)
+		}
+		// With its day the months are fine.
+		got = object(t, s.must(200, "PUT", "/api/reminders/"+id, `{"every_months":12,"last_done":{"time":"2026-01-10T08:00:00Z","odometer":30000}}`).body)
+		if got["due_date"] != "2027-01-10" || literal(got["due_odometer"]) != "45000" {
+			t.Fatalf("with months and a day: %v", got)
+		}
+		res = s.do("PUT", "/api/reminders/"+id, `{"last_done":{"odometer":30000}}`)
+		errorBody(t, res, 400, "INVALID_ARGUMENT", "last_done.time")
+		res = s.do("POST", "/api/reminders", `{"vehicle_id":`+vid+`,"title":"TÜV","category":"inspection","every_months":24,"last_done":{"odometer":30000}}`)
+		errorBody(t, res, 400, "INVALID_ARGUMENT", "last_done.time")
+		if n, _ := s.store.CountRows(t.Context(), "reminders"); n != 1 {
+			t.Fatalf("%d reminders, want the 1 made", n)
+		}
+	})
+}
+
 func TestReminderFieldsNamed(t *testing.T) {
 	forEachClockDialect(t, func(t *testing.T, s *server) {
 		vid := s.mustVehicle(`{"name":"Golf","fuel_type":"gasoline"}`)
@@ -166,11 +215,18 @@ func TestReminderFieldsNamed(t *testing.T) {
 			{`{}`, "vehicle_id: is required; title: is required; category: is required; every_km: or every_months is required (at least one of them)"},
 			{`{"vehicle_id":` + vid + `,"title":"x","category":"service"}`, "every_km: or every_months is required (at least one of them)"},
 			{`{"vehicle_id":` + vid + `,"title":"x","category":"service","every_km":-1,"every_months":0,"last_done":{"odometer":-2},"soon_km":-5,"soon_days":1.5}`,
-				"every_km: must be at least 0; every_months: must be an integer between 1 and 1200; last_done.time: is required; " +
+				"every_km: must be at least 0; every_months: must be an integer between 1 and 1200; " +
 					"last_done.odometer: must be at least 0; soon_km: must be at least 0; soon_days: must be an integer between 0 and 3650"},
+			// Months count from a day: a reading without its time is
+			// refused beside them, by name, with the other bad members.
+			{`{"vehicle_id":` + vid + `,"title":"x","category":"service","every_km":-1,"every_months":12,"last_done":{"odometer":-2},"soon_km":-5}`,
+				"every_km: must be at least 0; last_done.time: is required when every_months is set; " +
+					"last_done.odometer: must be at least 0; soon_km: must be at least 0"},
+			{`{"vehicle_id":` + vid + `,"title":"x","category":"service","every_months":12,"last_done":{"time":null,"odometer":15000}}`,
+				"last_done.time: is required when every_months is set"},
 			{`{"vehicle_id":` + vid + `,"title":" ","category":"oil","match":"` + strings.Repeat("m", 201) + `","every_km":0,"last_done":{},"notes":"` + strings.Repeat("n", 1001) + `"}`,
 				"title: is required and must not be blank; category: must be one of service, repair, tyres, inspection, insurance, tax, parking, toll, wash, fine, accessory, other; " +
-					"match: must be at most 200 characters (got 201); every_km: must be greater than 0 (at 3 decimal places); last_done.time: is required; " +
+					"match: must be at most 200 characters (got 201); every_km: must be greater than 0 (at 3 decimal places); " +
 					"last_done.odometer: is required when every_km is set; notes: must be at most 1000 characters (got 1001)"},
 			{`{"vehicle_id":` + vid + `,"title":"x","category":"service","every_months":6,"last_done":{"time":"yesterday"}}`,
 				"last_done.time: must be an RFC 3339 timestamp with a zone, like 2026-03-01T08:00:00Z or 2026-03-01T10:00:00+02:00"},

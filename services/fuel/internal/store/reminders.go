@@ -79,7 +79,7 @@ func toReminderRow(r fuel.Reminder) reminderRow {
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 	if d := r.LastDone; d != nil {
-		row.LastDoneTime = sql.NullTime{Time: d.Time, Valid: true}
+		row.LastDoneTime = sql.NullTime{Time: d.Time, Valid: !d.Time.IsZero()}
 		row.LastDoneOdometer = d.Odometer
 	}
 	return row
@@ -92,8 +92,13 @@ func (r reminderRow) toReminder() fuel.Reminder {
 		Notes: r.Notes, SoonKm: r.SoonKm, SoonDays: r.SoonDays, StartOdometer: r.StartOdometer, Revision: r.Revision,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
-	if r.LastDoneTime.Valid {
-		out.LastDone = &fuel.Done{Time: r.LastDoneTime.Time.UTC(), Odometer: r.LastDoneOdometer}
+	// A last_done has its time, its odometer or both (Validate refuses
+	// one with neither): both NULL is none.
+	if r.LastDoneTime.Valid || r.LastDoneOdometer.Valid {
+		out.LastDone = &fuel.Done{Odometer: r.LastDoneOdometer}
+		if r.LastDoneTime.Valid {
+			out.LastDone.Time = r.LastDoneTime.Time.UTC()
+		}
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -215,4 +216,81 @@ func TestMatchingExpenseBeyondAPage(t *testing.T) {
 			t.Fatalf("last expense %+v, want %d at %v without an odometer (no reading before it)", d, oil, start)
 		}
 	})
+}
+
+// TestReminderLastDoneReadingWithoutTime: a distance reminder keeps a
+// last_done that is only a reading (the owner remembers the odometer, not
+// the day) and reads it back so; a reminder counting months refuses one,
+// in the store and, below it, in the database's CHECK.
+func TestReminderLastDoneReadingWithoutTime(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+		s.Now = func() time.Time { return now }
+		v := fuel.Vehicle{Name: "Golf", FuelType: "gasoline", CurrentOdometer: dec("29500")}
+		if err := s.CreateVehicle(ctx, &v); err != nil {
+			t.Fatal(err)
+		}
+		r := mustReminder(t, s, fuel.Reminder{VehicleID: v.ID, Title: "Oil", Category: "service",
+			EveryKm: decimal.NewNullDecimal(dec("15000")), LastDone: &fuel.Done{Odometer: decimal.NewNullDecimal(dec("15000"))}})
+		got, err := s.Reminder(ctx, r.ID, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reminderText(got) != reminderText(r) || got.LastDone == nil || !got.LastDone.Time.IsZero() {
+			t.Fatalf("read back\n got %s\nwant %s", reminderText(got), reminderText(r))
+		}
+		if d := got.Due(now); d.DueOdometer.Decimal.String() != "30000" || d.Status != fuel.StatusSoon {
+			t.Errorf("due %s, status %s; want 30000, soon", d.DueOdometer.Decimal, d.Status)
+		}
+
+		months := 12
+		_, err = s.UpdateReminder(ctx, r.ID, fuel.ReminderUpdate{EveryMonths: &months})
+		if msg := apperr.From(err).Message; err == nil || msg != "last_done.time: is required when every_months is set" {
+			t.Errorf("months beside a reading without its day: %q", msg)
+		}
+		err = s.write.Exec("UPDATE reminders SET every_months = 12 WHERE id = ?", r.ID).Error
+		if err == nil {
+			t.Errorf("the database kept every_months beside a last_done without its time")
+		}
+	})
+}
+
+// TestLastDoneReadingMigrationKeepsReminders writes a database as the
+// version before migration 0016 left it, with reminders and one deleted,
+// then opens it: the reminders read back as they were, a new one takes an
+// id after the deleted one's (SQLite rebuilt the table), and a reading
+// without its day is now kept.
+func TestLastDoneReadingMigrationKeepsReminders(t *testing.T) {
+	for _, d := range []Dialect{Postgres, SQLite} {
+		t.Run(string(d), func(t *testing.T) {
+			ctx := context.Background()
+			exec, open := olderDatabase(t, d, 16)
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			exec("INSERT INTO vehicles (id, name, fuel_type, owner_id, created_at, updated_at) VALUES (1, 'Golf', 'diesel', 1, ?, ?)", now, now)
+			insert := `INSERT INTO reminders (vehicle_id, title, category, every_km, every_months, last_done_time, last_done_odometer,
+				created_at, updated_at) VALUES (1, ?, 'service', ?, ?, ?, ?, ?, ?)`
+			exec(insert, "Oil", "15000", nil, now, "40000", now, now)
+			exec(insert, "TÜV", nil, 24, nil, nil, now, now)
+			exec(insert, "Tyres", "30000", nil, nil, nil, now, now)
+			exec("DELETE FROM reminders WHERE title = 'Tyres'")
+			s := open()
+			list, err := s.ListReminders(ctx, fuel.ReminderFilter{AsOf: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(list) != 2 || list[0].Title != "Oil" || list[0].LastDone == nil || !list[0].LastDone.Time.Equal(now) ||
+				list[0].LastDone.Odometer.Decimal.String() != "40000" || list[1].EveryMonths != 24 || list[1].LastDone != nil {
+				t.Fatalf("after the migration: %+v", list)
+			}
+			r := fuel.Reminder{VehicleID: 1, Title: "Belt", Category: "service", EveryKm: decimal.NewNullDecimal(dec("60000")),
+				LastDone: &fuel.Done{Odometer: decimal.NewNullDecimal(dec("12000"))}, SoonKm: fuel.DefaultSoonKm, SoonDays: fuel.DefaultSoonDays}
+			if err := s.CreateReminder(ctx, &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.ID <= 3 {
+				t.Errorf("new reminder id %d: a deleted reminder's id (3) given again", r.ID)
+			}
+		})
+	}
 }
