@@ -1,9 +1,9 @@
 // End-to-end, what the owner is told and where, on a phone (390x844 at 3x):
 // the confirmation of a save (online and queued offline) shows in view above
 // the bottom bar, in a polite live region, says what was saved and undoes
-// it; a form's error goes once it is fixed; the reminder form says truthfully
-// what its "last done" fields need; an overdue reminder says "overdue" once;
-// Home's "Add a vehicle" opens the form in one tap, and offline Home says how
+// it; a form's error goes once it is fixed; the reminder form keeps a reading
+// without its date by distance and asks for the date by months; an overdue
+// reminder says "overdue" once; Home's "Add a vehicle" opens the form in one tap, and offline Home says how
 // many records wait to sync. Light and dark, phone and desktop screenshots
 // go to shotsDir.
 import { after, before, describe, it } from 'node:test';
@@ -179,25 +179,43 @@ describe('feedback where the eye is', () => {
     assert.deepEqual((await api('/api/expenses?vehicle_id=1')).body, []);
   });
 
-  it('the reminder form says what "last done" needs: a reading alone is asked for its date, and goes once the date is given', async () => {
+  it('the reminder form says what "last done" needs: a reading alone is kept by distance, and asked for its date by months', async () => {
     await ensureVehicle();
     await go('/costs', 'Costs');
     await page.getByRole('button', { name: 'Add reminder' }).click();
-    const form = page.getByRole('form', { name: 'New reminder' });
-    // Neither label says "optional" of a reading the service cannot keep without its date.
-    await form.getByLabel('Odometer when last done (with its date)', { exact: true }).waitFor();
+    let form = page.getByRole('form', { name: 'New reminder' });
+    // Both say "optional", and by distance a reading alone is saved as it is: "oil changed at 9 000 km".
+    await form.getByLabel('Last done on (optional)', { exact: true }).waitFor();
     await form.getByLabel('Title', { exact: true }).fill('Oil');
     await form.getByLabel('Every (distance)', { exact: true }).fill('15000');
-    await form.getByLabel('Odometer when last done (with its date)', { exact: true }).fill('9000');
+    await form.getByLabel('Odometer when last done (optional)', { exact: true }).fill('9000');
+    await form.getByRole('button', { name: 'Save reminder' }).click();
+    await page.getByRole('status').filter({ hasText: 'Reminder saved.' }).waitFor();
+    const oil = (await api('/api/reminders?vehicle_id=1')).body.find((r) => r.title === 'Oil');
+    assert.ok(oil, 'the reminder with only its reading is stored');
+    assert.deepEqual(oil.last_done, { time: null, odometer: 9000, expense_id: null });
+    assert.equal(oil.due_odometer, 24000);
+    const item = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Oil', exact: true }) });
+    await item.getByText('Last done at 9,000 km', { exact: true }).waitFor();
+    await shootEverywhere(page, 'costs-reminder-reading-only', { fullPage: false });
+
+    // Months count from a day: there the reading alone is asked for its date, and the error goes once it is given.
+    await page.getByRole('button', { name: 'Add reminder' }).click();
+    form = page.getByRole('form', { name: 'New reminder' });
+    await form.getByLabel('Title', { exact: true }).fill('Brake fluid');
+    await form.getByLabel('Every (months)', { exact: true }).fill('24');
+    await form.getByLabel('Odometer when last done (optional)', { exact: true }).fill('9000');
     await form.getByRole('button', { name: 'Save reminder' }).click();
     const summary = form.getByRole('alert');
-    await summary.getByRole('link', { name: 'Last done on: enter the date of that reading, or leave both empty.' }).waitFor();
+    await summary.getByRole('link', { name: 'Last done on: enter the date of that reading, as a reminder by months counts from it; or leave both empty.' }).waitFor();
     await form.getByLabel('Last done on (optional)', { exact: true }).fill('2026-06-01');
     await summary.waitFor({ state: 'detached' });
     await form.getByRole('button', { name: 'Save reminder' }).click();
-    await page.getByRole('status').filter({ hasText: 'Reminder saved.' }).waitFor();
-    const [r] = (await api('/api/reminders?vehicle_id=1')).body;
-    assert.equal(r.last_done.odometer, 9000);
+    await form.waitFor({ state: 'detached' });
+    const fluid = (await api('/api/reminders?vehicle_id=1')).body.find((r) => r.title === 'Brake fluid');
+    assert.ok(fluid, 'the reminder with its date is stored');
+    assert.equal(fluid.last_done.odometer, 9000);
+    assert.match(fluid.last_done.time, /^2026-06-01T/);
   });
 
   it('an overdue reminder says "overdue" once, on Costs and on Home', async () => {

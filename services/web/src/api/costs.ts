@@ -55,7 +55,8 @@ export interface Reminder {
   match?: string;
   every_km: number | null;
   every_months: number | null;
-  last_done: { time: string; odometer: number | null } | null;
+  /** time is null for a reading given without its day (a reminder without every_months). */
+  last_done: { time: string | null; odometer: number | null } | null;
   notes: string;
   soon_km: number;
   soon_days: number;
@@ -74,7 +75,7 @@ export interface ReminderInput {
   category?: Category;
   every_km?: Dec | null;
   every_months?: number | null;
-  last_done?: { time: string; odometer?: Dec | null } | null;
+  last_done?: { time?: string | null; odometer?: Dec | null } | null;
   notes?: string;
 }
 

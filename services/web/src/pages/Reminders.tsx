@@ -146,15 +146,14 @@ function every(r: Reminder, u: Units): string | null {
 function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; writable: boolean; online: boolean; onEdit: () => void; onDelete: () => void }) {
   const u = activeUnits();
   const hid = `rem-${r.id}`;
-  const last = r.last_done
-    ? [fmtDate(r.last_done.time), r.last_done.odometer != null ? fmtDistance(r.last_done.odometer, u) : null].filter(Boolean).join(', ')
-    : null;
+  const lastOdo = r.last_done?.odometer != null ? fmtDistance(r.last_done.odometer, u) : null;
+  const last = r.last_done?.time ? [fmtDate(r.last_done.time), lastOdo].filter(Boolean).join(', ') : null;
   const facts = [
     every(r, u),
     r.due_odometer != null ? tk('rem.dueAt', { odometer: fmtDistance(r.due_odometer, u) }) : null,
     r.due_date ? tk('rem.dueOn', { date: fmtDay(r.due_date) }) : null,
     r.estimated_due_date && !r.due_date ? tk('rem.estimated', { date: fmtDay(r.estimated_due_date) }) : null,
-    last ? tk('rem.lastDone', { when: last }) : null,
+    last ? tk('rem.lastDone', { when: last }) : lastOdo ? tk('rem.lastDoneAt', { odometer: lastOdo }) : null,
   ].filter((x): x is string => x !== null);
   return (
     <li class={`record reminder ${r.status}`} aria-labelledby={hid}>
@@ -220,9 +219,10 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
     if (km.trim() === '' && months.trim() === '') bad.push({ id: `${p}-km`, message: tk('rem.errEvery') });
     if (km.trim() !== '' && !wholePositive(kmV)) bad.push({ id: `${p}-km`, message: tk('rem.errKm', { unit: dist, example: numberExample('count') }) });
     if (months.trim() !== '' && !wholePositive(monthsV)) bad.push({ id: `${p}-months`, message: tk('rem.errMonths') });
-    // The service keeps a reading only with the date it was done on (last_done.time is required).
+    // As the service: months count from a day, so with months a reading needs its date; a distance
+    // counts from the reading, so with a distance a date needs its reading. A reading alone is fine by distance.
     if (lastDate !== '' && lastAt === null) bad.push({ id: `${p}-last`, message: tk('rem.errLastDate') });
-    else if (lastDate === '' && lastOdo.trim() !== '') bad.push({ id: `${p}-last`, message: tk('rem.errLastDateNeeded') });
+    else if (lastDate === '' && lastOdo.trim() !== '' && months.trim() !== '') bad.push({ id: `${p}-last`, message: tk('rem.errLastDateNeeded') });
     if (lastOdo.trim() !== '' && lastOdoV === null) bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometer', { unit: dist, example: numberExample('reading') }) });
     else if (lastDate !== '' && km.trim() !== '' && lastOdo.trim() === '') bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometerNeeded', { unit: dist }) });
     return { bad, name, kmV, monthsV, lastOdoV, lastAt };
@@ -241,7 +241,9 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
       ...(km !== initialKm || !record ? { every_km: kmV === null ? null : toKm(kmV) } : {}),
       every_months: monthsV === null ? null : Number(monthsV),
       ...(lastDate !== initialLastDate || lastOdo !== initialLastOdo || !record
-        ? (lastAt === null ? (record ? { last_done: null } : {}) : { last_done: { time: lastAt, ...(lastOdoV !== null ? { odometer: new Dec(distanceToKm(lastOdoV, u)) } : {}) } })
+        ? (lastAt === null && lastOdoV === null
+          ? (record ? { last_done: null } : {})
+          : { last_done: { time: lastAt, odometer: lastOdoV === null ? null : new Dec(distanceToKm(lastOdoV, u)) } })
         : {}),
     };
     setSaving(true);
