@@ -129,17 +129,27 @@ func (v *Vehicle) Normalize() {
 // Validate reports every field that breaks a rule of the field table, in
 // the table's order, as one INVALID_ARGUMENT error naming each
 // (apperr.Join).
-func (v *Vehicle) Validate() error {
-	return apperr.Join(
-		requiredString("name", v.Name, MaxNameLen),
-		optionalString("brand", v.Brand, MaxBrandLen),
-		optionalString("model", v.Model, MaxModelLen),
-		optionalString("plate_number", v.PlateNumber, MaxPlateLen),
-		vehicleFuelType(v.FuelType),
-		quantity("tank_capacity", v.TankCapacity, false),
-		quantity("current_odometer", v.CurrentOdometer, false),
-		manualMD5s(v.ManualMD5s),
-	)
+func (v *Vehicle) Validate() error { return apperr.Join(v.ValidateFields(everyField)...) }
+
+// ValidateFields is Validate restricted to the members known reports, by
+// their JSON names, as Expense.ValidateFields: every rule of a vehicle
+// reads one member.
+func (v *Vehicle) ValidateFields(known func(field string) bool) []error {
+	var errs []error
+	check := func(field string, err error) {
+		if known(field) {
+			errs = append(errs, err)
+		}
+	}
+	check("name", requiredString("name", v.Name, MaxNameLen))
+	check("brand", optionalString("brand", v.Brand, MaxBrandLen))
+	check("model", optionalString("model", v.Model, MaxModelLen))
+	check("plate_number", optionalString("plate_number", v.PlateNumber, MaxPlateLen))
+	check("fuel_type", vehicleFuelType(v.FuelType))
+	check("tank_capacity", quantity("tank_capacity", v.TankCapacity, false))
+	check("current_odometer", quantity("current_odometer", v.CurrentOdometer, false))
+	check("manual_md5s", manualMD5s(v.ManualMD5s))
+	return errs
 }
 
 func vehicleFuelType(f string) error {
@@ -163,6 +173,31 @@ type VehicleUpdate struct {
 	CurrentOdometer *decimal.Decimal
 	DefaultVehicle  *bool
 	ManualMD5s      *[]string
+}
+
+// Sets reports whether u changes the member field (a JSON member name).
+func (u VehicleUpdate) Sets(field string) bool {
+	switch field {
+	case "name":
+		return u.Name != nil
+	case "brand":
+		return u.Brand != nil
+	case "model":
+		return u.Model != nil
+	case "plate_number":
+		return u.PlateNumber != nil
+	case "fuel_type":
+		return u.FuelType != nil
+	case "tank_capacity":
+		return u.TankCapacity != nil
+	case "current_odometer":
+		return u.CurrentOdometer != nil
+	case "default_vehicle":
+		return u.DefaultVehicle != nil
+	case "manual_md5s":
+		return u.ManualMD5s != nil
+	}
+	return false
 }
 
 // Apply copies the set fields of u onto v.
@@ -240,19 +275,38 @@ func (r *Refuel) Normalize() {
 
 // Validate reports every field that breaks a rule of the field table, as
 // Vehicle.Validate does.
-func (r *Refuel) Validate() error {
-	_, energyErr := ParseEnergy("energy", string(r.Energy))
-	return apperr.Join(
-		refuelVehicleID(r.VehicleID),
-		refuelTime(r.RefuelTime),
-		quantity("odometer", r.Odometer, false),
-		requiredString("fuel_type", r.FuelType, MaxRefuelFuelLen),
-		energyErr,
-		quantity("liters", r.Liters, true),
-		quantity("total_amount", r.TotalAmount, false),
-		optionalString("station_name", r.StationName, MaxStationNameLen),
-		optionalString("remark", r.Remark, MaxRemarkLen),
-	)
+func (r *Refuel) Validate() error { return apperr.Join(r.validateFields(everyField, false)...) }
+
+// ValidateFields is Validate restricted to the members known reports, as
+// Expense.ValidateFields, for a body before the store completes its
+// record: an energy "" is the vehicle's default, which the store fills
+// in, and is not checked here. The rules that read more than the record
+// (currency and home_amount against the owner's home currency, the
+// odometer against the vehicle's other readings) are the store's.
+func (r *Refuel) ValidateFields(known func(field string) bool) []error {
+	return r.validateFields(known, true)
+}
+
+func (r *Refuel) validateFields(known func(string) bool, defaultEnergy bool) []error {
+	var errs []error
+	check := func(field string, err error) {
+		if known(field) {
+			errs = append(errs, err)
+		}
+	}
+	check("vehicle_id", refuelVehicleID(r.VehicleID))
+	check("refuel_time", refuelTime(r.RefuelTime))
+	check("odometer", quantity("odometer", r.Odometer, false))
+	check("fuel_type", requiredString("fuel_type", r.FuelType, MaxRefuelFuelLen))
+	if !defaultEnergy || r.Energy != "" {
+		_, err := ParseEnergy("energy", string(r.Energy))
+		check("energy", err)
+	}
+	check("liters", quantity("liters", r.Liters, true))
+	check("total_amount", quantity("total_amount", r.TotalAmount, false))
+	check("station_name", optionalString("station_name", r.StationName, MaxStationNameLen))
+	check("remark", optionalString("remark", r.Remark, MaxRemarkLen))
+	return errs
 }
 
 func refuelVehicleID(id uint64) error {
@@ -289,6 +343,39 @@ type RefuelUpdate struct {
 	// also clears the home amount.
 	Currency   *string
 	HomeAmount *decimal.NullDecimal
+}
+
+// Sets reports whether u changes the member field (a JSON member name).
+func (u RefuelUpdate) Sets(field string) bool {
+	switch field {
+	case "vehicle_id":
+		return u.VehicleID != nil
+	case "refuel_time":
+		return u.RefuelTime != nil
+	case "odometer":
+		return u.Odometer != nil
+	case "fuel_type":
+		return u.FuelType != nil
+	case "energy":
+		return u.Energy != nil
+	case "liters":
+		return u.Liters != nil
+	case "total_amount":
+		return u.TotalAmount != nil
+	case "station_name":
+		return u.StationName != nil
+	case "is_full":
+		return u.IsFull != nil
+	case "missed_previous":
+		return u.MissedPrevious != nil
+	case "remark":
+		return u.Remark != nil
+	case "currency":
+		return u.Currency != nil
+	case "home_amount":
+		return u.HomeAmount != nil
+	}
+	return false
 }
 
 // Apply copies the set fields of u onto r.

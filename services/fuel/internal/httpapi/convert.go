@@ -22,8 +22,10 @@ const maxNumberLiteral = 64
 // toVehicleUpdate turns a vehicle body into a patch. On create every
 // required field must be present and not null; on update a present null
 // is refused for a required field and resets an optional one to its
-// default ("", 0, false). Every field is read, so that the error names
-// each one that is wrong (apperr.Join). Bounds are Validate's job.
+// default ("", 0, false). Every field is read, and the rules of each one
+// read are checked beside (fuel.Vehicle.ValidateFields), so that one
+// error names every member that is wrong, in field-table order
+// (apperr.Join); the store checks the whole record again.
 func (req vehicleRequest) toVehicleUpdate(create bool) (fuel.VehicleUpdate, error) {
 	b := members{create: create}
 	u := fuel.VehicleUpdate{
@@ -37,10 +39,18 @@ func (req vehicleRequest) toVehicleUpdate(create bool) (fuel.VehicleUpdate, erro
 		DefaultVehicle:  b.boolean("default_vehicle", req.DefaultVehicle, false),
 		ManualMD5s:      b.strings("manual_md5s", req.ManualMD5s),
 	}
+	var v fuel.Vehicle
+	u.Apply(&v)
+	v.Normalize()
+	b.errs = append(b.errs, v.ValidateFields(b.known(u.Sets))...)
+	inMemberOrder[vehicleRequest](b.errs)
 	return u, b.err()
 }
 
-// toRefuelUpdate is toVehicleUpdate for refuel bodies.
+// toRefuelUpdate is toVehicleUpdate for refuel bodies: a blank fuel_type
+// is named beside a negative liters. The rules that read more than the
+// body (the currency's home amount, the odometer against the other
+// readings) are the store's, after these pass.
 func (req refuelRequest) toRefuelUpdate(create bool) (fuel.RefuelUpdate, error) {
 	b := members{create: create}
 	u := fuel.RefuelUpdate{
@@ -58,6 +68,11 @@ func (req refuelRequest) toRefuelUpdate(create bool) (fuel.RefuelUpdate, error) 
 		Currency:       b.currency("currency", req.Currency),
 		HomeAmount:     b.nullDecimal("home_amount", req.HomeAmount),
 	}
+	var r fuel.Refuel
+	u.Apply(&r)
+	r.Normalize()
+	b.errs = append(b.errs, r.ValidateFields(b.known(u.Sets))...)
+	inMemberOrder[refuelRequest](b.errs)
 	return u, b.err()
 }
 

@@ -120,3 +120,66 @@ func TestExpenseAndReminderBodiesNameEveryBadField(t *testing.T) {
 		}
 	})
 }
+
+// TestRefuelAndVehicleBodiesNameEveryBadField: as
+// TestExpenseAndReminderBodiesNameEveryBadField for refuels and vehicles.
+// A refuel with a blank fuel_type and a negative liters named only liters,
+// as the rules (fuel_type) never ran on a body whose reading failed
+// (liters); now one 400 names both, on create and on update, and nothing
+// is written.
+func TestRefuelAndVehicleBodiesNameEveryBadField(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *server) {
+		vid := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+		rid := literal(object(t, s.must(200, "POST", "/api/refuels", `{"vehicle_id":`+vid+`,"refuel_time":"2026-01-02T08:00:00Z",`+
+			`"odometer":1000,"fuel_type":"B7","liters":40,"total_amount":60,"is_full":true}`).body)["id"])
+		beforeVehicle := string(s.must(200, "GET", "/api/vehicles/"+vid, "").body)
+		beforeRefuel := string(s.must(200, "GET", "/api/refuels/"+rid, "").body)
+		long := func(n int) string { return strings.Repeat("x", n) }
+		for _, tc := range []struct {
+			name, method, path, body string
+			want                     []string
+		}{
+			{"the issue's refuel: a blank fuel_type beside a negative liters", "POST", "/api/refuels",
+				`{"vehicle_id":` + vid + `,"refuel_time":"2026-01-03T08:00:00Z","odometer":1100,"fuel_type":" ","liters":-2,"total_amount":60}`,
+				[]string{"fuel_type", "liters"}},
+			{"a refuel's unreadable time and energy beside its rules", "POST", "/api/refuels",
+				`{"vehicle_id":` + vid + `,"refuel_time":"soon","odometer":1100,"fuel_type":"","energy":"coal","liters":0,` +
+					`"total_amount":60,"station_name":"` + long(129) + `"}`,
+				[]string{"energy", "fuel_type", "liters", "refuel_time", "station_name"}},
+			{"the issue's refuel as an update", "PUT", "/api/refuels/" + rid,
+				`{"fuel_type":"","liters":-1,"remark":"` + long(513) + `"}`, []string{"fuel_type", "liters", "remark"}},
+			{"an update's odometer, amount and station", "PUT", "/api/refuels/" + rid,
+				`{"odometer":-5,"total_amount":1e12,"station_name":"` + long(129) + `","energy":null}`,
+				[]string{"odometer", "station_name", "total_amount"}},
+			{"a vehicle's blank name, unknown fuel_type and long plate beside a negative tank", "POST", "/api/vehicles",
+				`{"name":"","plate_number":"` + long(33) + `","fuel_type":"coal","tank_capacity":-5}`,
+				[]string{"fuel_type", "name", "plate_number", "tank_capacity"}},
+			{"a vehicle's brand and manual beside a negative odometer", "POST", "/api/vehicles",
+				`{"name":"Polo","brand":"` + long(65) + `","fuel_type":"diesel","current_odometer":-1,"manual_md5s":["x"]}`,
+				[]string{"brand", "current_odometer", "manual_md5s[0]"}},
+			{"a vehicle's update", "PUT", "/api/vehicles/" + vid,
+				`{"name":" ","model":"` + long(65) + `","current_odometer":-1}`, []string{"current_odometer", "model", "name"}},
+			{"a vehicle's fuel_type and tank as an update", "PUT", "/api/vehicles/" + vid,
+				`{"fuel_type":"coal","tank_capacity":-1,"brand":null}`, []string{"fuel_type", "tank_capacity"}},
+		} {
+			res := s.do(tc.method, tc.path, tc.body)
+			errorBody(t, res, 400, "INVALID_ARGUMENT", "")
+			msg, _ := object(t, res.body)["message"].(string)
+			if got := namedFields(msg); !slices.Equal(got, tc.want) {
+				t.Errorf("%s: names %q, want %q (message %q)", tc.name, got, tc.want, msg)
+			}
+		}
+		if n := s.count("vehicles"); n != 1 {
+			t.Errorf("%d vehicles, want the 1 made before", n)
+		}
+		if n := s.count("refuels"); n != 1 {
+			t.Errorf("%d refuels, want the 1 made before", n)
+		}
+		if got := string(s.must(200, "GET", "/api/vehicles/"+vid, "").body); got != beforeVehicle {
+			t.Errorf("a refused update changed the vehicle:\n%s\nwas\n%s", got, beforeVehicle)
+		}
+		if got := string(s.must(200, "GET", "/api/refuels/"+rid, "").body); got != beforeRefuel {
+			t.Errorf("a refused update changed the refuel:\n%s\nwas\n%s", got, beforeRefuel)
+		}
+	})
+}
