@@ -3,8 +3,8 @@
 // the bottom bar, in a polite live region, says what was saved and undoes
 // it; a form's error goes once it is fixed; the reminder form keeps a reading
 // without its date by distance and asks for the date by months; an overdue
-// reminder says "overdue" once; Home's "Add a vehicle" opens the form in one tap, and offline Home says how
-// many records wait to sync. Light and dark, phone and desktop screenshots
+// reminder says "overdue" once; Home's "Add a vehicle" opens the form in one
+// tap, and offline Home says how many records wait to sync. Light and dark, phone and desktop screenshots
 // go to shotsDir.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
