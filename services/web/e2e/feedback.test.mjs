@@ -208,6 +208,7 @@ describe('feedback where the eye is', () => {
     await form.getByRole('button', { name: 'Save reminder' }).click();
     const summary = form.getByRole('alert');
     await summary.getByRole('link', { name: 'Last done on: enter the date of that reading, as a reminder by months counts from it; or leave both empty.' }).waitFor();
+    await shootEverywhere(page, 'costs-reminder-months-asks-date');
     await form.getByLabel('Last done on (optional)', { exact: true }).fill('2026-06-01');
     await summary.waitFor({ state: 'detached' });
     await form.getByRole('button', { name: 'Save reminder' }).click();
