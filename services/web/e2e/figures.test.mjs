@@ -36,6 +36,9 @@ before(async () => {
   s = await startStack({ locale: 'de-DE', timezoneId: 'Europe/Berlin' });
   page = s.context.pages()[0] ?? (await s.context.newPage());
   page.on('pageerror', (e) => pageErrors.push(String(e)));
+  // The app in English, its numbers in the browser's de-DE format (the figures' words are English here).
+  const prefs = await fetch(s.base + '/api/preferences', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ language: 'en' }) });
+  assert.equal(prefs.status, 200, await prefs.text());
   const v = await api('/api/vehicles', { name: 'Golf', fuel_type: 'gasoline' });
   assert.ok(v.status === 200 || v.status === 201, JSON.stringify(v.body));
   // January: two full fills, one sample (40.2 L over 600 km = 6.7 L/100 km);

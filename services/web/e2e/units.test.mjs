@@ -348,7 +348,7 @@ describe("the owner's own measures", () => {
     const note = page.getByRole('group', { name: '汽油', exact: true }).getByRole('group', { name: '每英制加仑行驶英里数（所有能源）', exact: true }).locator('.card-note');
     assert.equal(await note.textContent(), '这种能源两次加满之间，基于以任何能源行驶的 311 英里');
     // 51.30 / 500 km + 1.50 / 50 km = 0.1026 + 0.03 = 0.1326 per km = 0.2134 per mi.
-    assert.equal(await card(page, '每英里费用（所有能源）').textContent(), 'US$0.2134');
+    assert.equal(await card(page, '每英里燃料费用（所有能源）').textContent(), 'US$0.2134');
     await shootEverywhere(page, 'zh-phev-statistics');
     await page.goto(s.base + '/history');
     await page.getByRole('heading', { level: 1, name: '历史' }).waitFor();
