@@ -1,6 +1,8 @@
 package fuel
 
 import (
+	"time"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/carhub/backend/pkg/apperr"
@@ -89,6 +91,35 @@ func (c CurrencyChange) Convert(a decimal.Decimal) decimal.Decimal {
 		return a.DivRound(c.Rate, QuantityScale)
 	}
 	return a.Mul(c.Rate).Round(QuantityScale)
+}
+
+// CurrencyConversion is a user's last conversion of the home currency,
+// kept with the preferences so that any device can offer its undo: the
+// codes, the rate as it was given (Inverse: as inverse_rate, the amounts
+// divided by it) and when it was made. A relabel or an undo clears it (nil),
+// a new conversion replaces it.
+type CurrencyConversion struct {
+	From, To string
+	Rate     decimal.Decimal
+	Inverse  bool
+	At       time.Time
+}
+
+// Undoes reports whether c is the undo of last: back from last.To to
+// last.From at the same rate given the other way round, which divides
+// what last multiplied (and the other way).
+func (c CurrencyChange) Undoes(last *CurrencyConversion) bool {
+	return last != nil && c.Mode == CurrencyConvert && c.From == last.To && c.To == last.From &&
+		c.Rate.Equal(last.Rate) && c.Inverse != last.Inverse
+}
+
+// Recorded is what c leaves to undo, made at: the conversion itself, or
+// nil after a relabel or after the undo of last.
+func (c CurrencyChange) Recorded(last *CurrencyConversion, at time.Time) *CurrencyConversion {
+	if c.Mode != CurrencyConvert || c.Undoes(last) {
+		return nil
+	}
+	return &CurrencyConversion{From: c.From, To: c.To, Rate: c.Rate, Inverse: c.Inverse, At: at}
 }
 
 // CurrencyChangeResult says what a change did: the vehicles it concerned

@@ -57,6 +57,9 @@ type Preferences struct {
 	// de-DE's 1.234,5).
 	Language  string
 	UpdatedAt time.Time
+	// LastCurrencyChange is the last conversion of the home currency, nil
+	// when there is none to undo. It is written only by a currency change.
+	LastCurrencyChange *CurrencyConversion
 }
 
 // PreferencesUpdate is a patch: a nil field is left unchanged, a pointer

@@ -1,8 +1,10 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 const currencyPath = "/api/preferences/currency"
@@ -203,6 +205,94 @@ func TestCSVCarriesTheCurrencyPaid(t *testing.T) {
 		}
 		if n := len(array(t, s.must(200, "GET", "/api/refuels?vehicle_id="+third, "").body)); n != 0 {
 			t.Errorf("%d records stored by a refused import", n)
+		}
+	})
+}
+
+// lastChange is the last_currency_change of a preferences answer: null, or
+// its members in JSON ("from to rate inverse_rate", at checked apart).
+func lastChange(t *testing.T, what string, prefs map[string]any, notBefore time.Time) string {
+	t.Helper()
+	c, ok := prefs["last_currency_change"].(map[string]any)
+	if !ok {
+		return literal(prefs["last_currency_change"])
+	}
+	at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(c["at"]))
+	if err != nil || at.Before(notBefore.Truncate(time.Second)) || len(c) != 5 {
+		t.Errorf("%s: last_currency_change %v, want five members and at no earlier than %s", what, c, notBefore)
+	}
+	return strings.Join([]string{literal(c["from"]), literal(c["to"]), literal(c["rate"]), literal(c["inverse_rate"])}, " ")
+}
+
+func TestCurrencyConversionIsKeptForItsUndo(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *server) {
+		start := time.Now()
+		s.must(200, "PUT", "/api/preferences", `{"currency":"EUR"}`)
+		vid := s.mustVehicle(`{"name":"Golf","fuel_type":"diesel"}`)
+		rid := s.mustRefuel(`{"vehicle_id":` + vid + `,"refuel_time":"2026-03-01T08:00:00Z","odometer":1000,"fuel_type":"B7","liters":40,"total_amount":71.5,"is_full":true}`)
+		eid := literal(object(t, s.must(200, "POST", "/api/expenses", `{"vehicle_id":`+vid+`,"time":"2026-02-01T08:00:00Z","category":"toll","title":"A4 toll","amount":12.4}`).body)["id"])
+		amounts := func() string {
+			r := object(t, s.must(200, "GET", "/api/refuels/"+rid, "").body)
+			e := object(t, s.must(200, "GET", "/api/expenses/"+eid, "").body)
+			return literal(r["total_amount"]) + " " + literal(r["price_per_liter"]) + " " + literal(e["amount"])
+		}
+		before := amounts()
+		prefs := func() map[string]any { return object(t, s.must(200, "GET", "/api/preferences", "").body) }
+		if got := lastChange(t, "never converted", prefs(), start); got != "null" {
+			t.Fatalf("never converted: last_currency_change %s, want null", got)
+		}
+
+		// A conversion is kept, in its answer and in GET, with the rate under the name it was sent with.
+		res := s.must(200, "POST", currencyPath, `{"from":"EUR","currency":"USD","mode":"convert","rate":1.080}`)
+		want := `"EUR" "USD" 1.08 null`
+		if got := lastChange(t, "answer", object(t, res.body)["preferences"].(map[string]any), start); got != want {
+			t.Errorf("the conversion's answer: last_currency_change %s, want %s", got, want)
+		}
+		if got := lastChange(t, "GET", prefs(), start); got != want {
+			t.Errorf("GET after the conversion: last_currency_change %s, want %s", got, want)
+		}
+		if got := amounts(); got != "77.22 1.9305 13.392" {
+			t.Errorf("converted: %s", got)
+		}
+		// Another preference saved leaves it; the currency saved unchanged too.
+		s.must(200, "PUT", "/api/preferences", `{"distance_unit":"km","currency":"USD"}`)
+		if got := lastChange(t, "PUT", prefs(), start); got != want {
+			t.Errorf("after a PUT of the same currency: %s, want %s", got, want)
+		}
+
+		// The offered undo (the same rate, the other way round) restores every amount exactly and clears it.
+		res = s.must(200, "POST", currencyPath, `{"from":"USD","currency":"EUR","mode":"convert","inverse_rate":1.08}`)
+		if got := lastChange(t, "undo", object(t, res.body)["preferences"].(map[string]any), start); got != "null" {
+			t.Errorf("the undo's answer: last_currency_change %s, want null", got)
+		}
+		if got := lastChange(t, "GET after undo", prefs(), start); got != "null" {
+			t.Errorf("GET after the undo: %s, want null", got)
+		}
+		if got := amounts(); got != before {
+			t.Errorf("after the undo: %s, want %s as before", got, before)
+		}
+
+		// A conversion given inverse is kept as inverse; a new conversion replaces it.
+		s.must(200, "POST", currencyPath, `{"from":"EUR","currency":"GBP","mode":"convert","inverse_rate":1.25}`)
+		if got, want := lastChange(t, "inverse", prefs(), start), `"EUR" "GBP" null 1.25`; got != want {
+			t.Errorf("inverse: %s, want %s", got, want)
+		}
+		// Back at a rate that is not the undo (the trap: the same number the same way round): a new conversion.
+		s.must(200, "POST", currencyPath, `{"from":"GBP","currency":"EUR","mode":"convert","inverse_rate":1.25}`)
+		if got, want := lastChange(t, "not the undo", prefs(), start), `"GBP" "EUR" null 1.25`; got != want {
+			t.Errorf("a conversion back that is no undo: %s, want %s", got, want)
+		}
+
+		// A relabel clears it.
+		s.must(200, "POST", currencyPath, `{"from":"EUR","currency":"CHF","mode":"relabel"}`)
+		if got := lastChange(t, "relabel", prefs(), start); got != "null" {
+			t.Errorf("after a relabel: %s, want null", got)
+		}
+		// So does a currency set by PUT (a relabel too).
+		s.must(200, "POST", currencyPath, `{"from":"CHF","currency":"EUR","mode":"convert","rate":1.05}`)
+		s.must(200, "PUT", "/api/preferences", `{"currency":"USD"}`)
+		if got := lastChange(t, "PUT currency", prefs(), start); got != "null" {
+			t.Errorf("after PUT of another currency: %s, want null", got)
 		}
 	})
 }

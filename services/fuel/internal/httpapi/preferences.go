@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"sync"
 	"time"
@@ -42,6 +43,20 @@ type preferencesResponse struct {
 	TimeZone                *string `json:"time_zone"`
 	Language                *string `json:"language"`
 	UpdatedAt               *string `json:"updated_at"`
+	// LastCurrencyChange is the last conversion of the currency, for its
+	// undo on any device; null when there is none to undo.
+	LastCurrencyChange *currencyConversionResponse `json:"last_currency_change"`
+}
+
+// currencyConversionResponse is a conversion as it was asked for: the
+// rate under the name it was sent with (rate or inverse_rate, the other
+// null), so that its undo sends the same number under the other name.
+type currencyConversionResponse struct {
+	From        string       `json:"from"`
+	To          string       `json:"to"`
+	Rate        *json.Number `json:"rate"`
+	InverseRate *json.Number `json:"inverse_rate"`
+	At          string       `json:"at"`
 }
 
 func toPreferencesResponse(p fuel.Preferences) preferencesResponse {
@@ -54,6 +69,15 @@ func toPreferencesResponse(p fuel.Preferences) preferencesResponse {
 	if !p.UpdatedAt.IsZero() {
 		s := formatTime(p.UpdatedAt)
 		out.UpdatedAt = &s
+	}
+	if c := p.LastCurrencyChange; c != nil {
+		n := number(c.Rate)
+		out.LastCurrencyChange = &currencyConversionResponse{From: c.From, To: c.To, At: formatTime(c.At)}
+		if c.Inverse {
+			out.LastCurrencyChange.InverseRate = &n
+		} else {
+			out.LastCurrencyChange.Rate = &n
+		}
 	}
 	return out
 }

@@ -20,9 +20,11 @@ import (
 // nullPreferences is the answer for a user who never saved any, byte for
 // byte: every member present, in this order, null.
 const nullPreferences = `{"distance_unit":null,"volume_unit":null,"consumption_unit":null,"electric_consumption_unit":null,` +
-	`"gas_consumption_unit":null,"currency":null,"locale":null,"time_zone":null,"language":null,"updated_at":null}`
+	`"gas_consumption_unit":null,"currency":null,"locale":null,"time_zone":null,"language":null,"updated_at":null,` +
+	`"last_currency_change":null}`
 
-// preferenceNames are the members of the answer but updated_at, in order.
+// preferenceNames are the members of the answer but updated_at and
+// last_currency_change, in order.
 var preferenceNames = []string{"distance_unit", "volume_unit", "consumption_unit", "electric_consumption_unit",
 	"gas_consumption_unit", "currency", "locale", "time_zone", "language"}
 
@@ -32,8 +34,8 @@ var preferenceNames = []string{"distance_unit", "volume_unit", "consumption_unit
 func wantPrefs(t *testing.T, what string, body []byte, want map[string]string, notBefore time.Time) time.Time {
 	t.Helper()
 	got := object(t, body)
-	if len(got) != len(preferenceNames)+1 {
-		t.Errorf("%s: %d members, want %d: %s", what, len(got), len(preferenceNames)+1, body)
+	if len(got) != len(preferenceNames)+2 {
+		t.Errorf("%s: %d members, want %d: %s", what, len(got), len(preferenceNames)+2, body)
 	}
 	for _, name := range preferenceNames {
 		v, ok := want[name]

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"gorm.io/gorm"
 
@@ -31,13 +32,12 @@ func (q *queries) ChangeCurrency(ctx context.Context, c fuel.CurrencyChange) (fu
 				return fmt.Errorf("lock currency: %w", err)
 			}
 		}
-		var current sql.NullString
-		err := tx.Raw("SELECT currency FROM user_preferences WHERE user_id = ?", uid).Row().Scan(&current)
+		before, err := scanPreferences(tx.Raw("SELECT "+preferenceSelect(q.dialect)+" FROM user_preferences WHERE user_id = ?", uid).Row())
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("read currency: %w", err)
 		}
-		if current.Valid && current.String != c.From {
-			return fuel.ErrCurrencyChanged(current.String, c.From)
+		if before.Currency != "" && before.Currency != c.From {
+			return fuel.ErrCurrencyChanged(before.Currency, c.From)
 		}
 
 		vehicles, err := tx.Raw("SELECT id FROM vehicles WHERE owner_id = ? ORDER BY id"+q.lockClause(true), uid).Rows()
@@ -83,9 +83,17 @@ func (q *queries) ChangeCurrency(ctx context.Context, c fuel.CurrencyChange) (fu
 			return err
 		}
 
-		p, err := scanPreferences(tx.Raw("INSERT INTO user_preferences (user_id, currency, updated_at) VALUES (?, ?, ?) "+
-			"ON CONFLICT (user_id) DO UPDATE SET currency = excluded.currency, updated_at = excluded.updated_at "+
-			"RETURNING "+preferenceColumns+timeColumn(q.dialect, "updated_at"), uid, c.To, now).Row())
+		// The conversion is kept for its undo on any device; a relabel or
+		// the undo itself leaves nothing to undo.
+		var last [5]any // NULL
+		if r := c.Recorded(before.LastCurrencyChange, now); r != nil {
+			last = [5]any{r.From, r.To, r.Rate.String(), r.Inverse, r.At}
+		}
+		p, err := scanPreferences(tx.Raw("INSERT INTO user_preferences (user_id, currency, updated_at, "+strings.Join(lastChangeColumns, ", ")+
+			") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET currency = excluded.currency, updated_at = excluded.updated_at, "+
+			"last_change_from = excluded.last_change_from, last_change_to = excluded.last_change_to, last_change_rate = excluded.last_change_rate, "+
+			"last_change_inverse = excluded.last_change_inverse, last_change_at = excluded.last_change_at "+
+			"RETURNING "+preferenceSelect(q.dialect), uid, c.To, now, last[0], last[1], last[2], last[3], last[4]).Row())
 		if err != nil {
 			return fmt.Errorf("set currency: %w", err)
 		}
