@@ -196,7 +196,9 @@ describe('the currency of the amounts', () => {
 // EUR -> USD at "1 EUR = 1,08 USD", then back. Typing 1,08 again the same way
 // round would turn 71,50 EUR into 83,40 EUR; the way back offers to undo the
 // conversion at its own rate, the preview says when a choice does not restore
-// the amounts, and the undo brings every amount back exactly. The words are
+// the amounts, and the undo brings every amount back exactly. The way back is
+// made from a second browser profile, another device that did not convert:
+// the service keeps the last conversion, not the browser. The words are
 // the app's language, which a de-DE format may make German or leave English
 // (the language preference decides; not this test): each phrase is matched in
 // either, the numbers and equations exactly.
@@ -246,9 +248,32 @@ describe('a conversion and its way back, in de-DE numbers', () => {
     const there = await amounts();
     // 71.5 × 1.08 = 77.22 and 12.34 × 1.08 = 13.3272 -> 13.327 (half-up, 3 places).
     assert.deepEqual([there.refuels[0], there.expenses], [77.22, [13.327]]);
+    const kept = (await api('/api/preferences')).body.last_currency_change;
+    assert.deepEqual({ ...kept, at: undefined }, { from: 'EUR', to: 'USD', rate: 1.08, inverse_rate: null, at: undefined });
   });
 
-  it('back to EUR: the error goes once a choice is made; typing 1,08 the same way round is said not to restore; the undo restores 71,50 exactly', async () => {
+  it('back to EUR on another device: the error goes once a choice is made; typing 1,08 the same way round is said not to restore; the undo restores 71,50 exactly', async () => {
+    const first = page;
+    const other = await s.newProfile();
+    try {
+      page = other.pages()[0] ?? (await other.newPage());
+      page.on('pageerror', (e) => pageErrors.push(String(e)));
+      await page.goto(s.base + '/');
+      await page.getByRole('heading', { level: 1, name: either('Sign in', 'Anmelden') }).waitFor();
+      await field(page, 'Username').or(field(page, 'Benutzername')).fill(ADMIN.username);
+      await field(page, 'Password').or(field(page, 'Passwort')).fill(ADMIN.password);
+      await page.locator('form').getByRole('button', { name: either('Sign in', 'Anmelden') }).click();
+      await page.getByRole('navigation').first().waitFor();
+      await page.goto(s.base + '/settings');
+      await wayBack();
+    } finally {
+      page = first;
+      await other.close();
+    }
+  });
+
+  /** wayBack: the way back to EUR, on the page of the device that did not convert. */
+  async function wayBack() {
     await page.locator('#pref-currency').selectOption('EUR');
     await apply().click();
     const err = page.locator('section.currency-change').getByRole('alert');
@@ -277,12 +302,13 @@ describe('a conversion and its way back, in de-DE numbers', () => {
     await page.getByRole('status').filter({ hasText: either(`Currency changed back to EUR; the conversion of ANY is undone: ${k} refuels and 1 expense converted back.`,
       `Währung zurück auf EUR geändert; die Umrechnung vom ANY ist rückgängig gemacht: ${k} Tankvorgänge und 1 Ausgabe zurückgerechnet.`) }).waitFor();
     assert.deepEqual(await amounts(), before);
-    assert.equal((await api('/api/preferences')).body.currency, 'EUR');
+    const prefs = (await api('/api/preferences')).body;
+    assert.deepEqual([prefs.currency, prefs.last_currency_change], ['EUR', null]);
     // Undone, there is nothing left to undo.
     await page.locator('#pref-currency').selectOption('USD');
     await page.locator('#currency-relabel').waitFor();
     assert.equal(await page.locator('#currency-restore').count(), 0);
     await page.locator('section.currency-change').getByRole('button', { name: either('Cancel', 'Abbrechen') }).click();
     assert.deepEqual(pageErrors, []);
-  });
+  }
 });

@@ -124,6 +124,16 @@ export interface CurrencyChangeResult {
   inverse_rate?: number | null;
 }
 
+/** CurrencyConversion: the last conversion of the currency, as it was asked for (rate or inverse_rate, the other null). */
+export interface CurrencyConversion {
+  from: string;
+  to: string;
+  rate: number | null;
+  inverse_rate: number | null;
+  /** When it was made (RFC 3339). */
+  at: string;
+}
+
 export interface EnergyStatistics {
   energy: Energy;
   unit: EnergyUnit;
@@ -260,6 +270,9 @@ export const fuel = {
   /** changeCurrency: with a key made once per confirmation, so a resend after a lost answer is replayed, never run twice. */
   changeCurrency: (c: CurrencyChange, key: string) =>
     request<CurrencyChangeResult>('POST', '/api/preferences/currency', { body: jsonWithDecimals(c), headers: { 'Idempotency-Key': key } }),
+  /** The last conversion of the currency the service keeps for its undo (null: none to undo), read fresh: it needs a connection. */
+  lastCurrencyChange: () =>
+    request<{ last_currency_change?: CurrencyConversion | null }>('GET', '/api/preferences').then((p) => p.last_currency_change ?? null),
   importCsv: (vid: number, file: File, dryRun: boolean, tz: string) => {
     const form = new FormData();
     form.append('file', file);

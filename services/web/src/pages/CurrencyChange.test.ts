@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conversionOf, convertAmount, outlook, remember, remembered, restoresExactly, undoOf, type Conversion } from './CurrencyChange';
-import type { CurrencyChangeResult } from '../api/fuel';
+import { conversionOf, convertAmount, outlook, restoresExactly, undoOf, type Conversion } from './CurrencyChange';
+import type { CurrencyConversion } from '../api/fuel';
 
 describe('convertAmount: the preview computes what the service stores', () => {
   it('multiplies, or divides for a rate given the other way round, half-up at 3 places', () => {
@@ -17,20 +17,26 @@ describe('convertAmount: the preview computes what the service stores', () => {
   });
 });
 
-const result = (over: Partial<CurrencyChangeResult>): CurrencyChangeResult => ({
-  mode: 'convert', from: 'EUR', currency: 'USD', vehicles: 1, refuels: 5, expenses: 1, rate: 1.08, inverse_rate: null, ...over,
+/** The service's last_currency_change. */
+const record = (over: Partial<CurrencyConversion>): CurrencyConversion => ({
+  from: 'EUR', to: 'USD', rate: 1.08, inverse_rate: null, at: '2026-12-06T10:00:00Z', ...over,
 });
-const at = new Date('2026-12-06T10:00:00Z');
 
 describe('the way back: the last conversion, undone at its own rate', () => {
-  const there: Conversion = conversionOf(result({}), '1.08', null, at)!;
+  const there: Conversion = conversionOf(record({}))!;
 
-  it('remembers a conversion from its answer, and nothing of a relabel', () => {
-    expect(there).toEqual({ from: 'EUR', to: 'USD', rate: '1.08', inverse: false, at: at.toISOString(), owner: null });
-    expect(conversionOf(result({ rate: null, inverse_rate: 1.08 }), '1.08', 7, at)).toMatchObject({ inverse: true, owner: 7 });
-    expect(conversionOf(result({ mode: 'relabel', rate: null }), '1.08', null, at)).toBeNull();
-    // An answer that does not confirm the rate sent is not remembered as it.
-    expect(conversionOf(result({ rate: 1.8 }), '1.08', null, at)).toBeNull();
+  it("reads the service's record: the rate's digits and which way round it was given", () => {
+    expect(there).toEqual({ from: 'EUR', to: 'USD', rate: '1.08', inverse: false, at: '2026-12-06T10:00:00Z' });
+    expect(conversionOf(record({ rate: null, inverse_rate: 1.08 }))).toMatchObject({ rate: '1.08', inverse: true });
+    // Small and large rates keep their digits, without an exponent.
+    expect(conversionOf(record({ rate: 1e-7 }))?.rate).toBe('0.0000001');
+    expect(conversionOf(record({ rate: 123456789.123456 }))?.rate).toBe('123456789.123456');
+    // Nothing to undo: none kept, or neither rate.
+    expect(conversionOf(null)).toBeNull();
+    expect(conversionOf(undefined)).toBeNull();
+    expect(conversionOf(record({ rate: null }))).toBeNull();
+    // A rate whose JSON number may have lost digits is not offered: its undo would not be the one the service knows.
+    expect(conversionOf(record({ rate: 123456789.12345678 }))).toBeNull();
   });
 
   it('undoes EUR -> USD at 1 EUR = 1.08 USD by dividing by 1.08 on the way back, and nothing else', () => {
@@ -67,16 +73,5 @@ describe('the way back: the last conversion, undone at its own rate', () => {
     // 0.004 at 0.85 is 0.003, which comes back as 0.004 only by luck: here it does not.
     const o = outlook('0.003', '0.85', 'forward', null)!;
     expect([o.after, o.back, o.exact]).toEqual(['0.003', '0.004', false]);
-  });
-
-  it('is kept per user on this device, and forgotten', () => {
-    const store = new Map<string, string>();
-    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v), removeItem: (k: string) => void store.delete(k) };
-    remember({ ...there, owner: 7 }, storage);
-    expect(remembered(7, storage)).toEqual({ ...there, owner: 7 });
-    expect(remembered(8, storage)).toBeNull();
-    expect(remembered(null, storage)).toBeNull();
-    remember(null, storage);
-    expect(remembered(7, storage)).toBeNull();
   });
 });

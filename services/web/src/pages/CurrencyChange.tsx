@@ -7,14 +7,12 @@
 // changed the currency, and converting twice would be wrong; the server
 // refuses a change whose "from" is no longer the currency anyway.
 //
-// The server keeps no record of a conversion, so this device remembers the
-// last one it made (from its answer: the codes, which of rate and
-// inverse_rate, and the rate sent) to offer its undo; proto-docs/web-decisions.md,
-// "Money that survives a round trip".
+// The service keeps the owner's last conversion with the preferences (GET
+// /api/preferences: last_currency_change), so any device offers its undo;
+// proto-docs/web-decisions.md, "Money that survives a round trip".
 import { useEffect, useRef, useState } from 'preact/hooks';
 import Big from 'big.js';
-import { fuel, owns, paths, type CurrencyChangeResult, type RefuelRecord, type Vehicle } from '../api/fuel';
-import { sessions } from '../api/session';
+import { fuel, owns, paths, type CurrencyChangeResult, type CurrencyConversion, type RefuelRecord, type Vehicle } from '../api/fuel';
 import { useOnline, useResource } from '../hooks';
 import { Dec, round } from '../lib/decimal';
 import { inputNumber, numberExample, readNumber } from '../lib/numbers';
@@ -55,7 +53,7 @@ export function restoresExactly(rate: string, direction: RateDirection): boolean
   return direction === 'forward' ? new Big(rate).gte(1) : new Big(rate).lte(1);
 }
 
-/** A conversion this device made: from its answer, and the rate as it was sent. */
+/** The last conversion, as the service keeps it: the rate's digits as sent, and which way round. */
 export interface Conversion {
   from: string;
   to: string;
@@ -64,8 +62,26 @@ export interface Conversion {
   inverse: boolean;
   /** When it was made (RFC 3339). */
   at: string;
-  /** The signed-in user it was made for; null with accounts off. */
-  owner: number | null;
+}
+
+/** A double holds any decimal of 15 significant digits exactly. */
+const EXACT_DIGITS = 15;
+
+/**
+ * conversionOf: the service's last conversion (GET /api/preferences'
+ * last_currency_change) with its rate's digits, or null: none, or a rate
+ * whose JSON number may have lost digits (more than 15 significant), whose
+ * undo at the digits read would not be the undo the service knows.
+ */
+export function conversionOf(c: CurrencyConversion | null | undefined): Conversion | null {
+  if (!c) return null;
+  const inverse = c.inverse_rate != null;
+  const n = inverse ? c.inverse_rate : c.rate;
+  if (n == null || !Number.isFinite(n) || n <= 0) return null;
+  const b = new Big(n);
+  const rate = b.toFixed();
+  if (b.c.length > EXACT_DIGITS || !RATE.test(rate)) return null;
+  return { from: c.from, to: c.to, rate, inverse, at: c.at };
 }
 
 /**
@@ -77,16 +93,6 @@ export interface Conversion {
 export function undoOf(last: Conversion | null, from: string, to: string): { rate: string; direction: RateDirection } | null {
   if (!last || last.to !== from || last.from !== to) return null;
   return { rate: last.rate, direction: last.inverse ? 'forward' : 'inverse' };
-}
-
-/** conversionOf: what to remember of a change's answer (null: nothing to undo, e.g. a relabel). */
-export function conversionOf(r: CurrencyChangeResult, sentRate: string, owner: number | null, at: Date): Conversion | null {
-  if (r.mode !== 'convert') return null;
-  const inverse = r.inverse_rate != null;
-  const answered = inverse ? r.inverse_rate : r.rate;
-  // The digits sent, once the answer confirms their value (its JSON number may have lost digits past the 17th).
-  if (answered == null || Number(sentRate) !== answered) return null;
-  return { from: r.from, to: r.currency, rate: sentRate, inverse, at: at.toISOString(), owner };
 }
 
 /** What the preview says about a conversion at rate of the example amount. */
@@ -110,28 +116,6 @@ export function outlook(example: string, rate: string, direction: RateDirection,
   return { after, back, exact: restoresExactly(rate, direction), before, undoes: before === null ? null : new Big(after).eq(before) };
 }
 
-const STORE = 'carhub-last-conversion';
-
-/** remembered: the last conversion this device made for owner, if any. */
-export function remembered(owner: number | null, storage: Pick<Storage, 'getItem'> = localStorage): Conversion | null {
-  try {
-    const c = JSON.parse(storage.getItem(STORE) ?? 'null') as Conversion | null;
-    return c && c.owner === owner && RATE.test(c.rate) ? c : null;
-  } catch {
-    return null;
-  }
-}
-
-/** remember keeps c as the last conversion (null: forget it: a relabel or an undo leaves nothing to undo). */
-export function remember(c: Conversion | null, storage: Pick<Storage, 'setItem' | 'removeItem'> = localStorage): void {
-  try {
-    if (c) storage.setItem(STORE, JSON.stringify(c));
-    else storage.removeItem(STORE);
-  } catch {
-    // Storage refused (private mode): nothing is offered to undo later.
-  }
-}
-
 interface Props {
   from: string;
   to: string;
@@ -146,14 +130,18 @@ export function CurrencyChange({ from, to, onDone, onCancel }: Props) {
   const [direction, setDirection] = useState<RateDirection>('forward');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [owner, setOwner] = useState<number | null | undefined>(undefined);
+  // The service's record of the last conversion; none offered until it is read (or when it cannot be).
+  const [last, setLast] = useState<Conversion | null>(null);
   // One key per change asked for: a second click after a lost answer is the same request, replayed.
   const key = useRef<{ body: string; key: string } | null>(null);
 
   useEffect(() => {
-    void sessions.current().then((s) => setOwner(s?.user?.id ?? null), () => setOwner(null));
-  }, []);
-  const last = owner === undefined ? null : remembered(owner);
+    let live = true;
+    void fuel.lastCurrencyChange().then((c) => live && setLast(conversionOf(c)), () => undefined);
+    return () => {
+      live = false;
+    };
+  }, [online]);
   const undo = undoOf(last, from, to);
 
   // The example: the last amount of a vehicle the owner owns, else 100.
@@ -196,9 +184,8 @@ export function CurrencyChange({ from, to, onDone, onCancel }: Props) {
     if (key.current?.body !== text) key.current = { body: text, key: uuid() };
     setBusy(true);
     try {
+      // The service records a conversion, and clears its record on a relabel or the undo, in the same transaction.
       const r = await fuel.changeCurrency(body, key.current.key);
-      // An undo or a relabel leaves nothing to undo; a conversion is remembered for its way back.
-      remember(mode === 'convert' && rate ? conversionOf(r, rate.rate, owner ?? null, new Date()) : null);
       const counts = { to: r.currency, refuels: tcn('currency.refuels', r.refuels), expenses: tcn('currency.expenses', r.expenses ?? 0) };
       onDone(r, mode === 'relabel'
         ? tc('currency.relabelled', { to })
