@@ -217,8 +217,8 @@ func TestChangeCurrencyIsAllOrNothing(t *testing.T) {
 				t.Errorf("record %d = %+v after the failed change, want %+v", id, got, before[id])
 			}
 		}
-		if p, _ := s.Preferences(f.ann); p.Currency != "EUR" {
-			t.Errorf("currency = %q after the failed change, want EUR", p.Currency)
+		if p, _ := s.Preferences(f.ann); p.Currency != "EUR" || p.LastCurrencyChange != nil {
+			t.Errorf("currency = %q, last change %+v after the failed change, want EUR and none", p.Currency, p.LastCurrencyChange)
 		}
 
 		// An amount the storage cannot hold fails the change the same way, naming the rate.
