@@ -79,6 +79,14 @@ describe('numbers typed in de-DE', () => {
     await addRefuel('2026-03-10T08:00', '16.480', '38,2', '66,10');
     await eventually(async () => assert.deepEqual((await refuels()).map((r) => [r.odometer, r.liters, r.total_amount]), [[16480, 38.2, 66.1], [15760, 40.5, 71.5]]));
     assert.deepEqual(dialogs, [], 'no question about a lower reading');
+    // The confirmation on a 390 px phone: its German text takes the status's width, its Undo the
+    // line below (beside the Undo it stood in a column 170 px wide, a queued one 14 lines tall), and
+    // the quantity keeps its unit on its line.
+    const toast = page.locator('.toast.shown');
+    await toast.filter({ hasText: 'Tankvorgang gespeichert' }).waitFor();
+    assert.match(await toast.locator('.toast-text').textContent(), /^Tankvorgang gespeichert: 38,20\u00a0l, 66,10\s€ — 10\.03\.2026\.$/);
+    const [box, text] = [await toast.boundingBox(), await toast.locator('.toast-text').boundingBox()];
+    assert.ok(text.width >= 0.8 * box.width, `text ${text.width} of ${box.width} px`);
   });
 
   it('a number that is not how de-DE writes one is refused with an example, nothing stored', async () => {

@@ -101,6 +101,13 @@ describe('catalogues', () => {
     setLanguage('zh');
     expect(t('vehicles.nowDefault', { name: 'Scooter' })).toBe('Scooter 现在是默认车辆。');
     expect(tn('login.waits', 3)).toBe('本设备上有 3 条加油记录在等待；登录后会发送。');
+    // What a screen reader hears of a chart or a trend of one month: no "1 months", no "1 Monate".
+    setLanguage('en');
+    expect(tn('stats.chartLabel', 1, { title: 'Consumption' })).toBe('Consumption: chart of one month. Use Show as table for the figures.');
+    expect(tn('home.trendLabel', 4)).toBe('Consumption of the last 4 months with a figure');
+    setLanguage('de');
+    expect(tn('home.trendLabel', 1)).toBe('Verbrauch des letzten Monats mit einem Wert');
+    expect(tn('stats.chartLabel', 2, { title: 'Verbrauch' })).toBe('Verbrauch: Diagramm über 2 Monate. Mit „Als Tabelle zeigen“ sehen Sie die Werte.');
     setLanguage('en');
   });
   it('a zh-* locale reads Simplified Chinese, a de-* one German; every other English', () => {

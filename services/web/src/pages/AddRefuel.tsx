@@ -194,7 +194,8 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         return fail(fromService(item?.message ?? t('add.refusedDefault'), serviceFields(), (message) => t('add.notSaved', { message })));
       }
       // What was saved, in view with its Undo (components/status.tsx): the amount as paid, the quantity as typed.
-      const what = t('add.what', { quantity: `${fmtNumber(quantity, PLACES.quantity)} ${unit}`, amount: fmtMoney(total, 0, abroad ? paidIn : home), date: fmtDate(at) });
+      // A no-break space: never "41,50 | l" across two lines.
+      const what = t('add.what', { quantity: `${fmtNumber(quantity, PLACES.quantity)}\u00a0${unit}`, amount: fmtMoney(total, 0, abroad ? paidIn : home), date: fmtDate(at) });
       let said = r.sent.includes(key) ? t('add.saved', { what }) : r.unauthorized ? t('add.queuedSession', { what }) : t('add.queuedOffline', { what });
       if (files.length > 0) {
         const { queueWithRecord } = await import('../components/attachments');

@@ -126,7 +126,7 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose, us
           {trend.length === 0 ? <p class="hint">{t('home.noConsumption')}</p> : (
             <>
               <Sparkline values={trend.map((m) => Number(m.value))} />
-              <ol class="trend" aria-label={t('home.trendLabel', { n: trend.length })}>
+              <ol class="trend" aria-label={tn('home.trendLabel', trend.length)}>
                 {trend.map((m) => (
                   <li key={m.month}><span class="trend-month">{fmtMonth(m.month, 'short')}</span> {fmtNumber(m.value, CONSUMPTION_PLACES[cu])}</li>
                 ))}

@@ -6,7 +6,7 @@ import { useMonthly, useOnline, useResource } from '../hooks';
 import { CostCards } from './StatisticsCosts';
 import { MONEY_EXTRA, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, homeCurrency } from '../lib/format';
 import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
-import { t, type MessageKey } from '../i18n';
+import { t, tn, type MessageKey } from '../i18n';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import {
   CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, costPerDistance, metricToQuantity, pricePerOwnerUnit, recordPrice, type Units,
@@ -206,7 +206,7 @@ function ChartBlock({ id, title, name, labels, values, format, table, onToggle }
           </tbody>
         </table>
       ) : (
-        <div ref={el} class="plot" role="img" aria-label={t('stats.chartLabel', { title, n: labels.length })} />
+        <div ref={el} class="plot" role="img" aria-label={tn('stats.chartLabel', labels.length, { title })} />
       )}
       {!failed && (
         <button type="button" class="secondary" onClick={onToggle}>{table ? t('stats.showChart') : t('stats.showTable')}</button>

@@ -8,7 +8,7 @@ import { byCategory, fuelAndOther, wholeCostPerKm } from '../lib/costs';
 import { MONEY_EXTRA, fmtMoney } from '../lib/format';
 import { costPerDistance, type Units } from '../lib/units';
 import { distanceLabel, fmtDistance } from '../lib/labels';
-import { t } from '../i18n';
+import { t, tn } from '../i18n';
 import { tk } from '../i18n/costs';
 import { CategoryIcon } from '../components/category-icons';
 import type { Series } from '../components/chart';
@@ -116,7 +116,7 @@ function FuelAndOtherChart({ rows, cur, table, onToggle }: { rows: { month: stri
             <li><span class="swatch" />{tk('stats.fuel')}</li>
             <li><span class="swatch second" />{tk('stats.other')}</li>
           </ul>
-          <div ref={el} class="plot" role="img" aria-label={t('stats.chartLabel', { title, n: labels.length })} />
+          <div ref={el} class="plot" role="img" aria-label={tn('stats.chartLabel', labels.length, { title })} />
         </>
       )}
       {!failed && <button type="button" class="secondary" onClick={onToggle}>{table ? t('stats.showChart') : t('stats.showTable')}</button>}
