@@ -152,7 +152,8 @@ function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; 
     every(r, u),
     r.due_odometer != null ? tk('rem.dueAt', { odometer: fmtDistance(r.due_odometer, u) }) : null,
     r.due_date ? tk('rem.dueOn', { date: fmtDay(r.due_date) }) : null,
-    r.estimated_due_date && !r.due_date ? tk('rem.estimated', { date: fmtDay(r.estimated_due_date) }) : null,
+    // An overdue reminder's estimate is today (the service's clamp): "around today" beside "overdue by 1,120 km" misleads.
+    r.estimated_due_date && !r.due_date && r.status !== 'overdue' ? tk('rem.estimated', { date: fmtDay(r.estimated_due_date) }) : null,
     last ? tk('rem.lastDone', { when: last }) : lastOdo ? tk('rem.lastDoneAt', { odometer: lastOdo }) : null,
   ].filter((x): x is string => x !== null);
   return (
