@@ -251,10 +251,20 @@ describe('the web client', () => {
     await second.getByText('6.75 L/100 km').waitFor(); // 40.5 L over 600 km
     await second.getByText('€70.47', { exact: true }).waitFor();
     await second.getByText('€1.740/L', { exact: true }).waitFor(); // 70.47 / 40.5
-    await second.getByRole('button', { name: 'Edit' }).click();
-    await page.getByRole('form', { name: 'Edit refuel' }).getByLabel('Station').fill('Shell');
-    await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('status').filter({ hasText: 'Refuel updated.' }).waitFor();
+    const before = (await api('/api/refuels?vehicle_id=1')).body.find((r) => r.odometer === 13100);
+    const edit = async (station) => {
+      await second.getByRole('button', { name: 'Edit' }).click();
+      await page.getByRole('form', { name: 'Edit refuel' }).getByLabel('Station').fill(station);
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Refuel updated.' }).waitFor();
+    };
+    // An edit's confirmation offers Undo, which puts back every member as it was.
+    await edit('Shell');
+    await page.locator('.toast').getByRole('button', { name: 'Undo', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Change undone: the refuel is as it was.' }).waitFor();
+    const undone = (await api(`/api/refuels/${before.id}`)).body;
+    for (const k of ['refuel_time', 'odometer', 'liters', 'total_amount', 'price_per_liter', 'station_name', 'remark', 'is_full', 'missed_previous', 'energy']) assert.deepEqual(undone[k], before[k], k);
+    await edit('Shell');
     await items.nth(0).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').filter({ hasText: 'Refuel deleted.' }).waitFor();
     const records = (await api('/api/refuels?vehicle_id=1')).body;
@@ -282,7 +292,9 @@ describe('the web client', () => {
     assert.match(csv, /^id,vehicle_id,refuel_time/);
     // The spreadsheet's file, fetched as the browser (en-IE) would: a byte order mark, then commas.
     const sheetHref = await page.getByRole('link', { name: 'Export for a spreadsheet (Excel, LibreOffice)' }).getAttribute('href');
-    assert.equal(sheetHref, href + '?spreadsheet=true');
+    // Both in the owner's zone, which the service does not know while it is a guess of this browser's.
+    assert.equal(href, '/api/vehicles/1/refuels.csv?tz=Europe%2FBerlin');
+    assert.equal(sheetHref, '/api/vehicles/1/refuels.csv?spreadsheet=true&tz=Europe%2FBerlin');
     const sheet = await page.evaluate(async (u) => Array.from(new Uint8Array(await (await fetch(u)).arrayBuffer())), sheetHref);
     assert.deepEqual(sheet.slice(0, 3), [0xef, 0xbb, 0xbf]);
     assert.match(Buffer.from(sheet.slice(3)).toString('utf8'), /^id,vehicle_id,refuel_time/);

@@ -148,6 +148,7 @@ export const de: Record<MessageKey, string> = {
   'history.deleteConfirm': 'Den Tankvorgang vom {when} löschen?',
   'history.deleted': 'Tankvorgang gelöscht.',
   'history.updated': 'Tankvorgang geändert.',
+  'history.updateUndone': 'Änderung rückgängig gemacht: Der Tankvorgang ist wieder wie vorher.',
   'history.odometer': 'Kilometerstand',
   'history.quantity': 'Menge',
   'history.full': ' (voll)',

@@ -153,6 +153,7 @@ export const en = {
   'history.deleteConfirm': 'Delete the refuel of {when}?',
   'history.deleted': 'Refuel deleted.',
   'history.updated': 'Refuel updated.',
+  'history.updateUndone': 'Change undone: the refuel is as it was.',
   'history.odometer': 'Odometer',
   'history.quantity': 'Quantity',
   'history.full': ' (full)',

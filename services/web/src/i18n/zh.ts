@@ -147,6 +147,7 @@ export const zh: Record<MessageKey, string> = {
   'history.deleteConfirm': '删除 {when} 的加油记录吗？',
   'history.deleted': '加油记录已删除。',
   'history.updated': '加油记录已更新。',
+  'history.updateUndone': '已撤销更改：加油记录已恢复原样。',
   'history.odometer': '里程表读数',
   'history.quantity': '加注量',
   'history.full': '（加满）',

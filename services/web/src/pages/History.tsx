@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
-import { ENERGIES, canWriteRefuels, currencyOf, fuel, paths, unitOf, type Energy, type EnergyUnit, type RefuelRecord } from '../api/fuel';
+import { ENERGIES, canWriteRefuels, currencyOf, fuel, paths, unitOf, type Energy, type EnergyUnit, type RefuelInput, type RefuelRecord } from '../api/fuel';
 import { useOnline, useResource } from '../hooks';
 import { outbox, sync } from '../offline/sync';
 import { isRefuel, type OutboxItem, type RefuelSummary } from '../offline/outbox';
@@ -97,7 +97,17 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
           {records.map((r) =>
             editing === r.id ? (
               <li key={r.id} class="record">
-                <EditRefuel record={r} currency={r.currency || home} onDone={(saved) => { setEditing(null); if (saved) { announce(t('history.updated')); list.reload(); } }} />
+                <EditRefuel record={r} currency={r.currency || home} onDone={(saved) => {
+                  setEditing(null);
+                  if (!saved) return;
+                  // Undo puts back what the record held before the edit: every member the edit form sends.
+                  announce({ text: t('history.updated'), action: { label: t('status.undo'), run: async () => {
+                    await fuel.updateRefuel(r.id, asBefore(r));
+                    list.reload();
+                    return t('history.updateUndone');
+                  } } });
+                  list.reload();
+                }} />
               </li>
             ) : (
               <RecordItem key={r.id} r={r} home={home} span={sp.get(r.id)} several={several} online={online} writable={writable}
@@ -188,6 +198,23 @@ function QueuedItem({ item, gone }: { item: OutboxItem & { summary: RefuelSummar
       )}
     </li>
   );
+}
+
+/**
+ * asBefore: the members the edit form sends (EditRefuel), as record held
+ * them before the edit: a PUT of them undoes the edit exactly (the stored
+ * decimals as the API wrote them, the time as it was).
+ */
+export function asBefore(record: RefuelRecord): Partial<RefuelInput> {
+  return {
+    refuel_time: record.refuel_time,
+    odometer: new Dec(String(record.odometer)),
+    liters: new Dec(String(record.liters)),
+    energy: record.energy, fuel_type: record.fuel_type,
+    missed_previous: record.missed_previous,
+    total_amount: new Dec(String(record.total_amount)),
+    is_full: record.is_full, station_name: record.station_name, remark: record.remark,
+  };
 }
 
 /** currency: what the amount was paid in (the record's own, or the vehicle's home currency). */
