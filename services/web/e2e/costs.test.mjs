@@ -164,7 +164,7 @@ describe('costs', () => {
     await field('Every (distance)').fill('40000');
     await field('Every (months)').fill('48');
     await field('Last done on (optional)').fill(new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10));
-    await field('Odometer when last done (with its date)').fill('11500');
+    await field('Odometer when last done (optional)').fill('11500');
     await page.getByRole('button', { name: 'Save reminder' }).click();
     await page.getByRole('status').filter({ hasText: 'Reminder saved.' }).waitFor();
     const tyres = page.getByRole('list', { name: 'Reminders' }).getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Tyres' }) });
