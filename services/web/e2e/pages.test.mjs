@@ -159,6 +159,22 @@ describe('the page view on a desktop', () => {
   });
 });
 
+/**
+ * openTyrePage opens page 2 of tyre-manual.pdf in the page view of a page of context, and
+ * answers it with the image widths it asks for (asked, filled as they are asked).
+ */
+async function openTyrePage(context) {
+  const md5 = (await (await fetch(`${s.base}/api/documents`)).json()).find((d) => d.fileName === 'tyre-manual.pdf').fileMd5;
+  const p = context.pages()[0] ?? (await context.newPage());
+  const asked = [];
+  p.on('request', (r) => {
+    const m = /\/pages\/\d+\.png\?width=(\d+)/.exec(r.url());
+    if (m) asked.push(Number(m[1]));
+  });
+  await p.goto(`${s.base}/ask?doc=${md5}&page=2&name=tyre-manual.pdf`);
+  return { p, asked };
+}
+
 describe('a sharp page on every screen', () => {
   // The image is asked for at the width it is drawn at times the device's pixel ratio (in
   // steps, at most 2000), measured once the view is open: a 390 px phone at 3x draws the
@@ -169,16 +185,9 @@ describe('a sharp page on every screen', () => {
   ];
   for (const screen of screens) {
     it(`${screen.name}: one image pixel per device pixel, a sharper image when zoomed`, async () => {
-      const md5 = (await (await fetch(`${s.base}/api/documents`)).json()).find((d) => d.fileName === 'tyre-manual.pdf').fileMd5;
       const context = await s.newProfile({ viewport: screen.viewport, deviceScaleFactor: screen.deviceScaleFactor });
       try {
-        const p = context.pages()[0] ?? (await context.newPage());
-        const asked = [];
-        p.on('request', (r) => {
-          const m = /\/pages\/\d+\.png\?width=(\d+)/.exec(r.url());
-          if (m) asked.push(Number(m[1]));
-        });
-        await p.goto(`${s.base}/ask?doc=${md5}&page=2&name=tyre-manual.pdf`);
+        const { p, asked } = await openTyrePage(context);
         const sharp = async (zoom) => {
           await p.waitForFunction((z) => {
             const i = document.querySelector('.page-view img');
@@ -214,16 +223,9 @@ describe('a sharp page on every screen', () => {
 
 describe('a pinch on a phone', () => {
   it('asks for a sharper image once the owner pinches the page larger', async () => {
-    const md5 = (await (await fetch(`${s.base}/api/documents`)).json()).find((d) => d.fileName === 'tyre-manual.pdf').fileMd5;
     const context = await s.newProfile({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
     try {
-      const p = context.pages()[0] ?? (await context.newPage());
-      const asked = [];
-      p.on('request', (r) => {
-        const m = /\/pages\/\d+\.png\?width=(\d+)/.exec(r.url());
-        if (m) asked.push(Number(m[1]));
-      });
-      await p.goto(`${s.base}/ask?doc=${md5}&page=2&name=tyre-manual.pdf`);
+      const { p, asked } = await openTyrePage(context);
       await p.waitForFunction(() => (document.querySelector('.page-view img')?.naturalWidth ?? 0) > 0);
       const fitted = await p.evaluate(() => document.querySelector('.page-view img').naturalWidth);
       assert.equal(fitted, 1200, `fitted at 3x: ${asked}`);

@@ -3,7 +3,7 @@
 // so quantities and money never pass through binary floating point on their
 // way to the server.
 import Big from 'big.js';
-import { readNumber } from './numbers';
+import { canonical, readNumber } from './numbers';
 
 Big.RM = Big.roundHalfUp;
 Big.DP = 20;
@@ -18,11 +18,8 @@ export function parseDecimal(text: string): string | null {
   return readNumber(text, 'decimal');
 }
 
-/** canonical writes b without exponent and without trailing zeros. */
-export function canonical(b: Big): string {
-  const s = b.toFixed();
-  return s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
-}
+// canonical lives with the rule that reads numbers (lib/numbers.ts imports nothing of this module).
+export { canonical };
 
 /** round rounds the decimal string v half-up to dp places (canonical form). */
 export function round(v: string, dp: number): string {

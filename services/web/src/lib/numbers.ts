@@ -48,8 +48,8 @@ export function separators(locale: string): Separators {
 const G = 'G';
 const APOSTROPHES = /['\u2019]/gu;
 
-/** canonical writes b without exponent and trailing zeros (lib/decimal.ts has the same; it imports this module). */
-function canonical(b: Big): string {
+/** canonical writes b without exponent and without trailing zeros (lib/decimal.ts re-exports it). */
+export function canonical(b: Big): string {
   const s = b.toFixed();
   return s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
 }
