@@ -55,8 +55,12 @@ export interface Reminder {
   match?: string;
   every_km: number | null;
   every_months: number | null;
-  /** time is null for a reading given without its day (a reminder without every_months). */
-  last_done: { time: string | null; odometer: number | null } | null;
+  /**
+   * time is null for a reading given without its day (a reminder without
+   * every_months); expense_id is set when it is a matching expense's, newer
+   * than the owner's own (which is then not answered).
+   */
+  last_done: { time: string | null; odometer: number | null; expense_id?: number | null } | null;
   notes: string;
   soon_km: number;
   soon_days: number;

@@ -13,8 +13,11 @@ import { t } from '../i18n';
 /** What a confirmation offers: Undo (delete what was just created) or Edit. */
 export interface NoticeAction {
   label: string;
-  /** Runs the action; its answer (a sentence) replaces the message, without an action. */
-  run: () => Promise<string> | string;
+  /**
+   * Runs the action; its answer (a sentence) replaces the message, without an
+   * action; null empties the status (Edit: the form it opened is the answer).
+   */
+  run: () => Promise<string | null> | string | null;
 }
 
 export interface Notice {
@@ -53,7 +56,7 @@ export async function runAction(id: number): Promise<void> {
   const n = shown;
   if (!n || n.id !== id || !n.action || n.busy) return;
   set({ ...n, busy: true });
-  let text: string;
+  let text: string | null;
   let failed = false;
   try {
     text = await n.action.run();
@@ -62,7 +65,7 @@ export async function runAction(id: number): Promise<void> {
     failed = true;
   }
   // A newer message took its place meanwhile: that one stays.
-  if (shown?.id === id) set({ text, id, failed });
+  if (shown?.id === id) set(text === null ? null : { text, id, failed });
 }
 
 function useShown(): Shown | null {

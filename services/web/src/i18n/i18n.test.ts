@@ -20,7 +20,8 @@ const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '
 // English one is otherwise a forgotten translation, unless it has no word
 // at all (a pattern like "{quantity}, {amount} — {date}") or is a unit
 // symbol (the keys unit.*).
-const SAME_IN_EVERY_LANGUAGE = new Set(['{page} · CarHub', 'CSV', 'PDF', 'Diesel', 'Hybrid', 'Name', 'Tank', 'Export: {message}']);
+// "MM" is the month's letters in a date's pattern in English and German alike.
+const SAME_IN_EVERY_LANGUAGE = new Set(['{page} · CarHub', 'CSV', 'PDF', 'Diesel', 'Hybrid', 'Name', 'Tank', 'Export: {message}', 'MM']);
 const hasWord = (v: string) => /\p{L}/u.test(v.replace(/\{\w+\}/g, ''));
 const untranslated = (key: string, english: string, v: string) =>
   v === english && hasWord(v) && !key.startsWith('unit.') && !SAME_IN_EVERY_LANGUAGE.has(v);

@@ -18,6 +18,8 @@ import { announce, dismiss } from '../components/status';
 import { undoCreate } from '../offline/undo';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError, type ServiceFields } from '../components/form-errors';
 import { lazyComponent } from '../components/lazy';
+import { DateField } from '../components/date-field';
+import { writeLike } from '../lib/dates';
 
 // The photo or receipt picker loads with the attachments' chunk (the costs
 // one), not with the first screen; until then the form shows without it.
@@ -118,7 +120,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
     // Without a vehicle there is no picker to point at: the summary says it.
     if (!vehicle) bad.push({ id: vehicles && vehicles.length > 0 ? 'vehicle' : null, message: t('add.errVehicle') });
     const at = fromLocalInput(when);
-    if (!at) bad.push({ id: 'when', message: t('add.errWhen') });
+    if (!at) bad.push({ id: 'when', message: t('add.errWhen', writeLike()) });
     // A reading: "16.480" in de-DE is 16480, never 16,48 (lib/numbers.ts).
     const typedOdo = readNumber(odometer, 'reading');
     if (typedOdo === null) bad.push({ id: 'odometer', message: t('add.errOdometer', { unit: dist, example: numberExample('reading') }) });
@@ -247,8 +249,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         )}
         <div class="field">
           <label for="when">{t('add.dateTime')}</label>
-          <input id="when" type="datetime-local" value={when} required {...form.control('when')}
-            onInput={(e) => setWhen(e.currentTarget.value)} />
+          <DateField id="when" withTime required value={when} control={form.control('when')} onChange={setWhen} />
           <FieldMessage form={form} id="when" />
         </div>
         <div class="field">

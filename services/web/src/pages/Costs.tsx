@@ -24,6 +24,9 @@ import { tk } from '../i18n/costs';
 import { AsOf, ErrorText, NoVehicle, VehiclePicker } from '../components/common';
 import { announce, current, type Notice } from '../components/status';
 import { undoCreate } from '../offline/undo';
+import { expenseAsBefore } from '../api/restore';
+import { writeLike } from '../lib/dates';
+import { DateField } from '../components/date-field';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError, type ServiceFields } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';
 import { Attachments, FileInput, QueuedFiles, queueWithRecord, refusal, useQueued } from '../components/attachments';
@@ -124,7 +127,16 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
             <ul class="records" aria-label={tk('costs.log')}>
               {expenses.map((e) => editing === e.id ? (
                 <li key={e.id} class="record">
-                  <ExpenseForm vehicle={vehicle} cur={cur} record={e} onDone={(text) => { setEditing(null); if (text) announce(text); list.reload(); }} />
+                  <ExpenseForm vehicle={vehicle} cur={cur} record={e} onDone={(text) => {
+                    setEditing(null);
+                    // Undo puts back what the expense held before the edit (lib/restore.ts).
+                    if (text) announce({ text: typeof text === 'string' ? text : text.text, action: { label: t('status.undo'), run: async () => {
+                      await costs.updateExpense(e.id, expenseAsBefore(e));
+                      list.reload();
+                      return tk('costs.updateUndone');
+                    } } });
+                    list.reload();
+                  }} />
                 </li>
               ) : (
                 <ExpenseItem key={e.id} e={e} cur={cur} writable={writable} online={online}
@@ -282,7 +294,7 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
     const name = title.trim();
     if (name === '' || [...name].length > 200) bad.push({ id: `${p}-title`, message: tk('costs.errTitle') });
     if (money === null) bad.push({ id: `${p}-amount`, message: tk('costs.errAmount', { example: numberExample('decimal', undefined, amount) }) });
-    if (!at) bad.push({ id: `${p}-when`, message: tk('costs.errWhen') });
+    if (!at) bad.push({ id: `${p}-when`, message: tk('costs.errWhen', writeLike()) });
     if (odometer.trim() !== '' && odo === null) bad.push({ id: `${p}-odo`, message: tk('costs.errOdometer', { unit: dist, example: numberExample('reading') }) });
     if (bad.length > 0 || money === null || !at) return fail(bad);
     const fields = serviceFields(p, category);
@@ -296,7 +308,7 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
         } catch (err) {
           return fail(fromService((err as Error).message, fields, (message) => tk('costs.notSaved', { message })));
         }
-        return onDone(tk('costs.updated'));
+        return onDone(tk('costs.updated', { what: tk('costs.what', { title: name, amount: fmtMoney(money, 0, cur), date: fmtDate(at) }) }));
       }
       const input: ExpenseInput = {
         vehicle_id: vehicle.id, time: at, category, title: name, amount: new Dec(money), vendor: vendor.trim(), notes: notes.trim(),
@@ -359,7 +371,7 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
       </div>
       <div class="field">
         <label for={`${p}-when`}>{tk('costs.dateTime')}</label>
-        <input id={`${p}-when`} type="datetime-local" value={when} {...form.control(`${p}-when`)} onInput={(e) => setWhen(e.currentTarget.value)} />
+        <DateField id={`${p}-when`} withTime value={when} control={form.control(`${p}-when`)} onChange={setWhen} />
         <FieldMessage form={form} id={`${p}-when`} />
       </div>
       <div class="field">

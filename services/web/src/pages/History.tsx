@@ -1,10 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
-import { ENERGIES, canWriteRefuels, currencyOf, fuel, paths, unitOf, type Energy, type EnergyUnit, type RefuelInput, type RefuelRecord } from '../api/fuel';
+import { ENERGIES, canWriteRefuels, currencyOf, fuel, paths, unitOf, type Energy, type EnergyUnit, type RefuelRecord } from '../api/fuel';
 import { useOnline, useResource } from '../hooks';
 import { outbox, sync } from '../offline/sync';
 import { isRefuel, type OutboxItem, type RefuelSummary } from '../offline/outbox';
 import { spans, type Span } from '../lib/spans';
+import { refuelAsBefore } from '../api/restore';
+import { writeLike } from '../lib/dates';
+import { DateField } from '../components/date-field';
 import { Dec, parseDecimal } from '../lib/decimal';
 import { inputNumber, numberExample, readNumber } from '../lib/numbers';
 import { currencyLabel, currencyPlaces, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, fromLocalInput, homeCurrency, localInputValue } from '../lib/format';
@@ -102,7 +105,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
                   if (!saved) return;
                   // Undo puts back what the record held before the edit: every member the edit form sends.
                   announce({ text: t('history.updated'), action: { label: t('status.undo'), run: async () => {
-                    await fuel.updateRefuel(r.id, asBefore(r));
+                    await fuel.updateRefuel(r.id, refuelAsBefore(r));
                     list.reload();
                     return t('history.updateUndone');
                   } } });
@@ -200,23 +203,6 @@ function QueuedItem({ item, gone }: { item: OutboxItem & { summary: RefuelSummar
   );
 }
 
-/**
- * asBefore: the members the edit form sends (EditRefuel), as record held
- * them before the edit: a PUT of them undoes the edit exactly (the stored
- * decimals as the API wrote them, the time as it was).
- */
-export function asBefore(record: RefuelRecord): Partial<RefuelInput> {
-  return {
-    refuel_time: record.refuel_time,
-    odometer: new Dec(String(record.odometer)),
-    liters: new Dec(String(record.liters)),
-    energy: record.energy, fuel_type: record.fuel_type,
-    missed_previous: record.missed_previous,
-    total_amount: new Dec(String(record.total_amount)),
-    is_full: record.is_full, station_name: record.station_name, remark: record.remark,
-  };
-}
-
 /** currency: what the amount was paid in (the record's own, or the vehicle's home currency). */
 function EditRefuel({ record, currency, onDone }: { record: RefuelRecord; currency: string; onDone: (saved: boolean) => void }) {
   const u = activeUnits();
@@ -250,7 +236,7 @@ function EditRefuel({ record, currency, onDone }: { record: RefuelRecord; curren
     const at = fromLocalInput(when);
     const odo = readNumber(odometer, 'reading'), q = parseDecimal(quantity), amount = parseDecimal(total);
     const bad: FieldError[] = [];
-    if (!at) bad.push({ id: `${p}-when`, message: t('add.errWhen') });
+    if (!at) bad.push({ id: `${p}-when`, message: t('add.errWhen', writeLike()) });
     if (odo === null) bad.push({ id: `${p}-odo`, message: t('history.errNumber', { field: t('add.odometer'), example: numberExample('reading') }) });
     if (q === null) bad.push({ id: `${p}-q`, message: t('history.errNumber', { field: t('add.quantity'), example: numberExample('decimal', undefined, quantity) }) });
     if (amount === null) bad.push({ id: `${p}-t`, message: t('history.errNumber', { field: t('add.total'), example: numberExample('decimal', undefined, total) }) });
@@ -284,7 +270,7 @@ function EditRefuel({ record, currency, onDone }: { record: RefuelRecord; curren
     <form class="form" noValidate onSubmit={(e) => void submit(e)} aria-label={t('history.editForm')}>
       <ErrorSummary form={form} />
       <div class="field"><label for={`${p}-when`}>{t('add.dateTime')}</label>
-        <input id={`${p}-when`} type="datetime-local" value={when} {...form.control(`${p}-when`)} onInput={(e) => setWhen(e.currentTarget.value)} />
+        <DateField id={`${p}-when`} withTime value={when} control={form.control(`${p}-when`)} onChange={setWhen} />
         <FieldMessage form={form} id={`${p}-when`} /></div>
       <div class="field"><label for={`${p}-odo`}>{t('add.odometer')}</label>
         <div class="with-unit"><input id={`${p}-odo`} inputMode="decimal" value={odometer} {...form.control(`${p}-odo`)} onInput={(e) => setOdometer(e.currentTarget.value)} />

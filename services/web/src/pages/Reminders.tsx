@@ -14,6 +14,9 @@ import { units as activeUnits } from '../lib/preferences';
 import { distanceToKm, kmToDistance, type Units } from '../lib/units';
 import { distanceLabel, fmtDistance } from '../lib/labels';
 import { uuid } from '../lib/uuid';
+import { reminderAsBefore } from '../api/restore';
+import { writeLike } from '../lib/dates';
+import { DateField } from '../components/date-field';
 import { t } from '../i18n';
 import { tk } from '../i18n/costs';
 import { ErrorText } from '../components/common';
@@ -93,6 +96,23 @@ export function Reminders({ vehicle, writable, online }: Props) {
     if (text) announce(text);
     list.reload();
   };
+  // An edit's confirmation undoes it when one PUT can (lib/restore.ts), else offers to edit again.
+  const edited = (r: Reminder, text: string | null, sent?: ReminderInput) => {
+    setEditing(null);
+    list.reload();
+    if (!text || !sent) return;
+    const before = reminderAsBefore(r, sent);
+    announce({ text, action: before
+      ? { label: t('status.undo'), run: async () => {
+        await costs.updateReminder(r.id, before);
+        list.reload();
+        return tk('rem.updateUndone');
+      } }
+      : { label: t('common.edit'), run: () => {
+        setEditing(r.id);
+        return null;
+      } } });
+  };
 
   return (
     <section id="reminders" aria-labelledby="reminders-h">
@@ -102,7 +122,7 @@ export function Reminders({ vehicle, writable, online }: Props) {
       {reminders.length > 0 && (
         <ul class="records reminders" aria-label={tk('rem.heading')}>
           {reminders.map((r) => editing === r.id ? (
-            <li key={r.id} class="record"><ReminderForm vehicle={vehicle} record={r} onDone={done} /></li>
+            <li key={r.id} class="record"><ReminderForm vehicle={vehicle} record={r} onDone={(text, sent) => edited(r, text, sent)} /></li>
           ) : (
             <ReminderItem key={r.id} r={r} writable={writable} online={online} onEdit={() => setEditing(r.id)} onDelete={() => void remove(r)} />
           ))}
@@ -179,7 +199,8 @@ function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; 
 
 const wholePositive = (v: string | null) => v !== null && /^\d+$/.test(v) && Number(v) > 0;
 
-function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: Reminder; onDone: (text: string | null) => void }) {
+/** onDone: called with what to tell the owner (null: cancelled) and, after an edit, what was sent. */
+function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: Reminder; onDone: (text: string | null, sent?: ReminderInput) => void }) {
   const u = activeUnits();
   const p = record ? `rem-edit-${record.id}` : 'rem-new';
   // In the owner's number format, as typed back (lib/numbers.ts).
@@ -222,7 +243,7 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
     if (months.trim() !== '' && !wholePositive(monthsV)) bad.push({ id: `${p}-months`, message: tk('rem.errMonths') });
     // As the service: months count from a day, so with months a reading needs its date; a distance
     // counts from the reading, so with a distance a date needs its reading. A reading alone is fine by distance.
-    if (lastDate !== '' && lastAt === null) bad.push({ id: `${p}-last`, message: tk('rem.errLastDate') });
+    if (lastDate !== '' && lastAt === null) bad.push({ id: `${p}-last`, message: tk('rem.errLastDate', writeLike()) });
     else if (lastDate === '' && lastOdo.trim() !== '' && months.trim() !== '') bad.push({ id: `${p}-last`, message: tk('rem.errLastDateNeeded') });
     if (lastOdo.trim() !== '' && lastOdoV === null) bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometer', { unit: dist, example: numberExample('reading') }) });
     else if (lastDate !== '' && km.trim() !== '' && lastOdo.trim() === '') bad.push({ id: `${p}-last-odo`, message: tk('rem.errLastOdometerNeeded', { unit: dist }) });
@@ -249,9 +270,13 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
     };
     setSaving(true);
     try {
-      if (record) await costs.updateReminder(record.id, body);
-      else await costs.createReminder({ vehicle_id: vehicle.id, ...body }, key.current);
-      onDone(record ? tk('rem.updated') : tk('rem.saved'));
+      if (record) {
+        await costs.updateReminder(record.id, body);
+        onDone(tk('rem.updated', { title: name }), body);
+      } else {
+        await costs.createReminder({ vehicle_id: vehicle.id, ...body }, key.current);
+        onDone(tk('rem.saved'));
+      }
     } catch (err) {
       fail(fromService((err as Error).message, {
         title: { id: `${p}-title`, label: tk('rem.title') },
@@ -307,7 +332,7 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
       <div class="pair">
         <div class="field">
           <label for={`${p}-last`}>{tk('rem.lastDate')}</label>
-          <input id={`${p}-last`} type="date" value={lastDate} {...form.control(`${p}-last`, `${p}-last-hint`)} onInput={(e) => setLastDate(e.currentTarget.value)} />
+          <DateField id={`${p}-last`} value={lastDate} control={form.control(`${p}-last`, `${p}-last-hint`)} onChange={setLastDate} />
           <FieldMessage form={form} id={`${p}-last`} />
         </div>
         <div class="field">

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VehicleContext } from './context';
 import { FUEL_TYPES, fuel, owns, type FuelType, type MemberRole, type Vehicle, type VehicleFields } from '../api/fuel';
 import Big from 'big.js';
@@ -10,7 +10,8 @@ import type { DocumentInfo } from '../api/docqa';
 import { chosenLinks, linkedManuals, livingLinks } from '../lib/manuals';
 import { AsOf, Badge, ErrorText, Status } from '../components/common';
 import { announce, dismiss } from '../components/status';
-import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
+import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
+import { vehicleAsBefore } from '../api/restore';
 import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
 import { PLACES, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric } from '../lib/units';
@@ -63,7 +64,21 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                 onSave={async (f) => {
                   const saved = await fuel.updateVehicle(v.id, f);
                   setEditing(null);
-                  announce(odometerAbove(f, saved) ?? t('vehicles.updated'));
+                  // Undo when one PUT puts the vehicle back (lib/restore.ts), else Edit it again.
+                  const before = vehicleAsBefore(v, f);
+                  announce({
+                    text: odometerAbove(f, saved) ?? t('vehicles.updated', { name: saved.name }),
+                    action: before
+                      ? { label: t('status.undo'), run: async () => {
+                        await fuel.updateVehicle(v.id, before);
+                        reloadVehicles();
+                        return t('vehicles.updateUndone', { name: v.name });
+                      } }
+                      : { label: t('common.edit'), run: () => {
+                        setEditing(v.id);
+                        return null;
+                      } },
+                  });
                   reloadVehicles();
                 }} />
             ) : (
@@ -114,7 +129,7 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
  */
 function odometerAbove(sent: VehicleFields, saved: Vehicle): string | null {
   if (!sent.current_odometer || !new Big(saved.current_odometer).gt(sent.current_odometer.value)) return null;
-  return t('vehicles.odometerAbove', { value: fmtDistance(saved.current_odometer, activeUnits()) });
+  return t('vehicles.odometerAbove', { name: saved.name, value: fmtDistance(saved.current_odometer, activeUnits()) });
 }
 
 /** ManualPicker: the user's manuals as check boxes; the ticked ones are the vehicle's. */
@@ -158,6 +173,9 @@ function VehicleForm({ vehicle, docs, onSave, onCancel }: { vehicle?: Vehicle; d
   const form = useFormErrors(errors);
   const [busy, setBusy] = useState(false);
   const p = vehicle ? `v${vehicle.id}` : 'vnew';
+  // Opened (by its button or a confirmation's Edit), the form is where the owner types next.
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => focusInView(first.current), []);
   const fail = (found: FieldError[]) => {
     setErrors(found);
     form.reveal();
@@ -214,7 +232,7 @@ function VehicleForm({ vehicle, docs, onSave, onCancel }: { vehicle?: Vehicle; d
     <form class="form" noValidate onSubmit={(e) => void submit(e)} aria-label={vehicle ? t('vehicles.editForm', { name: vehicle.name }) : t('vehicles.newForm')}>
       <ErrorSummary form={form} />
       <div class="field"><label for={`${p}-name`}>{t('vehicles.name')}</label>
-        <input id={`${p}-name`} maxLength={64} required value={name} {...form.control(`${p}-name`)} onInput={(e) => setName(e.currentTarget.value)} />
+        <input id={`${p}-name`} ref={first} maxLength={64} required value={name} {...form.control(`${p}-name`)} onInput={(e) => setName(e.currentTarget.value)} />
         <FieldMessage form={form} id={`${p}-name`} /></div>
       <div class="field"><label for={`${p}-brand`}>{t('vehicles.brand')}</label>
         <input id={`${p}-brand`} maxLength={64} value={brand} {...form.control(`${p}-brand`)} onInput={(e) => setBrand(e.currentTarget.value)} />
