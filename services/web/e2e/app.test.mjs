@@ -4,7 +4,7 @@
 // something they need is missing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeViolations, eventually as retry, navLink, startStack } from './harness.mjs';
+import { axeViolations, eventually as retry, fillWhen, navLink, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -41,7 +41,7 @@ async function nav(name) {
 const field = (label) => page.getByLabel(label, { exact: true });
 // saveRefuel fills Add refuel's reading, quantity and total (and its time, when given) and presses Save.
 async function saveRefuel({ when, odometer, quantity, total }) {
-  if (when) await field('Date and time').fill(when);
+  if (when) await fillWhen(field('Date and time'), when);
   await field('Odometer').fill(odometer);
   await field('Quantity').fill(quantity);
   await field('Total amount').fill(total);
@@ -164,7 +164,7 @@ describe('the web client', () => {
     assert.ok(await field('Full tank').isChecked());
     await settled('Energy', 'gasoline');
     await page.locator('#quantity-unit').filter({ hasText: 'L' }).waitFor();
-    await field('Date and time').fill('2026-03-01T08:00');
+    await fillWhen(field('Date and time'), '2026-03-01T08:00');
     await field('Odometer').fill('12500');
     await field('Quantity').fill('41.5');
     await field('Price per unit').fill('1.799');
@@ -173,7 +173,7 @@ describe('the web client', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Refuel saved: 41.50 L, €74.66 — 1 Mar 2026.' }).waitFor();
 
-    await field('Date and time').fill('2026-03-10T08:00');
+    await fillWhen(field('Date and time'), '2026-03-10T08:00');
     await field('Odometer').fill('13100');
     await field('Total amount').fill('70.47');
     await field('Quantity').fill('40.5');

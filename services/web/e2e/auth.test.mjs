@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { axeBothSchemes, eventually, navLink, sessionOf, startStack } from './harness.mjs';
+import { axeBothSchemes, eventually, fillWhen, navLink, sessionOf, startStack } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -266,7 +266,7 @@ describe('the web client with accounts', () => {
     await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
     await nav('Add refuel');
     await ctx.setOffline(true);
-    await field('Date and time').fill('2026-04-20T08:00');
+    await fillWhen(field('Date and time'), '2026-04-20T08:00');
     await field('Odometer').fill('14300');
     await field('Quantity').fill('39.9');
     await field('Total amount').fill('69.3');
@@ -637,7 +637,7 @@ describe('the web client with accounts', () => {
     const vid = (await api('/api/vehicles', mine)).body[0].id;
     await nav('Add refuel');
     await ctx.setOffline(true);
-    await field('Date and time').fill('2026-05-02T08:00');
+    await fillWhen(field('Date and time'), '2026-05-02T08:00');
     await field('Odometer').fill('15000');
     await field('Quantity').fill('30');
     await field('Total amount').fill('52.5');

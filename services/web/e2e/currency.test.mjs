@@ -8,7 +8,7 @@
 // against the real services, in Debian's Chromium.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, navLink, startStack } from './harness.mjs';
+import { axeBothSchemes, fillWhen, navLink, startStack } from './harness.mjs';
 
 const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
 
@@ -109,7 +109,7 @@ describe('the currency of the amounts', () => {
 
   it('a refuel paid in francs shows both amounts; the statistics count the pounds charged', async () => {
     await nav(page, 'Add refuel');
-    await field(page, 'Date and time').fill('2026-03-20T08:00');
+    await fillWhen(field(page, 'Date and time'), '2026-03-20T08:00');
     await field(page, 'Odometer').fill('2000');
     await field(page, 'Quantity').fill('25');
     await field(page, 'Total amount').fill('50');

@@ -8,7 +8,7 @@
 // go to shotsDir.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, eventually, navLink, shootEverywhere, startStack } from './harness.mjs';
+import { axeBothSchemes, eventually, fillWhen, navLink, shootEverywhere, startStack } from './harness.mjs';
 
 const ZONE = 'Europe/Berlin';
 let s;
@@ -96,7 +96,7 @@ describe('feedback where the eye is', () => {
   it('Add refuel: the confirmation is in view, announced, says what was saved, and Undo removes the refuel', async () => {
     await ensureVehicle();
     await go('/add', 'Add refuel');
-    await field('Date and time').fill('2026-12-06T08:00');
+    await fillWhen(field('Date and time'), '2026-12-06T08:00');
     await field('Odometer').fill('10500');
     await field('Quantity').fill('41.5');
     await field('Total amount').fill('71.50');
@@ -127,7 +127,7 @@ describe('feedback where the eye is', () => {
     t.after(() => ctx.setOffline(false));
     await go('/add', 'Add refuel');
     await ctx.setOffline(true);
-    await field('Date and time').fill('2026-12-06T09:00');
+    await fillWhen(field('Date and time'), '2026-12-06T09:00');
     await field('Odometer').fill('10600');
     await field('Quantity').fill('30');
     await field('Total amount').fill('51.00');
@@ -167,7 +167,7 @@ describe('feedback where the eye is', () => {
     const form = page.getByRole('form', { name: 'New expense' });
     await form.getByLabel('Title', { exact: true }).fill('Oil change');
     await form.getByLabel('Amount', { exact: true }).fill('89.90');
-    await form.getByLabel('Date and time', { exact: true }).fill('2026-12-05T10:00');
+    await fillWhen(form.getByLabel('Date and time', { exact: true }), '2026-12-05T10:00');
     await form.getByRole('button', { name: 'Save expense' }).click();
     const status = page.getByRole('status').filter({ hasText: 'Expense saved: Oil change, €89.90 — 5 Dec 2026.' });
     await status.waitFor();
@@ -177,6 +177,81 @@ describe('feedback where the eye is', () => {
     await page.getByRole('button', { name: 'Undo', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Expense removed: Oil change' }).waitFor();
     assert.deepEqual((await api('/api/expenses?vehicle_id=1')).body, []);
+  });
+
+  it('an edited expense, reminder and vehicle: the confirmation says what was saved, and Undo puts each back exactly', async () => {
+    await ensureVehicle();
+    // An expense: every field the form sends changed, its reading removed; Undo restores each as stored.
+    const made = await api('/api/expenses', {
+      method: 'POST', body: JSON.stringify({ vehicle_id: 1, time: '2026-11-30T09:15:00Z', category: 'repair', title: 'Brake pads', amount: 129.9, odometer: 10500, vendor: 'ATU', notes: 'front' }),
+    });
+    assert.ok(made.status === 200 || made.status === 201, JSON.stringify(made.body));
+    const id = made.body.id;
+    const stored = async () => (await api(`/api/expenses/${id}`)).body;
+    const before = await stored();
+    await go('/costs', 'Costs');
+    await page.locator('li.expense').filter({ hasText: 'Brake pads' }).getByRole('button', { name: 'Edit', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Edit expense' });
+    await form.getByLabel('Title', { exact: true }).fill('Brake discs');
+    await form.getByLabel('Amount', { exact: true }).fill('249');
+    await form.getByLabel('Odometer (optional)', { exact: true }).fill('');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    const status = page.getByRole('status').filter({ hasText: 'Expense updated: Brake discs, €249.00 — 30 Nov 2026.' });
+    await status.waitFor();
+    await inView(status, 'the edit\'s confirmation');
+    assert.deepEqual(await stored().then((e) => [e.title, e.amount, e.odometer]), ['Brake discs', 249, null]);
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Change undone: the expense is as it was.' }).waitFor();
+    const after = await stored();
+    for (const k of ['time', 'category', 'title', 'amount', 'odometer', 'vendor', 'notes']) assert.deepEqual(after[k], before[k], k);
+    await page.locator('li.expense').filter({ hasText: 'Brake pads' }).waitFor();
+
+    // A reminder: its title and interval changed and undone.
+    const rem = await api('/api/reminders', {
+      method: 'POST', body: JSON.stringify({ vehicle_id: 1, title: 'Cabin filter', category: 'service', every_km: 20000, every_months: 24, last_done: { time: '2026-01-10T10:00:00Z', odometer: 5000 } }),
+    });
+    assert.ok(rem.status === 200 || rem.status === 201, JSON.stringify(rem.body));
+    await go('/costs', 'Costs');
+    await page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Cabin filter' }) }).getByRole('button', { name: 'Edit', exact: true }).click();
+    const remForm = page.getByRole('form', { name: 'Edit reminder' });
+    await remForm.getByLabel('Title', { exact: true }).fill('Pollen filter');
+    await remForm.getByLabel('Every (distance)', { exact: true }).fill('30000');
+    await remForm.getByRole('button', { name: 'Save reminder' }).click();
+    await page.getByRole('status').filter({ hasText: 'Reminder updated: Pollen filter.' }).waitFor();
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Change undone: the reminder is as it was.' }).waitFor();
+    const remAfter = (await api('/api/reminders?vehicle_id=1')).body.find((r) => r.id === rem.body.id);
+    assert.deepEqual([remAfter.title, remAfter.every_km, remAfter.every_months, remAfter.last_done], ['Cabin filter', 20000, 24, rem.body.last_done]);
+
+    // A vehicle: its name and plate changed, undone; its reading changed offers Edit, which opens the form again.
+    const vehicle = (await api('/api/vehicles/1')).body;
+    await go('/vehicles', 'Vehicles');
+    const card = () => page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 2 }) }).first();
+    await card().getByRole('button', { name: 'Edit', exact: true }).click();
+    let vform = page.getByRole('form', { name: `Edit ${vehicle.name}` });
+    await vform.getByLabel('Name', { exact: true }).fill('Golf GTD');
+    await vform.getByLabel('Plate number', { exact: true }).fill('B-CH 77');
+    await vform.getByRole('button', { name: 'Save vehicle' }).click();
+    await page.getByRole('status').filter({ hasText: 'Golf GTD updated.' }).waitFor();
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: `Change undone: ${vehicle.name} is as it was.` }).waitFor();
+    const vAfter = (await api('/api/vehicles/1')).body;
+    assert.deepEqual([vAfter.name, vAfter.plate_number, vAfter.tank_capacity, vAfter.fuel_type], [vehicle.name, vehicle.plate_number, vehicle.tank_capacity, vehicle.fuel_type]);
+    await card().getByRole('button', { name: 'Edit', exact: true }).click();
+    vform = page.getByRole('form', { name: `Edit ${vehicle.name}` });
+    await vform.getByLabel('Current odometer', { exact: true }).fill(String(vehicle.current_odometer + 1000));
+    await vform.getByRole('button', { name: 'Save vehicle' }).click();
+    await page.getByRole('status').filter({ hasText: `${vehicle.name} updated.` }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Undo', exact: true }).count(), 0, 'no Undo that could not restore the reading');
+    await page.locator('.toast').getByRole('button', { name: 'Edit', exact: true }).click();
+    await vform.waitFor();
+    await eventually(async () => assert.equal(await page.evaluate(() => document.activeElement?.id), 'v1-name'));
+    await shootEverywhere(page, 'vehicle-edit-again', { fullPage: false });
+    assert.deepEqual(pageErrors, []);
+    // What the later tests count is as it was.
+    assert.equal((await api(`/api/expenses/${id}`, { method: 'DELETE' })).status, 204);
+    assert.equal((await api(`/api/reminders/${rem.body.id}`, { method: 'DELETE' })).status, 204);
+    assert.equal((await api('/api/vehicles/1', { method: 'PUT', body: JSON.stringify({ current_odometer: vehicle.current_odometer }) })).status, 200);
   });
 
   it('the reminder form says what "last done" needs: a reading alone is kept by distance, and asked for its date by months', async () => {
@@ -253,7 +328,7 @@ describe('feedback where the eye is', () => {
     await ctx.setOffline(true);
     await nav('Add refuel');
     for (const [odometer, when] of [['11000', '2026-12-06T10:00'], ['11300', '2026-12-06T11:00']]) {
-      await field('Date and time').fill(when);
+      await fillWhen(field('Date and time'), when);
       await field('Odometer').fill(odometer);
       await field('Quantity').fill('20');
       await field('Total amount').fill('35');

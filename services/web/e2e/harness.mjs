@@ -84,6 +84,19 @@ export function sessionOf(page) {
   }));
 }
 
+/**
+ * fillWhen types the local date and time "YYYY-MM-DDTHH:MM" into a date
+ * field (src/components/date-field.tsx; dateInput: its date input, which its
+ * label names): the date year first and the time on a 24-hour clock, which the
+ * field reads in every locale.
+ */
+export async function fillWhen(dateInput, local) {
+  const [date, time] = local.split('T');
+  await dateInput.fill(date);
+  const id = await dateInput.getAttribute('id');
+  await dateInput.page().locator(`[id="${id}-time"]`).fill(time);
+}
+
 /** eventually retries check (which throws until it holds) every `every` ms for up to ms. */
 export async function eventually(check, ms = 15_000, every = 100) {
   const end = Date.now() + ms;

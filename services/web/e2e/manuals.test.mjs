@@ -117,7 +117,7 @@ describe('the manual belongs to the car', () => {
     await picker.getByLabel('van-manual.pdf').check();
     await shootEverywhere(page, 'vehicles-manuals');
     await form.getByRole('button', { name: 'Save vehicle' }).click();
-    await page.getByText('Vehicle updated.').waitFor();
+    await page.getByText('Golf updated.').waitFor();
     const saved = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Golf');
     assert.deepEqual(saved.manual_md5s, [golfMd5, await md5Of('van-manual.pdf')], 'the stale link dropped, the order kept, the new one last');
   });

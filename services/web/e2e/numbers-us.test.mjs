@@ -154,4 +154,32 @@ describe('numbers typed in en-US', () => {
     assert.deepEqual([r.title, r.every_km, r.last_done?.odometer], ['Inspection', 15000, 16000]);
     assert.deepEqual(pageErrors, []);
   });
+
+  it('dates and times are written and read as en-US writes them: 12/06/2026 and 5:10 PM; "5:10" alone is refused, not guessed', async () => {
+    await go('/add');
+    assert.match(await page.locator('#when').inputValue(), /^\d{2}\/\d{2}\/\d{4}$/);
+    assert.match(await page.locator('#when-time').inputValue(), /^\d{1,2}:\d{2} [AP]M$/);
+    assert.equal(await page.locator('#when').getAttribute('placeholder'), 'MM/DD/YYYY');
+    const count = (await refuels()).length;
+    await page.locator('#when').fill('12/22/2026');
+    await page.locator('#when-time').fill('5:10');
+    await page.locator('#odometer').fill('17,000');
+    await page.locator('#quantity').fill('30');
+    await page.locator('#total').fill('50');
+    await page.locator('button[type=submit][value=save]').click();
+    const error = page.locator('#when-error');
+    await error.waitFor();
+    assert.match(await error.textContent(), /12\/06\/2026 .*5:10 PM/);
+    assert.equal((await refuels()).length, count, 'nothing stored as a guess');
+    // "22/12/2026" is not how en-US writes the 22nd of December.
+    await page.locator('#when').fill('22/12/2026');
+    await page.locator('#when-time').fill('5:10 PM');
+    await page.locator('button[type=submit][value=save]').click();
+    await eventually(async () => assert.equal(await page.locator('#when').getAttribute('aria-invalid'), 'true'));
+    assert.equal((await refuels()).length, count, 'nothing stored in another order');
+    await page.locator('#when').fill('12/22/2026');
+    await page.locator('button[type=submit][value=save]').click();
+    // 5:10 PM in New York on 22 December (EST, UTC-5).
+    await eventually(async () => assert.equal((await refuels()).find((r) => r.odometer === 17000)?.refuel_time, '2026-12-22T22:10:00Z'));
+  });
 });

@@ -35,9 +35,16 @@ async function go(path) {
 /** refuels: the vehicle's refuels from the API, newest first. */
 const refuels = async () => (await api(`/api/refuels?vehicle_id=${vehicleId}`)).body;
 
+/** typeWhen types a local "YYYY-MM-DDTHH:MM" into the date field id and its time, as de-DE writes them. */
+async function typeWhen(id, local) {
+  const [, y, m, d, time] = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}:\d{2})$/.exec(local);
+  await page.locator(`#${id}`).fill(`${d}.${m}.${y}`);
+  await page.locator(`#${id}-time`).fill(time);
+}
+
 async function addRefuel(when, odometer, quantity, total) {
   await go('/add');
-  await page.locator('#when').fill(when);
+  await typeWhen('when', when);
   await page.locator('#odometer').fill(odometer);
   await page.locator('#quantity').fill(quantity);
   await page.locator('#total').fill(total);
@@ -91,7 +98,7 @@ describe('numbers typed in de-DE', () => {
 
   it('a number that is not how de-DE writes one is refused with an example, nothing stored', async () => {
     await go('/add');
-    await page.locator('#when').fill('2026-03-20T08:00');
+    await typeWhen('when', '2026-03-20T08:00');
     await page.locator('#odometer').fill('17.10'); // a thousands dot out of place: 1710 or 17,10?
     await page.locator('#quantity').fill('1.5'); // not German: 1,5 or 15?
     await page.locator('#total').fill('3,00');
@@ -108,7 +115,7 @@ describe('numbers typed in de-DE', () => {
 
   it('a price typed "1.799" in de-DE is refused, and the message offers both numbers it could mean', async () => {
     await go('/add');
-    await page.locator('#when').fill('2026-03-21T08:00');
+    await typeWhen('when', '2026-03-21T08:00');
     await page.locator('#odometer').fill('17.100');
     await page.locator('#quantity').fill('40');
     await page.locator('#total').fill('');
@@ -160,7 +167,7 @@ describe('numbers typed in de-DE', () => {
     await page.locator('#rem-new-title').fill('Inspektion');
     await page.locator('#rem-new-km').fill('15.000');
     await page.locator('#rem-new-months').fill('1,5');
-    await page.locator('#rem-new-last').fill('2026-03-01');
+    await page.locator('#rem-new-last').fill('15.3.2026');
     await page.locator('#rem-new-last-odo').fill('16.000');
     const save = page.locator('#rem-new-title').locator('xpath=ancestor::form').locator('button[type=submit]');
     await save.click();
@@ -170,6 +177,35 @@ describe('numbers typed in de-DE', () => {
     await page.locator('#rem-new-title').waitFor({ state: 'detached' });
     const [r] = (await api(`/api/reminders?vehicle_id=${vehicleId}`)).body;
     assert.deepEqual([r.every_km, r.every_months, r.last_done?.odometer], [15000, 12, 16000]);
+    // "15.3.2026" is the 15th of March (noon in Berlin, the hour a day without its hour keeps).
+    assert.equal(r.last_done?.time, '2026-03-15T11:00:00Z');
     assert.deepEqual(pageErrors, []);
+  });
+
+  it('dates and times are written and read as de-DE writes them: 06.12.2026 and 17:10, never 12/06/2026, 05:10 PM', async () => {
+    await go('/add');
+    // The field shows now in the owner's format, whatever the browser would draw.
+    assert.match(await page.locator('#when').inputValue(), /^\d{2}\.\d{2}\.\d{4}$/);
+    assert.match(await page.locator('#when-time').inputValue(), /^\d{2}:\d{2}$/);
+    // A day that does not exist, and a date in another order, are refused with how to write one; nothing stored.
+    await page.locator('#when').fill('31.02.2026');
+    await page.locator('#odometer').fill('17.200');
+    await page.locator('#quantity').fill('40');
+    await page.locator('#total').fill('70');
+    await page.locator('button[type=submit][value=save]').click();
+    const error = page.locator('#when-error');
+    await error.waitFor();
+    assert.match(await error.textContent(), /06\.12\.2026.*17:10/);
+    assert.equal(await page.locator('#when').getAttribute('aria-invalid'), 'true');
+    assert.equal((await refuels()).length, 2, 'nothing stored');
+    await page.locator('#when').fill('12/22/2026');
+    await page.locator('button[type=submit][value=save]').click();
+    await eventually(async () => assert.equal(await page.locator('#when').getAttribute('aria-invalid'), 'true'));
+    assert.equal((await refuels()).length, 2, 'nothing stored as a guess');
+    // Typed without leading zeros and with a dot for the colon, as on a phone's number pad.
+    await page.locator('#when').fill('22.3.2026');
+    await page.locator('#when-time').fill('7.05');
+    await page.locator('button[type=submit][value=save]').click();
+    await eventually(async () => assert.equal((await refuels())[0].refuel_time, '2026-03-22T06:05:00Z'));
   });
 });

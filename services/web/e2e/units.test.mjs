@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { axeBothSchemes, axeViolations, eventually, navLink, progressSeen, shootEverywhere, shotsDir, startStack, watchProgress } from './harness.mjs';
+import { axeBothSchemes, axeViolations, eventually, fillWhen, navLink, progressSeen, shootEverywhere, shotsDir, startStack, watchProgress } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -99,14 +99,14 @@ describe("the owner's own measures", () => {
     await page.locator('#odometer-unit').filter({ hasText: 'mi' }).waitFor();
     await page.locator('#quantity-unit').filter({ hasText: 'gal' }).waitFor();
     await page.locator('#price-unit').filter({ hasText: '$ per gal' }).waitFor();
-    await field(page, 'Date and time').fill('2026-03-01T08:00');
+    await fillWhen(field(page, 'Date and time'), '2026-03-01T08:00');
     await field(page, 'Odometer').fill('12345');
     await field(page, 'Quantity').fill('10');
     await field(page, 'Price per unit').fill('3.459');
     await eventually(async () => assert.equal(await field(page, 'Total amount').inputValue(), '34.59'));
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Refuel saved: 10.00 gal, $34.59 — Mar 1, 2026.' }).waitFor();
-    await field(page, 'Date and time').fill('2026-03-10T08:00');
+    await fillWhen(field(page, 'Date and time'), '2026-03-10T08:00');
     await field(page, 'Odometer').fill('12645');
     await field(page, 'Quantity').fill('10');
     await field(page, 'Total amount').fill('35');
@@ -175,12 +175,12 @@ describe("the owner's own measures", () => {
     // The card shows whole miles (README, "Figures"): 20439.473 km is 12,700.4998 mi.
     await pickup.getByText('12,700 mi', { exact: true }).waitFor();
     assert.equal((await api(`/api/vehicles/${v.body.id}`)).body.current_odometer, 20439.473); // 12700.5 x 1.609344 = 20439.4734...
-    await page.getByRole('status').filter({ hasText: /^Vehicle updated\.$/ }).waitFor();
+    await page.getByRole('status').filter({ hasText: /^Pickup updated\.$/ }).waitFor();
     // Below the last refuel's reading: kept, but the vehicle shows the reading, and says why.
     await pickup.getByRole('button', { name: 'Edit' }).click();
     await odometer.fill('12000');
     await page.getByRole('button', { name: 'Save vehicle' }).click();
-    await page.getByRole('status').filter({ hasText: 'Vehicle updated. Its odometer shows 12,645 mi: a refuel has read that much.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Pickup updated. Its odometer shows 12,645 mi: a refuel has read that much.' }).waitFor();
     await pickup.getByText('12,645 mi', { exact: true }).waitFor();
     assert.equal((await api(`/api/vehicles/${v.body.id}`)).body.current_odometer, 20350.155);
   });
