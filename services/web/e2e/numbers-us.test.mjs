@@ -170,6 +170,9 @@ describe('numbers typed in en-US', () => {
     const error = page.locator('#when-error');
     await error.waitFor();
     assert.match(await error.textContent(), /12\/06\/2026 .*5:10 PM/);
+    // The time is what is wrong, and only it is marked.
+    assert.equal(await page.locator('#when-time').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#when').getAttribute('aria-invalid'), null);
     assert.equal((await refuels()).length, count, 'nothing stored as a guess');
     // "22/12/2026" is not how en-US writes the 22nd of December.
     await page.locator('#when').fill('22/12/2026');

@@ -197,6 +197,7 @@ describe('numbers typed in de-DE', () => {
     await error.waitFor();
     assert.match(await error.textContent(), /06\.12\.2026.*17:10/);
     assert.equal(await page.locator('#when').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#when-time').getAttribute('aria-invalid'), null, 'the good time is not marked');
     assert.equal((await refuels()).length, 2, 'nothing stored');
     await page.locator('#when').fill('12/22/2026');
     await page.locator('button[type=submit][value=save]').click();

@@ -48,6 +48,11 @@ export function DateField({ id, value, onChange, withTime = false, required, con
     setText(shown(value));
   }, [value]);
   const picker = useRef<HTMLInputElement>(null);
+  // Marked wrong is the part that is: the date, or the time (a good time beside a bad date stays unmarked);
+  // when both read well (the service's error), the date.
+  const timeOk = !withTime || parseTimeInput(text.time, locale) !== null;
+  const markDate = Boolean(control?.['aria-invalid']) && (parseDateInput(text.date, locale) === null || timeOk);
+  const markTime = Boolean(control?.['aria-invalid']) && !timeOk;
 
   function changed(next: { date: string; time: string }) {
     setText(next);
@@ -63,10 +68,10 @@ export function DateField({ id, value, onChange, withTime = false, required, con
     <div class={withTime ? 'date-field with-time' : 'date-field'}>
       <input id={id} class="date-input" inputMode="decimal" autoComplete="off" required={required} value={text.date}
         placeholder={datePattern(locale, { y: t('date.yyyy'), m: t('date.mm'), d: t('date.dd') })}
-        {...control} onInput={(e) => changed({ ...text, date: e.currentTarget.value })} />
+        {...control} aria-invalid={markDate || undefined} onInput={(e) => changed({ ...text, date: e.currentTarget.value })} />
       {withTime && (
         <input id={`${id}-time`} class="time-input" aria-label={t('date.time')} autoComplete="off" required={required} value={text.time}
-          {...control} onInput={(e) => changed({ ...text, time: e.currentTarget.value })} />
+          {...control} aria-invalid={markTime || undefined} onInput={(e) => changed({ ...text, time: e.currentTarget.value })} />
       )}
       <span class="date-pick">
         <button type="button" class="secondary icon" aria-label={t('date.pick')} title={t('date.pick')}
