@@ -189,4 +189,44 @@ describe('a maintenance plan from the manual', () => {
     const reminders = page.getByRole('list', { name: 'Reminders', exact: true });
     for (const title of ['Tyre rotation', 'Wiper blades', 'Battery check']) await reminders.getByText(title, { exact: false }).first().waitFor();
   });
+
+  it('on a diesel, spark plugs are said not to apply and start unticked; the owner\'s ticks are kept when the plan opens again', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([dieselManual], { type: 'application/pdf' }), 'diesel-manual.pdf');
+    const up = await fetch(`${s.base}/api/documents/upload`, { method: 'POST', body: form });
+    assert.equal(up.status, 200, await up.text());
+    const van = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Van');
+    await api('PUT', `/api/vehicles/${van.id}`, { manual_md5s: [await md5Of('diesel-manual.pdf')] });
+    const open = async () => {
+      await page.goto(`${s.base}/manuals`);
+      const item = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'diesel-manual.pdf' }) });
+      await item.getByRole('button', { name: 'Propose a maintenance plan' }).click();
+      const plan = page.getByRole('region', { name: 'Maintenance plan from diesel-manual.pdf' });
+      await plan.getByRole('list', { name: 'Proposed items' }).waitFor();
+      await eventually(async () => assert.equal(await plan.getByLabel('AdBlue').isDisabled(), false));
+      return plan;
+    };
+    let plan = await open();
+    const labels = await plan.getByRole('list', { name: 'Proposed items' }).locator('label').allInnerTexts();
+    assert.deepEqual(labels, ['Spark plugs', 'AdBlue', 'Brake fluid']);
+    assert.equal(await plan.getByLabel('Spark plugs').isChecked(), false, 'not for a diesel');
+    await plan.getByText('does not apply to this vehicle (Diesel)').waitFor();
+    assert.equal(await plan.getByLabel('AdBlue').isChecked(), true);
+    assert.equal(await plan.getByLabel('Brake fluid').isChecked(), true);
+    await shootEverywhere(page, 'plan-diesel', { fullPage: false });
+    // The owner unticks the brake fluid and ticks the spark plugs (their van, their call); opened again, the plan remembers.
+    await plan.getByLabel('Brake fluid').uncheck();
+    await plan.getByLabel('Spark plugs').check();
+    await plan.getByRole('button', { name: 'Close' }).click();
+    plan = await open();
+    assert.equal(await plan.getByLabel('Brake fluid').isChecked(), false);
+    assert.equal(await plan.getByLabel('Spark plugs').isChecked(), true);
+    assert.equal(await plan.getByLabel('AdBlue').isChecked(), true);
+  });
 });
+
+// A diesel's manual: spark plugs are in its schedule (as in a manual for petrol and diesel models).
+const dieselManual = makePdf([
+  ['This manual covers the Transporter 2.0 TDI and 2.0 TSI.'],
+  ['Maintenance schedule', 'Spark plugs: replace every 60,000 km.', 'AdBlue: top up every 15,000 km.', 'Brake fluid: replace every 24 months.'],
+]);

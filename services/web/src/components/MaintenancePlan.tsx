@@ -1,6 +1,8 @@
 // The maintenance plan docqa proposes from a manual, shown with each item's
 // page; the owner ticks items and they become the vehicle's reminders in one
-// batch, through the outbox (sent now when online, queued when not).
+// batch, through the outbox (sent now when online, queued when not). An item
+// that cannot apply to the vehicle (spark plugs on a diesel) says so and
+// starts unticked; the owner's own ticks are kept per vehicle and manual.
 import { useEffect, useState } from 'preact/hooks';
 import { docqa, type DocumentInfo, type MaintenanceSchedule } from '../api/docqa';
 import { canWriteRefuels, type Vehicle } from '../api/fuel';
@@ -8,8 +10,8 @@ import { costPaths, type Reminder } from '../api/costs';
 import { sessions } from '../api/session';
 import { outbox, sync } from '../offline/sync';
 import { useResource } from '../hooks';
-import { alreadyReminded, reminderOf, type MaintenanceItem } from '../lib/maintenance';
-import { fmtDistance } from '../lib/labels';
+import { alreadyReminded, applies, initialTicks, keepTicks, keptTicks, reminderOf, type MaintenanceItem } from '../lib/maintenance';
+import { fmtDistance, fuelTypeName } from '../lib/labels';
 import { units as activeUnits } from '../lib/preferences';
 import { uuid } from '../lib/uuid';
 import { tp, tpn } from '../i18n/plan';
@@ -63,11 +65,21 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
 
   const proposed = plan && vehicle ? plan.items.map((item) => ({ item, reminder: reminderOf(item, vehicle.id, doc.fileName) })) : [];
   const known = existing.data ?? [];
-  // Ticked by default: every item the vehicle has no reminder of yet (once its reminders are known).
+  // Ticked when the plan opens (once the vehicle's reminders are known): lib/maintenance.ts initialTicks.
   useEffect(() => {
-    if (plan && existing.data) setTicked(new Set(proposed.flatMap((p, i) => (alreadyReminded(p.reminder, existing.data ?? []) ? [] : [i]))));
+    if (plan && existing.data && vehicle) setTicked(initialTicks(proposed, existing.data, vehicle.fuel_type, keptTicks(vehicle.id, doc.fileMd5)));
   }, [plan, existing.data, vid]);
   const chosen = ticked ?? new Set<number>();
+
+  /** tick records the owner's choice for item i, kept for the next time the plan opens. */
+  function tick(i: number, on: boolean) {
+    const next = new Set(chosen);
+    if (on) next.add(i);
+    else next.delete(i);
+    setTicked(next);
+    const title = proposed[i]?.reminder.title;
+    if (vehicle && title !== undefined) keepTicks(vehicle.id, doc.fileMd5, { ...keptTicks(vehicle.id, doc.fileMd5), [title]: on });
+  }
 
   async function add() {
     if (!vehicle) return;
@@ -122,23 +134,20 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
         <ul class="plan-items" aria-label={tp('plan.items')}>
           {proposed.map(({ item, reminder }, i) => {
             const already = alreadyReminded(reminder, known);
+            const fits = !vehicle || applies(reminder.title, vehicle.fuel_type);
             const label = item.pageLabel ?? String(item.page);
             return (
               <li key={i} class="plan-item">
                 <div class="check">
                   <input id={`${hid}-${i}`} type="checkbox" checked={chosen.has(i)} disabled={ticked === null}
                     aria-describedby={`${hid}-${i}-what`}
-                    onChange={(e) => {
-                      const next = new Set(chosen);
-                      if (e.currentTarget.checked) next.add(i);
-                      else next.delete(i);
-                      setTicked(next);
-                    }} />
+                    onChange={(e) => tick(i, e.currentTarget.checked)} />
                   <label for={`${hid}-${i}`}>{reminder.title}</label>
                 </div>
                 <p id={`${hid}-${i}-what`} class="hint">
                   {intervalText(item, reminder.every_km)}
                   {already && <> · <strong>{tp('plan.already')}</strong></>}
+                  {!fits && vehicle && <> · <strong>{tp('plan.notApplicable', { fuel: fuelTypeName(vehicle.fuel_type) })}</strong></>}
                 </p>
                 <p class="plan-quote">
                   <button type="button" class="link"

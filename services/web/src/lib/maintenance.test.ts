@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { alreadyReminded, categoryOf, clip, reminderOf, type MaintenanceItem } from './maintenance';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { alreadyReminded, applies, categoryOf, clip, initialTicks, keepTicks, keptTicks, reminderOf, type MaintenanceItem } from './maintenance';
 
 const item = (over: Partial<MaintenanceItem>): MaintenanceItem => ({
   title: 'Engine oil and filter', every_km: 15000, every_miles: null, every_months: 12, conditions: '', page: 4, quote: 'Engine oil and filter 15,000 12', ...over,
@@ -53,5 +53,56 @@ describe('alreadyReminded and clip', () => {
   it('counts code points, not UTF-16 units', () => {
     expect(clip('机油机油', 4)).toBe('机油机油');
     expect(clip('机油机油机', 4)).toBe('机油机…');
+  });
+});
+
+describe('applies', () => {
+  it.each([
+    // Spark ignition: petrol and the (petrol) hybrids only.
+    ['Spark plugs', 'gasoline', true], ['Spark plugs', 'hybrid', true], ['Spark plugs', 'plug_in_hybrid', true],
+    ['Spark plugs', 'diesel', false], ['Replace spark plug', 'electric', false], ['Zündkerzen ersetzen', 'diesel', false], ['更换火花塞', 'diesel', false],
+    // A diesel's own.
+    ['AdBlue', 'diesel', true], ['AdBlue', 'gasoline', false], ['Glow plugs', 'gasoline', false], ['Diesel particulate filter', 'hybrid', false],
+    ['Harnstofflösung nachfüllen', 'gasoline', false], ['DEF top-up', 'electric', false], ['尿素溶液', 'gasoline', false],
+    // Any engine burning fuel.
+    ['Engine oil and filter', 'gasoline', true], ['Engine oil and filter', 'diesel', true], ['Engine oil and filter', 'hybrid', true],
+    ['Engine oil and filter', 'electric', false], ['Motorölwechsel', 'electric', false], ['Timing belt', 'electric', false], ['发动机机油及机油滤清器', 'electric', false],
+    ['Air filter', 'electric', false], ['Luftfilter', 'electric', false],
+    // Every car's: a cabin's filter, brakes, tyres, coolant; and what the rules do not know.
+    ['Cabin air filter', 'electric', true], ['Innenraumluftfilter', 'electric', true], ['Brake fluid', 'electric', true], ['Tyre rotation', 'diesel', true],
+    ['Coolant', 'electric', true], ['Wiper blades', 'electric', true], ['Defrost vents', 'gasoline', true], ['Oiling the door hinges', 'electric', true],
+  ] as const)('%s on a %s car: %s', (title, fuel, want) => {
+    expect(applies(title, fuel)).toBe(want);
+  });
+});
+
+describe('initialTicks', () => {
+  const proposed = ['Engine oil and filter', 'Spark plugs', 'AdBlue', 'Brake fluid'].map((title) => ({ reminder: { title } }));
+  it('ticks what applies and is not a reminder yet', () => {
+    expect([...initialTicks(proposed, [{ title: 'brake  FLUID' }], 'diesel', {})]).toEqual([0, 2]);
+    expect([...initialTicks(proposed, [], 'gasoline', {})]).toEqual([0, 1, 3]);
+  });
+  it('follows the owner\'s own ticks, but never ticks a job the vehicle has a reminder of', () => {
+    const own = { 'Spark plugs': true, 'Engine oil and filter': false, 'Brake fluid': true };
+    expect([...initialTicks(proposed, [{ title: 'Brake fluid' }], 'diesel', own)]).toEqual([1, 2]);
+  });
+});
+
+describe('keptTicks', () => {
+  // The browser's storage, in memory (vitest runs in node; e2e/manuals.test.mjs uses Chromium's).
+  const stored = new Map<string, string>();
+  vi.stubGlobal('localStorage', {
+    getItem: (k: string) => stored.get(k) ?? null,
+    setItem: (k: string, v: string) => void stored.set(k, v),
+  });
+  afterEach(() => stored.clear());
+  it('keeps the ticks per vehicle and manual, and reads nothing broken', () => {
+    keepTicks(1, 'a'.repeat(32), { 'Spark plugs': false });
+    expect(keptTicks(1, 'a'.repeat(32))).toEqual({ 'Spark plugs': false });
+    expect(keptTicks(2, 'a'.repeat(32))).toEqual({});
+    localStorage.setItem(`carhub-plan-ticks:3:${'b'.repeat(32)}`, '[1,2]');
+    expect(keptTicks(3, 'b'.repeat(32))).toEqual({});
+    localStorage.setItem(`carhub-plan-ticks:4:${'b'.repeat(32)}`, '{broken');
+    expect(keptTicks(4, 'b'.repeat(32))).toEqual({});
   });
 });

@@ -1,6 +1,8 @@
 // A maintenance plan proposed from a manual (docqa's
 // POST /api/documents/:md5/maintenance-schedule) turned into reminders
-// (fuel's POST /api/reminders): what each proposed item becomes.
+// (fuel's POST /api/reminders): what each proposed item becomes, whether it
+// applies to the vehicle, and which items are ticked when the plan opens.
+import type { FuelType } from './energy';
 
 /** A proposed item as docqa answers it. */
 export interface MaintenanceItem {
@@ -72,4 +74,75 @@ export function reminderOf(item: MaintenanceItem, vehicleId: number, manual: str
 export function alreadyReminded(r: Pick<ProposedReminder, 'title'>, existing: readonly { title: string }[]): boolean {
   const key = (s: string) => s.trim().replace(/\s+/g, ' ').toLocaleLowerCase();
   return existing.some((e) => key(e.title) === key(r.title));
+}
+
+/** What a job needs of the car: an engine burning fuel, spark ignition (petrol, gas) or a diesel engine. */
+type Needs = 'engine' | 'spark' | 'diesel';
+
+/** What each kind of vehicle has (a hybrid's engine is a petrol one, as nearly all are). */
+const HAS: Record<FuelType, readonly Needs[]> = {
+  gasoline: ['engine', 'spark'],
+  diesel: ['engine', 'diesel'],
+  hybrid: ['engine', 'spark'],
+  plug_in_hybrid: ['engine', 'spark'],
+  electric: [],
+};
+
+// English words whole; German compounds by their stem, wherever in the word
+// ("Motorölwechsel"); Chinese by its terms. A cabin's air filter is every car's.
+const EVERY_CAR = /cabin|pollen|innenraum|空调|空調/iu;
+const NEEDS: readonly [RegExp, Needs][] = [
+  [/(?<!\p{L})(spark[ -]?plugs?)(?!\p{L})|zündkerze|火花塞/iu, 'spark'],
+  [/(?<!\p{L})(glow[ -]?plugs?|adblue|def|diesel exhaust fluid|urea|diesel particulate filter|dpf)(?!\p{L})|glühkerze|harnstoff|partikelfilter|预热塞|尿素|颗粒捕集器/iu, 'diesel'],
+  [/(?<!\p{L})(engine oil|motor oil|oil filter|oil change|fuel filter|timing belt|air filter|exhaust)(?!\p{L})|motoröl|motorenöl|ölwechsel|ölfilter|kraftstofffilter|zahnriemen|luftfilter|机油|机滤|燃油滤清器|汽油滤清器|柴油滤清器|正时皮带|空气滤清器/iu, 'engine'],
+];
+
+/**
+ * applies: whether the job titled title can be done on a vehicle of that
+ * fuel type: no spark plugs on a diesel, no engine oil on an electric car, no
+ * AdBlue on a petrol car. A title it does not know applies (a wrong "no"
+ * would hide a job the car has).
+ */
+export function applies(title: string, fuel: FuelType): boolean {
+  if (EVERY_CAR.test(title)) return true;
+  return NEEDS.every(([re, need]) => !re.test(title) || HAS[fuel].includes(need));
+}
+
+/** The owner's own ticks of one plan (one vehicle, one manual), by item title: true ticked, false unticked. */
+export type Ticks = Record<string, boolean>;
+
+/**
+ * initialTicks: the items ticked when the plan opens: the owner's own choice
+ * where there is one, else those that apply and that the vehicle has no
+ * reminder of. An item the vehicle has a reminder of is never ticked: added
+ * again it would be a second reminder for one job.
+ */
+export function initialTicks(proposed: readonly { reminder: Pick<ProposedReminder, 'title'> }[], existing: readonly { title: string }[], fuel: FuelType, own: Ticks): Set<number> {
+  const out = new Set<number>();
+  proposed.forEach(({ reminder }, i) => {
+    if (alreadyReminded(reminder, existing)) return;
+    if (own[reminder.title] ?? applies(reminder.title, fuel)) out.add(i);
+  });
+  return out;
+}
+
+const ticksKey = (vehicleId: number, md5: string) => `carhub-plan-ticks:${vehicleId}:${md5}`;
+
+/** keptTicks: the owner's ticks of a plan, kept on this device; {} when none (or no storage). */
+export function keptTicks(vehicleId: number, md5: string): Ticks {
+  try {
+    const v: unknown = JSON.parse(localStorage.getItem(ticksKey(vehicleId, md5)) ?? '{}');
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Ticks) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** keepTicks keeps the owner's ticks of a plan on this device (a private window may refuse: then they last the visit). */
+export function keepTicks(vehicleId: number, md5: string, ticks: Ticks): void {
+  try {
+    localStorage.setItem(ticksKey(vehicleId, md5), JSON.stringify(ticks));
+  } catch {
+    // Storage full or refused.
+  }
 }
