@@ -154,7 +154,7 @@ describe('a maintenance plan from the manual', () => {
     assert.equal(await plan.getByLabel('Tyre rotation').isChecked(), true);
     assert.equal(await plan.getByLabel('Wiper blades').isChecked(), true);
     assert.equal(await plan.getByLabel('Battery check').isChecked(), false, 'already a reminder');
-    await plan.getByText('already a reminder').waitFor();
+    await plan.getByText('already planned: Battery check (your reminder)').waitFor();
     await plan.getByText('every 10,000 km', { exact: true }).waitFor();
 
     // Each item shows its page.
@@ -222,6 +222,28 @@ describe('a maintenance plan from the manual', () => {
     assert.equal(await plan.getByLabel('Brake fluid').isChecked(), false);
     assert.equal(await plan.getByLabel('Spark plugs').isChecked(), true);
     assert.equal(await plan.getByLabel('AdBlue').isChecked(), true);
+  });
+
+  it('one reminder per job: the owner\'s "AdBlue top-up" is the item\'s job, never added twice, and takes the manual\'s interval on request', async () => {
+    const van = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Van');
+    const mine = await api('POST', '/api/reminders', { vehicle_id: van.id, title: 'AdBlue top-up', category: 'service', every_km: 20000 });
+    await page.goto(`${s.base}/manuals`);
+    const item = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'diesel-manual.pdf' }) });
+    await item.getByRole('button', { name: 'Propose a maintenance plan' }).click();
+    const plan = page.getByRole('region', { name: 'Maintenance plan from diesel-manual.pdf' });
+    await plan.getByText('already planned: AdBlue top-up (your reminder)').waitFor();
+    // Ticked when the plan was last open; a reminder of the job now, it is not.
+    assert.equal(await plan.getByLabel('AdBlue').isChecked(), false);
+    await plan.getByRole('button', { name: 'Use the manual’s interval in it: every 15,000 km' }).click();
+    await plan.getByText('AdBlue top-up is now every 15,000 km.').waitFor();
+    const after = (await api('GET', `/api/reminders?vehicle_id=${van.id}`)).filter((r) => /adblue/i.test(r.title));
+    assert.deepEqual(after.map((r) => [r.id, r.every_km, r.every_months]), [[mine.id, 15000, null]], 'the one reminder, with the manual\'s interval');
+    // The same interval now: nothing more to offer.
+    await eventually(async () => assert.equal(await plan.getByRole('button', { name: /Use the manual’s interval/ }).count(), 0));
+    await plan.getByRole('button', { name: /^Add 1 reminder to Van$/ }).click();
+    await plan.getByText('Added 1 reminder to Van.').waitFor();
+    const titles = (await api('GET', `/api/reminders?vehicle_id=${van.id}`)).map((r) => r.title).sort();
+    assert.deepEqual(titles, ['AdBlue top-up', 'Spark plugs'], 'the ticked spark plugs added, AdBlue not twice, the unticked brake fluid not at all');
   });
 });
 

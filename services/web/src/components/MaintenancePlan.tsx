@@ -6,11 +6,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { docqa, type DocumentInfo, type MaintenanceSchedule } from '../api/docqa';
 import { canWriteRefuels, type Vehicle } from '../api/fuel';
-import { costPaths, type Reminder } from '../api/costs';
+import { costPaths, costs, type Reminder } from '../api/costs';
+import { Dec } from '../lib/decimal';
 import { sessions } from '../api/session';
 import { outbox, sync } from '../offline/sync';
 import { useResource } from '../hooks';
-import { alreadyReminded, applies, initialTicks, keepTicks, keptTicks, reminderOf, type MaintenanceItem } from '../lib/maintenance';
+import { applies, initialTicks, keepTicks, keptTicks, plannedAs, reminderOf, type MaintenanceItem } from '../lib/maintenance';
 import { fmtDistance, fuelTypeName } from '../lib/labels';
 import { units as activeUnits } from '../lib/preferences';
 import { uuid } from '../lib/uuid';
@@ -51,6 +52,7 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<string[]>([]);
   const [page, setPage] = useState<PageRef | null>(null);
+  const [taken, setTaken] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -114,6 +116,18 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
     }
   }
 
+  /** take puts the manual's interval for item into the owner's reminder of its job. */
+  async function take(mine: Reminder, item: MaintenanceItem, km: number | null) {
+    setTaken(null);
+    try {
+      await costs.updateReminder(mine.id, { every_km: km === null ? null : new Dec(String(km)), every_months: item.every_months });
+      setTaken(tp('plan.intervalTaken', { title: mine.title, interval: intervalText(item, km) }));
+      existing.reload();
+    } catch (e) {
+      setTaken(tp('plan.intervalNotTaken', { message: (e as Error).message }));
+    }
+  }
+
   const hid = `plan-${doc.fileMd5}`;
   return (
     <section class="plan" aria-labelledby={hid}>
@@ -133,7 +147,9 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
       {proposed.length > 0 && (
         <ul class="plan-items" aria-label={tp('plan.items')}>
           {proposed.map(({ item, reminder }, i) => {
-            const already = alreadyReminded(reminder, known);
+            // One reminder per job: the owner's of this job, if any (lib/maintenance.ts plannedAs).
+            const mine = plannedAs(reminder, known, item.conditions);
+            const sameInterval = mine !== null && (mine.every_km ?? null) === reminder.every_km && (mine.every_months ?? null) === item.every_months;
             const fits = !vehicle || applies(reminder.title, vehicle.fuel_type);
             const label = item.pageLabel ?? String(item.page);
             return (
@@ -146,9 +162,15 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
                 </div>
                 <p id={`${hid}-${i}-what`} class="hint">
                   {intervalText(item, reminder.every_km)}
-                  {already && <> · <strong>{tp('plan.already')}</strong></>}
+                  {mine && <> · <strong>{tp('plan.planned', { title: mine.title })}</strong></>}
                   {!fits && vehicle && <> · <strong>{tp('plan.notApplicable', { fuel: fuelTypeName(vehicle.fuel_type) })}</strong></>}
                 </p>
+                {mine && !sameInterval && (
+                  <button type="button" class="secondary"
+                    onClick={() => void take(mine, item, reminder.every_km)}>
+                    {tp('plan.takeInterval', { interval: intervalText(item, reminder.every_km) })}
+                  </button>
+                )}
                 <p class="plan-quote">
                   <button type="button" class="link"
                     onClick={() => setPage({ md5: doc.fileMd5, page: item.page, ...(item.pageLabel ? { label: item.pageLabel } : {}), name: doc.fileName, highlights: [] })}>
@@ -161,6 +183,7 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
           })}
         </ul>
       )}
+      {taken && <Status>{taken}</Status>}
       {result.length > 0 && <Status>{result.join(' ')}</Status>}
       {result.length > 0 && <p><a href="/costs#reminders">{tp('plan.seeReminders')}</a></p>}
       <div class="buttons">

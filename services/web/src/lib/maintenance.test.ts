@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { alreadyReminded, applies, categoryOf, clip, initialTicks, keepTicks, keptTicks, reminderOf, type MaintenanceItem } from './maintenance';
+import { alreadyReminded, applies, categoryOf, clip, initialTicks, jobOf, keepTicks, keptTicks, plannedAs, reminderOf, type MaintenanceItem } from './maintenance';
 
 const item = (over: Partial<MaintenanceItem>): MaintenanceItem => ({
   title: 'Engine oil and filter', every_km: 15000, every_miles: null, every_months: 12, conditions: '', page: 4, quote: 'Engine oil and filter 15,000 12', ...over,
@@ -77,7 +77,7 @@ describe('applies', () => {
 });
 
 describe('initialTicks', () => {
-  const proposed = ['Engine oil and filter', 'Spark plugs', 'AdBlue', 'Brake fluid'].map((title) => ({ reminder: { title } }));
+  const proposed = ['Engine oil and filter', 'Spark plugs', 'AdBlue', 'Brake fluid'].map((title) => ({ item: { conditions: '' }, reminder: { title } }));
   it('ticks what applies and is not a reminder yet', () => {
     expect([...initialTicks(proposed, [{ title: 'brake  FLUID' }], 'diesel', {})]).toEqual([0, 2]);
     expect([...initialTicks(proposed, [], 'gasoline', {})]).toEqual([0, 1, 3]);
@@ -85,6 +85,36 @@ describe('initialTicks', () => {
   it('follows the owner\'s own ticks, but never ticks a job the vehicle has a reminder of', () => {
     const own = { 'Spark plugs': true, 'Engine oil and filter': false, 'Brake fluid': true };
     expect([...initialTicks(proposed, [{ title: 'Brake fluid' }], 'diesel', own)]).toEqual([1, 2]);
+    // The owner's "Oil change" is the engine oil's job, whatever the ticks say.
+    expect([...initialTicks(proposed, [{ title: 'Oil change' }], 'diesel', { 'Engine oil and filter': true })]).toEqual([2, 3]);
+  });
+});
+
+describe('plannedAs', () => {
+  const mine = [{ id: 1, title: 'Oil change' }, { id: 2, title: 'Bremsflüssigkeit wechseln' }, { id: 3, title: 'Cabin filter' }, { id: 4, title: 'engine OIL and filter' }];
+  it('finds the reminder of the same title first, else of the same job in any of the three languages', () => {
+    expect(plannedAs({ title: 'Engine oil and filter' }, mine)?.id).toBe(4);
+    expect(plannedAs({ title: 'Engine oil and oil filter' }, mine)?.id).toBe(1);
+    expect(plannedAs({ title: 'Motorölwechsel' }, mine)?.id).toBe(1);
+    expect(plannedAs({ title: '发动机机油及机油滤清器' }, mine)?.id).toBe(1);
+    expect(plannedAs({ title: 'Brake fluid' }, mine)?.id).toBe(2);
+  });
+  it('keeps apart what is not one job: the engine\'s air filter and the cabin\'s, and an item under conditions', () => {
+    expect(plannedAs({ title: 'Air filter' }, mine)).toBeNull();
+    expect(plannedAs({ title: 'Pollen filter' }, mine)?.id).toBe(3);
+    expect(plannedAs({ title: 'Engine oil and oil filter (severe conditions)' }, mine, 'severe conditions')).toBeNull();
+    expect(plannedAs({ title: 'Wiper blades' }, mine)).toBeNull();
+  });
+});
+
+describe('jobOf', () => {
+  it.each([
+    ['Engine oil and filter', 'engine-oil'], ['Ölwechsel', 'engine-oil'], ['Oil change', 'engine-oil'], ['更换机油', 'engine-oil'],
+    ['Cabin air filter', 'cabin-filter'], ['Innenraumluftfilter', 'cabin-filter'], ['Air filter element', 'air-filter'], ['Luftfilter', 'air-filter'],
+    ['Brake fluid', 'brake-fluid'], ['Zahnriemen', 'timing-belt'], ['Rotate the tyres', 'tyre-rotation'], ['Tire rotation', 'tyre-rotation'],
+    ['Battery check', null], ['Boiling point of the brake', null],
+  ])('%s is %s', (title, job) => {
+    expect(jobOf(title)).toBe(job);
   });
 });
 

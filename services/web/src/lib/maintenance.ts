@@ -70,10 +70,51 @@ export function reminderOf(item: MaintenanceItem, vehicleId: number, manual: str
   };
 }
 
+const titleKey = (s: string) => s.trim().replace(/\s+/g, ' ').toLocaleLowerCase();
+
+// The jobs a schedule names, each by its words in English (whole words),
+// German (stems, wherever in a compound) and Chinese: "Engine oil and oil
+// filter" and the owner's "Oil change" are one job. First match wins, so a
+// cabin filter is not the engine's air filter, nor brake fluid a fluid change.
+const JOBS: readonly [string, RegExp][] = [
+  ['cabin-filter', /cabin|pollen|innenraum|空调滤/iu],
+  ['engine-oil', /(?<!\p{L})(engine oil|motor oil|oil change|oil and filter|oil filter|oil service)(?!\p{L})|motoröl|motorenöl|ölwechsel|ölfilter|ölservice|机油|机滤/iu],
+  ['spark-plugs', /(?<!\p{L})spark[ -]?plugs?(?!\p{L})|zündkerze|火花塞/iu],
+  ['glow-plugs', /(?<!\p{L})glow[ -]?plugs?(?!\p{L})|glühkerze|预热塞/iu],
+  ['adblue', /(?<!\p{L})(adblue|def|diesel exhaust fluid|urea)(?!\p{L})|harnstoff|尿素/iu],
+  ['brake-fluid', /(?<!\p{L})brake fluid(?!\p{L})|bremsflüssigkeit|制动液|刹车油/iu],
+  ['coolant', /(?<!\p{L})(coolant|antifreeze)(?!\p{L})|kühlmittel|kühlflüssigkeit|冷却液|防冻液/iu],
+  ['timing-belt', /(?<!\p{L})timing belt(?!\p{L})|zahnriemen|正时皮带/iu],
+  ['air-filter', /(?<!\p{L})air filter(?!\p{L})|luftfilter|空气滤清器|空滤/iu],
+  ['fuel-filter', /(?<!\p{L})fuel filter(?!\p{L})|kraftstofffilter|dieselfilter|燃油滤清器|汽油滤清器|柴油滤清器/iu],
+  ['transmission-fluid', /(?<!\p{L})(transmission|gearbox) (fluid|oil)(?!\p{L})|getriebeöl|变速箱油/iu],
+  ['wiper-blades', /(?<!\p{L})wiper blades?(?!\p{L})|wischerblätter|wischblätter|雨刮/iu],
+  ['tyre-rotation', /(?<!\p{L})(tyre|tire) rotation(?!\p{L})|(?<!\p{L})rotate (the )?(tyres|tires)(?!\p{L})|reifen tauschen|轮胎换位/iu],
+];
+
+/** jobOf: the job a title names (JOBS), null when none is known. */
+export function jobOf(title: string): string | null {
+  return JOBS.find(([, re]) => re.test(title))?.[0] ?? null;
+}
+
+/**
+ * plannedAs: the vehicle's reminder for the item's job: one of the same
+ * title (case and spacing aside), else one of the same job ("Oil change"
+ * for "Engine oil and oil filter"); null when it has none. Conditions tell two
+ * items of one job apart ("… (under severe conditions)"), so a job's
+ * reminder answers for the item without them only.
+ */
+export function plannedAs<R extends { title: string }>(r: Pick<ProposedReminder, 'title'>, existing: readonly R[], conditions = ''): R | null {
+  const same = existing.find((e) => titleKey(e.title) === titleKey(r.title));
+  if (same) return same;
+  const job = jobOf(r.title);
+  if (job === null || conditions.trim() !== '') return null;
+  return existing.find((e) => jobOf(e.title) === job) ?? null;
+}
+
 /** alreadyReminded: whether the vehicle has a reminder of that title already (case and spacing aside). */
 export function alreadyReminded(r: Pick<ProposedReminder, 'title'>, existing: readonly { title: string }[]): boolean {
-  const key = (s: string) => s.trim().replace(/\s+/g, ' ').toLocaleLowerCase();
-  return existing.some((e) => key(e.title) === key(r.title));
+  return existing.some((e) => titleKey(e.title) === titleKey(r.title));
 }
 
 /** What a job needs of the car: an engine burning fuel, spark ignition (petrol, gas) or a diesel engine. */
@@ -114,13 +155,16 @@ export type Ticks = Record<string, boolean>;
 /**
  * initialTicks: the items ticked when the plan opens: the owner's own choice
  * where there is one, else those that apply and that the vehicle has no
- * reminder of. An item the vehicle has a reminder of is never ticked: added
- * again it would be a second reminder for one job.
+ * reminder of. An item the vehicle has a reminder for (plannedAs) is never
+ * ticked: added it would be a second reminder for one job.
  */
-export function initialTicks(proposed: readonly { reminder: Pick<ProposedReminder, 'title'> }[], existing: readonly { title: string }[], fuel: FuelType, own: Ticks): Set<number> {
+export function initialTicks(
+  proposed: readonly { item: Pick<MaintenanceItem, 'conditions'>; reminder: Pick<ProposedReminder, 'title'> }[],
+  existing: readonly { title: string }[], fuel: FuelType, own: Ticks,
+): Set<number> {
   const out = new Set<number>();
-  proposed.forEach(({ reminder }, i) => {
-    if (alreadyReminded(reminder, existing)) return;
+  proposed.forEach(({ item, reminder }, i) => {
+    if (plannedAs(reminder, existing, item.conditions) !== null) return;
     if (own[reminder.title] ?? applies(reminder.title, fuel)) out.add(i);
   });
   return out;
