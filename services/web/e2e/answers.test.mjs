@@ -41,14 +41,20 @@ after(async () => {
 });
 
 describe('Ask without a chat model', () => {
-  it('says that the answer is quoted passages and how a model is configured', async () => {
+  it('says that the answer is quoted passages, once in a conversation, in an owner\'s words', async () => {
     await page.goto(`${s.base}/ask`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     const answer = await ask('How often should I change the engine oil?');
     const notice = answer.getByText('No AI model is configured: these are the passages of your manuals that best match your question', { exact: false });
     await notice.waitFor();
-    await answer.getByText('configure one with CHAT_BASE_URL and CHAT_API_KEY', { exact: false }).waitFor();
+    await answer.getByText('For answers written in words, whoever runs this app can add an AI model.', { exact: false }).waitFor();
+    assert.doesNotMatch(await answer.innerText(), /CHAT_BASE_URL|README/, 'the operator\'s settings are the README\'s, not the owner\'s');
     assert.match(await answer.innerText(), /\[1\] oil-manual\.pdf, p\. \d: /);
+    // Said once in a conversation: the next answer quotes without saying it again.
+    const again = await ask('What oil grade does the engine take?');
+    await again.getByText('[1] oil-manual.pdf', { exact: false }).waitFor();
+    assert.doesNotMatch(await again.innerText(), /No AI model is configured/);
+    assert.equal(await page.getByText('No AI model is configured', { exact: false }).count(), 1);
   });
 
   it('three quotes give three source links, numbered as quoted; More sources holds the rest, collapsed', async () => {
@@ -82,7 +88,7 @@ describe('Ask without a chat model', () => {
         'Without an AI model nothing is translated, so none is quoted.',
       { exact: false },
     ).waitFor();
-    await answer.getByText('configure one with CHAT_BASE_URL and CHAT_API_KEY', { exact: false }).waitFor();
+    await answer.getByText('For answers written in words, whoever runs this app can add an AI model.', { exact: false }).waitFor();
     const text = await answer.innerText();
     assert.doesNotMatch(text, /oil-manual\.pdf|Engine oil/, 'no passage is quoted');
     assert.doesNotMatch(text, /these are the passages of your manuals that best match/, 'not the notice of a quoted answer');
@@ -111,7 +117,7 @@ describe('Ask without a chat model', () => {
       await answer.getByText('你的手册是另一种语言：与你的问题相符的段落是用拉丁字母写的。未配置 AI 模型时无法翻译，因此不作引用。', { exact: false }).waitFor();
       const text = await answer.innerText();
       assert.doesNotMatch(text, /oil-manual\.pdf|Engine oil|Latin/);
-      assert.match(text, /打开段落。本应用的管理员可通过 CHAT_BASE_URL/, 'Chinese sentences follow each other without a space');
+      assert.match(text, /打开段落。如需用文字写成的回答/, 'Chinese sentences follow each other without a space');
       await page.getByText('更多出处（6）', { exact: true }).waitFor();
       await page.screenshot({ path: '/tmp/answers-other-script-zh.png' });
     } finally {

@@ -345,7 +345,7 @@ export const de: Record<MessageKey, string> = {
   'ask.sources': 'Quellen',
   'ask.source': '{file}, S. {page}',
   'ask.quotesMode': 'Es ist kein KI-Modell eingerichtet: Dies sind die Abschnitte Ihrer Handbücher, die am besten zu Ihrer Frage passen, unverändert zitiert.',
-  'ask.quotesHowTo': 'Wer diese App betreibt, kann eines mit CHAT_BASE_URL und CHAT_API_KEY einrichten (README, „Configuration“).',
+  'ask.quotesHowTo': 'Für ausformulierte Antworten kann, wer diese App betreibt, ein KI-Modell einrichten.',
   'ask.scopeVehicle': 'Gefragt wird das Handbuch von {vehicle}: {manuals}.',
   'ask.scopeAll': 'Alle Handbücher fragen',
   'ask.scopeEvery': 'Gefragt werden alle Handbücher.',

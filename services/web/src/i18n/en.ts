@@ -354,7 +354,7 @@ export const en = {
   'ask.sources': 'Sources',
   'ask.source': '{file}, p. {page}',
   'ask.quotesMode': 'No AI model is configured: these are the passages of your manuals that best match your question, quoted as they are.',
-  'ask.quotesHowTo': 'Whoever runs this app can configure one with CHAT_BASE_URL and CHAT_API_KEY (README, "Configuration").',
+  'ask.quotesHowTo': 'For answers written in words, whoever runs this app can add an AI model.',
   'ask.scopeVehicle': "Asking {vehicle}'s manual: {manuals}.",
   'ask.scopeAll': 'Ask every manual',
   'ask.scopeEvery': 'Asking every manual.',

@@ -344,7 +344,7 @@ export const zh: Record<MessageKey, string> = {
   'ask.sources': '出处',
   'ask.source': '{file}，第 {page} 页',
   'ask.quotesMode': '未配置 AI 模型：以下是手册中与你的问题最相符的段落，按原文引用。',
-  'ask.quotesHowTo': '本应用的管理员可通过 CHAT_BASE_URL 和 CHAT_API_KEY 配置模型（见 README 的 "Configuration" 一节）。',
+  'ask.quotesHowTo': '如需用文字写成的回答，本应用的管理员可以接入 AI 模型。',
   'ask.scopeVehicle': '正在询问{vehicle}的手册：{manuals}。',
   'ask.scopeAll': '询问全部手册',
   'ask.scopeEvery': '正在询问全部手册。',

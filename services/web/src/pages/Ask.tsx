@@ -94,12 +94,19 @@ function Sources({ turn, label, onOpen }: SourcesProps) {
  * configures a model. No link: the README that says more is the
  * installation's, not served by it.
  */
-function QuotesNotice({ notice }: { notice?: AnswerNotice | null }) {
+/**
+ * QuotesNotice: why a turn without a model quotes what it quotes. That no
+ * model is set up is said once in a conversation (first: its first quoted
+ * turn), in an owner's words (the operator's settings are the README's); a
+ * notice of the turn's own (the manuals are in another script) every time.
+ */
+function QuotesNotice({ notice, first }: { notice?: AnswerNotice | null; first: boolean }) {
+  if (!notice && !first) return null;
   return (
     <p class="notice quotes-notice">
       {notice ? otherScriptNotice(notice.scripts) : t('ask.quotesMode')}
-      {language() === 'zh' ? '' : ' '/* Chinese sentences are not spaced */}
-      {t('ask.quotesHowTo')}
+      {first && (language() === 'zh' ? '' : ' '/* Chinese sentences are not spaced */)}
+      {first && t('ask.quotesHowTo')}
     </p>
   );
 }
@@ -212,6 +219,9 @@ export function Ask({ accounts, vehicles, chosen }: { accounts: boolean } & Vehi
     if (!streaming) (e.currentTarget as HTMLTextAreaElement).form?.requestSubmit();
   }
 
+  // The conversation's first quoted turn, which says that no model is set up (-1: none yet).
+  const firstQuoted = turns.findIndex((turn) => turn.mode === 'quotes');
+
   return (
     <>
       <h1 tabIndex={-1}>{t('nav.ask')}</h1>
@@ -224,7 +234,7 @@ export function Ask({ accounts, vehicles, chosen }: { accounts: boolean } & Vehi
             <div class="turn" key={i}>
               <p class="q">{turn.question}</p>
               <AnsweredFrom scope={turn.scope} />
-              {turn.mode === 'quotes' && <QuotesNotice notice={turn.notice} />}
+              {turn.mode === 'quotes' && <QuotesNotice notice={turn.notice} first={i === firstQuoted} />}
               {!turn.notice && <p class="a">{turn.answer}</p>}
               <Sources turn={turn} label={t('ask.sourcesOf', { n: i + 1 })} onOpen={openPage} />
             </div>
@@ -240,7 +250,7 @@ export function Ask({ accounts, vehicles, chosen }: { accounts: boolean } & Vehi
             ) : (
               <>
                 <AnsweredFrom scope={current.scope} />
-                {current.mode === 'quotes' && <QuotesNotice notice={current.notice} />}
+                {current.mode === 'quotes' && <QuotesNotice notice={current.notice} first={firstQuoted === -1} />}
                 {/* The notice says what the service's sentence says, in the app's language. */}
                 {!current.notice && <p class="a">{current.answer || (streaming ? t('ask.looking') : '')}</p>}
               </>
