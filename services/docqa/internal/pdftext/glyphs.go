@@ -23,6 +23,10 @@ type glyph struct {
 	r                        rune
 	left, bottom, right, top float32
 	hasBox                   bool
+	// placed says that PDFium gave the character a box, perhaps of no
+	// size: a space it put at a word gap of a right-to-left line has a
+	// box of no width and no height, where the gap is (rtl.go).
+	placed bool
 	// origin is the x of the character's origin (its pen position),
 	// read only for a character after a space that looks stray (strayAt).
 	origin    float32
@@ -63,6 +67,7 @@ func readGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, count int) (gs 
 		if b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i}); err == nil {
 			g.left, g.bottom, g.right, g.top = b.Rect.Left, b.Rect.Bottom, b.Rect.Right, b.Rect.Top
 			g.hasBox = g.right >= g.left && g.top > g.bottom
+			g.placed = g.right >= g.left && g.top >= g.bottom
 		}
 	}
 	spaces := 0 // before i
@@ -411,6 +416,12 @@ func buildText(gs []glyph, measured bool) (string, []int) {
 	last := -1  // index of the last letter-like glyph written, -1 after a space or line end
 	lastAt := 0 // where its bytes begin in b
 	for i := 0; i < len(gs); i++ {
+		if i == 0 || gs[i-1].r == '\n' || gs[i-1].r == '\r' && gs[i].r != '\n' {
+			if j := frameLineEnd(gs, i); j > i {
+				i = j - 1
+				continue
+			}
+		}
 		if lines != nil {
 			// A line with right-to-left letters, written in logical order.
 			if l, ok := lines[i]; ok {
@@ -510,6 +521,46 @@ func buildText(gs []glyph, measured bool) (string, []int) {
 		}
 	}
 	return string(b), at
+}
+
+// frameGlyphs are what PDFium reads for the corners of the frame that
+// texinfo draws around an example (@cartouche, in R's manuals among
+// others): quarter circles of the LCIRCLE10 font, which has no ToUnicode
+// map and whose glyphs are named like ZapfDingbats' a8 to a11, so that
+// PDFium gives U+271F (a8, the top right corner), U+2720 (a9, bottom
+// right), U+2721 (a10, bottom left) and U+261B (a11, top left). pdftotext
+// gives nothing for them. They are dropped only where a line holds
+// nothing else (frameLineEnd): the same symbols in a sentence are text.
+var frameGlyphs = [...]rune{'\u261B', '\u271F', '\u2720', '\u2721'}
+
+// frameLineEnd returns, when the line starting at start holds frame
+// corners and nothing else but spaces, the index after its line end (or
+// len(gs)), and -1 otherwise.
+func frameLineEnd(gs []glyph, start int) int {
+	corners := false
+	for i := start; i < len(gs); i++ {
+		switch r := gs[i].r; {
+		case r == '\r':
+			if i+1 < len(gs) && gs[i+1].r == '\n' {
+				i++
+			}
+			fallthrough
+		case r == '\n':
+			if corners {
+				return i + 1
+			}
+			return -1
+		case r == ' ':
+		case slices.Contains(frameGlyphs[:], r):
+			corners = true
+		default:
+			return -1
+		}
+	}
+	if corners {
+		return len(gs)
+	}
+	return -1
 }
 
 // compose returns base (the UTF-8 of a letter, perhaps with marks) followed

@@ -1,7 +1,11 @@
 package pdftext
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -290,5 +294,80 @@ func TestBuildTextMeasuresGapsOnlyWhereAllWereRead(t *testing.T) {
 	}
 	if got, _ := buildText(gs, true); got != "is a compiled" {
 		t.Errorf("measured: %q", got)
+	}
+}
+
+// The corners of texinfo's example frames (@cartouche) in R's manuals,
+// which PDFium reads as dingbats: a line of them and nothing else is
+// dropped with its line end, as pdftotext gives nothing for them; the
+// same symbols beside words are kept. The lines are PDFium's for page 39
+// of R-intro.pdf (Debian's r-doc-pdf): "☛ ✟" above the example and
+// "✡ ✠" below it, a space PDFium made up between the two corners.
+func TestBuildTextDropsFrameCornerLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"R-intro example", "look as follows.\r\n☛ ✟\r\nInput file form\r\n01 52.00 111.0\r\n✡ ✠\r\nBy default",
+			"look as follows.\nInput file form\n01 52.00 111.0\nBy default"},
+		{"first and last line", "☛ ✟\r\nInput\r\n✡ ✠", "Input\n"},
+		{"line ends without CR", "a\n✡ ✠\nb", "a\nb"},
+		{"one corner alone", "a\r\n ✟ \r\nb", "a\nb"},
+		{"a symbol in a sentence", "☛ See the note.\r\nThe ✠ marks a date.", "☛ See the note.\nThe ✠ marks a date."},
+		{"other dingbats", "✓ ✗\r\nb", "✓ ✗\nb"},
+		{"a blank line stays", "a\r\n \r\nb", "a\n \nb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gs := line(tc.text)
+			got, at := buildText(gs, true)
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if len(at) != len(got) {
+				t.Fatalf("%d byte indexes for %d bytes", len(at), len(got))
+			}
+			for i, k := range at {
+				if gs[k].r != []rune(tc.text)[k] {
+					t.Fatalf("byte %d points at %q", i, gs[k].r)
+				}
+			}
+		})
+	}
+}
+
+// rIntro is R's introduction as Debian's r-doc-pdf installs it (the
+// retrieval benchmark reads it too). The package is not one the tests
+// install, so the tests that read it skip without it, under CI as well.
+const rIntro = "/usr/share/R/doc/manual/R-intro.pdf"
+
+// TestRIntroExamplesHaveNoFrameCorners reads the pages of R-intro whose
+// examples are framed (@cartouche; 39 and 40 hold four frames): no corner
+// is left, and the text of the examples and around them is.
+func TestRIntroExamplesHaveNoFrameCorners(t *testing.T) {
+	if _, err := os.Stat(rIntro); err != nil {
+		t.Skipf("%s is not installed (apt-get install r-doc-pdf)", rIntro)
+	}
+	f, size := mustOpen(t, rIntro)
+	doc, err := engine.Extract(context.Background(), f, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Pages) < 40 {
+		t.Fatalf("%d pages", len(doc.Pages))
+	}
+	var text strings.Builder
+	for _, p := range doc.Pages {
+		if strings.ContainsFunc(p.Text, func(r rune) bool { return slices.Contains(frameGlyphs[:], r) }) {
+			t.Errorf("page %d keeps a frame corner: %q", p.Number, p.Text)
+		}
+		text.WriteString(p.Text)
+	}
+	for _, want := range []string{
+		"look as follows.\nInput file form with names and row labels:\n",
+		"05 59.75 93.0 900 5 1.9 yes\n...\nBy default numeric items",
+		"Input file form without row labels:\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("missing %q", want)
+		}
 	}
 }

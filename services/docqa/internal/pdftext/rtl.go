@@ -96,7 +96,9 @@ func reorderLines(gs []glyph) map[int]visualLine {
 }
 
 // cluster is a base character and the marks set on it (indexes into gs),
-// with the box of them all.
+// with the box of them all. The other characters of the base's glyph (a
+// ligature whose ToUnicode is two letters: lam and alef) count as marks:
+// they keep PDFium's order, which is the ligature's logical order.
 type cluster struct {
 	base                     int
 	marks                    []int
@@ -107,10 +109,14 @@ type cluster struct {
 	// character of a line has), the glyphs' own extent is unknown, and
 	// so is the gap beside them.
 	split bool
+	// nonJoiner: a zero-width non-joiner follows the cluster (in logical
+	// order).
+	nonJoiner bool
 }
 
 // reorderLine writes gs[start:end] (one line, no line end in it) in
-// logical order, with rtl as the base direction; ok is false when the line
+// logical order, with rtl (the page's direction) as the base direction
+// unless the line has no left-to-right letter; ok is false when the line
 // has no right-to-left letter or its characters cannot be placed.
 func reorderLine(gs []glyph, start, end int, rtl bool) (l visualLine, ok bool) {
 	defer func() {
@@ -124,15 +130,19 @@ func reorderLine(gs []glyph, start, end int, rtl bool) (l visualLine, ok bool) {
 	if end-start > maxReorderedLine {
 		return visualLine{}, false
 	}
-	var idx []int      // the line's printing characters
-	var gaps []float32 // the centres of its space glyphs that have a box of some width
-	any := false
+	var idx []int        // the line's printing characters
+	var gaps []float32   // the centres of its space glyphs that have a box of some width
+	var points []float32 // where its spaces of no width stand (PDFium's spaces at word gaps)
+	any, ltr := false, false
 	for i := start; i < end; i++ {
 		r := gs[i].r
 		switch {
 		case r == ' ' || r == '\u00a0':
-			if gs[i].hasBox && gs[i].right > gs[i].left {
-				gaps = append(gaps, (gs[i].left+gs[i].right)/2)
+			switch g := gs[i]; {
+			case g.hasBox && g.right > g.left:
+				gaps = append(gaps, (g.left+g.right)/2)
+			case g.placed:
+				points = append(points, g.left)
 			}
 			continue
 		case unicode.IsSpace(r), unicode.IsControl(r), r == 0xFFFE, r == 0xFFFF, r == 0xFEFF:
@@ -141,18 +151,34 @@ func reorderLine(gs []glyph, start, end int, rtl bool) (l visualLine, ok bool) {
 			return visualLine{}, false
 		}
 		any = any || strongRTL(r)
+		ltr = ltr || strongLTR(r)
 		idx = append(idx, i)
 	}
 	if !any {
 		return visualLine{}, false
 	}
+	// A line with no left-to-right letter reads from the right, whatever
+	// the page: a Persian sentence's last line, its full stop at the left
+	// end, on a page of LaTeX code.
+	rtl = rtl || !ltr
 	// The line's height: its tallest box. A box much smaller is not a
 	// loose box (ascent to descent, origin to advance) but the glyph's own
 	// outline, or a share of it: PDFium gives each character of an
-	// /ActualText span a part of the span's box.
-	var h float32
+	// /ActualText span a part of the span's box. Marks do not count when
+	// the line has letters: XeTeX raises a mark's loose box over its
+	// letter (a tanwin of lshort-persian reaches 0.33 of the font size
+	// above the letters), and a line that tall would take every letter's
+	// loose box for an outline and every word gap for a letter's bearing.
+	var h, hMarks float32
 	for _, i := range idx {
+		if unicode.In(gs[i].r, unicode.Mn, unicode.Me) {
+			hMarks = max(hMarks, gs[i].top-gs[i].bottom)
+			continue
+		}
 		h = max(h, gs[i].top-gs[i].bottom)
+	}
+	if h == 0 {
+		h = hMarks
 	}
 	if h <= 0 {
 		return visualLine{}, false
@@ -180,15 +206,25 @@ func reorderLine(gs []glyph, start, end int, rtl bool) (l visualLine, ok bool) {
 	})
 	clusters := clustersOf(gs, idx)
 	slices.Sort(gaps)
+	slices.Sort(points)
 
 	// The visual line: clusters left to right, a space between two of
 	// them when a space glyph stands between them or a gap wider than a
-	// word space (wordBreakRTL).
+	// word space (wordBreakRTL). A space glyph over the letters of a word
+	// stands for a zero-width non-joiner (nonJoinerBetween).
 	var runes []rune
 	var first []int // the cluster each rune belongs to, -1 for a space
-	for k, c := range clusters {
-		if k > 0 && (wordBreakRTL(clusters[k-1], c, h) || spaceBetween(gaps, clusters[k-1], c)) {
-			runes, first = append(runes, ' '), append(first, -1)
+	for k := range clusters {
+		c := &clusters[k]
+		if k > 0 {
+			p := &clusters[k-1]
+			switch {
+			case wordBreakRTL(*p, *c, h) || spaceBetween(gaps, *p, *c) || pointBetween(points, *p, *c, h):
+				runes, first = append(runes, ' '), append(first, -1)
+			case nonJoinerBetween(gs, gaps, *p, *c):
+				// Logically the right-hand letter comes first.
+				c.nonJoiner = true
+			}
 		}
 		runes, first = append(runes, gs[c.base].r), append(first, k)
 		for _, m := range c.marks {
@@ -221,7 +257,10 @@ func reorderLine(gs []glyph, start, end int, rtl bool) (l visualLine, ok bool) {
 		for _, m := range c.marks {
 			s += string(gs[m].r)
 		}
-		s = norm.NFC.String(s)
+		s = norm.NFC.String(decomposePresentationForms(s))
+		if c.nonJoiner {
+			s += "\u200c"
+		}
 		b = append(b, s...)
 		for range len(s) {
 			at = append(at, c.base)
@@ -289,6 +328,85 @@ func spaceBetween(gaps []float32, p, c cluster) bool {
 	return false
 }
 
+// pointBetween says whether a space of no width (PDFium's, at a word gap:
+// lshort-persian's xdvipdfmx pages have one at every gap) stands in a gap
+// between clusters p and c (p left of c), at either end of it: points are
+// the spaces' x, sorted; h is the line's height. An end may lie a little
+// inside a box (the pen stands left of an f's overhang: up to 0.04 of h in
+// lshort-persian), hence pointSlack. PDFium puts such spaces inside words
+// too: where the boxes leave no gap (between the /ActualText spans of
+// Chromium's Arabic, and after an alef's tanwin), and among the tiny boxes
+// of pointed Hebrew (under rtlMinBox), which say nothing of gaps: no word
+// gap.
+func pointBetween(points []float32, p, c cluster, h float32) bool {
+	slack := pointSlack * h
+	if c.left-p.right <= 0.01*h || p.top-p.bottom < rtlMinBox*h || c.top-c.bottom < rtlMinBox*h {
+		return false
+	}
+	k, _ := slices.BinarySearch(points, p.right-slack)
+	for ; k < len(points) && points[k] <= c.left+slack; k++ {
+		if x := points[k]; x <= p.right+slack || x >= c.left-slack {
+			return true
+		}
+	}
+	return false
+}
+
+// pointSlack: how far inside a box (a share of the line's height) a space
+// of no width may stand and still mark the gap beside it.
+const pointSlack = 0.1
+
+// nonJoinerBetween says whether a space glyph with a box stands over the
+// joint of two right-to-left letters, p and c (p left of c, no word gap
+// between them): its centre between theirs but not in a gap, as when the
+// producer drew a space glyph for a zero-width non-joiner and took its
+// advance back (xdvipdfmx's Persian: "رشته‌های", the font's glyph for
+// U+200C being its space). gaps are the centres of the line's space glyphs
+// with a box, sorted.
+func nonJoinerBetween(gs []glyph, gaps []float32, p, c cluster) bool {
+	if !arabicLetter(gs[p.base].r) || !arabicLetter(gs[c.base].r) {
+		return false
+	}
+	lo, hi := (p.left+p.right)/2, (c.left+c.right)/2
+	k, _ := slices.BinarySearch(gaps, lo)
+	return k < len(gaps) && gaps[k] > lo && gaps[k] < hi
+}
+
+// arabicLetter says whether r is a letter of right-to-left script that
+// joins its neighbours (bidi class AL: Arabic, Syriac, Thaana), where a
+// zero-width non-joiner means something; Hebrew letters do not join.
+func arabicLetter(r rune) bool {
+	if r < 0x0600 || !unicode.IsLetter(r) {
+		return false
+	}
+	p, _ := bidi.LookupRune(r)
+	return p.Class() == bidi.AL
+}
+
+// decomposePresentationForms writes the Arabic presentation forms of s
+// (U+FB50–U+FDFF, U+FE70–U+FEFE: the shapes a font draws, which a
+// ToUnicode map sometimes names) as the letters they stand for, by their
+// compatibility decomposition: a lam-alef ligature is lam then alef
+// (U+FEFB is U+0644 U+0627), in logical order.
+func decomposePresentationForms(s string) string {
+	if !strings.ContainsFunc(s, presentationForm) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if presentationForm(r) {
+			b.WriteString(norm.NFKC.String(string(r)))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func presentationForm(r rune) bool {
+	return r >= 0xFB50 && r <= 0xFDFF || r >= 0xFE70 && r <= 0xFEFE
+}
+
 // maxReorderedLine bounds the characters of a line written again from
 // its boxes (a printed line has a few hundred): a longer one, which only
 // a hostile file has, keeps PDFium's order, so that its cost stays linear.
@@ -306,8 +424,16 @@ func clustersOf(gs []glyph, idx []int) []cluster {
 	for p, i := range idx {
 		owner[p] = -1
 		if !isMark(i) || !bases {
-			owner[p] = len(out)
 			g := gs[i]
+			if n := len(out); n > 0 && p > 0 && owner[p-1] == n-1 && sameBox(g, gs[idx[p-1]]) {
+				// A character of the glyph before it: PDFium gives
+				// each character of a glyph's ToUnicode string the
+				// glyph's box.
+				owner[p] = n - 1
+				out[n-1].marks = append(out[n-1].marks, i)
+				continue
+			}
+			owner[p] = len(out)
 			out = append(out, cluster{base: i, left: g.left, right: g.right, bottom: g.bottom, top: g.top})
 		}
 	}
@@ -379,6 +505,12 @@ func pickBase(gs []glyph, m glyph, out []cluster, l, r int) int {
 		return r
 	}
 	return l
+}
+
+// sameBox says whether a and b have the same box.
+func sameBox(a, b glyph) bool {
+	const eps = 1e-3
+	return sameHeight(a, b) && a.left-b.left < eps && b.left-a.left < eps && a.right-b.right < eps && b.right-a.right < eps
 }
 
 // sameHeight says whether a and b have the same vertical extent.
