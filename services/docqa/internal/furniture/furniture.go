@@ -7,7 +7,14 @@
 // The rule (proto-docs/docqa-pdf-decisions.md, "Page furniture"):
 //
 //   - The candidates are the first two and the last two non-empty lines of
-//     each page (the top band and the bottom band).
+//     each page (the top band and the bottom band). A line among them that
+//     reads as text is never furniture and counts for nothing below: it has
+//     more than MaxWords words, or it ends like a sentence or a clause
+//     (. ! ? , ; : or their CJK forms, closing quotes and brackets after
+//     the mark aside). A head or foot is a short title; a body sentence
+//     that sits at the edge and carries its page's number ("the torque for
+//     wheel bolts in section 7 is ...", "See also: [eq], page 165.") is
+//     text however often its shape repeats.
 //   - A line's key is its words lower-cased, every number (arabic or roman)
 //     written "#", punctuation and spacing ignored: "Chapter 5: Arrays 21"
 //     and "Chapter 5: Arrays 22" share the key "chapter # arrays #".
@@ -41,6 +48,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Thresholds of the rule (see the package comment).
@@ -49,7 +57,12 @@ const (
 	MinShare    = 0.3
 	HeadMaxSpan = 0.6
 	OffsetShare = 0.1
-	bandLines   = 2
+	// MaxWords is the most words (letter and digit runs, numbers
+	// included) a furniture line has. The longest of the 2 914 furniture
+	// lines of the benchmark manuals has 10: "Chapter 9: List of Commands
+	// in the Gri Language 85".
+	MaxWords  = 12
+	bandLines = 2
 )
 
 // Page is one page of a document as the extractor read it.
@@ -91,6 +104,7 @@ type candidate struct {
 	exact   string // the key with its numbers written out
 	numbers []int
 	bare    bool // the line is only numbers
+	prose   bool // the line reads as text (see isProse), never furniture
 	carries bool // one of its numbers is the page's number
 	// labelled: one of its numbers is the page's printed label
 	labelled bool
@@ -117,6 +131,9 @@ func Strip(pages []Page) []Result {
 		lines[i] = strings.Split(p.Text, "\n")
 		cands[i] = candidates(lines[i])
 		for _, c := range cands[i] {
+			if c.prose {
+				continue
+			}
 			for _, n := range c.numbers {
 				if offsets[n-p.Number] == nil {
 					offsets[n-p.Number] = map[int]bool{}
@@ -142,6 +159,9 @@ func Strip(pages []Page) []Result {
 		label, hasLabel := parseNumber(p.Label)
 		for j := range cands[i] {
 			c := &cands[i][j]
+			if c.prose {
+				continue
+			}
 			for _, n := range c.numbers {
 				// The printed label, or the physical number plus an
 				// offset the document's pages share.
@@ -192,7 +212,7 @@ func Strip(pages []Page) []Result {
 		drop := map[int]bool{}
 		head, bookHead := "", ""
 		for _, c := range cands[i] {
-			if drop[c.line] {
+			if drop[c.line] || c.prose {
 				continue
 			}
 			k := groupKey{c.band, c.key}
@@ -252,7 +272,8 @@ func candidates(lines []string) []candidate {
 		}
 		taken[j] = true
 		exact := strings.ToLower(strings.Join(tokens(lines[j]), " "))
-		out = append(out, candidate{line: j, band: b, key: key, exact: exact, numbers: numbers, bare: bare})
+		out = append(out, candidate{line: j, band: b, key: key, exact: exact, numbers: numbers, bare: bare,
+			prose: !bare && isProse(lines[j])})
 	}
 	for j, n := 0, 0; j < len(lines) && n < bandLines; j++ {
 		if strings.TrimSpace(lines[j]) != "" {
@@ -267,6 +288,21 @@ func candidates(lines []string) []candidate {
 		}
 	}
 	return out
+}
+
+// isProse says whether a line reads as text rather than as a head or a
+// foot: it has more than MaxWords words, or it ends a sentence or a clause
+// (a wrapped sentence's line ending in a comma goes on below it). Closing
+// quotes and brackets after the mark do not hide it; a line ending in a
+// bracket without a mark before it ("GNU Octave (version 7.3.0)") is a
+// title.
+func isProse(line string) bool {
+	if len(tokens(line)) > MaxWords {
+		return true
+	}
+	end := strings.TrimRight(line, " \t)]}\"'”’»」』）")
+	r, _ := utf8.DecodeLastRuneInString(end)
+	return strings.ContainsRune(".!?,;:。！？，；：、", r)
 }
 
 // signOf is c's sign (see candidate), page telling whether a number is
