@@ -226,6 +226,8 @@ func (h *handler) chat(c *gin.Context) {
 	defer h.chatStreams.Dec()
 	ev := sourcesEvent{Mode: modeAnswer}
 	sources, more := hits, []docqa.ScoredChunk(nil)
+	// What a quoted source's highlights cover: the sentences quoted, by chunk id.
+	var marked map[string][]string
 	if quoter, ok := h.cfg.Chat.(docqa.Quoter); ok {
 		// The quotes are chosen before anything streams, so the sources
 		// event lists only what the answer quotes.
@@ -235,9 +237,10 @@ func (h *handler) chat(c *gin.Context) {
 			sources, more = nil, hits
 		} else {
 			sources, more = splitQuoted(hits, quoter.Quoted(q.Question, hits))
+			marked = quotedSentences(h.cfg.Chat, q.Question, hits)
 		}
 	}
-	marks := h.highlights(ctx, hits)
+	marks := h.highlights(ctx, hits, marked)
 	ev.Sources, ev.More = toSourceViews(sources, marks), toSourceViews(more, marks)
 	w := sse.New(c.Writer)
 	if err := w.Event("sources", ev); err != nil {
@@ -296,6 +299,28 @@ func (h *handler) chat(c *gin.Context) {
 		used = onePerPage(sources, seq(len(sources)))
 	}
 	_ = w.Event("done", doneEvent{FinishReason: finish, Used: used})
+}
+
+// sentenceQuoter is a Quoter that says which sentences of each source its
+// answer quotes (provider.ExtractiveChat).
+type sentenceQuoter interface {
+	QuotedSentences(question string, sources []docqa.ScoredChunk) map[int][]string
+}
+
+// quotedSentences returns the sentences chat quotes of each hit, by chunk
+// id; nil when chat does not say.
+func quotedSentences(chat docqa.ChatModel, question string, hits []docqa.ScoredChunk) map[string][]string {
+	sq, ok := chat.(sentenceQuoter)
+	if !ok {
+		return nil
+	}
+	out := map[string][]string{}
+	for i, sentences := range sq.QuotedSentences(question, hits) {
+		if i >= 0 && i < len(hits) {
+			out[hits[i].Chunk.ID] = sentences
+		}
+	}
+	return out
 }
 
 // chunkTexts returns the hits' texts.

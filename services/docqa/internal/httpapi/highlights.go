@@ -30,7 +30,12 @@ type rectView struct {
 // original kept, no page engine, the page engine busy, a passage the
 // page's text does not hold, an OCR chunk stored without rectangles), gets
 // none. The answer never fails for want of highlights.
-func (h *handler) highlights(ctx context.Context, hits []docqa.ScoredChunk) map[string][]rectView {
+//
+// quoted holds, by chunk id, the sentences an answer quotes of a passage:
+// such a passage's highlights are those sentences' lines (the tyre pressures
+// quoted, not the whole page they sit on), or the whole passage's when none
+// of them is found on the page. An OCR passage keeps its stored lines.
+func (h *handler) highlights(ctx context.Context, hits []docqa.ScoredChunk, quoted map[string][]string) map[string][]rectView {
 	stored := map[string][]rectView{}
 	var text []docqa.ScoredChunk
 	for _, hit := range hits {
@@ -41,14 +46,14 @@ func (h *handler) highlights(ctx context.Context, hits []docqa.ScoredChunk) map[
 			text = append(text, hit)
 		}
 	}
-	for id, rects := range h.locateInTime(ctx, text) {
+	for id, rects := range h.locateInTime(ctx, text, quoted) {
 		stored[id] = rects
 	}
 	return stored
 }
 
-// locateInTime locates hits in the kept originals within HighlightBudget.
-func (h *handler) locateInTime(ctx context.Context, hits []docqa.ScoredChunk) map[string][]rectView {
+// locateInTime locates hits (or their quoted sentences) in the kept originals within HighlightBudget.
+func (h *handler) locateInTime(ctx context.Context, hits []docqa.ScoredChunk, quoted map[string][]string) map[string][]rectView {
 	if h.cfg.Pages == nil || h.cfg.Originals == nil || len(hits) == 0 {
 		return nil
 	}
@@ -56,7 +61,7 @@ func (h *handler) locateInTime(ctx context.Context, hits []docqa.ScoredChunk) ma
 	budget, cancel := context.WithTimeout(ctx, h.cfg.HighlightBudget)
 	defer cancel()
 	done := make(chan map[string][]rectView, 1)
-	go func() { done <- h.locate(budget, hits) }()
+	go func() { done <- h.locate(budget, hits, quoted) }()
 	select {
 	case out := <-done:
 		h.log.DebugContext(ctx, "sources located on their pages", "sources", len(hits), "ms", time.Since(start).Milliseconds())
@@ -70,7 +75,7 @@ func (h *handler) locateInTime(ctx context.Context, hits []docqa.ScoredChunk) ma
 
 // locate does highlights' work, one document at a time (one PDF engine
 // instance each); wait bounds each wait for an instance.
-func (h *handler) locate(wait context.Context, hits []docqa.ScoredChunk) map[string][]rectView {
+func (h *handler) locate(wait context.Context, hits []docqa.ScoredChunk, quoted map[string][]string) map[string][]rectView {
 	out := map[string][]rectView{}
 	var order []string
 	byDoc := map[string][]docqa.ScoredChunk{}
@@ -95,9 +100,17 @@ func (h *handler) locate(wait context.Context, hits []docqa.ScoredChunk) map[str
 			continue
 		}
 		docHits := byDoc[md5]
-		passages := make([]pdftext.Passage, len(docHits))
+		// Each hit's passage, then its quoted sentences: one Locate for all.
+		passages := make([]pdftext.Passage, len(docHits), 2*len(docHits))
+		firstSentence := make([]int, len(docHits))
 		for i, hit := range docHits {
 			passages[i] = pdftext.Passage{Page: hit.Chunk.Page, Text: hit.Chunk.Text}
+		}
+		for i, hit := range docHits {
+			firstSentence[i] = len(passages)
+			for _, s := range quoted[hit.Chunk.ID] {
+				passages = append(passages, pdftext.Passage{Page: hit.Chunk.Page, Text: s})
+			}
 		}
 		rects, err := h.cfg.Pages.Locate(wait, f, st.Size(), passages)
 		f.Close()
@@ -106,8 +119,15 @@ func (h *handler) locate(wait context.Context, hits []docqa.ScoredChunk) map[str
 			continue
 		}
 		for i, hit := range docHits {
-			if len(rects[i]) > 0 {
-				out[hit.Chunk.ID] = toRectViews(rects[i])
+			var lines []pdftext.Rect
+			for k := range quoted[hit.Chunk.ID] {
+				lines = append(lines, rects[firstSentence[i]+k]...)
+			}
+			if len(lines) == 0 {
+				lines = rects[i]
+			}
+			if len(lines) > 0 {
+				out[hit.Chunk.ID] = toRectViews(lines)
 			}
 		}
 	}

@@ -21,7 +21,7 @@ func TestHighlightsOfOCRChunksAreTheStoredRects(t *testing.T) {
 		{Chunk: docqa.Chunk{ID: "old-scan", OCR: true}},
 		{Chunk: docqa.Chunk{ID: "text"}},
 	}
-	got := h.highlights(context.Background(), hits)
+	got := h.highlights(context.Background(), hits, nil)
 	want := map[string][]rectView{"scan": {{X: 0.1, Y: 0.2, W: 0.5, H: 0.0125}, {X: 0.1, Y: 0.22, W: 0.3, H: 0.0125}}}
 	if !maps.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("highlights = %v, want %v", got, want)

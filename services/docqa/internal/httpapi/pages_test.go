@@ -429,3 +429,56 @@ func TestSourcesCarryPageLabelsAndHighlights(t *testing.T) {
 		t.Errorf("page 3 was not among the sources %+v", srcs)
 	}
 }
+
+// TestQuotedSourceHighlightsOnlyItsQuotedLines: a page of eight lines, of
+// which the quote holds the ones about tyre pressures (the quote has room
+// for about 400 characters of the page's 600): the source's highlights are
+// the quoted sentences' lines, one each, not the whole page's eight.
+func TestQuotedSourceHighlightsOnlyItsQuotedLines(t *testing.T) {
+	s := newService(t, options{local: true})
+	lines := []string{
+		"The tyre pressure for a fully loaded car is 2.9 bar at the front axle.",
+		"Check the tyre pressure once a month when the tyres are cold, bar by bar.",
+		"The wiper blades should be cleaned with a soft cloth and warm water.",
+		"Keep the windscreen washer reservoir filled with a frost-proof mixture.",
+		"Headlamp bulbs are replaced from the engine compartment by a workshop.",
+		"The luggage compartment holds up to 380 litres with the seats upright.",
+		"Roof loads must not exceed 75 kilograms including the rack itself.",
+		"Child seats are fastened with the ISOFIX anchorages of the rear seats.",
+	}
+	s.uploadPDF(t, "pressures.pdf", ingesttest.Book("", ingesttest.Page{Text: strings.Join(lines, "\n")}))
+	resp := s.chat(t, `{"question":"What tyre pressure at the front axle when the car is fully loaded?"}`)
+	events := withoutComments(readEvents(t, resp))
+	if len(events) < 2 || events[0].Name != "sources" {
+		t.Fatalf("events %+v", events)
+	}
+	var ev struct {
+		Sources []labelledSource `json:"sources"`
+	}
+	unmarshal(t, events[0].Data, &ev)
+	if len(ev.Sources) != 1 {
+		t.Fatalf("sources %+v, want the one page quoted", ev.Sources)
+	}
+	var answer strings.Builder
+	for _, e := range events[1:] {
+		var c struct {
+			Content string `json:"content"`
+		}
+		if e.Name == "" {
+			unmarshal(t, e.Data, &c)
+			answer.WriteString(c.Content)
+		}
+	}
+	quoted := 0
+	for _, l := range lines {
+		if strings.Contains(answer.String(), l) {
+			quoted++
+		}
+	}
+	if !strings.Contains(answer.String(), lines[0]) || quoted == 0 || quoted >= len(lines) {
+		t.Fatalf("the quote holds %d of the %d lines, the pressure's first: %q", quoted, len(lines), answer.String())
+	}
+	if got := len(ev.Sources[0].Highlights); got != quoted {
+		t.Errorf("%d highlights for a quote of %d lines (of the page's %d): %+v", got, quoted, len(lines), ev.Sources[0].Highlights)
+	}
+}

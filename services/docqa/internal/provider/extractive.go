@@ -78,9 +78,21 @@ func (e *ExtractiveChat) Quoted(question string, sources []docqa.ScoredChunk) []
 	return out
 }
 
+// QuotedSentences returns, for each source Stream quotes (by its position
+// in sources), the sentences of it the quote holds, in their order: what a
+// page view marks of the passage.
+func (e *ExtractiveChat) QuotedSentences(question string, sources []docqa.ScoredChunk) map[int][]string {
+	out := map[int][]string{}
+	for _, p := range e.picks(question, sources) {
+		out[p.index] = p.sentences
+	}
+	return out
+}
+
 type pick struct {
-	index int    // in the sources
-	quote string // what is quoted of it
+	index     int      // in the sources
+	quote     string   // what is quoted of it
+	sentences []string // the passage's sentences the quote holds
 }
 
 // picks chooses the passages to quote: the leading sources, best first, up
@@ -103,12 +115,12 @@ func (e *ExtractiveChat) picks(question string, sources []docqa.ScoredChunk) []p
 		if pages[pg] {
 			continue
 		}
-		quote := e.quote(src.Chunk.Text, q)
+		quote, sentences := e.quote(src.Chunk.Text, q)
 		if quote == "" || quotes[quote] {
 			continue
 		}
 		pages[pg], quotes[quote] = true, true
-		out = append(out, pick{i, quote})
+		out = append(out, pick{i, quote, sentences})
 	}
 	return out
 }
@@ -119,11 +131,12 @@ func (e *ExtractiveChat) picks(question string, sources []docqa.ScoredChunk) []p
 // by " … ", a quote that begins where the passage begins in the middle of a
 // sentence starts with "…", one that ends where the passage is cut off ends
 // with "…", and a single sentence longer than the budget is cut at the last
-// word that fits, followed by "…", never inside a word.
-func (e *ExtractiveChat) quote(text string, q []float32) string {
+// word that fits, followed by "…", never inside a word. kept are the
+// sentences quoted, whole, in their order.
+func (e *ExtractiveChat) quote(text string, q []float32) (_ string, kept []string) {
 	sentences := splitSentences(text)
 	if len(sentences) == 0 {
-		return ""
+		return "", nil
 	}
 	type scored struct {
 		i     int
@@ -158,6 +171,7 @@ func (e *ExtractiveChat) quote(text string, q []float32) string {
 	slices.Sort(keep)
 	var b strings.Builder
 	for k, i := range keep {
+		kept = append(kept, sentences[i])
 		switch {
 		case k == 0:
 		case i == keep[k-1]+1:
@@ -174,7 +188,7 @@ func (e *ExtractiveChat) quote(text string, q []float32) string {
 	if !cut && keep[len(keep)-1] == len(sentences)-1 && !endsSentence(text) {
 		out += "…"
 	}
-	return out
+	return out, kept
 }
 
 // startsMidSentence tells a passage that begins inside a sentence (the
