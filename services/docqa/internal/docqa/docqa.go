@@ -110,8 +110,10 @@ type Document struct {
 	Owner    uint64 `json:"-"`
 	Shared   bool   `json:"shared"`
 	FileName string `json:"fileName"`
-	// Title is the PDF's own title (its document information), "" when it
-	// has none; DisplayTitle falls back to the file name.
+	// Title is the PDF's own title: its document information's, unless
+	// that is a file name or a placeholder, else its first page's most
+	// prominent line (pdftext.Document.Title); "" when it has none, and
+	// DisplayTitle falls back to the file name.
 	Title     string    `json:"title"`
 	FileMD5   string    `json:"fileMd5"`
 	Size      int64     `json:"size"`

@@ -193,6 +193,37 @@ func TestProcessStoresDocumentWithPages(t *testing.T) {
 	e.assertTempEmpty(t)
 }
 
+// A PDF whose metadata title is the file it was made from is stored under
+// its cover's title, or without one (then named by its upload's file
+// name), never as "manual_en.html".
+func TestStoredTitleIsNoFileName(t *testing.T) {
+	const body = "Read this manual before driving.\nChange the engine oil every 15000 kilometres or once a year."
+	for _, tc := range []struct {
+		name         string
+		cover        string
+		title, shown string
+	}{
+		{"the cover's title", "Owner's Manual\nGolf 8", "Owner's Manual Golf 8", "Owner's Manual Golf 8"},
+		{"no cover title: the file name", "", "", "golf-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			pdf := ingesttest.Titled("manual_en.html", ingesttest.Page{Heading: tc.cover, Text: body})
+			res, err := e.ingestBytes(t, "golf-8.pdf", pdf, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored, err := e.store.Document(context.Background(), res.FileMD5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stored.Title != tc.title || stored.DisplayTitle() != tc.shown {
+				t.Errorf("stored title %q, shown as %q; want %q, %q", stored.Title, stored.DisplayTitle(), tc.title, tc.shown)
+			}
+		})
+	}
+}
+
 func TestDuplicateEmbedsAndStoresNothing(t *testing.T) {
 	e := newEnv(t)
 	pdf := samplePDF("beta")

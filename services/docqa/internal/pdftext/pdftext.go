@@ -53,8 +53,10 @@ import (
 // Document is what Extract reads from a PDF.
 type Document struct {
 	// Title is the Title of the document information dictionary on one
-	// line, at most 300 characters; "" when the file has none or a blank
-	// one. Extract does not make one up: the caller picks a fallback.
+	// line, at most 300 characters, when it is one (isTitle: not a file
+	// name or a producer's placeholder); else the first page's most
+	// prominent line (coverTitle); else "", and the caller picks a
+	// fallback.
 	Title string
 	Pages []Page
 	// OCRPages counts the pages whose text OCR read.
@@ -426,7 +428,7 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 			page.Headings = headings[i]
 		}
 		if budget > 0 {
-			text, cut, err := pageText(inst, doc.Document, i, min(budget, e.cfg.MaxPageChars))
+			text, cut, cover, err := pageText(inst, doc.Document, i, min(budget, e.cfg.MaxPageChars), i == 0 && title == "")
 			if err != nil {
 				if ctx.Err() != nil {
 					return Document{}, ctx.Err()
@@ -436,6 +438,9 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 				e.cfg.Log.WarnContext(ctx, "PDF page could not be read", "page", i+1, "err", err)
 			}
 			page.Text, page.Truncated = text, cut
+			if i == 0 && title == "" {
+				title = cover
+			}
 			budget -= len([]rune(text))
 		} else {
 			page.Truncated = true
@@ -473,32 +478,37 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 }
 
 // pageText returns the text of page index, at most limit characters of
-// PDFium's, and whether it was cut there. PDFium's text page puts the
-// characters in reading order, with the spaces and line ends a viewer would
-// show; buildText puts accents drawn apart back on their letters and adds
-// the word spaces PDFium misses.
-func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, limit int) (string, bool, error) {
+// PDFium's, and whether it was cut there; with withTitle, also the page's
+// most prominent line (coverTitle), read from the same text page, as
+// loading a page is the costly part of reading it. PDFium's text page puts
+// the characters in reading order, with the spaces and line ends a viewer
+// would show; buildText puts accents drawn apart back on their letters and
+// adds the word spaces PDFium misses.
+func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, limit int, withTitle bool) (text string, cut bool, title string, err error) {
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{
 		Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}},
 	})
 	if err != nil {
-		return "", false, err
+		return "", false, "", err
 	}
 	defer func() { _, _ = inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage}) }()
 	n, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil || n.Count <= 0 {
-		return "", false, err
+		return "", false, "", err
 	}
-	count, cut := n.Count, false
+	count := n.Count
 	if count > limit {
 		count, cut = limit, true
 	}
 	gs, measured, err := readGlyphs(inst, tp.TextPage, count)
 	if err != nil {
-		return "", false, err
+		return "", false, "", err
 	}
-	text, _ := buildText(gs, measured)
-	return text, cut, nil
+	text, at := buildText(gs, measured)
+	if withTitle {
+		title = coverTitle(inst, tp.TextPage, gs, text, at)
+	}
+	return text, cut, title, nil
 }
 
 // Bounds of what the title and the outline may add to a document.
@@ -541,6 +551,9 @@ func (e *Engine) titleAndHeadings(ctx context.Context, inst pdfium.Pdfium, doc r
 		title = oneLine(meta.Value, maxTitleChars)
 	case err.Error() != errNoInfo:
 		e.cfg.Log.WarnContext(ctx, "PDF title could not be read", "err", err)
+	}
+	if !isTitle(title) {
+		title = "" // extract looks for one on the first page
 	}
 
 	w := outlineWalk{ctx: ctx, inst: inst, doc: doc, pages: count}

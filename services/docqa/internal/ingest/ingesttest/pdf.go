@@ -37,17 +37,27 @@ type Page struct {
 	// Rotate is the page's /Rotate (0, 90, 180, 270): how a viewer turns
 	// it clockwise.
 	Rotate int
+	// Heading is shown above Text in 24-point Helvetica, as a cover shows
+	// its title (lines split at '\n'); "" for none.
+	Heading string
 }
 
 // Book returns a PDF of pages whose catalog has /PageLabels labels: the
 // body of a number tree such as
 // "<< /Nums [0 << /S /r >> 3 << /S /D /P (3-) /St 12 >>] >>" ("" for none).
-func Book(labels string, pages ...Page) []byte {
+func Book(labels string, pages ...Page) []byte { return book(labels, "", pages) }
+
+// Titled returns a PDF of pages whose document information dictionary has
+// title as its /Title (ASCII): what a producer wrote there, a file name
+// for one.
+func Titled(title string, pages ...Page) []byte { return book("", title, pages) }
+
+func book(labels, title string, pages []Page) []byte {
 	var b bytes.Buffer
 	w := newWriter(&b)
-	w.catalog = labels
+	w.catalog, w.title = labels, title
 	for _, p := range pages {
-		w.pageSized(p.Text, 0, p.Width, p.Height, p.Rotate)
+		w.pageSized(p, 0)
 	}
 	if err := w.finish(); err != nil {
 		panic(err)
@@ -119,6 +129,7 @@ type writer struct {
 	offsets []int64 // offsets[i] is the offset of object i+1
 	kids    []int
 	catalog string // /PageLabels of the catalog, "" for none
+	title   string // /Title of the document information, "" for none
 	err     error
 }
 
@@ -169,11 +180,12 @@ func (w *writer) stream(num int, dict string, data []byte) {
 // maxShow is the most bytes of text one Tj operator shows.
 const maxShow = 16 << 10
 
-func (w *writer) page(text string, imageBytes int) { w.pageSized(text, imageBytes, 0, 0, 0) }
+func (w *writer) page(text string, imageBytes int) { w.pageSized(Page{Text: text}, imageBytes) }
 
-// pageSized writes a page of width x height points (zero: 612 x 792),
-// turned by rotate degrees.
-func (w *writer) pageSized(text string, imageBytes int, width, height float64, rotate int) {
+// pageSized writes page p (its size, zero: 612 x 792, turned by its
+// Rotate degrees).
+func (w *writer) pageSized(p Page, imageBytes int) {
+	text, width, height, rotate := p.Text, p.Width, p.Height, p.Rotate
 	if width <= 0 || height <= 0 {
 		width, height = 612, 792
 	}
@@ -193,8 +205,18 @@ func (w *writer) pageSized(text string, imageBytes int, width, height float64, r
 		resources += fmt.Sprintf(" /XObject << /Im1 %d 0 R >>", imgNum)
 		content.WriteString("q 200 0 0 200 350 50 cm /Im1 Do Q\n")
 	}
+	top := height - 32
+	if p.Heading != "" {
+		fmt.Fprintf(&content, "BT /F1 24 Tf 28 TL 50 %g Td\n", top-12)
+		for _, line := range strings.Split(p.Heading, "\n") {
+			fmt.Fprintf(&content, "(%s) Tj T*\n", escape(line))
+			top -= 28
+		}
+		content.WriteString("ET\n")
+		top -= 12
+	}
 	if strings.TrimSpace(text) != "" {
-		fmt.Fprintf(&content, "BT /F1 10 Tf 12 TL 50 %g Td\n", height-32)
+		fmt.Fprintf(&content, "BT /F1 10 Tf 12 TL 50 %g Td\n", top)
 		for _, line := range strings.Split(text, "\n") {
 			// PDFium reads at most about 32 KB of one string: a longer
 			// line is shown as several strings, one after the other.
@@ -228,12 +250,18 @@ func (w *writer) finish() error {
 		labels = " /PageLabels " + w.catalog
 	}
 	w.object(1, "<< /Type /Catalog /Pages 2 0 R"+labels+" >>")
+	info := ""
+	if w.title != "" {
+		num := w.next()
+		w.object(num, fmt.Sprintf("<< /Title (%s) >>", escape(w.title)))
+		info = fmt.Sprintf(" /Info %d 0 R", num)
+	}
 	xref := w.off
 	w.printf("xref\n0 %d\n0000000000 65535 f \n", len(w.offsets)+1)
 	for _, o := range w.offsets {
 		w.printf("%010d 00000 n \n", o)
 	}
-	w.printf("trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(w.offsets)+1, xref)
+	w.printf("trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n", len(w.offsets)+1, info, xref)
 	return w.err
 }
 
