@@ -76,7 +76,10 @@ const (
 	// line must be to be its title: headings are set at 1.2 times the
 	// body and more, while fonts of one size differ by less in their
 	// boxes.
-	prominence   = 1.2
+	prominence = 1.2
+	// displayShare: a line before the largest at least this share of its
+	// size is display type too (prominentLine).
+	displayShare = 0.7
 	sizedPerLine = 8
 )
 
@@ -176,8 +179,24 @@ func prominentLine(lines []coverLine) string {
 		return ""
 	}
 	slices.Sort(rest)
-	if largest < prominence*rest[len(rest)/2] {
+	median := rest[len(rest)/2]
+	if largest < prominence*median {
 		return ""
+	}
+	// A line in display type before the largest (nearly as large, and
+	// larger than the page's smallest) is the title, the largest a logo or
+	// an emblem below it: asymptote.pdf's cover sets "Asymptote: the Vector
+	// Graphics Language" above its logo's larger "symptote" (the A drawn,
+	// not text). The title's own lines may be most of such a page's text,
+	// so the median does not tell display type there.
+	smallest := slices.Min(rest)
+	display := func(l coverLine) bool { return l.size >= displayShare*largest && l.size >= prominence*smallest }
+	if earlier := slices.IndexFunc(lines[:first], display); earlier >= 0 {
+		size := lines[earlier].size
+		first, end = earlier, earlier+1
+		for end < len(lines) && lines[end].size*1.05 >= size && lines[end].size <= size*1.05 {
+			end++
+		}
 	}
 	var parts []string
 	for _, l := range lines[first:end] {

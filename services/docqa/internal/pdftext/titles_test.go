@@ -125,6 +125,10 @@ func TestProminentLine(t *testing.T) {
 		{"a title under a logo line", []coverLine{lineOf("ACME", 12, 4), lineOf("Owner's Manual", 30, 12), lineOf("Read this first.", 12, 13)}, "Owner's Manual"},
 		{"the body in the larger size", []coverLine{lineOf("Owner's Manual", 13, 12), lineOf("Read this first.", 12, 13)}, ""},
 		{"the title's letters outnumber the rest's", []coverLine{lineOf("Owner's Manual of the Car", 30, 20), lineOf("ACME", 10, 4)}, "Owner's Manual of the Car"},
+		// asymptote.pdf's cover, as PDFium sizes it: the title, then its logo, larger.
+		{"a title above a larger logo", []coverLine{lineOf("Asymptote: the Vector Graphics", 18.5, 8), lineOf("Language", 18.5, 8), lineOf("For version 2.85", 10.9, 8), lineOf("symptote", 24.8, 8)}, "Asymptote: the Vector Graphics Language"},
+		{"a far larger emblem below a subtitle", []coverLine{lineOf("Second edition", 14, 13), lineOf("GOLF", 60, 4), lineOf("Read this first.", 10, 13)}, "GOLF"},
+		{"a small line before the title stays out of it", []coverLine{lineOf("ACME Motors", 13, 10), lineOf("Owner's Manual", 30, 12), lineOf("Read this first.", 12, 13), lineOf("Then drive.", 12, 9)}, "Owner's Manual"},
 		{"too short", []coverLine{lineOf("Go", 30, 2), lineOf("Read this first.", 12, 13)}, ""},
 		{"too long: a paragraph in a large font", []coverLine{lineOf(longLine, 30, 100), lineOf("Read this first.", 12, 13)}, ""},
 	} {
