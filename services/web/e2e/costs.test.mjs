@@ -166,7 +166,7 @@ describe('costs', () => {
     await field('Last done on (optional)').fill(new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10));
     await field('Odometer when last done (optional)').fill('11500');
     await page.getByRole('button', { name: 'Save reminder' }).click();
-    await page.getByRole('status').filter({ hasText: 'Reminder saved.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Reminder saved: Tyres.' }).waitFor();
     const tyres = page.getByRole('list', { name: 'Reminders' }).getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Tyres' }) });
     await tyres.getByText('OK', { exact: true }).waitFor();
     // 1 430 days read in years from 24 months on.

@@ -254,6 +254,35 @@ describe('feedback where the eye is', () => {
     assert.equal((await api('/api/vehicles/1', { method: 'PUT', body: JSON.stringify({ current_odometer: vehicle.current_odometer }) })).status, 200);
   });
 
+  it('a new reminder and a new vehicle: the confirmation names them, and Undo deletes each', async () => {
+    await ensureVehicle();
+    await go('/costs', 'Costs');
+    await page.getByRole('button', { name: 'Add reminder' }).click();
+    const form = page.getByRole('form', { name: 'New reminder' });
+    await form.getByLabel('Title', { exact: true }).fill('Wiper blades');
+    await form.getByLabel('Every (months)', { exact: true }).fill('12');
+    await form.getByRole('button', { name: 'Save reminder' }).click();
+    await page.getByRole('status').filter({ hasText: 'Reminder saved: Wiper blades.' }).waitFor();
+    assert.ok((await api('/api/reminders?vehicle_id=1')).body.some((r) => r.title === 'Wiper blades'));
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Reminder removed: Wiper blades.' }).waitFor();
+    assert.ok(!(await api('/api/reminders?vehicle_id=1')).body.some((r) => r.title === 'Wiper blades'));
+
+    await go('/vehicles', 'Vehicles');
+    await page.getByRole('button', { name: 'Add vehicle' }).click();
+    const vform = page.getByRole('form', { name: 'New vehicle' });
+    await vform.getByLabel('Name', { exact: true }).fill('Spare car');
+    await vform.getByRole('button', { name: 'Save vehicle' }).click();
+    const status = page.getByRole('status').filter({ hasText: 'Spare car added.' });
+    await status.waitFor();
+    await inView(status, 'the new vehicle\'s confirmation');
+    assert.ok((await api('/api/vehicles')).body.some((v) => v.name === 'Spare car'));
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Spare car removed.' }).waitFor();
+    assert.ok(!(await api('/api/vehicles')).body.some((v) => v.name === 'Spare car'));
+    await page.getByRole('heading', { level: 2, name: 'Spare car' }).waitFor({ state: 'detached' });
+  });
+
   it('the reminder form says what "last done" needs: a reading alone is kept by distance, and asked for its date by months', async () => {
     await ensureVehicle();
     await go('/costs', 'Costs');
@@ -265,7 +294,7 @@ describe('feedback where the eye is', () => {
     await form.getByLabel('Every (distance)', { exact: true }).fill('15000');
     await form.getByLabel('Odometer when last done (optional)', { exact: true }).fill('9000');
     await form.getByRole('button', { name: 'Save reminder' }).click();
-    await page.getByRole('status').filter({ hasText: 'Reminder saved.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Reminder saved: Oil.' }).waitFor();
     const oil = (await api('/api/reminders?vehicle_id=1')).body.find((r) => r.title === 'Oil');
     assert.ok(oil, 'the reminder with only its reading is stored');
     assert.deepEqual(oil.last_done, { time: null, odometer: 9000, expense_id: null });

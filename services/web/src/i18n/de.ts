@@ -252,7 +252,8 @@ export const de: Record<MessageKey, string> = {
 
   'vehicles.needsConnection': 'Zum Ändern von Fahrzeugen ist eine Verbindung nötig.',
   'vehicles.add': 'Fahrzeug hinzufügen',
-  'vehicles.added': 'Fahrzeug hinzugefügt.',
+  'vehicles.added': '{name} hinzugefügt.',
+  'vehicles.addUndone': '{name} entfernt.',
   'vehicles.updated': '{name} geändert.',
   'vehicles.updateUndone': 'Änderung rückgängig gemacht: {name} ist wieder wie vorher.',
   'vehicles.deleted': 'Fahrzeug gelöscht.',

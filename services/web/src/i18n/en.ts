@@ -259,7 +259,8 @@ export const en = {
   // Vehicles
   'vehicles.needsConnection': 'Changing vehicles needs a connection.',
   'vehicles.add': 'Add vehicle',
-  'vehicles.added': 'Vehicle added.',
+  'vehicles.added': '{name} added.',
+  'vehicles.addUndone': '{name} removed.',
   'vehicles.updated': '{name} updated.',
   'vehicles.updateUndone': 'Change undone: {name} is as it was.',
   'vehicles.deleted': 'Vehicle deleted.',

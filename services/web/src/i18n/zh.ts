@@ -251,7 +251,8 @@ export const zh: Record<MessageKey, string> = {
 
   'vehicles.needsConnection': '修改车辆需要网络连接。',
   'vehicles.add': '添加车辆',
-  'vehicles.added': '车辆已添加。',
+  'vehicles.added': '{name} 已添加。',
+  'vehicles.addUndone': '{name} 已删除。',
   'vehicles.updated': '{name} 已更新。',
   'vehicles.updateUndone': '已撤销更改：{name} 已恢复原样。',
   'vehicles.deleted': '车辆已删除。',

@@ -90,11 +90,17 @@ export function Reminders({ vehicle, writable, online }: Props) {
       setError((err as Error).message);
     }
   }
-  const done = (text: string | null) => {
+  const done = (text: string | null, _sent?: ReminderInput, made?: Reminder) => {
     setAdding(false);
     setEditing(null);
-    if (text) announce(text);
     list.reload();
+    if (!text) return;
+    // A new reminder's Undo deletes it.
+    announce(made ? { text, action: { label: t('status.undo'), run: async () => {
+      await costs.deleteReminder(made.id);
+      list.reload();
+      return tk('rem.undone', { title: made.title });
+    } } } : text);
   };
   // An edit's confirmation undoes it when one PUT can (lib/restore.ts), else offers to edit again.
   const edited = (r: Reminder, text: string | null, sent?: ReminderInput) => {
@@ -199,8 +205,8 @@ function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; 
 
 const wholePositive = (v: string | null) => v !== null && /^\d+$/.test(v) && Number(v) > 0;
 
-/** onDone: called with what to tell the owner (null: cancelled) and, after an edit, what was sent. */
-function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: Reminder; onDone: (text: string | null, sent?: ReminderInput) => void }) {
+/** onDone: called with what to tell the owner (null: cancelled) and, after an edit, what was sent; after a create, the reminder made. */
+function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: Reminder; onDone: (text: string | null, sent?: ReminderInput, made?: Reminder) => void }) {
   const u = activeUnits();
   const p = record ? `rem-edit-${record.id}` : 'rem-new';
   // In the owner's number format, as typed back (lib/numbers.ts).
@@ -274,8 +280,8 @@ function ReminderForm({ vehicle, record, onDone }: { vehicle: Vehicle; record?: 
         await costs.updateReminder(record.id, body);
         onDone(tk('rem.updated', { title: name }), body);
       } else {
-        await costs.createReminder({ vehicle_id: vehicle.id, ...body }, key.current);
-        onDone(tk('rem.saved'));
+        const made = await costs.createReminder({ vehicle_id: vehicle.id, ...body }, key.current);
+        onDone(tk('rem.saved', { title: made.title }), undefined, made);
       }
     } catch (err) {
       fail(fromService((err as Error).message, {

@@ -51,7 +51,17 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
       {!online && <p class="hint">{t('vehicles.needsConnection')}</p>}
       {editing === 'new' ? (
         <VehicleForm docs={docs.data} onCancel={() => setEditing(null)}
-          onSave={async (f) => { await fuel.createVehicle(f); setEditing(null); announce(t('vehicles.added')); reloadVehicles(); }} />
+          onSave={async (f) => {
+            const made = await fuel.createVehicle(f);
+            setEditing(null);
+            // A new vehicle's Undo deletes it (it has no records yet, or the owner's first few).
+            announce({ text: t('vehicles.added', { name: made.name }), action: { label: t('status.undo'), run: async () => {
+              await fuel.deleteVehicle(made.id);
+              reloadVehicles();
+              return t('vehicles.addUndone', { name: made.name });
+            } } });
+            reloadVehicles();
+          }} />
       ) : (
         <button type="button" onClick={() => setEditing('new')} disabled={!online}>{t('vehicles.add')}</button>
       )}
