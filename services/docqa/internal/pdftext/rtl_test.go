@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 )
 
 // visual sets text on one line of loose boxes from left to right, as a
@@ -468,12 +470,9 @@ const lshortPersian = "/usr/share/doc/texlive-doc/latex/lshort-persian/lshort.pd
 // out of the text scored, else every word with one would count as two.
 func TestLshortPersianAgainstPdftotext(t *testing.T) {
 	if _, err := os.Stat(lshortPersian); err != nil {
-		t.Skipf("%s is not installed (apt-get install texlive-lang-arabic)", lshortPersian)
+		ingesttest.Missing(t, lshortPersian+" is not installed (apt-get install texlive-lang-arabic)")
 	}
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
-	}
+	pdftotext := ingesttest.RequireTool(t, "pdftotext")
 	ref, err := exec.Command(pdftotext, "-q", "-enc", "UTF-8", lshortPersian, "-").Output()
 	if err != nil {
 		t.Fatalf("pdftotext: %v", err)
