@@ -72,29 +72,38 @@ export function reminderOf(item: MaintenanceItem, vehicleId: number, manual: str
 
 const titleKey = (s: string) => s.trim().replace(/\s+/g, ' ').toLocaleLowerCase();
 
+/** What a job needs of the car: an engine burning fuel, spark ignition (petrol, gas) or a diesel engine. */
+type Needs = 'engine' | 'spark' | 'diesel';
+
 // The jobs a schedule names, each by its words in English (whole words),
-// German (stems, wherever in a compound) and Chinese: "Engine oil and oil
-// filter" and the owner's "Oil change" are one job. First match wins, so a
-// cabin filter is not the engine's air filter, nor brake fluid a fluid change.
-const JOBS: readonly [string, RegExp][] = [
-  ['cabin-filter', /cabin|pollen|innenraum|空调滤/iu],
-  ['engine-oil', /(?<!\p{L})(engine oil|motor oil|oil change|oil and filter|oil filter|oil service)(?!\p{L})|motoröl|motorenöl|ölwechsel|ölfilter|ölservice|机油|机滤/iu],
-  ['spark-plugs', /(?<!\p{L})spark[ -]?plugs?(?!\p{L})|zündkerze|火花塞/iu],
-  ['glow-plugs', /(?<!\p{L})glow[ -]?plugs?(?!\p{L})|glühkerze|预热塞/iu],
-  ['adblue', /(?<!\p{L})(adblue|def|diesel exhaust fluid|urea)(?!\p{L})|harnstoff|尿素/iu],
-  ['brake-fluid', /(?<!\p{L})brake fluid(?!\p{L})|bremsflüssigkeit|制动液|刹车油/iu],
-  ['coolant', /(?<!\p{L})(coolant|antifreeze)(?!\p{L})|kühlmittel|kühlflüssigkeit|冷却液|防冻液/iu],
-  ['timing-belt', /(?<!\p{L})timing belt(?!\p{L})|zahnriemen|正时皮带/iu],
-  ['air-filter', /(?<!\p{L})air filter(?!\p{L})|luftfilter|空气滤清器|空滤/iu],
-  ['fuel-filter', /(?<!\p{L})fuel filter(?!\p{L})|kraftstofffilter|dieselfilter|燃油滤清器|汽油滤清器|柴油滤清器/iu],
-  ['transmission-fluid', /(?<!\p{L})(transmission|gearbox) (fluid|oil)(?!\p{L})|getriebeöl|变速箱油/iu],
-  ['wiper-blades', /(?<!\p{L})wiper blades?(?!\p{L})|wischerblätter|wischblätter|雨刮/iu],
-  ['tyre-rotation', /(?<!\p{L})(tyre|tire) rotation(?!\p{L})|(?<!\p{L})rotate (the )?(tyres|tires)(?!\p{L})|reifen tauschen|轮胎换位/iu],
+// German (stems, wherever in a compound) and Chinese, and what it needs of
+// the car (null: every car has it): "Engine oil and oil filter" and the
+// owner's "Oil change" are one job, which an electric car has not. First
+// match wins, so a cabin filter is not the engine's air filter, nor AdBlue
+// ("diesel exhaust fluid") the exhaust.
+const JOBS: readonly [string, RegExp, Needs | null][] = [
+  ['cabin-filter', /cabin|pollen|innenraum|空调滤/iu, null],
+  ['engine-oil', /(?<!\p{L})(engine oil|motor oil|oil change|oil and filter|oil filter|oil service)(?!\p{L})|motoröl|motorenöl|ölwechsel|ölfilter|ölservice|机油|机滤/iu, 'engine'],
+  ['spark-plugs', /(?<!\p{L})spark[ -]?plugs?(?!\p{L})|zündkerze|火花塞/iu, 'spark'],
+  ['glow-plugs', /(?<!\p{L})glow[ -]?plugs?(?!\p{L})|glühkerze|预热塞/iu, 'diesel'],
+  ['adblue', /(?<!\p{L})(adblue|def|diesel exhaust fluid|urea)(?!\p{L})|harnstoff|尿素/iu, 'diesel'],
+  ['particulate-filter', /(?<!\p{L})(diesel particulate filter|dpf)(?!\p{L})|partikelfilter|颗粒捕集器/iu, 'diesel'],
+  ['brake-fluid', /(?<!\p{L})brake fluid(?!\p{L})|bremsflüssigkeit|制动液|刹车油/iu, null],
+  ['coolant', /(?<!\p{L})(coolant|antifreeze)(?!\p{L})|kühlmittel|kühlflüssigkeit|冷却液|防冻液/iu, null],
+  ['timing-belt', /(?<!\p{L})timing belt(?!\p{L})|zahnriemen|正时皮带/iu, 'engine'],
+  ['air-filter', /(?<!\p{L})air filter(?!\p{L})|luftfilter|空气滤清器|空滤/iu, 'engine'],
+  ['fuel-filter', /(?<!\p{L})fuel filter(?!\p{L})|kraftstofffilter|dieselfilter|燃油滤清器|汽油滤清器|柴油滤清器/iu, 'engine'],
+  ['exhaust', /(?<!\p{L})exhaust(?!\p{L})|auspuff|排气/iu, 'engine'],
+  ['transmission-fluid', /(?<!\p{L})(transmission|gearbox) (fluid|oil)(?!\p{L})|getriebeöl|变速箱油/iu, null],
+  ['wiper-blades', /(?<!\p{L})wiper blades?(?!\p{L})|wischerblätter|wischblätter|雨刮/iu, null],
+  ['tyre-rotation', /(?<!\p{L})(tyre|tire) rotation(?!\p{L})|(?<!\p{L})rotate (the )?(tyres|tires)(?!\p{L})|reifen tauschen|轮胎换位/iu, null],
 ];
+
+const jobEntry = (title: string) => JOBS.find(([, re]) => re.test(title));
 
 /** jobOf: the job a title names (JOBS), null when none is known. */
 export function jobOf(title: string): string | null {
-  return JOBS.find(([, re]) => re.test(title))?.[0] ?? null;
+  return jobEntry(title)?.[0] ?? null;
 }
 
 /**
@@ -112,14 +121,6 @@ export function plannedAs<R extends { title: string }>(r: Pick<ProposedReminder,
   return existing.find((e) => jobOf(e.title) === job) ?? null;
 }
 
-/** alreadyReminded: whether the vehicle has a reminder of that title already (case and spacing aside). */
-export function alreadyReminded(r: Pick<ProposedReminder, 'title'>, existing: readonly { title: string }[]): boolean {
-  return existing.some((e) => titleKey(e.title) === titleKey(r.title));
-}
-
-/** What a job needs of the car: an engine burning fuel, spark ignition (petrol, gas) or a diesel engine. */
-type Needs = 'engine' | 'spark' | 'diesel';
-
 /** What each kind of vehicle has (a hybrid's engine is a petrol one, as nearly all are). */
 const HAS: Record<FuelType, readonly Needs[]> = {
   gasoline: ['engine', 'spark'],
@@ -129,24 +130,15 @@ const HAS: Record<FuelType, readonly Needs[]> = {
   electric: [],
 };
 
-// English words whole; German compounds by their stem, wherever in the word
-// ("Motorölwechsel"); Chinese by its terms. A cabin's air filter is every car's.
-const EVERY_CAR = /cabin|pollen|innenraum|空调|空調/iu;
-const NEEDS: readonly [RegExp, Needs][] = [
-  [/(?<!\p{L})(spark[ -]?plugs?)(?!\p{L})|zündkerze|火花塞/iu, 'spark'],
-  [/(?<!\p{L})(glow[ -]?plugs?|adblue|def|diesel exhaust fluid|urea|diesel particulate filter|dpf)(?!\p{L})|glühkerze|harnstoff|partikelfilter|预热塞|尿素|颗粒捕集器/iu, 'diesel'],
-  [/(?<!\p{L})(engine oil|motor oil|oil filter|oil change|fuel filter|timing belt|air filter|exhaust)(?!\p{L})|motoröl|motorenöl|ölwechsel|ölfilter|kraftstofffilter|zahnriemen|luftfilter|机油|机滤|燃油滤清器|汽油滤清器|柴油滤清器|正时皮带|空气滤清器/iu, 'engine'],
-];
-
 /**
  * applies: whether the job titled title can be done on a vehicle of that
- * fuel type: no spark plugs on a diesel, no engine oil on an electric car, no
- * AdBlue on a petrol car. A title it does not know applies (a wrong "no"
- * would hide a job the car has).
+ * fuel type (what its job needs, JOBS): no spark plugs on a diesel, no engine
+ * oil on an electric car, no AdBlue on a petrol car. A title of no known job
+ * applies (a wrong "no" would hide a job the car has).
  */
 export function applies(title: string, fuel: FuelType): boolean {
-  if (EVERY_CAR.test(title)) return true;
-  return NEEDS.every(([re, need]) => !re.test(title) || HAS[fuel].includes(need));
+  const need = jobEntry(title)?.[2] ?? null;
+  return need === null || HAS[fuel].includes(need);
 }
 
 /** The owner's own ticks of one plan (one vehicle, one manual), by item title: true ticked, false unticked. */
