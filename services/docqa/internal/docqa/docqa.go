@@ -304,9 +304,17 @@ type ChatModel interface {
 // Clients are told so, since a quotation is not an answer.
 type Quoter interface {
 	ChatModel
-	// Quoted returns the positions in sources of the passages Stream quotes
-	// for question, in the order it quotes them, before anything streams.
-	Quoted(question string, sources []ScoredChunk) []int
+	// Quoted returns the passages Stream quotes for question, in the order
+	// it quotes them, before anything streams.
+	Quoted(question string, sources []ScoredChunk) []Quote
+}
+
+// Quote is one passage a Quoter quotes: its position in the sources and
+// the sentences of it the quote holds, in their order (what a page view
+// marks of the passage).
+type Quote struct {
+	Index     int
+	Sentences []string
 }
 
 // Reranker scores passages against a question with a cross-encoder (the

@@ -236,8 +236,9 @@ func (h *handler) chat(c *gin.Context) {
 			ev.Notice, ev.Scripts = noticeOtherScript, systems
 			sources, more = nil, hits
 		} else {
-			sources, more = splitQuoted(hits, quoter.Quoted(q.Question, hits))
-			marked = quotedSentences(h.cfg.Chat, q.Question, hits)
+			quotes := quoter.Quoted(q.Question, hits)
+			sources, more = splitQuoted(hits, quotes)
+			marked = quotedSentences(hits, quotes)
 		}
 	}
 	marks := h.highlights(ctx, hits, marked)
@@ -301,23 +302,12 @@ func (h *handler) chat(c *gin.Context) {
 	_ = w.Event("done", doneEvent{FinishReason: finish, Used: used})
 }
 
-// sentenceQuoter is a Quoter that says which sentences of each source its
-// answer quotes (provider.ExtractiveChat).
-type sentenceQuoter interface {
-	QuotedSentences(question string, sources []docqa.ScoredChunk) map[int][]string
-}
-
-// quotedSentences returns the sentences chat quotes of each hit, by chunk
-// id; nil when chat does not say.
-func quotedSentences(chat docqa.ChatModel, question string, hits []docqa.ScoredChunk) map[string][]string {
-	sq, ok := chat.(sentenceQuoter)
-	if !ok {
-		return nil
-	}
+// quotedSentences returns the sentences quoted of each hit, by chunk id.
+func quotedSentences(hits []docqa.ScoredChunk, quotes []docqa.Quote) map[string][]string {
 	out := map[string][]string{}
-	for i, sentences := range sq.QuotedSentences(question, hits) {
-		if i >= 0 && i < len(hits) {
-			out[hits[i].Chunk.ID] = sentences
+	for _, q := range quotes {
+		if q.Index >= 0 && q.Index < len(hits) {
+			out[hits[q.Index].Chunk.ID] = q.Sentences
 		}
 	}
 	return out
@@ -334,10 +324,10 @@ func chunkTexts(hits []docqa.ScoredChunk) []string {
 
 // splitQuoted returns the hits at the quoted positions, in the order
 // quoted, and the others in their order.
-func splitQuoted(hits []docqa.ScoredChunk, quoted []int) (used, rest []docqa.ScoredChunk) {
+func splitQuoted(hits []docqa.ScoredChunk, quoted []docqa.Quote) (used, rest []docqa.ScoredChunk) {
 	in := make([]bool, len(hits))
-	for _, i := range quoted {
-		if i >= 0 && i < len(hits) && !in[i] {
+	for _, q := range quoted {
+		if i := q.Index; i >= 0 && i < len(hits) && !in[i] {
 			in[i] = true
 			used = append(used, hits[i])
 		}

@@ -68,23 +68,12 @@ func (e *ExtractiveChat) Stream(ctx context.Context, req docqa.ChatRequest, onDe
 	return "stop", nil
 }
 
-// Quoted returns the positions in sources of the passages Stream quotes.
-func (e *ExtractiveChat) Quoted(question string, sources []docqa.ScoredChunk) []int {
+// Quoted returns the passages Stream quotes, with the sentences it quotes of each.
+func (e *ExtractiveChat) Quoted(question string, sources []docqa.ScoredChunk) []docqa.Quote {
 	picks := e.picks(question, sources)
-	out := make([]int, len(picks))
+	out := make([]docqa.Quote, len(picks))
 	for i, p := range picks {
-		out[i] = p.index
-	}
-	return out
-}
-
-// QuotedSentences returns, for each source Stream quotes (by its position
-// in sources), the sentences of it the quote holds, in their order: what a
-// page view marks of the passage.
-func (e *ExtractiveChat) QuotedSentences(question string, sources []docqa.ScoredChunk) map[int][]string {
-	out := map[int][]string{}
-	for _, p := range e.picks(question, sources) {
-		out[p.index] = p.sentences
+		out[i] = docqa.Quote{Index: p.index, Sentences: p.sentences}
 	}
 	return out
 }
