@@ -7,7 +7,7 @@
 // dark, axe-core clean. Screenshots (phone and desktop) go to shotsDir.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, eventually, navLink, shootEverywhere, startStack } from './harness.mjs';
+import { axeBothSchemes, callApi, eventually, navLink, shootEverywhere, startStack } from './harness.mjs';
 
 const ZONE = 'Europe/Berlin';
 const DAY = 86_400_000;
@@ -16,11 +16,7 @@ let page;
 let vehicle;
 const pageErrors = [];
 
-const api = async (path, init = {}) => {
-  const res = await fetch(s.base + path, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const api = (path, init) => callApi(s, path, init);
 const heading = (name) => page.getByRole('heading', { level: 1, name, exact: true });
 const field = (label) => page.getByLabel(label, { exact: true });
 const money = (v) => new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' }).format(v);

@@ -8,7 +8,7 @@
 // against the real services, in Debian's Chromium.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, fillWhen, navLink, startStack } from './harness.mjs';
+import { axeBothSchemes, callApi, fillWhen, navLink, startStack } from './harness.mjs';
 
 const ADMIN = { username: 'admin', password: 'e2e-admin-password-1' };
 
@@ -18,11 +18,7 @@ let token;
 let vehicleId;
 const pageErrors = [];
 
-const api = async (path, init = {}) => {
-  const res = await fetch(s.base + path, { ...init, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...init.headers } });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const api = (path, init = {}) => callApi(s, path, { ...init, headers: { Authorization: `Bearer ${token}`, ...init.headers } });
 
 const field = (p, label) => p.getByLabel(label, { exact: true });
 // Screenshots of the part a test is about, to look at (README, "Browser tests").

@@ -8,7 +8,7 @@
 // go to shotsDir.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, eventually, fillWhen, navLink, shootEverywhere, startStack } from './harness.mjs';
+import { axeBothSchemes, callApi, eventually, fillWhen, navLink, shootEverywhere, startStack } from './harness.mjs';
 
 const ZONE = 'Europe/Berlin';
 let s;
@@ -16,11 +16,7 @@ let ctx;
 let page;
 const pageErrors = [];
 
-const api = async (path, init = {}) => {
-  const res = await fetch(s.base + path, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const api = (path, init) => callApi(s, path, init);
 const field = (label) => page.getByLabel(label, { exact: true });
 
 async function go(path, name) {

@@ -85,6 +85,16 @@ export function sessionOf(page) {
 }
 
 /**
+ * callApi sends a JSON request to the stack s's front door (init as fetch
+ * takes it) and answers its status and body, parsed (null when empty).
+ */
+export async function callApi(s, path, init = {}) {
+  const res = await fetch(s.base + path, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/**
  * fillWhen types the local date and time "YYYY-MM-DDTHH:MM" into a date
  * field (src/components/date-field.tsx; dateInput: its date input, which its
  * label names): the date year first and the time on a 24-hour clock, which the

@@ -9,7 +9,7 @@
 // phone's and a desktop's size go to shotsDir to be looked at.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, navLink, shootEverywhere, shotsDir, startStack } from './harness.mjs';
+import { callApi, eventually, navLink, shootEverywhere, shotsDir, startStack } from './harness.mjs';
 
 const ZONE = 'Europe/Berlin';
 const DAY = 86_400_000;
@@ -20,11 +20,7 @@ let page;
 let vehicle;
 const pageErrors = [];
 
-const api = async (path, init = {}) => {
-  const res = await fetch(s.base + path, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const api = (path, init) => callApi(s, path, init);
 
 const chosen = async () => {
   const p = (await api('/api/preferences')).body;

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { axeBothSchemes, eventually, navLink, startStack } from './harness.mjs';
+import { axeBothSchemes, callApi, eventually, navLink, startStack } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
@@ -26,11 +26,7 @@ let vehicle;
 const made = [];
 const pageErrors = [];
 
-const api = async (path, init = {}) => {
-  const res = await fetch(s.base + path, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const api = (path, init) => callApi(s, path, init);
 
 const EN = {
   nav: 'Main', more: 'More', home: 'Home', add: 'Add refuel',

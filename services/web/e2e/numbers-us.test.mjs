@@ -11,7 +11,7 @@
 // is filled: the forms keep their default, now.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, eventually, shootEverywhere, startStack } from './harness.mjs';
+import { axeBothSchemes, callApi, eventually, shootEverywhere, startStack } from './harness.mjs';
 
 const ZONE = 'America/New_York';
 let s;
@@ -20,11 +20,7 @@ let vehicleId;
 const pageErrors = [];
 const dialogs = [];
 
-const api = async (path, init = {}) => {
-  const res = await fetch(s.base + path, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const api = (path, init) => callApi(s, path, init);
 
 async function go(path) {
   await page.goto(s.base + path);

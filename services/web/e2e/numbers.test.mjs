@@ -10,7 +10,7 @@
 // numbers, read back through the API.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, eventually, shootEverywhere, startStack } from './harness.mjs';
+import { axeBothSchemes, callApi, eventually, shootEverywhere, startStack } from './harness.mjs';
 
 let s;
 let page;
@@ -18,11 +18,7 @@ let vehicleId;
 const pageErrors = [];
 const dialogs = [];
 
-const api = async (path, init = {}) => {
-  const res = await fetch(s.base + path, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const api = (path, init) => callApi(s, path, init);
 /** word: a name in German or English, exactly. */
 const word = (...names) => new RegExp(`^(${names.join('|')})$`);
 const EDIT = word('Bearbeiten', 'Edit');

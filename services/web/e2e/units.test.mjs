@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { axeBothSchemes, axeViolations, eventually, fillWhen, navLink, progressSeen, shootEverywhere, shotsDir, startStack, watchProgress } from './harness.mjs';
+import { axeBothSchemes, axeViolations, callApi, eventually, fillWhen, navLink, progressSeen, shootEverywhere, shotsDir, startStack, watchProgress } from './harness.mjs';
 import { makePdf } from './pdf.mjs';
 
 
@@ -27,11 +27,7 @@ let vehicleId;
 const cspViolations = [];
 const pageErrors = [];
 
-const api = async (path, init = {}) => {
-  const res = await fetch(s.base + path, { ...init, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...init.headers } });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const api = (path, init = {}) => callApi(s, path, { ...init, headers: { Authorization: `Bearer ${token}`, ...init.headers } });
 
 function watch(p) {
   p.on('console', (m) => {
