@@ -129,7 +129,7 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
                 <li key={e.id} class="record">
                   <ExpenseForm vehicle={vehicle} cur={cur} record={e} onDone={(text) => {
                     setEditing(null);
-                    // Undo puts back what the expense held before the edit (lib/restore.ts).
+                    // Undo puts back what the expense held before the edit (api/restore.ts).
                     if (text) announce({ text: typeof text === 'string' ? text : text.text, action: { label: t('status.undo'), run: async () => {
                       await costs.updateExpense(e.id, expenseAsBefore(e));
                       list.reload();

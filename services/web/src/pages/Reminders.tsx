@@ -102,7 +102,7 @@ export function Reminders({ vehicle, writable, online }: Props) {
       return tk('rem.undone', { title: made.title });
     } } } : text);
   };
-  // An edit's confirmation undoes it when one PUT can (lib/restore.ts), else offers to edit again.
+  // An edit's confirmation undoes it when one PUT can (api/restore.ts), else offers to edit again.
   const edited = (r: Reminder, text: string | null, sent?: ReminderInput) => {
     setEditing(null);
     list.reload();

@@ -74,7 +74,7 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                 onSave={async (f) => {
                   const saved = await fuel.updateVehicle(v.id, f);
                   setEditing(null);
-                  // Undo when one PUT puts the vehicle back (lib/restore.ts), else Edit it again.
+                  // Undo when one PUT puts the vehicle back (api/restore.ts), else Edit it again.
                   const before = vehicleAsBefore(v, f);
                   announce({
                     text: odometerAbove(f, saved) ?? t('vehicles.updated', { name: saved.name }),
