@@ -72,8 +72,10 @@ func NeedsOCR(text string) bool {
 
 // recognize reads the pages at indexes scanned of d by OCR, one after the
 // other on inst (which is the document's), within the document's text
-// budget. A page OCR reads more characters on than its text layer has takes
-// OCR's text; one past the time budget, unreadable, or that failed is
+// budget. Each is first drawn at lookDPI: one without ink there (a blank
+// sheet scanned) is not drawn again nor read, and counts as OCR reading no
+// word on it. A page OCR reads more characters on than its text layer has
+// takes OCR's text; one past the time budget, unreadable, or that failed is
 // logged and added to d.Skipped. ctx is checked before each page; its
 // error ends the document.
 func (e *Engine) recognize(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, d *Document, scanned []int, budget *int, progress func(Stage, int, int)) error {
@@ -82,10 +84,15 @@ func (e *Engine) recognize(ctx context.Context, inst pdfium.Pdfium, doc referenc
 			return err
 		}
 		page := &d.Pages[i]
-		img, dpi, err := renderGray(inst, doc, i)
 		var read ocr.Page
-		if err == nil {
-			read, err = e.cfg.OCR.Recognize(ctx, img, dpi)
+		var img *image.Gray
+		dpi := 0
+		look, err := inkless(inst, doc, i)
+		if err == nil && !look {
+			img, dpi, err = renderGray(inst, doc, i, OCRDPI)
+			if err == nil {
+				read, err = e.cfg.OCR.Recognize(ctx, img, dpi)
+			}
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -102,6 +109,9 @@ func (e *Engine) recognize(ctx context.Context, inst pdfium.Pdfium, doc referenc
 		case err != nil:
 			reason = SkipOCRFailed
 			e.cfg.Log.ErrorContext(ctx, "OCR skipped a page: it failed", "page", page.Number, "err", err)
+		case look && countNonSpace(page.Text) == 0:
+			reason = SkipBlank
+			e.cfg.Log.InfoContext(ctx, "OCR skipped a page: no ink on it", "page", page.Number)
 		case read.Read == 0 && countNonSpace(page.Text) == 0:
 			reason = SkipBlank
 			e.cfg.Log.InfoContext(ctx, "OCR found no text on a page", "page", page.Number)
@@ -201,19 +211,54 @@ func countNonSpace(s string) int {
 	return n
 }
 
-// renderGray renders page index in 8-bit gray at OCRDPI, or at the lower
+// The look at a page before OCR draws it at OCRDPI (inkless).
+const (
+	// lookDPI: a point a pixel. The stroke of 8 point text is a pixel
+	// wide or more, dark at its middle.
+	lookDPI = 72
+	// inkLevel: a pixel darker than this (of 255) is ink. The paper of a
+	// scan is lighter (a grey sheet 200 or more); text, even pencil or a
+	// fax's, darker.
+	inkLevel = 160
+	// minInkPixels: a page with fewer ink pixels is blank. A speck or two
+	// of dust on a scanned sheet is no text; the page number "7" alone
+	// has some twenty.
+	minInkPixels = 4
+)
+
+// inkless reports whether page index, drawn at lookDPI, has fewer than
+// minInkPixels pixels darker than inkLevel: nothing on it for OCR to read.
+// The drawing costs a few milliseconds where OCR of a page costs seconds.
+func inkless(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int) (bool, error) {
+	img, _, err := renderGray(inst, doc, index, lookDPI)
+	if err != nil {
+		return false, err
+	}
+	ink := 0
+	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
+		for _, v := range img.Pix[img.PixOffset(img.Rect.Min.X, y):img.PixOffset(img.Rect.Max.X, y)] {
+			if v < inkLevel {
+				if ink++; ink >= minInkPixels {
+					return false, nil
+				}
+			}
+		}
+	}
+	return true, nil
+}
+
+// renderGray renders page index in 8-bit gray at dpi, or at the lower
 // resolution that keeps it within maxOCRPixels, and returns the image
 // (copied out of the engine's memory) and its resolution.
-func renderGray(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int) (*image.Gray, int, error) {
+func renderGray(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, dpi int) (*image.Gray, int, error) {
 	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}}
 	size, err := inst.GetPageSize(&requests.GetPageSize{Page: page})
 	if err != nil {
 		return nil, 0, err
 	}
-	dpi := OCRDPI
 	// Points are 1/72 inch.
-	if px := size.Width / 72 * size.Height / 72 * OCRDPI * OCRDPI; px > maxOCRPixels {
-		dpi = int(float64(OCRDPI) * math.Sqrt(maxOCRPixels/px))
+	if px := size.Width / 72 * size.Height / 72 * float64(dpi*dpi); px > maxOCRPixels {
+		dpi = int(float64(dpi) * math.Sqrt(maxOCRPixels/px))
 	}
 	if dpi < 1 {
 		return nil, 0, errors.New("page too large to render")

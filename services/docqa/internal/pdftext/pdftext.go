@@ -16,9 +16,11 @@
 // any file system: the document is read through the caller's io.ReaderAt.
 //
 // With a Recognizer (Config.OCR), a page without a text layer worth the
-// name (NeedsOCR) is rendered at OCRDPI and read by OCR, after the text of
-// every page is read: a scanned manual is read, and a document of text and
-// scanned pages gets both.
+// name (NeedsOCR) that holds something to read (an image over a good part
+// of it, or text drawn as outlines: readContent) is rendered at OCRDPI and
+// read by OCR, after the text of every page is read: a scanned manual is
+// read, and a document of text and scanned pages gets both. A page with
+// nothing on it is reported blank without being drawn.
 package pdftext
 
 import (
@@ -85,8 +87,10 @@ const (
 	// SkipOCRFailed: the page could not be rendered or the OCR command
 	// failed on it (the log says how).
 	SkipOCRFailed SkipReason = "ocr_failed"
-	// SkipBlank: OCR found no word on the page (a blank sheet, or noise
-	// it does not take for writing).
+	// SkipBlank: no word on the page and no text layer: a page with
+	// nothing on it, or only a drawing or a small picture (not read by
+	// OCR: readContent), a scanned sheet without ink (inkless), or one
+	// OCR read no word on (noise it does not take for writing).
 	SkipBlank SkipReason = "blank"
 )
 
@@ -419,6 +423,9 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 	budget := e.cfg.MaxDocumentChars
 	cut := 0
 	var scanned []int // indexes of the pages that need OCR
+	// Numbers of the pages with neither text nor anything OCR could read
+	// (readContent): reported blank, as OCR would, without drawing them.
+	var blank []int
 	for i := range total {
 		if err := ctx.Err(); err != nil {
 			return Document{}, err
@@ -449,7 +456,12 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 			cut++
 		}
 		if e.cfg.OCR != nil && budget > 0 && NeedsOCR(page.Text) {
-			scanned = append(scanned, i)
+			switch {
+			case readContent(inst, doc.Document, i).readable():
+				scanned = append(scanned, i)
+			case countNonSpace(page.Text) == 0:
+				blank = append(blank, i+1)
+			}
 		}
 		pages = append(pages, page)
 		if progress != nil {
@@ -460,9 +472,16 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 	if err := e.recognize(ctx, inst, doc.Document, &d, scanned, &budget, progress); err != nil {
 		return Document{}, err
 	}
+	if len(blank) > 0 {
+		e.cfg.Log.InfoContext(ctx, "PDF pages without text or images reported blank, not read by OCR", "pages", blank)
+		for _, n := range blank {
+			d.Skipped = append(d.Skipped, SkippedPage{Page: n, Reason: SkipBlank})
+		}
+		slices.SortFunc(d.Skipped, func(a, b SkippedPage) int { return cmp.Compare(a.Page, b.Page) })
+	}
 	if !slices.ContainsFunc(pages, func(p Page) bool { return strings.TrimSpace(p.Text) != "" }) {
 		switch {
-		case len(scanned) > 0:
+		case len(scanned) > 0 || len(blank) > 0:
 			e.cfg.Log.WarnContext(ctx, "PDF has no text layer and OCR read no text on it", "pages", total, "skipped", d.Skipped)
 			return Document{}, ErrOCRNoText
 		case e.cfg.OCRMissing:
