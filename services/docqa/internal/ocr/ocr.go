@@ -20,6 +20,7 @@ import (
 	"image"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -49,6 +50,14 @@ const (
 	// 80 (Chinese) and 94 to 96 (English, German), clean or noisy, at 200
 	// or 300 dpi; pages of pure noise 23 to 30.
 	DefaultMinPageConfidence = 50
+	// MinOrientationConfidence is the least margin of OSD's orientation
+	// over the next best for Auto to turn a page: Tesseract's own
+	// (min_orientation_margin, what `--psm 1` turns pages by). Measured on
+	// scans turned by 0, 90, 180 and 270 degrees, every orientation OSD
+	// gave was right; the margins were 24 to 32 on English and Japanese
+	// pages, 9 to 11 on Chinese ones, 10.7 on an Arabic page upright or
+	// upside down and 4.6 on it turned by 90 (left unturned by this floor).
+	MinOrientationConfidence = 7
 )
 
 // Errors of Recognize.
@@ -94,8 +103,13 @@ type Config struct {
 	// Command is the tesseract executable (Find).
 	Command string
 	// Languages are Tesseract's language codes, at least one (eng, deu,
-	// chi_sim, ...); they are read together (`-l eng+deu`).
+	// chi_sim, ...); they are read together (`-l eng+deu`), unless Auto.
 	Languages []string
+	// Auto runs Tesseract's orientation and script detection on each page
+	// first (`--psm 0 -l osd`, which needs the osd data), turns the page
+	// upright, and reads it with the Languages of its script (NewPlan);
+	// with all of them when OSD cannot tell.
+	Auto bool
 	// Concurrency is the most tesseract processes at once across the
 	// service (default 1). Each runs on one thread: OMP_THREAD_LIMIT=1,
 	// since Tesseract's OpenMP threads made a page four times slower in
@@ -113,6 +127,7 @@ type Config struct {
 // Engine runs tesseract. It is safe for concurrent use.
 type Engine struct {
 	cfg   Config
+	plan  Plan
 	slots chan struct{}
 }
 
@@ -137,11 +152,15 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{cfg: cfg, slots: make(chan struct{}, cfg.Concurrency)}, nil
+	return &Engine{cfg: cfg, plan: NewPlan(cfg.Languages), slots: make(chan struct{}, cfg.Concurrency)}, nil
 }
 
 // Languages returns the configured languages.
 func (e *Engine) Languages() []string { return slices.Clone(e.cfg.Languages) }
+
+// Plan is which languages a page of each script reads with under Auto;
+// false for a fixed list.
+func (e *Engine) Plan() (Plan, bool) { return e.plan, e.cfg.Auto }
 
 // Find returns the tesseract command: explicit when set (an error when it
 // is not an executable file), else `tesseract` on PATH (exec.ErrNotFound
@@ -160,54 +179,62 @@ func Find(explicit string) (string, error) {
 	return explicit, nil
 }
 
-// ParseLanguages splits OCR_LANGUAGES ("eng+deu", spaces and commas also
-// separate) into codes; an empty list or a code of other characters than
+// ParseLanguages reads OCR_LANGUAGES: Auto (auto true, no codes), or a
+// fixed list of codes ("eng+deu", spaces and commas also separate). An
+// empty list, auto among codes, or a code of other characters than
 // letters, digits and '_' is an error.
-func ParseLanguages(s string) ([]string, error) {
-	codes := strings.FieldsFunc(s, func(r rune) bool { return r == '+' || r == ',' || unicode.IsSpace(r) })
+func ParseLanguages(s string) (codes []string, auto bool, err error) {
+	codes = strings.FieldsFunc(s, func(r rune) bool { return r == '+' || r == ',' || unicode.IsSpace(r) })
 	if len(codes) == 0 {
-		return nil, errors.New("no language given (e.g. eng or eng+deu)")
+		return nil, false, errors.New("no language given (auto, or codes such as eng or eng+deu)")
+	}
+	if slices.Contains(codes, Auto) {
+		if len(codes) > 1 {
+			return nil, false, fmt.Errorf("%q: auto reads every installed language and stands alone", s)
+		}
+		return nil, true, nil
 	}
 	for _, c := range codes {
 		if strings.IndexFunc(c, func(r rune) bool { return !(r == '_' || r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r))) }) >= 0 {
-			return nil, fmt.Errorf("%q is not a Tesseract language code (e.g. eng, deu, chi_sim)", c)
+			return nil, false, fmt.Errorf("%q is not a Tesseract language code (e.g. eng, deu, chi_sim)", c)
 		}
 	}
-	return slices.Compact(codes), nil
+	return slices.Compact(codes), false, nil
 }
 
 // Check asks command for its version and its installed languages and
-// returns the version line. A version before 4 (no LSTM engine) is an
-// error; a language of langs without traineddata is an error wrapping
-// ErrMissingLanguage that names it and the directory searched.
-func Check(ctx context.Context, command string, langs []string) (string, error) {
+// returns the version line and the languages (osd among them when
+// installed). A version before 4 (no LSTM engine) is an error; a language
+// of langs without traineddata is an error wrapping ErrMissingLanguage
+// that names it and the directory searched.
+func Check(ctx context.Context, command string, langs []string) (version string, installed []string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, command, "--version").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("%s --version: %w (%s)", command, err, firstLine(out))
+		return "", nil, fmt.Errorf("%s --version: %w (%s)", command, err, firstLine(out))
 	}
-	version := firstLine(out)
+	version = firstLine(out)
 	fields := strings.Fields(version)
 	if len(fields) < 2 || fields[0] != "tesseract" {
-		return "", fmt.Errorf("%s --version answered %q: not tesseract", command, version)
+		return "", nil, fmt.Errorf("%s --version answered %q: not tesseract", command, version)
 	}
 	major, _, _ := strings.Cut(strings.TrimPrefix(fields[1], "v"), ".")
 	if n, err := strconv.Atoi(major); err != nil || n < 4 {
-		return "", fmt.Errorf("%s is %s: the LSTM engine needs Tesseract 4 or newer (5 is tested)", command, version)
+		return "", nil, fmt.Errorf("%s is %s: the LSTM engine needs Tesseract 4 or newer (5 is tested)", command, version)
 	}
 	out, err = exec.CommandContext(ctx, command, "--list-langs").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("%s --list-langs: %w (%s)", command, err, firstLine(out))
+		return "", nil, fmt.Errorf("%s --list-langs: %w (%s)", command, err, firstLine(out))
 	}
 	have, dir := listedLanguages(out)
 	for _, l := range langs {
 		if !have[l] {
-			return "", fmt.Errorf("%w: %q (no %s.traineddata in %s; install it, e.g. apt-get install tesseract-ocr-%s, or remove it from OCR_LANGUAGES)",
+			return "", nil, fmt.Errorf("%w: %q (no %s.traineddata in %s; install it, e.g. apt-get install tesseract-ocr-%s, or remove it from OCR_LANGUAGES)",
 				ErrMissingLanguage, l, l, dir, strings.ReplaceAll(l, "_", "-"))
 		}
 	}
-	return version, nil
+	return version, slices.Sorted(maps.Keys(have)), nil
 }
 
 // listedLanguages reads `tesseract --list-langs`: a header line naming the
@@ -238,7 +265,9 @@ func firstLine(b []byte) string {
 }
 
 // Recognize reads the text of img, a page rendered at dpi, waiting for a
-// free process slot first (bounded by ctx, not by the page's budget).
+// free process slot first (bounded by ctx, not by the page's budget). With
+// Auto, OSD tells the page's script and orientation first, within the same
+// budget; the words' boxes are the page's as given, turned or not.
 // Errors: ErrTimeout, ErrUnreadable (with the Page), ctx's error (the
 // process is killed), or the command's failure.
 func (e *Engine) Recognize(ctx context.Context, img *image.Gray, dpi int) (Page, error) {
@@ -254,9 +283,61 @@ func (e *Engine) Recognize(ctx context.Context, img *image.Gray, dpi int) (Page,
 
 	pctx, cancel := context.WithTimeout(ctx, e.cfg.PageTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(pctx, e.cfg.Command, "stdin", "stdout",
-		"--oem", "1", "--psm", "3", "--dpi", strconv.Itoa(dpi),
-		"-l", strings.Join(e.cfg.Languages, "+"), "tsv")
+	langs, turn := e.cfg.Languages, 0
+	if e.cfg.Auto {
+		osd, err := e.detect(ctx, pctx, img, dpi)
+		switch {
+		case ctx.Err() != nil:
+			return Page{}, ctx.Err()
+		case pctx.Err() != nil:
+			return Page{}, ErrTimeout
+		case err != nil:
+			// Too few characters to tell (a title page, a blank or noisy
+			// one): every language reads it, which costs little on a page
+			// of little text.
+			langs = e.plan.Languages
+			e.cfg.Log.DebugContext(ctx, "OCR: OSD told no script; every language reads the page", "err", err)
+		default:
+			langs = e.plan.For(osd.Script)
+			if osd.OrientationConfidence >= MinOrientationConfidence {
+				turn = osd.Rotate
+			}
+			e.cfg.Log.DebugContext(ctx, "OCR: OSD", "script", osd.Script, "script_confidence", osd.ScriptConfidence,
+				"rotate", osd.Rotate, "orientation_confidence", osd.OrientationConfidence, "languages", langs, "turned", turn)
+		}
+	}
+	out, err := e.run(ctx, pctx, Rotate(img, turn), "--oem", "1", "--psm", "3", "--dpi", strconv.Itoa(dpi),
+		"-l", strings.Join(langs, "+"), "tsv")
+	if err != nil {
+		return Page{}, err
+	}
+	words, err := ParseTSV(bytes.NewReader(out))
+	if err != nil {
+		return Page{}, fmt.Errorf("ocr: reading tesseract's TSV: %w", err)
+	}
+	if turn != 0 {
+		for i := range words {
+			words[i] = unrotate(words[i], turn, img.Rect.Dx(), img.Rect.Dy())
+		}
+	}
+	return Judge(words, e.cfg.MinWordConfidence, e.cfg.MinPageConfidence)
+}
+
+// detect runs Tesseract's orientation and script detection on img.
+func (e *Engine) detect(ctx, pctx context.Context, img *image.Gray, dpi int) (OSD, error) {
+	out, err := e.run(ctx, pctx, img, "--psm", "0", "--dpi", strconv.Itoa(dpi), "-l", "osd")
+	if err != nil {
+		return OSD{}, err
+	}
+	return ParseOSD(out)
+}
+
+// run runs the command on img (its standard input, as a PGM) with args
+// after `stdin stdout` and returns its standard output. Errors: ctx's,
+// ErrTimeout when pctx (the page's budget) ended, or the command's failure
+// with the first line it printed.
+func (e *Engine) run(ctx, pctx context.Context, img *image.Gray, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(pctx, e.cfg.Command, append([]string{"stdin", "stdout"}, args...)...)
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = bytes.NewReader(PGM(img))
 	var stdout bytes.Buffer
@@ -268,17 +349,13 @@ func (e *Engine) Recognize(ctx context.Context, img *image.Gray, dpi int) (Page,
 	err := cmd.Run()
 	switch {
 	case ctx.Err() != nil:
-		return Page{}, ctx.Err()
+		return nil, ctx.Err()
 	case pctx.Err() != nil:
-		return Page{}, ErrTimeout
+		return nil, ErrTimeout
 	case err != nil:
-		return Page{}, fmt.Errorf("ocr: %s: %w (%s)", e.cfg.Command, err, firstLine(stderr.Bytes()))
+		return nil, fmt.Errorf("ocr: %s: %w (%s)", e.cfg.Command, err, firstLine(stderr.Bytes()))
 	}
-	words, err := ParseTSV(&stdout)
-	if err != nil {
-		return Page{}, fmt.Errorf("ocr: reading tesseract's TSV: %w", err)
-	}
-	return Judge(words, e.cfg.MinWordConfidence, e.cfg.MinPageConfidence)
+	return stdout.Bytes(), nil
 }
 
 // Judge makes a page of the words read: it keeps those at or above

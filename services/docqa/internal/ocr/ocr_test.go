@@ -74,13 +74,18 @@ func TestParseTSVAndJudge(t *testing.T) {
 
 func TestParseLanguages(t *testing.T) {
 	for in, want := range map[string][]string{"eng": {"eng"}, "eng+deu+chi_sim": {"eng", "deu", "chi_sim"}, " eng, deu ": {"eng", "deu"}} {
-		got, err := ocr.ParseLanguages(in)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("ParseLanguages(%q) = %q, %v; want %q", in, got, err, want)
+		got, auto, err := ocr.ParseLanguages(in)
+		if err != nil || auto || !slices.Equal(got, want) {
+			t.Errorf("ParseLanguages(%q) = %q, %v, %v; want %q", in, got, auto, err, want)
 		}
 	}
-	for _, bad := range []string{"", "+", "eng+../x", "eng;rm"} {
-		if _, err := ocr.ParseLanguages(bad); err == nil {
+	for _, in := range []string{"auto", " auto "} {
+		if got, auto, err := ocr.ParseLanguages(in); err != nil || !auto || got != nil {
+			t.Errorf("ParseLanguages(%q) = %q, %v, %v; want auto", in, got, auto, err)
+		}
+	}
+	for _, bad := range []string{"", "+", "eng+../x", "eng;rm", "auto+eng", "eng,auto"} {
+		if _, _, err := ocr.ParseLanguages(bad); err == nil {
 			t.Errorf("ParseLanguages(%q) passed", bad)
 		}
 	}
@@ -101,17 +106,17 @@ func fakeTesseract(t *testing.T, version string, langs ...string) string {
 
 func TestCheckNamesTheMissingLanguage(t *testing.T) {
 	cmd := fakeTesseract(t, "tesseract 5.3.0", "eng", "osd", "chi_sim")
-	version, err := ocr.Check(context.Background(), cmd, []string{"eng", "chi_sim"})
-	if err != nil || version != "tesseract 5.3.0" {
-		t.Fatalf("Check: %q, %v", version, err)
+	version, installed, err := ocr.Check(context.Background(), cmd, []string{"eng", "chi_sim"})
+	if err != nil || version != "tesseract 5.3.0" || !slices.Equal(installed, []string{"chi_sim", "eng", "osd"}) {
+		t.Fatalf("Check: %q, %q, %v", version, installed, err)
 	}
-	_, err = ocr.Check(context.Background(), cmd, []string{"eng", "deu"})
+	_, _, err = ocr.Check(context.Background(), cmd, []string{"eng", "deu"})
 	if !errors.Is(err, ocr.ErrMissingLanguage) || !strings.Contains(err.Error(), `"deu" (no deu.traineddata in /opt/tessdata/`) ||
 		!strings.Contains(err.Error(), "tesseract-ocr-deu") {
 		t.Fatalf("missing deu: %v", err)
 	}
 	old := fakeTesseract(t, "tesseract 3.05.01", "eng")
-	if _, err := ocr.Check(context.Background(), old, []string{"eng"}); err == nil || !strings.Contains(err.Error(), "Tesseract 4 or newer") {
+	if _, _, err := ocr.Check(context.Background(), old, []string{"eng"}); err == nil || !strings.Contains(err.Error(), "Tesseract 4 or newer") {
 		t.Fatalf("tesseract 3: %v", err)
 	}
 }

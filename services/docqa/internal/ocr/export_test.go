@@ -1,0 +1,4 @@
+package ocr
+
+// Unrotate is unrotate, for the tests of package ocr_test.
+var Unrotate = unrotate
