@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,13 +121,15 @@ type serviceConfig struct {
 
 	// OCR reads pages without a text layer (scanned manuals) with
 	// Tesseract: auto when tesseract is found at OCR_TESSERACT or on PATH,
-	// off never (such a PDF is refused). OCR_LANGUAGES are Tesseract's
-	// codes joined by '+', each checked at start; OCR_CONCURRENCY
+	// off never (such a PDF is refused). OCR_LANGUAGES is auto (each page
+	// read with the installed languages of the script Tesseract's OSD finds
+	// on it) or Tesseract's codes joined by '+', each checked at start and
+	// read together on every page; OCR_CONCURRENCY
 	// tesseract processes run at once across the service, each page within
 	// OCR_PAGE_TIMEOUT or skipped and reported.
 	OCR            string        `env:"OCR" default:"auto"` // auto | off
 	OCRTesseract   string        `env:"OCR_TESSERACT"`
-	OCRLanguages   string        `env:"OCR_LANGUAGES" default:"eng"`
+	OCRLanguages   string        `env:"OCR_LANGUAGES" default:"auto"`
 	OCRConcurrency int           `env:"OCR_CONCURRENCY" default:"1"`
 	OCRPageTimeout time.Duration `env:"OCR_PAGE_TIMEOUT" default:"60s"`
 
@@ -245,7 +248,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	chat, chatMode, err := newChat(cfg, providerMetrics)
+	chat, chatMode, err := newChat(cfg, store, providerMetrics)
 	if err != nil {
 		return err
 	}
@@ -399,8 +402,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 
 // newOCR reads the OCR settings: nil and "off" with OCR=off; nil and
 // "missing" (logged) with OCR=auto when tesseract is not found; else the
-// engine, once tesseract answered and has every language of OCR_LANGUAGES.
-// A language without its data ends the start with an error naming it.
+// engine, once tesseract answered and has every language of OCR_LANGUAGES
+// (with auto: every installed language; without OSD's data, logged, every
+// page reads them all). A language without its data ends the start with
+// an error naming it.
 func newOCR(ctx context.Context, cfg serviceConfig, log *slog.Logger) (*ocr.Engine, httpapi.OCRHealth, error) {
 	off := httpapi.OCRHealth{Status: httpapi.OCRStatusOff}
 	switch cfg.OCR {
@@ -410,7 +415,7 @@ func newOCR(ctx context.Context, cfg serviceConfig, log *slog.Logger) (*ocr.Engi
 	default:
 		return nil, off, fmt.Errorf("OCR: %q must be auto or off", cfg.OCR)
 	}
-	langs, err := ocr.ParseLanguages(cfg.OCRLanguages)
+	langs, auto, err := ocr.ParseLanguages(cfg.OCRLanguages)
 	if err != nil {
 		return nil, off, fmt.Errorf("OCR_LANGUAGES: %w", err)
 	}
@@ -430,18 +435,32 @@ func newOCR(ctx context.Context, cfg serviceConfig, log *slog.Logger) (*ocr.Engi
 			"looked", where, "err", err)
 		return nil, httpapi.OCRHealth{Status: httpapi.OCRStatusMissing}, nil
 	}
-	version, err := ocr.Check(ctx, command, langs)
+	version, installed, err := ocr.Check(ctx, command, langs)
 	if err != nil {
 		return nil, off, fmt.Errorf("OCR: %w", err)
 	}
-	engine, err := ocr.New(ocr.Config{Command: command, Languages: langs, Concurrency: cfg.OCRConcurrency,
+	health := httpapi.OCRHealth{Status: httpapi.OCRStatusOK, Mode: httpapi.OCRModeFixed, Languages: langs}
+	osd := auto && slices.Contains(installed, "osd")
+	if auto {
+		if langs = ocr.Recognizable(installed); len(langs) == 0 {
+			return nil, off, fmt.Errorf("OCR: OCR_LANGUAGES=auto and no language is installed for %s (apt-get install tesseract-ocr-eng)", command)
+		}
+		health = httpapi.OCRHealth{Status: httpapi.OCRStatusOK, Mode: httpapi.OCRModeAuto, Languages: langs, Scripts: map[string][]string{}}
+		if osd {
+			health.Scripts = ocr.NewPlan(langs).Scripts
+		} else {
+			log.Warn("OCR cannot tell a page's script: Tesseract's osd data is missing, so every page is read with every installed language, slower (apt-get install tesseract-ocr-osd, or list the languages in OCR_LANGUAGES)",
+				"languages", langs)
+		}
+	}
+	engine, err := ocr.New(ocr.Config{Command: command, Languages: langs, Auto: osd, Concurrency: cfg.OCRConcurrency,
 		PageTimeout: cfg.OCRPageTimeout, Log: log})
 	if err != nil {
 		return nil, off, err
 	}
-	log.Info("OCR reads scanned pages", "tesseract", command, "version", version, "languages", langs,
-		"concurrency", cfg.OCRConcurrency, "page_timeout", cfg.OCRPageTimeout)
-	return engine, httpapi.OCRHealth{Status: httpapi.OCRStatusOK, Languages: langs}, nil
+	log.Info("OCR reads scanned pages", "tesseract", command, "version", version, "mode", health.Mode, "languages", langs,
+		"scripts", health.Scripts, "concurrency", cfg.OCRConcurrency, "page_timeout", cfg.OCRPageTimeout)
+	return engine, health, nil
 }
 
 // readiness is the service's /readyz: the vector store answers, the PDF
@@ -592,9 +611,12 @@ func newEmbedder(cfg serviceConfig, m *provider.Metrics) (docqa.Embedder, string
 	return e, "remote", nil
 }
 
-func newChat(cfg serviceConfig, m *provider.Metrics) (docqa.ChatModel, string, error) {
+// newChat returns the configured chat model, or the local fallback, which
+// weighs a question's words by store's term counts when it keeps them.
+func newChat(cfg serviceConfig, store docqa.VectorStore, m *provider.Metrics) (docqa.ChatModel, string, error) {
 	if !remote(cfg.ChatBaseURL, cfg.ChatAPIKey) {
-		return provider.NewExtractiveChat(), "local", nil
+		counts, _ := store.(docqa.TermCounter)
+		return provider.NewExtractiveChat(counts), "local", nil
 	}
 	c, err := provider.NewChat(provider.ChatConfig{
 		BaseURL:          cfg.ChatBaseURL,

@@ -29,11 +29,23 @@ const (
 	OCRStatusMissing = "missing" // OCR=auto and no tesseract: scanned PDFs are refused
 )
 
+// OCR_LANGUAGES' modes in /health.
+const (
+	OCRModeAuto  = "auto"  // each page read with the installed languages of its script
+	OCRModeFixed = "fixed" // every page read with the languages listed
+)
+
 // OCRHealth says whether scanned pages are read, and in which languages
-// (Tesseract's codes; [] unless the status is ok).
+// (Tesseract's codes; [] unless the status is ok): with the mode auto,
+// Languages are every installed language, what a page reads with when
+// OSD cannot tell its script, and Scripts the languages a page of each
+// script reads with ({} when OSD's data is not installed: every page reads
+// with every language). Mode is "" and Scripts nil unless the status is ok.
 type OCRHealth struct {
-	Status    string   `json:"status"`
-	Languages []string `json:"languages"`
+	Status    string              `json:"status"`
+	Mode      string              `json:"mode,omitempty"`
+	Languages []string            `json:"languages"`
+	Scripts   map[string][]string `json:"scripts,omitzero"`
 }
 
 // retrievalHealth says how questions find their chunks: the mode in force
@@ -86,13 +98,19 @@ func (h *handler) health(c *gin.Context) {
 			LexicalIndex: h.cfg.Store.LexicalIndex(),
 			Reranker:     h.cfg.Retriever.Reranker(),
 		},
-		OCR: OCRHealth{Status: h.cfg.OCR.Status, Languages: h.cfg.OCR.Languages},
+		OCR: h.cfg.OCR,
 	}
 	if res.OCR.Status == "" {
 		res.OCR.Status = OCRStatusOff
 	}
-	if res.OCR.Status != OCRStatusOK || res.OCR.Languages == nil {
+	if res.OCR.Status != OCRStatusOK {
+		res.OCR = OCRHealth{Status: res.OCR.Status}
+	}
+	if res.OCR.Languages == nil {
 		res.OCR.Languages = []string{}
+	}
+	if res.OCR.Mode == OCRModeAuto && res.OCR.Scripts == nil {
+		res.OCR.Scripts = map[string][]string{}
 	}
 	status := http.StatusOK
 	switch ready, err := h.cfg.PDFEngine.Ready(); {

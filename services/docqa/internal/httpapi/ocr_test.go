@@ -26,8 +26,17 @@ func TestHealthSaysOCR(t *testing.T) {
 		ocr  httpapi.OCRHealth
 		want string
 	}{
-		{"ok", httpapi.OCRHealth{Status: httpapi.OCRStatusOK, Languages: []string{"eng", "deu"}}, `{"status":"ok","languages":["eng","deu"]}`},
+		{"ok", httpapi.OCRHealth{Status: httpapi.OCRStatusOK, Mode: httpapi.OCRModeFixed, Languages: []string{"eng", "deu"}},
+			`{"status":"ok","mode":"fixed","languages":["eng","deu"]}`},
+		{"auto", httpapi.OCRHealth{Status: httpapi.OCRStatusOK, Mode: httpapi.OCRModeAuto, Languages: []string{"chi_sim", "deu", "eng"},
+			Scripts: map[string][]string{"Latin": {"deu", "eng"}, "Han": {"chi_sim"}}},
+			`{"status":"ok","mode":"auto","languages":["chi_sim","deu","eng"],"scripts":{"Han":["chi_sim"],"Latin":["deu","eng"]}}`},
+		// Without OSD's data, auto cannot tell scripts: every page reads every language.
+		{"auto without OSD", httpapi.OCRHealth{Status: httpapi.OCRStatusOK, Mode: httpapi.OCRModeAuto, Languages: []string{"eng"}},
+			`{"status":"ok","mode":"auto","languages":["eng"],"scripts":{}}`},
 		{"off", httpapi.OCRHealth{Status: httpapi.OCRStatusOff}, `{"status":"off","languages":[]}`},
+		{"off, languages left over", httpapi.OCRHealth{Status: httpapi.OCRStatusOff, Mode: httpapi.OCRModeAuto, Languages: []string{"eng"}},
+			`{"status":"off","languages":[]}`},
 		{"unset", httpapi.OCRHealth{}, `{"status":"off","languages":[]}`},
 		{"missing", httpapi.OCRHealth{Status: httpapi.OCRStatusMissing}, `{"status":"missing","languages":[]}`},
 	} {
