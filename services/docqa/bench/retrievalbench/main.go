@@ -107,6 +107,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	sweep := fs.Bool("sweep", false, "also measure convex fusion at every lexical share from 0.05 to 1 by 0.05, with each normalization, and routed with each; anchored at depths 1 to 5")
 	keepNavigation := fs.Bool("keep-navigation", false, "leave table-of-contents and index chunks where the rankings put them")
 	verbose := fs.Bool("v", false, "list every question that the default mode misses at 10")
+	unanswerablePath := fs.String("unanswerable", "testdata/retrieval/unanswerable.json", "questions no manual answers, for the no_match rule (\"\" to leave out)")
 	ranksPath := fs.String("ranks", "", "write each question's rank in each row to this file (tab-separated: row, question, rank, first source; rank 0 is a miss at 10), to compare runs")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -390,6 +391,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			return err
 		}
 		fmt.Fprintf(out, "| routed, hybrid for the others | %.2f / %.2f / %.2f / %.3f |\n", hitAt(res, 1), hitAt(res, 5), hitAt(res, 10), mrr(res))
+	}
+	if *unanswerablePath != "" {
+		cfg := base1
+		cfg.Mode = defaultMode
+		if err := measureNoMatch(ctx, out, cfg, store, questions, *unanswerablePath, *split, *verbose); err != nil {
+			return err
+		}
 	}
 	if *verbose {
 		fmt.Fprintf(out, "\n%s misses at %d:\n", defaultMode, depth)

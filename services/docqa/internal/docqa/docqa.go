@@ -306,7 +306,18 @@ type Quoter interface {
 	ChatModel
 	// Quoted returns the passages Stream quotes for question, in the order
 	// it quotes them, before anything streams.
-	Quoted(question string, sources []ScoredChunk) []Quote
+	Quoted(ctx context.Context, question string, sources []ScoredChunk) []Quote
+}
+
+// TermCounter is a VectorStore that counts the lexical terms of its chunks
+// (the figures of BM25's inverse document frequency), so that a question's
+// words can be weighed by how rare they are among the stored passages
+// (relevance.Question.Weighted).
+type TermCounter interface {
+	// DocFreq returns how many stored chunks hold each of terms (index
+	// terms, as lexical.Analyze makes them), of n chunks in all. Errors
+	// wrap ErrNoLexicalIndex when the store keeps no lexical index.
+	DocFreq(ctx context.Context, terms []string) (df []int, n int, err error)
 }
 
 // Quote is one passage a Quoter quotes: its position in the sources and

@@ -30,7 +30,10 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/lexical"
 )
 
-var _ docqa.VectorStore = (*Store)(nil)
+var (
+	_ docqa.VectorStore = (*Store)(nil)
+	_ docqa.TermCounter = (*Store)(nil)
+)
 
 // LogName is the file in which the store kept its data before vectors.db;
 // Open converts it once and renames it to LogName + ".converted".
@@ -363,6 +366,22 @@ func (s *Store) SearchText(ctx context.Context, text string, q docqa.Query) (_ [
 		out[i] = s.scoredLocked(s.index[h.Doc], h.Score)
 	}
 	return out, nil
+}
+
+// DocFreq returns how many stored chunks hold each of terms (lexical index
+// terms), of n chunks in all, counting every owner's: the weights of a
+// question's words (relevance) as BM25 weighs them.
+func (s *Store) DocFreq(ctx context.Context, terms []string) (df []int, n int, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.db == nil {
+		return nil, 0, ErrClosed
+	}
+	df, n = s.lex.DocFreq(terms)
+	return df, n, nil
 }
 
 // LexicalIndex is always true: the index is built from the stored chunks.

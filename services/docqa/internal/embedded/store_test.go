@@ -798,3 +798,21 @@ func TestChunksBeforeRectsHaveNone(t *testing.T) {
 		t.Fatalf("Search with a foreign rects value = %+v, %v; want the chunk without rects", hits, err)
 	}
 }
+
+// TestDocFreq: how many stored chunks hold each term (docqa.TermCounter),
+// counting a deleted document's chunks out.
+func TestDocFreq(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	seed(t, s)
+	ctx := context.Background()
+	df, n, err := s.DocFreq(ctx, []string{"along", "x", "between", "nowher"})
+	if err != nil || n != 4 || !slices.Equal(df, []int{2, 3, 1, 0}) {
+		t.Fatalf("DocFreq = %v, %d, %v; want [2 3 1 0], 4", df, n, err)
+	}
+	if err := s.Delete(ctx, 1, md5B); err != nil {
+		t.Fatal(err)
+	}
+	if df, n, err = s.DocFreq(ctx, []string{"along", "x"}); err != nil || n != 2 || !slices.Equal(df, []int{1, 2}) {
+		t.Fatalf("after deleting b.pdf: DocFreq = %v, %d, %v; want [1 2], 2", df, n, err)
+	}
+}

@@ -145,8 +145,9 @@ type sourcesEvent struct {
 	// first; empty in answer mode.
 	More []sourceView `json:"more"`
 	// Notice, in quotes mode, says why nothing is quoted: noticeOtherScript
-	// when no retrieved passage is in the question's writing system. Absent
-	// otherwise.
+	// when no retrieved passage is in the question's writing system,
+	// noticeNoMatch when none holds enough of what the question asks
+	// about. Absent otherwise.
 	Notice string `json:"notice,omitempty"`
 	// Scripts are, with noticeOtherScript, the retrieved passages' writing
 	// systems (script.Of), each once, best passage first.
@@ -170,6 +171,18 @@ func otherScriptAnswer(systems []string) string {
 	}
 	return fmt.Sprintf("The passages that match this question are in %s script, not in the question's, and without a chat model nothing is translated, so none is quoted. Ask in the language of the documents, or open one of the passages listed.", names)
 }
+
+// noticeNoMatch: in quotes mode, passages were retrieved but none holds
+// enough of the question's content to answer it (relevance.Question
+// .Matches, the threshold measured on the retrieval benchmark): the
+// manuals do not seem to cover the question. None is quoted, all are
+// listed under more (the nearest passages), and the answer is
+// noMatchAnswer.
+const noticeNoMatch = "no_match"
+
+// noMatchAnswer is the whole answer with noticeNoMatch, in English as
+// otherScriptAnswer; clients show the notice in their own language.
+const noMatchAnswer = "The stored documents do not seem to cover this question: no passage holds enough of what it asks about, so none is quoted. The nearest passages are listed; ask in other words, or open one of them."
 
 type contentEvent struct {
 	Content string `json:"content"`
@@ -236,9 +249,12 @@ func (h *handler) chat(c *gin.Context) {
 			ev.Notice, ev.Scripts = noticeOtherScript, systems
 			sources, more = nil, hits
 		} else {
-			quotes := quoter.Quoted(q.Question, hits)
+			quotes := quoter.Quoted(ctx, q.Question, hits)
 			sources, more = splitQuoted(hits, quotes)
 			marked = quotedSentences(hits, quotes)
+			if len(quotes) == 0 && len(hits) > 0 {
+				ev.Notice = noticeNoMatch
+			}
 		}
 	}
 	marks := h.highlights(ctx, hits, marked)
@@ -247,8 +263,12 @@ func (h *handler) chat(c *gin.Context) {
 	if err := w.Event("sources", ev); err != nil {
 		return // the client is gone
 	}
-	if ev.Notice == noticeOtherScript {
-		if err := w.Event("", contentEvent{Content: otherScriptAnswer(ev.Scripts)}); err == nil {
+	if ev.Notice != "" {
+		answer := noMatchAnswer
+		if ev.Notice == noticeOtherScript {
+			answer = otherScriptAnswer(ev.Scripts)
+		}
+		if err := w.Event("", contentEvent{Content: answer}); err == nil {
 			_ = w.Event("done", doneEvent{FinishReason: "stop", Used: []int{}})
 		}
 		return

@@ -906,3 +906,52 @@ func TestChatAnswerOtherScriptAsksForTheQuestionsLanguage(t *testing.T) {
 		t.Errorf("done = %s", events[4].Data)
 	}
 }
+
+// TestChatSaysWhenTheManualsDoNotAnswer: without a chat model, a question
+// no passage holds enough of (the service indicator, oil changes, in a
+// manual of neither) quotes nothing: the sources event says no_match and
+// lists the nearest passages under more, and the answer is one sentence.
+// A question the manual answers is quoted as before, without a notice.
+func TestChatSaysWhenTheManualsDoNotAnswer(t *testing.T) {
+	s := newService(t, options{local: true})
+	s.uploadPDF(t, "golf.pdf", ingesttest.PDF(
+		"Wheels. Important: the torque for wheel bolts in section 7 is 120 newton metres (service code QZX07ALPHA).",
+		"Tyre repair kit. Fill the sealant into the tyre through the valve and inflate the tyre to 2.5 bar.",
+		"Adaptive cruise control keeps a set distance to the vehicle ahead. Press SET to store the speed.",
+		"Child seats. Fasten the child seat with the ISOFIX anchors between the seat cushion and the backrest.",
+	))
+	for _, question := range []string{"How do I reset the service indicator?", "How often should I change the engine oil?"} {
+		events := withoutComments(readEvents(t, s.chat(t, fmt.Sprintf(`{"question":%q}`, question))))
+		if len(events) != 3 {
+			t.Fatalf("%q: events %+v, want sources, one piece, done", question, events)
+		}
+		var src otherScriptData
+		unmarshal(t, events[0].Data, &src)
+		if src.Mode != "quotes" || src.Notice != "no_match" || src.Sources == nil || len(src.Sources) != 0 || len(src.More) == 0 {
+			t.Errorf("%q: sources event %s; want quotes, notice no_match, no sources, the nearest under more", question, events[0].Data)
+		}
+		if want := `{"content":"The stored documents do not seem to cover this question: no passage holds enough of what it asks about, so none is quoted. The nearest passages are listed; ask in other words, or open one of them."}`; events[1].Data != want {
+			t.Errorf("%q: answer %s, want %s", question, events[1].Data, want)
+		}
+		if events[2].Data != `{"finishReason":"stop","used":[]}` {
+			t.Errorf("%q: done = %s, want none used", question, events[2].Data)
+		}
+	}
+	events := withoutComments(readEvents(t, s.chat(t, `{"question":"What is the torque for the wheel bolts?"}`)))
+	var src otherScriptData
+	unmarshal(t, events[0].Data, &src)
+	if src.Notice != "" || len(src.Sources) == 0 || src.Sources[0].Page != 1 {
+		t.Fatalf("answerable question: sources event %s; want page 1 quoted, no notice", events[0].Data)
+	}
+	var answer strings.Builder
+	for _, ev := range events {
+		if ev.Name == "" {
+			var c struct{ Content string }
+			unmarshal(t, ev.Data, &c)
+			answer.WriteString(c.Content)
+		}
+	}
+	if !strings.Contains(answer.String(), "120 newton metres") {
+		t.Errorf("answer %q lacks the torque", answer.String())
+	}
+}

@@ -159,7 +159,7 @@ func newService(t testing.TB, opts options) *service {
 		mode = "remote"
 	)
 	if opts.local {
-		emb, chat, mode = provider.NewLexicalEmbedder(), provider.NewExtractiveChat(), "local"
+		emb, chat, mode = provider.NewLexicalEmbedder(), provider.NewExtractiveChat(store), "local"
 		if opts.chat != nil {
 			chat = opts.chat
 		}

@@ -690,7 +690,7 @@ func TestFurnitureStaysOutOfChunks(t *testing.T) {
 			continue
 		}
 		var answer strings.Builder
-		if _, err := provider.NewExtractiveChat().Stream(ctx, docqa.ChatRequest{Question: "brake pads", Sources: got},
+		if _, err := provider.NewExtractiveChat(nil).Stream(ctx, docqa.ChatRequest{Question: "brake pads", Sources: got},
 			func(s string) error { answer.WriteString(s); return nil }); err != nil {
 			t.Fatal(err)
 		}

@@ -592,3 +592,17 @@ func (h *hitHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+// DocFreq returns how many of the n documents indexed hold each of terms
+// (index terms, as Analyze makes them).
+func (x *Index) DocFreq(terms []string) (df []int, n int) {
+	df = make([]int, len(terms))
+	x.dict.mu.RLock()
+	defer x.dict.mu.RUnlock()
+	for i, t := range terms {
+		if id, ok := x.dict.ids[t]; ok {
+			df[i] = len(x.termPostings(id))
+		}
+	}
+	return df, len(x.lengths)
+}

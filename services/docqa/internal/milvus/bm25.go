@@ -1,11 +1,14 @@
 package milvus
 
 import (
+	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
 
+	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/lexical"
 )
 
@@ -158,4 +161,24 @@ func (t *termStats) queryVector(question string) entity.SparseEmbedding {
 		return nil
 	}
 	return sparse(w)
+}
+
+// DocFreq returns how many chunks of the collection hold each of terms, of
+// n in all (docqa.TermCounter), from the figures BM25 keeps; two terms of
+// one dimension count together, as they do in the rows. Without a lexical
+// index the error wraps docqa.ErrNoLexicalIndex.
+func (s *Store) DocFreq(ctx context.Context, terms []string) (df []int, n int, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if !s.lexical {
+		return nil, 0, fmt.Errorf("milvus: %w", docqa.ErrNoLexicalIndex)
+	}
+	df = make([]int, len(terms))
+	for i, t := range terms {
+		df[i] = int(s.stats.df[termDim(t)])
+	}
+	return df, int(s.stats.chunks), nil
 }

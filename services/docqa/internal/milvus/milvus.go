@@ -35,7 +35,10 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 )
 
-var _ docqa.VectorStore = (*Store)(nil)
+var (
+	_ docqa.VectorStore = (*Store)(nil)
+	_ docqa.TermCounter = (*Store)(nil)
+)
 
 // Field names and index parameters of the collection (../shared/spec/decisions.md).
 const (

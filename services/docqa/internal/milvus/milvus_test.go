@@ -1575,6 +1575,10 @@ func TestOldCollectionIsVectorOnlyUntilReindex(t *testing.T) {
 	if s.stats.chunks != 3 || s.stats.df[termOf("wheel")] != 3 {
 		t.Fatalf("after the reindex and an upsert: %d chunks, df(wheel) %d; want 3 and 3", s.stats.chunks, s.stats.df[termOf("wheel")])
 	}
+	// What relevance weighs a question's words by (docqa.TermCounter).
+	if df, n, err := s.DocFreq(ctx, []string{"wheel", "turbocharg"}); err != nil || n != 3 || !slices.Equal(df, []int{3, 0}) {
+		t.Fatalf("DocFreq(wheel, turbocharg) = %v, %d, %v; want [3 0], 3", df, n, err)
+	}
 	// A second reindex has nothing to do.
 	if err := s.Reindex(ctx, nil); err != nil || len(f.renames) != 2 {
 		t.Fatalf("second Reindex: %v, %d renames", err, len(f.renames))

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/relevance"
 )
 
 // Limits of the extractive answer.
@@ -28,12 +29,19 @@ const NoSourcesAnswer = "No passage of the stored documents matches this questio
 // answer reads the same in any language.
 type ExtractiveChat struct {
 	lex *LexicalEmbedder
+	// counts weighs a question's words by how rare they are in the store
+	// (relevance.Question.Weighted); nil, or a store without a lexical
+	// index, weighs every word the same.
+	counts docqa.TermCounter
 }
 
 var _ docqa.Quoter = (*ExtractiveChat)(nil)
 
-// NewExtractiveChat returns the local fallback chat model.
-func NewExtractiveChat() *ExtractiveChat { return &ExtractiveChat{lex: NewLexicalEmbedder()} }
+// NewExtractiveChat returns the local fallback chat model, which weighs a
+// question's words by counts (nil: each the same).
+func NewExtractiveChat(counts docqa.TermCounter) *ExtractiveChat {
+	return &ExtractiveChat{lex: NewLexicalEmbedder(), counts: counts}
+}
 
 // Name identifies the fallback.
 func (*ExtractiveChat) Name() string { return "local:extractive" }
@@ -41,7 +49,7 @@ func (*ExtractiveChat) Name() string { return "local:extractive" }
 // Stream sends one delta per quoted passage (or NoSourcesAnswer) and returns
 // "stop". It fails only when ctx ends or onDelta fails.
 func (e *ExtractiveChat) Stream(ctx context.Context, req docqa.ChatRequest, onDelta func(content string) error) (string, error) {
-	picks := e.picks(req.Question, req.Sources)
+	picks := e.picks(ctx, req.Question, req.Sources)
 	if len(picks) == 0 {
 		if err := ctx.Err(); err != nil {
 			return "", err
@@ -69,8 +77,8 @@ func (e *ExtractiveChat) Stream(ctx context.Context, req docqa.ChatRequest, onDe
 }
 
 // Quoted returns the passages Stream quotes, with the sentences it quotes of each.
-func (e *ExtractiveChat) Quoted(question string, sources []docqa.ScoredChunk) []docqa.Quote {
-	picks := e.picks(question, sources)
+func (e *ExtractiveChat) Quoted(ctx context.Context, question string, sources []docqa.ScoredChunk) []docqa.Quote {
+	picks := e.picks(ctx, question, sources)
 	out := make([]docqa.Quote, len(picks))
 	for i, p := range picks {
 		out[i] = docqa.Quote{Index: p.index, Sentences: p.sentences}
@@ -84,11 +92,14 @@ type pick struct {
 	sentences []string // the passage's sentences the quote holds
 }
 
-// picks chooses the passages to quote: the leading sources, best first, up
-// to extractivePassages, skipping one whose page is already quoted or whose
-// quote is a repeat.
-func (e *ExtractiveChat) picks(question string, sources []docqa.ScoredChunk) []pick {
+// picks chooses the passages to quote: the leading sources that answer the
+// question (relevance.Question.Matches), best first, up to
+// extractivePassages, skipping one whose page is already quoted or whose
+// quote is a repeat. None when no source answers it: the chat then says
+// that the manuals do not seem to cover the question.
+func (e *ExtractiveChat) picks(ctx context.Context, question string, sources []docqa.ScoredChunk) []pick {
 	q := e.lex.Vector(question)
+	asked := e.asked(ctx, question)
 	type page struct {
 		md5, file string
 		n         int
@@ -101,10 +112,10 @@ func (e *ExtractiveChat) picks(question string, sources []docqa.ScoredChunk) []p
 			break
 		}
 		pg := page{src.Document.FileMD5, src.Document.FileName, src.Chunk.Page}
-		if pages[pg] {
+		if pages[pg] || !asked.Matches(relevance.Text(src)) {
 			continue
 		}
-		quote, sentences := e.quote(src.Chunk.Text, q)
+		quote, sentences := e.quote(src.Chunk.Text, q, asked)
 		if quote == "" || quotes[quote] {
 			continue
 		}
@@ -114,26 +125,44 @@ func (e *ExtractiveChat) picks(question string, sources []docqa.ScoredChunk) []p
 	return out
 }
 
-// quote picks the sentences of text most similar to the question vector q,
-// in their original order, up to extractiveQuoteRunes characters. Sentences
+// asked is the question's content, weighed by the store's counts when it
+// has them.
+func (e *ExtractiveChat) asked(ctx context.Context, question string) relevance.Question {
+	asked := relevance.Analyze(question)
+	if e.counts == nil {
+		return asked
+	}
+	df, n, err := e.counts.DocFreq(ctx, asked.Terms())
+	if err != nil {
+		return asked // no lexical index (or the store is gone, which retrieval has said already)
+	}
+	return asked.Weighted(df, n)
+}
+
+// quote picks the sentences of text most similar to the question vector q
+// that hold some of the question's content (asked.Holds: a sentence that
+// shares no word with the question says nothing of it), in their original
+// order, up to extractiveQuoteRunes characters; "" when none holds any. Sentences
 // are quoted whole: sentences that were not next to each other are joined
 // by " … ", a quote that begins where the passage begins in the middle of a
 // sentence starts with "…", one that ends where the passage is cut off ends
 // with "…", and a single sentence longer than the budget is cut at the last
 // word that fits, followed by "…", never inside a word. kept are the
 // sentences quoted, whole, in their order.
-func (e *ExtractiveChat) quote(text string, q []float32) (_ string, kept []string) {
+func (e *ExtractiveChat) quote(text string, q []float32, asked relevance.Question) (_ string, kept []string) {
 	sentences := splitSentences(text)
-	if len(sentences) == 0 {
-		return "", nil
-	}
 	type scored struct {
 		i     int
 		score float32
 	}
-	ranked := make([]scored, len(sentences))
+	var ranked []scored
 	for i, s := range sentences {
-		ranked[i] = scored{i, dot(e.lex.Vector(s), q)}
+		if asked.Holds(s) {
+			ranked = append(ranked, scored{i, dot(e.lex.Vector(s), q)})
+		}
+	}
+	if len(ranked) == 0 {
+		return "", nil
 	}
 	slices.SortStableFunc(ranked, func(a, b scored) int {
 		switch {

@@ -49,7 +49,7 @@ func FuzzExtractiveChat(f *testing.F) {
 	f.Add("机油每15000公里更换。轮胎换位。", "机油")
 	f.Add("3.5 l. \n\n\n ...", "")
 	f.Add("\xff\xfe.", "\xff")
-	c := provider.NewExtractiveChat()
+	c := provider.NewExtractiveChat(nil)
 	f.Fuzz(func(t *testing.T, text, question string) {
 		req := docqa.ChatRequest{
 			Messages: []docqa.Message{{Role: docqa.RoleUser, Content: question}},
