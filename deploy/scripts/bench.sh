@@ -1026,7 +1026,7 @@ md "## docqa ingestion of scanned manuals: eight of 100 pages at once" "" \
 	"Eight generated image-only manuals of 100 A5 pages (each page three short lines of text, rendered by" \
 	"\`pdftoppm\` at 150 dpi, no text layer: ingestload's \`-scanned\` mode) uploaded at once through the" \
 	"progress stream to the real binary on its defaults (\`INGEST_CONCURRENCY=2\`, \`OCR_CONCURRENCY=1\`," \
-	"\`OCR_LANGUAGES=eng\`). Each upload must end stored with its 100 pages read by OCR and one \`ocr\`" \
+	"\`OCR_LANGUAGES=auto\`). Each upload must end stored with its 100 pages read by OCR and one \`ocr\`" \
 	"progress event per page. Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)." ""
 if command -v tesseract >/dev/null && command -v pdftoppm >/dev/null; then
 	docqa_ingest ingest-scanned.log -scanned 100 -copies 8
