@@ -5,6 +5,7 @@ go 1.26.8
 replace github.com/carhub/backend/pkg => ../../pkg
 
 require (
+	github.com/abadojack/whatlanggo v1.0.1
 	github.com/agext/levenshtein v1.2.3
 	github.com/blevesearch/snowballstem v0.9.0
 	github.com/carhub/backend/pkg v0.0.0-00010101000000-000000000000

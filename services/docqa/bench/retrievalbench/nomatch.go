@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/language"
 	"github.com/carhub/backend/services/docqa/internal/relevance"
 	"github.com/carhub/backend/services/docqa/internal/retrieval"
 )
@@ -53,10 +54,18 @@ func measureNoMatch(ctx context.Context, out io.Writer, cfg retrieval.Config, st
 	if err != nil {
 		return err
 	}
-	matches := func(question string) ([]match, error) {
+	otherLanguage := map[bool]int{} // answerable or not -> questions language.Other turns away
+	matches := func(question string, answerable bool) ([]match, error) {
 		hits, err := r.Retrieve(ctx, question, docqa.Query{TopK: chatTopK})
 		if err != nil {
 			return nil, err
+		}
+		texts := make([]string, len(hits))
+		for i, h := range hits {
+			texts[i] = h.Chunk.Text
+		}
+		if other, _ := language.Other(question, texts); other {
+			otherLanguage[answerable]++
 		}
 		q := relevance.Analyze(question)
 		df, n, err := store.DocFreq(ctx, q.Terms())
@@ -74,7 +83,7 @@ func measureNoMatch(ctx context.Context, out io.Writer, cfg retrieval.Config, st
 	var lines []string
 	answerable := make([][]match, len(questions))
 	for i, q := range questions {
-		if answerable[i], err = matches(q.Question); err != nil {
+		if answerable[i], err = matches(q.Question, true); err != nil {
 			return err
 		}
 		if !the.answers(answerable[i]) {
@@ -84,7 +93,7 @@ func measureNoMatch(ctx context.Context, out io.Writer, cfg retrieval.Config, st
 	unanswered := make([][]match, len(none))
 	kinds := map[string][]int{}
 	for i, q := range none {
-		if unanswered[i], err = matches(q.Question); err != nil {
+		if unanswered[i], err = matches(q.Question, false); err != nil {
 			return err
 		}
 		kinds[q.Kind] = append(kinds[q.Kind], i)
@@ -126,6 +135,8 @@ func measureNoMatch(ctx context.Context, out io.Writer, cfg retrieval.Config, st
 		fmt.Fprintf(out, "| %s | %s | %s | %s | %s |\n", name, turnedAway(answerable, all(len(questions)), r),
 			turnedAway(unanswered, all(len(none)), r), turnedAway(unanswered, kinds["off"], r), turnedAway(unanswered, kinds["near"], r))
 	}
+	fmt.Fprintf(out, "\nother_language (the question's language sure, and no sure passage of the first %d in it): %d of %d answerable questions, %d of %d unanswerable\n",
+		chatTopK, otherLanguage[true], len(questions), otherLanguage[false], len(none))
 	if verbose {
 		for _, l := range lines {
 			fmt.Fprintln(out, l)

@@ -16,6 +16,7 @@ import (
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/sse"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
+	"github.com/carhub/backend/services/docqa/internal/language"
 	"github.com/carhub/backend/services/docqa/internal/rag"
 	"github.com/carhub/backend/services/docqa/internal/script"
 )
@@ -146,12 +147,16 @@ type sourcesEvent struct {
 	More []sourceView `json:"more"`
 	// Notice, in quotes mode, says why nothing is quoted: noticeOtherScript
 	// when no retrieved passage is in the question's writing system,
-	// noticeNoMatch when none holds enough of what the question asks
-	// about. Absent otherwise.
+	// noticeOtherLanguage when none is in its language, noticeNoMatch when
+	// none holds enough of what the question asks about. Absent otherwise.
 	Notice string `json:"notice,omitempty"`
 	// Scripts are, with noticeOtherScript, the retrieved passages' writing
 	// systems (script.Of), each once, best passage first.
 	Scripts []string `json:"scripts,omitempty"`
+	// Languages are, with noticeOtherLanguage, the retrieved passages'
+	// languages (ISO 639-1 codes, language.Of), each once, best passage
+	// first.
+	Languages []string `json:"languages,omitempty"`
 }
 
 // noticeOtherScript: in quotes mode, the question is in another writing
@@ -170,6 +175,27 @@ func otherScriptAnswer(systems []string) string {
 		names = strings.Join(systems[:n-1], ", ") + " and " + systems[n-1]
 	}
 	return fmt.Sprintf("The passages that match this question are in %s script, not in the question's, and without a chat model nothing is translated, so none is quoted. Ask in the language of the documents, or open one of the passages listed.", names)
+}
+
+// noticeOtherLanguage: in quotes mode, the question is in the script of
+// the retrieved passages but in another language than every one of them
+// whose language is sure (language.Other: German asked of an English
+// manual). Handled as noticeOtherScript: none quoted, all under more, the
+// answer otherLanguageAnswer.
+const noticeOtherLanguage = "other_language"
+
+// otherLanguageAnswer is the whole answer with noticeOtherLanguage, in
+// English as otherScriptAnswer.
+func otherLanguageAnswer(langs []string) string {
+	names := make([]string, len(langs))
+	for i, l := range langs {
+		names[i] = language.Name(l)
+	}
+	list := strings.Join(names, ", ")
+	if n := len(names); n > 1 {
+		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	return fmt.Sprintf("The passages that match this question are in %s, not in the question's language, and without a chat model nothing is translated, so none is quoted. Ask in the language of the documents, or open one of the passages listed.", list)
 }
 
 // noticeNoMatch: in quotes mode, passages were retrieved but none holds
@@ -248,6 +274,9 @@ func (h *handler) chat(c *gin.Context) {
 		if other, systems := script.Other(q.Question, chunkTexts(hits)); other {
 			ev.Notice, ev.Scripts = noticeOtherScript, systems
 			sources, more = nil, hits
+		} else if other, langs := language.Other(q.Question, chunkTexts(hits)); other {
+			ev.Notice, ev.Languages = noticeOtherLanguage, langs
+			sources, more = nil, hits
 		} else {
 			quotes := quoter.Quoted(ctx, q.Question, hits)
 			sources, more = splitQuoted(hits, quotes)
@@ -265,8 +294,11 @@ func (h *handler) chat(c *gin.Context) {
 	}
 	if ev.Notice != "" {
 		answer := noMatchAnswer
-		if ev.Notice == noticeOtherScript {
+		switch ev.Notice {
+		case noticeOtherScript:
 			answer = otherScriptAnswer(ev.Scripts)
+		case noticeOtherLanguage:
+			answer = otherLanguageAnswer(ev.Languages)
 		}
 		if err := w.Event("", contentEvent{Content: answer}); err == nil {
 			_ = w.Event("done", doneEvent{FinishReason: "stop", Used: []int{}})

@@ -955,3 +955,38 @@ func TestChatSaysWhenTheManualsDoNotAnswer(t *testing.T) {
 		t.Errorf("answer %q lacks the torque", answer.String())
 	}
 }
+
+// TestChatQuotesOtherLanguage: without a chat model, a German question of
+// an English manual (one script, two languages) quotes nothing: the
+// sources event says other_language with the manual's language, the
+// passages are under more, and the answer is one sentence naming it.
+func TestChatQuotesOtherLanguage(t *testing.T) {
+	s := newService(t, options{local: true})
+	s.uploadPDF(t, "golf.pdf", ingesttest.PDF(
+		"Engine oil. Change the engine oil and the oil filter every 15 000 km or every 12 months, whichever comes first.",
+		"Engine oil level. Check the engine oil level every month with the dipstick, with the car standing level.",
+	))
+	events := withoutComments(readEvents(t, s.chat(t, `{"question":"Wie oft muss das Motoröl gewechselt werden?"}`)))
+	if len(events) != 3 {
+		t.Fatalf("events %+v, want sources, one piece, done", events)
+	}
+	var src struct {
+		otherScriptData
+		Languages []string `json:"languages"`
+	}
+	unmarshal(t, events[0].Data, &src)
+	if src.Notice != "other_language" || !slices.Equal(src.Languages, []string{"en"}) || len(src.Sources) != 0 || len(src.More) != 2 {
+		t.Fatalf("sources event %s; want notice other_language, languages [en], both pages under more", events[0].Data)
+	}
+	want := `{"content":"The passages that match this question are in English, not in the question's language, and without a chat model nothing is translated, so none is quoted. Ask in the language of the documents, or open one of the passages listed."}`
+	if events[1].Data != want {
+		t.Errorf("answer %s\nwant   %s", events[1].Data, want)
+	}
+	// The same question in English is quoted.
+	events = withoutComments(readEvents(t, s.chat(t, `{"question":"How often must the engine oil be changed?"}`)))
+	var english otherScriptData
+	unmarshal(t, events[0].Data, &english)
+	if english.Notice != "" || len(english.Sources) == 0 {
+		t.Errorf("English question: sources event %s; want quotes, no notice", events[0].Data)
+	}
+}
