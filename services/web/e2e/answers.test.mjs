@@ -9,12 +9,13 @@ let s;
 let page;
 
 // Six pages that all speak of the engine oil: retrieval finds every one, the
-// answer quotes three.
+// answer quotes the three that say when to change it (docqa quotes only
+// passages that hold enough of what the question asks about).
 const manual = makePdf([
   ['Engine oil. Change the engine oil every 15000 km or once a year.'],
   ['Engine oil grade. Use engine oil of grade 5W-30 for the engine.'],
-  ['Engine oil level. Check the engine oil level every month.'],
-  ['Engine oil filter. Replace the engine oil filter with the engine oil.'],
+  ['Engine oil level. Check the engine oil level every month; change the oil when it is black.'],
+  ['Engine oil filter. Change the engine oil filter whenever you change the engine oil.'],
   ['Engine oil capacity. The engine takes 4.5 litres of engine oil.'],
   ['Engine oil warning. A red engine oil light means stop the engine.'],
 ]);
@@ -102,6 +103,30 @@ describe('Ask without a chat model', () => {
     assert.deepEqual((await rest.allInnerTexts()).map((n) => n.replace(/\d$/, 'N')), Array(6).fill('oil-manual.pdf, p. N'));
     assert.deepEqual(await axeBothSchemes(page), [], 'the Ask page with the notice');
     await shootEverywhere(page, 'answers-other-script', { fullPage: false });
+  });
+
+  it('a question the manual does not cover quotes nothing: the app says so and keeps the nearest pages', async () => {
+    await page.goto(`${s.base}/ask`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    const answer = await ask('How do I reset the service indicator?');
+    await answer.getByText('Your manuals do not seem to cover this question: no passage holds what it asks about, so none is quoted.', { exact: false }).waitFor();
+    const text = await answer.innerText();
+    assert.doesNotMatch(text, /\[1\] oil-manual\.pdf|Engine oil/, 'no passage is quoted');
+    assert.doesNotMatch(text, /do not seem to cover this question: no passage holds enough/, "the service's own sentence is not shown besides the notice");
+    assert.equal(await page.getByRole('list', { name: 'Sources', exact: true }).count(), 0, 'no source is used');
+    await page.getByText(/^More sources \(\d\)$/).click();
+    await page.getByRole('list', { name: 'More sources', exact: true }).getByRole('link').first().waitFor();
+    assert.deepEqual(await axeBothSchemes(page), [], 'the Ask page with the no-match notice');
+    await shootEverywhere(page, 'answers-no-match', { fullPage: false });
+  });
+
+  it('a German question of the English manual quotes nothing: the app says the manual is in English', async () => {
+    await page.goto(`${s.base}/ask`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    const answer = await ask('Wie oft muss das Motoröl gewechselt werden?');
+    await answer.getByText('Your manuals are in another language: the passages that match your question are written in English.', { exact: false }).waitFor();
+    assert.doesNotMatch(await answer.innerText(), /\[1\] oil-manual\.pdf|Engine oil/, 'no passage is quoted');
+    await page.getByText(/^More sources \(\d\)$/).waitFor();
   });
 
   it('in the Chinese interface the notice is in Chinese', async () => {

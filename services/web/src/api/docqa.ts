@@ -169,18 +169,30 @@ export type AnswerMode = 'answer' | 'quotes';
  * AnswerNotice: why a quoted answer quotes nothing. `other_script`: the
  * question is written in another script than every retrieved passage; scripts
  * are the passages' (Unicode script names such as "Latin" or "Han", best
- * first), and every retrieved passage is in more.
+ * first). `other_language`: it is in their script but in another language
+ * than every one of them; languages are theirs (ISO 639-1 codes, best first).
+ * `no_match`: no retrieved passage holds enough of what the question asks
+ * about, so the manuals do not seem to cover it. Each way every retrieved
+ * passage is in more.
  */
-export interface AnswerNotice {
-  kind: 'other_script';
-  scripts: string[];
-}
+export type AnswerNotice =
+  | { kind: 'other_script'; scripts: string[] }
+  | { kind: 'other_language'; languages: string[] }
+  | { kind: 'no_match' };
 
 /** noticeOf: the notice of a sources event, null when it has none the app knows. */
 export function noticeOf(d: Record<string, unknown>): AnswerNotice | null {
-  if (d.mode !== 'quotes' || d.notice !== 'other_script') return null;
-  const scripts = Array.isArray(d.scripts) ? d.scripts.filter((s): s is string => typeof s === 'string') : [];
-  return { kind: 'other_script', scripts };
+  if (d.mode !== 'quotes') return null;
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+  switch (d.notice) {
+    case 'no_match':
+      return { kind: 'no_match' };
+    case 'other_script':
+      return { kind: 'other_script', scripts: strings(d.scripts) };
+    case 'other_language':
+      return { kind: 'other_language', languages: strings(d.languages) };
+  }
+  return null;
 }
 
 export interface AskHandlers {

@@ -7,7 +7,7 @@ import { askScope, type AskScope } from '../lib/manuals';
 import { ErrorText } from '../components/common';
 import { lazyComponent } from '../components/lazy';
 import { pageViewSearch, parsePageView, type PageRef } from '../lib/pageview';
-import { otherScriptNotice } from '../lib/scripts';
+import { otherLanguageNotice, otherScriptNotice } from '../lib/scripts';
 import { language, t } from '../i18n';
 
 interface Turn {
@@ -20,7 +20,7 @@ interface Turn {
   used: number[] | null;
   /** mode: a written answer or quoted passages (no chat model is configured); null until the service says. */
   mode: AnswerMode | null;
-  /** notice: why a quoted answer quotes nothing (the manuals are in another script); the app says it instead of the service's sentence. */
+  /** notice: why a quoted answer quotes nothing (the manuals are in another script or language, or do not seem to cover the question); the app says it instead of the service's sentence. */
   notice?: AnswerNotice | null;
   /** failed: why the answer stopped before it was complete; what arrived of it is not shown as an answer. */
   failed?: string;
@@ -98,17 +98,30 @@ function Sources({ turn, label, onOpen }: SourcesProps) {
  * QuotesNotice: why a turn without a model quotes what it quotes. That no
  * model is set up is said once in a conversation (first: its first quoted
  * turn), in an owner's words (the operator's settings are the README's); a
- * notice of the turn's own (the manuals are in another script) every time.
+ * notice of the turn's own (the manuals are in another script or language,
+ * or do not seem to cover the question) every time.
  */
 function QuotesNotice({ notice, first }: { notice?: AnswerNotice | null; first: boolean }) {
   if (!notice && !first) return null;
   return (
     <p class="notice quotes-notice">
-      {notice ? otherScriptNotice(notice.scripts) : t('ask.quotesMode')}
+      {notice ? noticeText(notice) : t('ask.quotesMode')}
       {first && (language() === 'zh' ? '' : ' '/* Chinese sentences are not spaced */)}
       {first && t('ask.quotesHowTo')}
     </p>
   );
+}
+
+/** noticeText: what the app says instead of the service's sentence when nothing is quoted. */
+function noticeText(notice: AnswerNotice): string {
+  switch (notice.kind) {
+    case 'other_script':
+      return otherScriptNotice(notice.scripts);
+    case 'other_language':
+      return otherLanguageNotice(notice.languages);
+    case 'no_match':
+      return t('ask.noMatch');
+  }
 }
 
 /** ScopeLine says what a question is asked of: the current vehicle's manuals (one tap asks every manual) or every manual. */
