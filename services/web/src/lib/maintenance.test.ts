@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { applies, categoryOf, clip, initialTicks, jobOf, keepTicks, keptTicks, plannedAs, reminderOf, type MaintenanceItem } from './maintenance';
+import {
+  addMonths, applies, categoryOf, clip, dayIn, distancePerDay, firstDue, initialTicks, jobOf, keepTicks, keptTicks, plannedAs, reminderOf,
+  type CarFacts, type MaintenanceItem,
+} from './maintenance';
 
 const item = (over: Partial<MaintenanceItem>): MaintenanceItem => ({
   title: 'Engine oil and filter', every_km: 15000, every_miles: null, every_months: 12, conditions: '', page: 4, quote: 'Engine oil and filter 15,000 12', ...over,
@@ -134,5 +137,92 @@ describe('keptTicks', () => {
     expect(keptTicks(3, 'b'.repeat(32))).toEqual({});
     localStorage.setItem(`carhub-plan-ticks:4:${'b'.repeat(32)}`, '{broken');
     expect(keptTicks(4, 'b'.repeat(32))).toEqual({});
+  });
+});
+
+describe('firstDue', () => {
+  // A car bought used at 15 760 km, first recorded on 12 March 2024, today 6 December 2026 in Berlin.
+  const car = (over: Partial<CarFacts> = {}): CarFacts => ({
+    start: '2024-03-12T09:00:00Z', odometer: 15760, expenses: [], perDay: null, today: '2026-12-06', zone: 'Europe/Berlin', ...over,
+  });
+  const belt = reminderOf(item({ title: 'Timing belt', every_km: 120000, every_months: null }), 1, 'm.pdf');
+  const oil = reminderOf(item({}), 1, 'm.pdf'); // every 15 000 km or 12 months
+  const expense = (over: Partial<{ time: string; odometer: number | null; category: string; title: string }>) => ({
+    time: '2025-05-03T10:00:00Z', odometer: 30000, category: 'service', title: 'Engine oil and filter at the garage', ...over,
+  });
+
+  it('counts a car with no history from its start (0 km), not from today: the timing belt is due at 120 000 km, not 135 760', () => {
+    const d = firstDue(belt, null, car());
+    expect(d.km).toEqual({ due: 120000, left: 104240, year: null });
+    expect(d.base).toEqual({ from: 'start' });
+    expect(d.lastDone).toEqual({ time: '2024-03-12T09:00:00Z', odometer: '0' });
+    expect(d.date).toBeNull();
+  });
+  it('counts months from the start\'s day in the owner\'s zone, and says when that day has passed', () => {
+    const d = firstDue(oil, null, car({ start: '2024-03-11T23:30:00Z' }));
+    expect(d.date).toEqual({ due: '2025-03-12', passed: true });
+    expect(d.km).toEqual({ due: 15000, left: -760, year: null });
+    expect(firstDue(oil, null, car({ start: '2026-03-01T12:00:00Z' })).date).toEqual({ due: '2027-03-01', passed: false });
+  });
+  it('estimates the year from the distance a day, and not at all without one or beyond a century', () => {
+    expect(firstDue(belt, null, car({ perDay: 50 })).km?.year).toBe(2032); // 104 240 km in 2 085 days from 6 Dec 2026: 21 Aug 2032
+    expect(firstDue(belt, null, car({ perDay: 40 })).km?.year).toBe(2034);
+    expect(firstDue(belt, null, car({ perDay: 0.001 })).km?.year).toBeNull();
+  });
+  it('counts from the owner\'s last done, each part the owner left empty from the start', () => {
+    const both = firstDue(oil, { time: '2026-06-01T10:00:00Z', odometer: '12000' }, car());
+    expect(both.lastDone).toEqual({ time: '2026-06-01T10:00:00Z', odometer: '12000' });
+    expect(both.base).toEqual({ from: 'own', odometer: true, time: true });
+    expect(both.km).toEqual({ due: 27000, left: 11240, year: null });
+    expect(both.date).toEqual({ due: '2027-06-01', passed: false });
+    // A reading alone: with months, the months count from the start; without, fuel gets the reading alone.
+    const reading = firstDue(oil, { time: null, odometer: '12000' }, car());
+    expect(reading.lastDone).toEqual({ time: '2024-03-12T09:00:00Z', odometer: '12000' });
+    expect(reading.base).toEqual({ from: 'own', odometer: true, time: false });
+    expect(firstDue(belt, { time: null, odometer: '90000.5' }, car()).lastDone).toEqual({ time: null, odometer: '90000.5' });
+    // A day alone: the distance counts from 0 km.
+    const day = firstDue(belt, { time: '2023-05-03T10:00:00Z', odometer: null }, car());
+    expect(day.lastDone).toEqual({ time: '2023-05-03T10:00:00Z', odometer: '0' });
+    expect(day.km?.due).toBe(120000);
+    // Nothing typed is no last done.
+    expect(firstDue(belt, { time: null, odometer: null }, car()).base).toEqual({ from: 'start' });
+  });
+  it('lets the newest matching expense replace a last done it is later than, as fuel does', () => {
+    const logged = [expense({}), expense({ time: '2024-09-01T10:00:00Z', odometer: 20000 }), expense({ time: '2026-01-01T10:00:00Z', category: 'repair' }), expense({ time: '2026-02-01T10:00:00Z', title: 'Brake pads' })];
+    const d = firstDue(oil, null, car({ expenses: logged }));
+    expect(d.base).toEqual({ from: 'expense', expense: logged[0] });
+    expect(d.km?.due).toBe(45000);
+    expect(d.date?.due).toBe('2026-05-03');
+    expect(d.lastDone).toEqual({ time: '2024-03-12T09:00:00Z', odometer: '0' }, 'the start is still sent: fuel lets the expense win on its own');
+    // The owner's later last done stays; an expense without a reading leaves the distance unknown.
+    expect(firstDue(oil, { time: '2026-06-01T10:00:00Z', odometer: '35000' }, car({ expenses: logged })).base.from).toBe('own');
+    expect(firstDue(oil, null, car({ expenses: [expense({ odometer: null })] })).km).toBeNull();
+    // Matched by title, case aside: "ENGINE OIL AND FILTER" is the job; the timing belt's is not.
+    expect(firstDue(oil, null, car({ expenses: [expense({ title: 'ENGINE OIL AND FILTER' })] })).base.from).toBe('expense');
+    expect(firstDue(belt, null, car({ expenses: logged })).base.from).toBe('start');
+  });
+  it('compares an expense with a reading given alone by its reading', () => {
+    const own = { time: null, odometer: '90000' };
+    const at = (odometer: number) => car({ expenses: [expense({ title: 'Timing belt', odometer })] });
+    expect(firstDue(belt, own, at(80000)).base.from).toBe('own');
+    expect(firstDue(belt, own, at(95000)).km?.due).toBe(215000);
+  });
+});
+
+describe('distancePerDay, addMonths, dayIn', () => {
+  it('takes the earliest and the latest reading, over at least a week of a growing odometer', () => {
+    expect(distancePerDay([{ time: '2026-03-11T00:00:00Z', odometer: 11000 }, { time: '2026-01-01T00:00:00Z', odometer: 10000 }, { time: '2026-02-01T00:00:00Z', odometer: 10300 }])).toBeCloseTo(1000 / 69, 9);
+    expect(distancePerDay([{ time: '2026-01-01T00:00:00Z', odometer: 10000 }])).toBeNull();
+    expect(distancePerDay([{ time: '2026-01-01T00:00:00Z', odometer: 10000 }, { time: '2026-01-05T00:00:00Z', odometer: 10500 }])).toBeNull();
+    expect(distancePerDay([{ time: '2026-01-01T00:00:00Z', odometer: 10000 }, { time: '2026-03-01T00:00:00Z', odometer: 10000 }])).toBeNull();
+  });
+  it('adds months as fuel does, keeping the day or the month\'s last', () => {
+    expect(addMonths('2024-01-31', 1)).toBe('2024-02-29');
+    expect(addMonths('2024-03-12', 120)).toBe('2034-03-12');
+    expect(addMonths('2025-11-30', 3)).toBe('2026-02-28');
+  });
+  it('reads an instant as the day in the owner\'s zone', () => {
+    expect(dayIn('2024-03-11T23:30:00Z', 'Europe/Berlin')).toBe('2024-03-12');
+    expect(dayIn('2024-03-11T23:30:00Z', 'America/New_York')).toBe('2024-03-11');
   });
 });

@@ -182,3 +182,141 @@ export function keepTicks(vehicleId: number, md5: string, ticks: Ticks): void {
     // Storage full or refused.
   }
 }
+
+// ---- Where an item's first due point counts from ----
+
+/** When a job was done: an instant (RFC 3339) and an odometer reading in km (a decimal string); either unknown (null). */
+export interface Done {
+  time: string | null;
+  odometer: string | null;
+}
+
+/** An expense as far as the due point needs it (fuel's Expense). */
+export interface DoneExpense {
+  time: string;
+  odometer: number | null;
+  category: string;
+  title: string;
+}
+
+/** What the plan knows of the vehicle. */
+export interface CarFacts {
+  /** The car's start, at 0 km: the instant of its first record (refuel or expense), else of its creation here. */
+  start: string;
+  /** Its odometer now, km. */
+  odometer: number;
+  /** Its expenses, in any order: the newest matching one counts as the job done. */
+  expenses: readonly DoneExpense[];
+  /** Its distance a day (distancePerDay), null when unknown. */
+  perDay: number | null;
+  /** Today in the owner's zone, "YYYY-MM-DD". */
+  today: string;
+  /** The owner's time zone, in which an instant is a day. */
+  zone: string;
+}
+
+/** What a due point counts from, as the words of the plan name it. */
+export type DueBase =
+  | { from: 'start' }
+  | { from: 'own'; odometer: boolean; time: boolean }
+  | { from: 'expense'; expense: DoneExpense };
+
+/** FirstDue: an item's first due point as fuel will compute it for the reminder created with lastDone. */
+export interface FirstDue {
+  /** The reminder's last_done: the owner's, its missing parts the car's start; time null for a reading alone without months. */
+  lastDone: { time: string | null; odometer: string };
+  base: DueBase;
+  /** By distance: the due reading, the km left (negative once passed), the year it is reached at perDay (null: unknown). */
+  km: { due: number; left: number; year: number | null } | null;
+  /** By months: the due day "YYYY-MM-DD", and whether it is today or past. */
+  date: { due: string; passed: boolean } | null;
+}
+
+/** The estimate's least span of readings, and its horizon, as fuel's (reminders.go MinEstimateSpan, maxEstimateDays). */
+const MIN_SPAN_DAYS = 7;
+const MAX_ESTIMATE_DAYS = 36_500;
+const DAY_MS = 86_400_000;
+
+/**
+ * distancePerDay: a vehicle's km a day from its odometer readings, as fuel's
+ * DistancePerDay: between the earliest and the latest, the distance over the
+ * days. null with fewer than two readings, less than a week between them,
+ * or an odometer that did not grow.
+ */
+export function distancePerDay(readings: readonly { time: string; odometer: number }[]): number | null {
+  if (readings.length < 2) return null;
+  const by = [...readings].sort((a, b) => Date.parse(a.time) - Date.parse(b.time) || a.odometer - b.odometer);
+  const first = by[0]!;
+  const last = by[by.length - 1]!;
+  const days = (Date.parse(last.time) - Date.parse(first.time)) / DAY_MS;
+  if (days < MIN_SPAN_DAYS || last.odometer <= first.odometer) return null;
+  return (last.odometer - first.odometer) / days;
+}
+
+/** dayIn: the calendar day "YYYY-MM-DD" of an instant in zone. */
+export function dayIn(instant: string | Date, zone: string): string {
+  const parts = new Intl.DateTimeFormat('en', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' })
+    .formatToParts(typeof instant === 'string' ? new Date(instant) : instant);
+  const part = (type: string) => parts.find((p) => p.type === type)!.value;
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/** addMonths: the day n months after day, on the month's last day when it has no such day (fuel's Date.AddMonths). */
+export function addMonths(day: string, n: number): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const first = new Date(Date.UTC(y, m - 1 + n, 1));
+  const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
+  return `${first.toISOString().slice(0, 8)}${String(Math.min(d, last)).padStart(2, '0')}`;
+}
+
+/** matches: whether an expense is the reminder's job done (fuel's ExpenseMatches: the category, and match within the title). */
+const matches = (r: Pick<ProposedReminder, 'category' | 'match'>, e: DoneExpense) =>
+  e.category === r.category && (r.match === '' || e.title.toLowerCase().includes(r.match.toLowerCase()));
+
+/** after: whether the expense e was done after d, as fuel's: by time, or by reading when d has no time. */
+function after(e: DoneExpense, d: Done): boolean {
+  if (d.time === null) return e.odometer !== null && d.odometer !== null && e.odometer > Number(d.odometer);
+  return Date.parse(e.time) > Date.parse(d.time);
+}
+
+/**
+ * firstDue: where the reminder r made from an item is first due, never
+ * counted from today. Its last_done is the owner's own (own: either part may
+ * be null), each missing part the car's start (0 km; the start's day, for
+ * months); without the owner's, the car's start. As fuel does on every read,
+ * the newest matching expense replaces it when later. A reading alone of a
+ * reminder without months is sent without its day, so that fuel compares an
+ * expense by reading, as the owner gave it.
+ */
+export function firstDue(r: Pick<ProposedReminder, 'category' | 'match' | 'every_km' | 'every_months'>, own: Done | null, car: CarFacts): FirstDue {
+  const given = own !== null && (own.time !== null || own.odometer !== null) ? own : null;
+  const time = given?.time ?? (given?.odometer != null && r.every_months === null ? null : car.start);
+  const lastDone = { time, odometer: given?.odometer ?? '0' };
+  const newest = car.expenses.filter((e) => matches(r, e)).reduce<DoneExpense | null>((a, e) => (a === null || Date.parse(e.time) > Date.parse(a.time) ? e : a), null);
+  let base: DueBase = given ? { from: 'own', odometer: given.odometer !== null, time: given.time !== null } : { from: 'start' };
+  let from: { time: string | null; odometer: number | null } = { time: lastDone.time, odometer: Number(lastDone.odometer) };
+  if (newest !== null && after(newest, lastDone)) {
+    base = { from: 'expense', expense: newest };
+    from = newest;
+  }
+  let km: FirstDue['km'] = null;
+  if (r.every_km !== null && from.odometer !== null) {
+    const due = from.odometer + r.every_km;
+    const left = due - car.odometer;
+    km = { due, left, year: left > 0 ? yearReached(car.today, left, car.perDay) : null };
+  }
+  let date: FirstDue['date'] = null;
+  if (r.every_months !== null && from.time !== null) {
+    const due = addMonths(dayIn(from.time, car.zone), r.every_months);
+    date = { due, passed: due <= car.today };
+  }
+  return { lastDone, base, km, date };
+}
+
+/** yearReached: the year left km are driven at perDay km a day from today; null when unknown or beyond a century. */
+function yearReached(today: string, left: number, perDay: number | null): number | null {
+  if (perDay === null || perDay <= 0) return null;
+  const days = Math.ceil(left / perDay);
+  if (days > MAX_ESTIMATE_DAYS) return null;
+  return new Date(Date.parse(`${today}T00:00:00Z`) + days * DAY_MS).getUTCFullYear();
+}
