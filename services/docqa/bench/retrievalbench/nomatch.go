@@ -54,6 +54,7 @@ func measureNoMatch(ctx context.Context, out io.Writer, cfg retrieval.Config, st
 	if err != nil {
 		return err
 	}
+	var lines []string
 	otherLanguage := map[bool]int{} // answerable or not -> questions language.Other turns away
 	matches := func(question string, answerable bool) ([]match, error) {
 		hits, err := r.Retrieve(ctx, question, docqa.Query{TopK: chatTopK})
@@ -64,8 +65,9 @@ func measureNoMatch(ctx context.Context, out io.Writer, cfg retrieval.Config, st
 		for i, h := range hits {
 			texts[i] = h.Chunk.Text
 		}
-		if other, _ := language.Other(question, texts); other {
+		if other, langs := language.Other(question, texts); other {
 			otherLanguage[answerable]++
+			lines = append(lines, fmt.Sprintf("  other_language %v (answerable %v): %s", langs, answerable, question))
 		}
 		q := relevance.Analyze(question)
 		df, n, err := store.DocFreq(ctx, q.Terms())
@@ -80,7 +82,6 @@ func measureNoMatch(ctx context.Context, out io.Writer, cfg retrieval.Config, st
 		return ms, nil
 	}
 	the := rule{relevance.MinCoverage, relevance.MinHeld}
-	var lines []string
 	answerable := make([][]match, len(questions))
 	for i, q := range questions {
 		if answerable[i], err = matches(q.Question, true); err != nil {

@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/abadojack/whatlanggo"
+	"github.com/carhub/backend/services/docqa/internal/script"
 	xlanguage "golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 )
@@ -33,9 +34,13 @@ var candidates = func() whatlanggo.Options {
 }()
 
 // Of returns text's language as an ISO 639-1 code ("en", "de") and true,
-// or "" and false when it is none of the candidates or the detector is not
-// sure of it.
+// or "" and false when it is none of the candidates, the detector is not
+// sure of it, or the text is not mostly in the Latin or Cyrillic alphabet
+// (a Chinese question naming "apt-get" is Chinese, whatever its letters).
 func Of(text string) (string, bool) {
+	if sys := script.Of(text); sys != script.Latin && sys != "Cyrillic" {
+		return "", false
+	}
 	info := whatlanggo.DetectWithOptions(text, candidates)
 	if !info.IsReliable() || !candidates.Whitelist[info.Lang] {
 		return "", false

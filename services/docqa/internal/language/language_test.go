@@ -18,7 +18,7 @@ func TestOf(t *testing.T) {
 		}
 	}
 	// Nothing to tell a language by: not sure.
-	for _, text := range []string{"5W-30", "P0420", "", "机油多久换一次？"} {
+	for _, text := range []string{"5W-30", "P0420", "", "机油多久换一次？", "怎样用 apt-get 从 bullseye-backports 档案库安装一个软件包？"} {
 		if got, ok := Of(text); ok {
 			t.Errorf("Of(%q) = %q, sure; want not sure", text, got)
 		}
