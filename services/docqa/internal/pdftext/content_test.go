@@ -173,8 +173,8 @@ func (c *counter) Recognize(ctx context.Context, img *image.Gray, dpi int) (ocr.
 
 // Only the pages that hold something to read are drawn and read by OCR:
 // a page with nothing on it, or only a small picture, is reported blank
-// without OCR; a scanned sheet without ink is reported blank after the
-// look at lookDPI, before OCR; a page number's text layer is kept; a scan
+// without OCR; a scanned sheet without ink is reported blank after its
+// render, before OCR (inkless); a page number's text layer is kept; a scan
 // and text drawn as outlines are read.
 func TestOCRReadsOnlyPagesWithSomethingToRead(t *testing.T) {
 	data := drawnPDF(
@@ -272,5 +272,31 @@ func TestOCRTextBlankAndScannedPages(t *testing.T) {
 	ref, got := words(ocrtest.German), words(p.Text)
 	if recall := ratio(matches(ref, got), len(ref)); !p.OCR || recall < 0.95 {
 		t.Errorf("scanned page: OCR %v, recall %.3f:\n%s", p.OCR, recall, p.Text)
+	}
+}
+
+// inkless on scans (pdftoppm, turned and noisy as a scanner makes them): a
+// blank sheet has no ink, a page of text or of a page number alone has,
+// at 300 and 200 dpi; so has a page of noise (OCR reports it unreadable).
+func TestInkless(t *testing.T) {
+	ocrtest.Require(t, "pdftoppm", "convert")
+	blank := ocrtest.WriteFile(t, "blank.pdf", ocrtest.PDF(ocrtest.Page{Text: ""}))
+	number := ocrtest.WriteFile(t, "number.pdf", ocrtest.PDF(ocrtest.Page{Text: "7"}))
+	for _, dpi := range []int{300, 200} {
+		for _, c := range []struct {
+			name string
+			img  *image.Gray
+			want bool
+		}{
+			{"blank sheet", ocrtest.Scan(t, blank, 1, dpi, true), true},
+			{"grey sheet", white(dpi*8, dpi*11), true},
+			{"page number", ocrtest.Scan(t, number, 1, dpi, true), false},
+			{"text", ocrtest.Scan(t, "testdata/corpus/pdfcpu-Walden.pdf", 2, dpi, true), false},
+			{"noise", ocrtest.Noise(dpi*8, dpi*11, 7), false},
+		} {
+			if got := inkless(c.img, dpi); got != c.want {
+				t.Errorf("%s at %d dpi: inkless %v, want %v", c.name, dpi, got, c.want)
+			}
+		}
 	}
 }
