@@ -172,8 +172,10 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
   };
   // Shown once what they count from is known (or could not be read: then without it).
   const factsKnown = !expenses.loading && !stats.loading;
-  const setLast = (i: number, change: Partial<LastTyped>) =>
+  const setLast = (i: number, change: Partial<LastTyped>) => {
+    setLastError(null);
     setTyped((all) => ({ ...all, [i]: { open: false, km: '', date: '', ...all[i], ...change } }));
+  };
 
   /** tick records the owner's choice for item i, kept for the next time the plan opens. */
   function tick(i: number, on: boolean) {

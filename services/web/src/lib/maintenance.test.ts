@@ -193,7 +193,8 @@ describe('firstDue', () => {
     expect(d.base).toEqual({ from: 'expense', expense: logged[0] });
     expect(d.km?.due).toBe(45000);
     expect(d.date?.due).toBe('2026-05-03');
-    expect(d.lastDone).toEqual({ time: '2024-03-12T09:00:00Z', odometer: '0' }, 'the start is still sent: fuel lets the expense win on its own');
+    // The start is still sent: fuel lets the expense win on its own.
+    expect(d.lastDone).toEqual({ time: '2024-03-12T09:00:00Z', odometer: '0' });
     // The owner's later last done stays; an expense without a reading leaves the distance unknown.
     expect(firstDue(oil, { time: '2026-06-01T10:00:00Z', odometer: '35000' }, car({ expenses: logged })).base.from).toBe('own');
     expect(firstDue(oil, null, car({ expenses: [expense({ odometer: null })] })).km).toBeNull();
