@@ -79,7 +79,7 @@ func extractPage(p Page) []Item {
 	var prose []string // the lines of the paragraph being read
 	flush := func() {
 		if len(prose) > 0 {
-			items = append(items, sentenceItems(p, strings.Join(prose, " "))...)
+			items = append(items, sentenceItems(p, strings.Join(prose, "\n"))...)
 			prose = prose[:0]
 		}
 	}
@@ -253,32 +253,92 @@ func sentenceItems(p Page, paragraph string) []Item {
 	return items
 }
 
+// maxQuoteRunes bounds an item's quote: its own sentence or row, readable
+// on a phone, never the table it stands in.
+const maxQuoteRunes = 200
+
 // expressionItems makes an item of each interval expression of sentence,
-// titled by the words before it (after the previous expression, if any).
+// titled by the words before it (after the previous expression, if any,
+// and without a table's header line above them: "项目 保养周期", "Item
+// Interval"). The quote is the sentence when it holds this one expression
+// and fits maxQuoteRunes; else (a table read as lines, whose rows end in no
+// full stop) the item's own row: from its title to the end of the line
+// the expression ends on, cut to maxQuoteRunes.
 func expressionItems(p Page, sentence string) []Item {
 	var items []Item
 	qs := quantities(sentence)
 	from := 0
-	for _, m := range expressionPattern.FindAllStringIndex(sentence, -1) {
+	matches := expressionPattern.FindAllStringIndex(sentence, -1)
+	for _, m := range matches {
 		var iv interval
 		for _, q := range qs {
 			if q.start >= m[0] && q.end <= m[1] {
 				iv.add(q)
 			}
 		}
-		prefix := sentence[from:m[0]]
+		start := from + headerLines(sentence[from:m[0]])
+		prefix := sentence[start:m[0]]
 		from = m[1]
 		if iv.empty() {
 			continue
 		}
-		conditions, rest := splitConditions(prefix)
+		conditions, rest := splitConditions(strings.ReplaceAll(prefix, "\n", " "))
 		title := cleanTitle(rest)
 		if title == "" {
 			continue
 		}
-		items = append(items, newItem(p, title, conditions, iv, sentence))
+		quote := sentence
+		if len(matches) > 1 || start > 0 || utf8.RuneCountInString(collapseSpaces(sentence)) > maxQuoteRunes {
+			end := len(sentence)
+			if i := strings.IndexByte(sentence[m[1]:], '\n'); i >= 0 {
+				end = m[1] + i
+			}
+			quote = cutRunes(collapseSpaces(sentence[start:end]), maxQuoteRunes)
+		}
+		items = append(items, newItem(p, title, conditions, iv, quote))
 	}
 	return items
+}
+
+// headerLines returns how many bytes of prefix (the words before an
+// interval, line by line) are a table's header lines: lines before the
+// last that name an interval ("保养周期", "Interval", "alle") without a
+// number, a comma or a sentence's end, followed by a line that does not go
+// on in lower case (a sentence wrapped after "Every two years" is no
+// header).
+func headerLines(prefix string) int {
+	n := 0
+	for {
+		i := strings.IndexByte(prefix[n:], '\n')
+		if i < 0 {
+			return n
+		}
+		line := strings.TrimSpace(prefix[n : n+i])
+		next, _ := utf8.DecodeRuneInString(strings.TrimSpace(prefix[n+i+1:]))
+		if line != "" && (strings.ContainsAny(line, "0123456789,，") || endsSentence(line) || unicode.IsLower(next) ||
+			utf8.RuneCountInString(line) > 40 || !intervalWord.MatchString(line)) {
+			return n
+		}
+		n += i + 1
+	}
+}
+
+// cutRunes returns s when it has at most n runes, else its first n−1 up to
+// the last space among them (all of them when there is none, as in
+// Chinese) and "…".
+func cutRunes(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	head := rs[:n-1]
+	for i := len(head) - 1; i > 0; i-- {
+		if head[i] == ' ' {
+			head = head[:i]
+			break
+		}
+	}
+	return strings.TrimRight(string(head), " ,;") + "…"
 }
 
 // conditionStart opens a clause that says when an interval applies.

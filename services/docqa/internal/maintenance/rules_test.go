@@ -65,6 +65,46 @@ func TestExtract(t *testing.T) {
 	}
 }
 
+// TestTitlesAndQuotesOfRows: a table read as lines (rows in prose,
+// without a full stop, under a header that names the interval) gives each
+// row its own title and quote, never the header's words nor the whole
+// table; a sentence stays whole; no quote is longer than maxQuoteRunes.
+func TestTitlesAndQuotesOfRows(t *testing.T) {
+	type tq struct{ Title, Quote string }
+	long := "Replace the engine oil and the oil filter every 15,000 km or 12 months, whichever comes first, with an oil of the grade " +
+		"this manual names on page 212 and in the quantity it gives there, and reset the service indicator afterwards as shown."
+	for _, tc := range []struct {
+		name, text string
+		want       []tq
+	}{
+		{"chinese table as lines", "保养计划\n项目 保养周期\n发动机机油及机油滤清器 每5000公里或6个月\n空气滤清器 每20000公里或12个月\n制动液 每24个月",
+			[]tq{{"发动机机油及机油滤清器", "发动机机油及机油滤清器 每5000公里或6个月"}, {"空气滤清器", "空气滤清器 每20000公里或12个月"}, {"制动液", "制动液 每24个月"}}},
+		{"english table as lines", "Item Interval\nEngine oil and oil filter every 15,000 km or 12 months\nAir filter every 30,000 km",
+			[]tq{{"Engine oil and oil filter", "Engine oil and oil filter every 15,000 km or 12 months"}, {"Air filter", "Air filter every 30,000 km"}}},
+		{"a sentence across lines stays whole", "Replace the engine oil and\nthe oil filter every 15,000 km or 12 months. Check the tyres monthly.",
+			[]tq{{"Engine oil and the oil filter", "Replace the engine oil and the oil filter every 15,000 km or 12 months."}}},
+		{"a sentence that begins with an interval word is no header", "Every two years, or\nwhen the car is used for towing, replace the brake fluid every 24 months.",
+			[]tq{{"Every two years, or when the car is used for towing, replace the brake fluid", "Every two years, or when the car is used for towing, replace the brake fluid every 24 months."}}},
+		{"a long sentence is cut", long, []tq{{"Engine oil and the oil filter",
+			"Replace the engine oil and the oil filter every 15,000 km or 12 months, whichever comes first, with an oil of the grade this manual names on page 212 and in the quantity it gives there, and reset…"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []tq
+			for _, it := range Extract([]Page{{Number: 1, Text: tc.text}}) {
+				got = append(got, tq{it.Title, it.Quote})
+				if n := len([]rune(it.Quote)); n > maxQuoteRunes {
+					t.Errorf("quote of %d characters: %q", n, it.Quote)
+				}
+			}
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(tc.want)
+			if string(g) != string(w) {
+				t.Errorf("got  %s\nwant %s", g, w)
+			}
+		})
+	}
+}
+
 func TestVerified(t *testing.T) {
 	page := Page{Number: 4, Text: "Engine oil 15.000 km / 12 Monate\nZahnriemen 90 000\nBremsflüssigkeit alle 2 Jahre\nReifendruck 2,3 bar"}
 	n := func(v int) *int { return &v }
