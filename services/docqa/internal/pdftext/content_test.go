@@ -216,7 +216,7 @@ func TestOCRReadsOnlyPagesWithSomethingToRead(t *testing.T) {
 	if doc.OCRPages != 2 || strings.TrimSpace(doc.Pages[3].Text) != "12" || !strings.HasPrefix(doc.Pages[0].Text, "Owner") {
 		t.Errorf("%d OCR pages; page 4 %q; page 1 %q", doc.OCRPages, doc.Pages[3].Text, doc.Pages[0].Text[:min(20, len(doc.Pages[0].Text))])
 	}
-	for _, line := range []string{`"msg":"PDF pages without text or images reported blank, not read by OCR","pages":[2,3]`,
+	for _, line := range []string{`"msg":"PDF pages with no text and nothing OCR could read reported blank, not drawn","pages":[2,3]`,
 		`"msg":"OCR skipped a page: no ink on it","page":5`} {
 		if !strings.Contains(log.String(), line) {
 			t.Errorf("not logged: %s\n%s", line, log)

@@ -73,10 +73,11 @@ func NeedsOCR(text string) bool {
 // recognize reads the pages at indexes scanned of d by OCR, one after the
 // other on inst (which is the document's), within the document's text
 // budget. One without ink (inkless: a blank sheet scanned) is not read,
-// and counts as OCR reading no word on it. A page OCR reads more characters on than its text layer has
-// takes OCR's text; one past the time budget, unreadable, or that failed is
-// logged and added to d.Skipped. ctx is checked before each page; its
-// error ends the document.
+// and counts as OCR reading no word on it. A page OCR reads more
+// characters on than its text layer has takes OCR's text; one past the
+// time budget, unreadable, or that failed is logged and added to
+// d.Skipped. ctx is checked before each page; its error ends the
+// document.
 func (e *Engine) recognize(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, d *Document, scanned []int, budget *int, progress func(Stage, int, int)) error {
 	for n, i := range scanned {
 		if err := ctx.Err(); err != nil {

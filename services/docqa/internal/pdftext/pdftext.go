@@ -473,7 +473,7 @@ func (e *Engine) extract(ctx context.Context, inst pdfium.Pdfium, r io.ReaderAt,
 		return Document{}, err
 	}
 	if len(blank) > 0 {
-		e.cfg.Log.InfoContext(ctx, "PDF pages without text or images reported blank, not read by OCR", "pages", blank)
+		e.cfg.Log.InfoContext(ctx, "PDF pages with no text and nothing OCR could read reported blank, not drawn", "pages", blank)
 		for _, n := range blank {
 			d.Skipped = append(d.Skipped, SkippedPage{Page: n, Reason: SkipBlank})
 		}
