@@ -131,6 +131,12 @@ const planManual = makePdf([
   ['Warranty. The paint is guaranteed for 3 years. Towing up to 1,500 kg.'],
 ]);
 
+// A schedule printed as a table whose rows end in no full stop, under a
+// header that names the interval: text extraction gives it as lines of prose.
+const tableManual = makePdf([
+  ['Service plan', 'Item Interval', 'Engine oil and filter every 15,000 km or 12 months', 'Air filter every 30,000 km', 'Brake fluid every 24 months'],
+]);
+
 describe('a maintenance plan from the manual', () => {
   it('proposes the manual\'s items with their page; ticked items become the vehicle\'s reminders, queued while offline', async () => {
     const form = new FormData();
@@ -188,6 +194,26 @@ describe('a maintenance plan from the manual', () => {
     await page.goto(`${s.base}/costs`);
     const reminders = page.getByRole('list', { name: 'Reminders', exact: true });
     for (const title of ['Tyre rotation', 'Wiper blades', 'Battery check']) await reminders.getByText(title, { exact: false }).first().waitFor();
+  });
+
+  it('a table read as lines: each item is titled without the header and quotes its own row, not the table', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([tableManual], { type: 'application/pdf' }), 'table-manual.pdf');
+    const up = await fetch(`${s.base}/api/documents/upload`, { method: 'POST', body: form });
+    assert.equal(up.status, 200, await up.text());
+    const golf = (await api('GET', '/api/vehicles')).find((v) => v.name === 'Golf');
+    await api('PUT', `/api/vehicles/${golf.id}`, { manual_md5s: [...golf.manual_md5s, await md5Of('table-manual.pdf')] });
+    await page.goto(`${s.base}/manuals`);
+    const item = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'table-manual.pdf' }) });
+    await item.getByRole('button', { name: 'Propose a maintenance plan' }).click();
+    const plan = page.getByRole('region', { name: 'Maintenance plan from table-manual.pdf' });
+    const items = plan.getByRole('list', { name: 'Proposed items' });
+    await items.waitFor();
+    assert.deepEqual(await items.locator('label').allInnerTexts(), ['Engine oil and filter', 'Air filter', 'Brake fluid']);
+    const text = await plan.innerText();
+    assert.match(text, /Show page 1 Air filter every 30,000 km\n/, 'the row is the quote (its quotation marks are the style\'s)');
+    assert.doesNotMatch(text, /Item Interval/, 'the header is neither title nor quote');
+    assert.doesNotMatch(text, /12 months Air filter/, 'no quote runs into the next row');
   });
 
   it('on a diesel, spark plugs are said not to apply and start unticked; the owner\'s ticks are kept when the plan opens again', async () => {

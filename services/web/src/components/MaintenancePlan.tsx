@@ -251,7 +251,8 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
     <section class="plan" aria-labelledby={hid}>
       <h3 id={hid}>{tp('plan.heading', { name })}</h3>
       <ErrorText error={error ?? existing.error} />
-      {!plan && !error && <p role="status">{tp('plan.reading')}</p>}
+      {/* Shown once its ticks are known (they depend on the vehicle's reminders): never unticked first, then ticked. */}
+      {(!plan || (proposed.length > 0 && ticked === null && !existing.error)) && !error && <p role="status">{tp('plan.reading')}</p>}
       {plan && <p class="notice">{plan.mode === 'model' ? tp('plan.modeModel') : tp('plan.modeRules')}</p>}
       {plan && plan.items.length === 0 && <p>{tp('plan.none')}</p>}
       {plan && plan.items.length > 0 && writable.length > 1 && (
@@ -262,7 +263,7 @@ export function MaintenancePlan({ doc, vehicles, withToken, onClose }: Props) {
           </select>
         </div>
       )}
-      {proposed.length > 0 && (
+      {proposed.length > 0 && (ticked !== null || existing.error) && (
         <ul class="plan-items" aria-label={tp('plan.items')}>
           {proposed.map(({ item, reminder }, i) => {
             // One reminder per job: the owner's of this job, if any (lib/maintenance.ts plannedAs).
