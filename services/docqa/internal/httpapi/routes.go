@@ -206,5 +206,6 @@ func New(cfg Config) *gin.Engine {
 	api.GET("/documents/:md5/pages/:page", h.page)
 	// A chat model's call each, so counted as a chat question.
 	api.POST("/documents/:md5/maintenance-schedule", h.limitChat, h.maintenanceSchedule)
+	api.POST("/documents/:md5/specifications", h.limitChat, h.specifications)
 	return r
 }

@@ -133,10 +133,11 @@ func extractPage(p Page) []Item {
 // lines are the page's lines, with three joins: a pressure table's header
 // whose cells were extracted on up to three lines is one line; a line that
 // goes on in lower case or with a digit is joined to the one before (a
-// sentence wrapped by the layout); and a line that prints a number, and
-// ends no sentence, is joined to a label line before it (a table's cells
-// extracted one per line: "Engine oil" then "SAE 0W-30, ACEA C2 4.3 l"; a
-// heading before a paragraph stays apart).
+// sentence wrapped by the layout); and a line that prints a number, names
+// no key and ends no sentence is joined to a label line before it that
+// names one (a table's cells extracted one per line: "Engine oil" then
+// "SAE 0W-30, ACEA C2 4.3 l"; a table's header "Item Specification
+// Capacity" and a heading before a paragraph stay apart).
 func lines(text string) []string {
 	var raw []string
 	for _, l := range strings.Split(normalizeSpaces(text), "\n") {
@@ -156,7 +157,7 @@ func lines(text string) []string {
 		l := raw[i]
 		r, _ := utf8.DecodeRuneInString(l)
 		if len(out) > 0 && !afterHeader && (unicode.IsLower(r) || unicode.IsDigit(r) ||
-			isLabel(out[len(out)-1]) && strings.ContainsFunc(l, unicode.IsDigit) && !endsSentence(l)) {
+			isLabel(out[len(out)-1]) && namesKey(out[len(out)-1]) && !namesKey(l) && strings.ContainsFunc(l, unicode.IsDigit) && !endsSentence(l)) {
 			out[len(out)-1] += " " + l
 			continue
 		}
@@ -178,6 +179,16 @@ func headerLines(lines []string) int {
 		}
 	}
 	return 0
+}
+
+// namesKey reports whether text names what a key is about.
+func namesKey(text string) bool {
+	for _, re := range []*regexp.Regexp{oilLabel, fuelLabel, coolantLabel, adblueLabel, wheelLabel, batteryLabel, tyreLabel, frontWord, rearWord, fullWord, normWord} {
+		if re.MatchString(text) {
+			return true
+		}
+	}
+	return false
 }
 
 func endsSentence(line string) bool {
