@@ -96,14 +96,15 @@ type quantity struct {
 func quantities(text string) []quantity {
 	var out []quantity
 	for _, m := range quantityPattern.FindAllStringSubmatchIndex(text, -1) {
-		if !numberStarts(text, m[2]) || !unitEnds(text, m[1]) {
+		unit := unitOf(text[m[4]:m[5]])
+		if !numberStarts(text, m[2]) || !unitEnds(text, m[1], unit) {
 			continue
 		}
 		n, ok := parseDecimal(text[m[2]:m[3]])
 		if !ok {
 			continue
 		}
-		out = append(out, quantity{text: text[m[0]:m[1]], number: n, unit: unitOf(text[m[4]:m[5]]), start: m[0], end: m[1]})
+		out = append(out, quantity{text: text[m[0]:m[1]], number: n, unit: unit, start: m[0], end: m[1]})
 	}
 	for _, m := range octaneFirstPattern.FindAllStringSubmatchIndex(text, -1) {
 		if !wordStarts(text, m[0]) || !numberEnds(text, m[1]) {
@@ -152,19 +153,20 @@ func isASCIIAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// unitEnds reports whether the unit word that ends at end of text ends
-// there: not followed by a Latin letter or digit ("l" is not the start of
-// "litre" nor "ltr", "bar" of "barrier") nor by "/" (5.8 l/100 km, a
-// consumption; 250 Nm/1500 rpm is a torque curve's point, not left out).
-func unitEnds(text string, end int) bool {
+// unitEnds reports whether the unit word of unit that ends at end of text
+// ends there: not followed by a Latin letter or digit ("l" is not the
+// start of "litre" nor "ltr", "bar" of "barrier"), and a volume not by "/"
+// ("5.8 l/100 km" is a consumption; "2.3 bar/33 psi" and "250 Nm/1500
+// rpm" read).
+func unitEnds(text string, end int, unit string) bool {
 	if end >= len(text) {
 		return true
 	}
 	next, _ := utf8.DecodeRuneInString(text[end:])
-	last := text[end-1]
-	if next == '/' && last != 'm' { // "N·m/1500 rpm" reads; "l/100 km" does not
+	if (next == '/' || next == '／') && (unit == UnitLitre || unit == UnitQuart) {
 		return false
 	}
+	last := text[end-1]
 	return last >= 0x80 || next >= 0x80 || !isASCIIAlnum(byte(next))
 }
 

@@ -191,6 +191,7 @@ func namesKey(text string) bool {
 	return false
 }
 
+// endsSentence reports whether line ends with a sentence's end.
 func endsSentence(line string) bool {
 	last, _ := utf8.DecodeLastRuneInString(line)
 	return strings.ContainsRune(".!?。！？", last)
@@ -206,6 +207,7 @@ func isLabel(line string) bool {
 // end (not the point of "4.3"), or a CJK full stop.
 var sentenceEnd = regexp.MustCompile(`[.!?;](?:\s|$)|[。！？；]`)
 
+// sentences splits line at its sentences' ends.
 func sentences(line string) []string {
 	var out []string
 	start := 0
@@ -441,11 +443,11 @@ func pressureRow(p Page, line string, columns []string) ([]Item, bool) {
 	} else {
 		load = loadOf(label)
 	}
+	if load == "" && axles == nil {
+		return nil, true // the row does not say what its pressures are
+	}
 	var items []Item
 	for i, q := range ps {
-		if load == "" && axles == nil {
-			continue
-		}
 		ax, ld := axles, load
 		if ld == "" {
 			ld = columns[i]

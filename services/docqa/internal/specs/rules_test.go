@@ -45,6 +45,8 @@ func TestExtract(t *testing.T) {
 			[]string{"tyre_pressure_front=230 kPa|230 kPa", "tyre_pressure_rear=220 kPa|220 kPa", "tyre_pressure_front_full_load=250 kPa|250 kPa", "tyre_pressure_rear_full_load=290 kPa|290 kPa"}},
 		{"prose in psi", "Inflate the front tires to 35 psi (240 kPa) and the rear tires to 33 psi (230 kPa). At full load, 36 psi front and 41 psi rear.",
 			[]string{"tyre_pressure_front=35 psi|35 psi", "tyre_pressure_rear=33 psi|33 psi", "tyre_pressure_front_full_load=36 psi|36 psi", "tyre_pressure_rear_full_load=41 psi|41 psi"}},
+		{"two units after a slash without spaces", "Tyre pressures: front 2.3 bar/33 psi, rear 2.1 bar/30 psi.",
+			[]string{"tyre_pressure_front=2.3 bar|2.3 bar", "tyre_pressure_rear=2.1 bar|2.1 bar"}},
 		{"front and rear alike", "Tyre pressure, front and rear: 2.3 bar (33 psi).", []string{"tyre_pressure_front=2.3 bar|2.3 bar", "tyre_pressure_rear=2.3 bar|2.3 bar"}},
 		{"the spare and the maximum are no pressures of the car", "Temporary spare wheel: 4.2 bar. Never exceed the maximum pressure on the tyre, 51 psi.", []string{}},
 		{"adblue: the tank, not the least to add", "The AdBlue tank holds 13 l. Add at least 5 l of AdBlue when the light comes on.", []string{"adblue=13 l|13 l"}},
