@@ -18,10 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 
+	"github.com/carhub/backend/services/docqa/internal/docpages"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 )
 
@@ -80,11 +80,7 @@ type Item struct {
 }
 
 // Page is one page of a manual as the extraction reads it.
-type Page struct {
-	Number int
-	Label  string
-	Text   string
-}
+type Page = docpages.Page
 
 // Modes of a Proposal.
 const (
@@ -113,9 +109,6 @@ const (
 	// bar, kPa, psi, l, Nm, RON or Ah) make a page worth a model's
 	// reading when the rules read nothing on it.
 	minQuantities = 2
-	// rrfK is the rank constant of the pages' retrieval score, as in
-	// retrieval.DefaultK.
-	rrfK = 20
 	// maxValueRunes bounds a value: a longer one is a sentence.
 	maxValueRunes = 80
 	// maxQuoteRunes bounds a quote, as the maintenance items'.
@@ -133,9 +126,7 @@ var Queries = []string{
 }
 
 // Retriever finds a question's chunks (retrieval.Retriever).
-type Retriever interface {
-	Retrieve(ctx context.Context, question string, q docqa.Query) ([]docqa.ScoredChunk, error)
-}
+type Retriever = docpages.Retriever
 
 // Proposer proposes specifications. Model nil proposes by the rules.
 type Proposer struct {
@@ -186,50 +177,14 @@ func (p Proposer) Propose(ctx context.Context, md5 string) (Proposal, error) {
 }
 
 // Candidate is a page retrieval found, with its retrieval score.
-type Candidate struct {
-	Page
-	Score float64
-}
+type Candidate = docpages.Candidate
 
 // candidates retrieves the chunks of md5 that the Queries find, and
 // returns their pages: each page's text is its found chunks in document
 // order, and its score the reciprocal rank fusion of the queries' ranks of
 // its best chunk (as maintenance reads its pages).
 func (p Proposer) candidates(ctx context.Context, md5 string) ([]Candidate, error) {
-	type found struct {
-		label  string
-		chunks map[int]string // chunk index -> text
-		score  float64
-	}
-	byPage := map[int]*found{}
-	for _, q := range Queries {
-		hits, err := p.Retriever.Retrieve(ctx, q, docqa.Query{TopK: QueryTopK, Documents: []string{md5}})
-		if err != nil {
-			return nil, err
-		}
-		ranked := map[int]bool{}
-		for rank, h := range hits {
-			f := byPage[h.Chunk.Page]
-			if f == nil {
-				f = &found{label: h.Chunk.PageLabel, chunks: map[int]string{}}
-				byPage[h.Chunk.Page] = f
-			}
-			f.chunks[h.Chunk.Index] = h.Chunk.Text
-			if !ranked[h.Chunk.Page] {
-				ranked[h.Chunk.Page] = true
-				f.score += 1 / float64(rrfK+rank+1)
-			}
-		}
-	}
-	out := make([]Candidate, 0, len(byPage))
-	for n, f := range byPage {
-		texts := make([]string, 0, len(f.chunks))
-		for _, i := range slices.Sorted(maps.Keys(f.chunks)) {
-			texts = append(texts, f.chunks[i])
-		}
-		out = append(out, Candidate{Page: Page{Number: n, Label: f.label, Text: strings.Join(texts, "\n")}, Score: f.score})
-	}
-	return out, nil
+	return docpages.Find(ctx, p.Retriever, md5, Queries, QueryTopK)
 }
 
 // SelectPages keeps the candidates that print specifications: at least
