@@ -134,9 +134,34 @@ export interface MaintenanceSchedule {
   pages: number[];
 }
 
+/** One specification a manual prints: value as printed, quantity a decimal string ("2.3") with its unit, or null. */
+export interface SpecificationItem {
+  key: string;
+  value: string;
+  quantity: string | null;
+  /** l, qt, bar, kPa, psi, Nm, lb-ft, RON, Ah; "" without a quantity. */
+  unit: string;
+  page: number;
+  pageLabel?: string;
+  quote: string;
+}
+
+/** A car's specifications docqa read from its manual; mode and pages as the maintenance plan's. */
+export interface Specifications {
+  items: SpecificationItem[];
+  mode: 'model' | 'rules';
+  pages: number[];
+}
+
+/** specificationsPath: where docqa reads a manual's specifications (POST, no body). */
+export function specificationsPath(md5: string): string {
+  return `/api/documents/${encodeURIComponent(md5)}/specifications`;
+}
+
 export const docqa = {
   list: () => request<DocumentInfo[]>('GET', '/api/documents'),
   maintenanceSchedule: (md5: string) => request<MaintenanceSchedule>('POST', `/api/documents/${encodeURIComponent(md5)}/maintenance-schedule`),
+  specifications: (md5: string) => request<Specifications>('POST', specificationsPath(md5)),
   remove: (md5: string) => request<void>('DELETE', `/api/documents/${encodeURIComponent(md5)}`),
 };
 

@@ -16,6 +16,10 @@ import { t } from '../i18n';
 import { units as activeUnits } from '../lib/preferences';
 import { PLACES, distanceToKm, kmToDistance, metricToQuantity, quantityToMetric } from '../lib/units';
 import { distanceLabel, fmtDistance, fuelTypeName, quantityLabel } from '../lib/labels';
+import { lazyComponent } from '../components/lazy';
+
+// A vehicle's specifications card (its manuals' oil, tyre pressures, ...), in a chunk of its own.
+const Specifications = lazyComponent(() => import('../components/Specifications').then((m) => m.Specifications), { quiet: true });
 
 export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles, user }: VehicleContext) {
   // /vehicles?add (Home's "Add a vehicle"): the new vehicle's form at once, one tap from Home, not two.
@@ -123,6 +127,7 @@ export function Vehicles({ vehicles, vehiclesAsOf, vehiclesError, reloadVehicles
                       onClick={() => setSharing(sharing === v.id ? null : v.id)}>{t('vehicles.share')}</button>
                   )}
                 </div>}
+                {linkedManuals(v, docs.data).length > 0 && <Specifications vehicleId={v.id} manuals={linkedManuals(v, docs.data)} withToken={user !== null} />}
                 {user && sharing === v.id && owns(v) && <Sharing vehicle={v} online={online} />}
               </>
             )}
