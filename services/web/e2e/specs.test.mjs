@@ -6,7 +6,8 @@
 // each value with its label, the tyre pressures converted to psi with the
 // bar the manual printed beside them, and "From the manual, p. 212" opens
 // that page (the third of the file) in the page view, which the back button
-// closes. The answer is asked once per manual and session. Screenshots light
+// closes. The answer is asked once per manual and session, and kept on the
+// device for when docqa cannot be reached. Screenshots light
 // and dark; axe-core finds nothing serious in either scheme.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -153,6 +154,15 @@ describe('the specifications card', () => {
     await page.goBack();
     await list.waitFor();
     assert.equal(asked.length, 1, 'asked once this session');
+
+    // A new session without docqa (the request fails as offline): the answer kept on this device, "as of" its time.
+    await page.route('**/specifications', (r) => r.abort('internetdisconnected'));
+    await page.reload();
+    await car.getByRole('button', { name: 'Show the manual’s specifications' }).click();
+    await list.waitFor();
+    await car.getByText(/^Offline: showing the data as of /).waitFor();
+    assert.equal(await list.getByText('33 psi (2.3 bar as printed)', { exact: true }).count(), 1);
+    await page.unroute('**/specifications');
     assert.deepEqual(pageErrors, []);
   });
 });
