@@ -8,13 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/carhub/backend/pkg/pgtest"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
+	"github.com/carhub/backend/services/fuel/internal/store/storetest"
 )
 
 // server is the fuel API over real HTTP on a fresh database.
@@ -27,7 +27,8 @@ type server struct {
 }
 
 // MustServer starts the API on a fresh database of dialect d: a new
-// PostgreSQL database (real migrations) or a new SQLite file.
+// PostgreSQL database (real migrations) or a new SQLite file (a copy of
+// one migrated once: storetest.SQLitePath).
 func MustServer(tb testing.TB, d store.Dialect) *server {
 	tb.Helper()
 	st := mustStore(tb, d)
@@ -46,7 +47,7 @@ func mustStore(tb testing.TB, d store.Dialect) *store.Store {
 	if d == store.Postgres {
 		st, err = store.OpenPostgres(context.Background(), pgtest.NewDatabase(tb))
 	} else {
-		st, err = store.OpenSQLite(context.Background(), filepath.Join(tb.TempDir(), "fuel.db"))
+		st, err = store.OpenSQLite(context.Background(), storetest.SQLitePath(tb))
 	}
 	if err != nil {
 		tb.Fatalf("open %s: %v", d, err)
