@@ -1,7 +1,7 @@
 // Where a maintenance plan's items are first due: counted from the car's
 // start (0 km on its first record), or the owner's "last done", never from
 // today; the reminders are created with that last done, so that fuel's due
-// points are the ones the plan showed.
+// points are the ones the plan showed; in an English and a German browser.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { axeBothSchemes, callApi, eventually, shootEverywhere, startStack } from './harness.mjs';
@@ -26,10 +26,13 @@ const api = async (path, method = 'GET', body) => {
   return res.body;
 };
 
-before(async () => {
-  s = await startStack({ chatModel: false });
+/**
+ * startPolo starts a stack in locale with a Polo bought used: two refuels, the first at 5 000 km,
+ * the last at 15 760 km, no expense, no reminder; the manual above is linked to it.
+ */
+async function startPolo(locale) {
+  s = await startStack({ chatModel: false, locale, timezoneId: 'Europe/Berlin' });
   page = s.context.pages()[0] ?? (await s.context.newPage());
-  // Bought used: two refuels, the first 5 000 km, the last 15 760 km; no expense, no reminder.
   polo = await api('/api/vehicles', 'POST', { name: 'Polo', fuel_type: 'gasoline', default_vehicle: true });
   for (const [time, odometer] of [[FIRST, 5000], [LAST, 15760]]) {
     await api('/api/refuels', 'POST', { vehicle_id: polo.id, refuel_time: time, odometer, fuel_type: 'gasoline', liters: 35, total_amount: 60, is_full: true });
@@ -40,13 +43,12 @@ before(async () => {
   assert.equal(up.status, 200, await up.text());
   const md5 = (await api('/api/documents')).find((d) => d.fileName === 'polo-manual.pdf').fileMd5;
   await api(`/api/vehicles/${polo.id}`, 'PUT', { manual_md5s: [md5] });
-});
-
-after(async () => {
-  await s?.stop();
-});
+}
 
 describe('where a plan\'s items are first due', () => {
+  before(() => startPolo('en-IE'));
+  after(() => s?.stop());
+
   it('counts from the car\'s start, or the owner\'s last done, and creates the reminders with it', async () => {
     assert.equal((await api(`/api/vehicles/${polo.id}`)).current_odometer, 15760);
     await page.goto(`${s.base}/manuals`);
@@ -108,6 +110,44 @@ describe('where a plan\'s items are first due', () => {
     assert.equal(stored['Engine oil and filter'].due_date, '2027-06-01');
     assert.deepEqual(pick(stored['Brake fluid'].last_done), start);
     assert.equal(stored['Brake fluid'].due_date, '2027-01-10');
+  });
+});
+
+describe('the plan\'s last done in German', () => {
+  before(() => startPolo('de-DE'));
+  after(() => s?.stop());
+
+  // "12.000" is twelve thousand kilometres (the point groups thousands), "01.06.2026" the first of June.
+  it('reads "12.000" as twelve thousand km and "01.06.2026" as 1 June, and says the due points in German', async () => {
+    await page.goto(`${s.base}/manuals`);
+    const doc = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'polo-manual.pdf' }) });
+    await doc.getByRole('button', { name: 'Wartungsplan vorschlagen' }).click();
+    const plan = page.getByRole('region', { name: 'Wartungsplan aus polo-manual.pdf' });
+    const items = plan.getByRole('list', { name: 'Vorgeschlagene Punkte' });
+    await items.waitFor();
+    const item = (title) => items.getByRole('listitem').filter({ has: page.getByLabel(title, { exact: true }) });
+    await item('Timing belt').getByText(/^Fällig bei 120\.000 km \(in 104\.240 km, etwa \d{4}\)\./).waitFor();
+
+    const oil = item('Engine oil and filter');
+    await oil.getByRole('button', { name: 'Zuletzt erledigt…' }).click();
+    const fields = oil.getByRole('group', { name: 'Zuletzt erledigt: Engine oil and filter' });
+    await fields.getByLabel('Kilometerstand').fill('12.000');
+    await fields.getByLabel('Datum', { exact: true }).fill('01.06.2026');
+    await oil.getByText(/Gezählt ab Ihrem „Zuletzt erledigt“ \(12\.000 km, /).waitFor();
+    await oil.getByText(/^Fällig bei 27\.000 km \(in 11\.240 km/).waitFor();
+
+    await plan.getByRole('button', { name: '3 Erinnerungen zu Polo hinzufügen' }).click();
+    await plan.getByText('3 Erinnerungen zu Polo hinzugefügt.').waitFor();
+    const stored = await eventually(async () => {
+      const list = await api(`/api/reminders?vehicle_id=${polo.id}`);
+      assert.equal(list.length, 3);
+      return Object.fromEntries(list.map((r) => [r.title, r]));
+    });
+    const oilDone = stored['Engine oil and filter'].last_done;
+    assert.equal(oilDone.odometer, 12000, 'the point groups thousands in German');
+    assert.equal(new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(new Date(oilDone.time)), '2026-06-01');
+    assert.equal(stored['Engine oil and filter'].due_odometer, 27000);
+    assert.equal(stored['Timing belt'].due_odometer, 120000);
   });
 });
 
