@@ -198,6 +198,10 @@ func (s *Service) deliver(ctx context.Context, id uint64, token string, t *targe
 		wait := s.opts.RetryBase << (attempt - 1)
 		log.InfoContext(ctx, "notification try failed; trying again", "attempt", attempt, "wait", wait, "err", text)
 		held, rerr := s.store.RenewDelivery(ctx, id, token, s.opts.Now().Add(wait+s.opts.Lease))
+		if ctx.Err() != nil {
+			s.release(ctx, log, id, token, attempt)
+			return
+		}
 		if rerr != nil || !held {
 			log.WarnContext(ctx, "notification claim lost; leaving it", "err", rerr)
 			return

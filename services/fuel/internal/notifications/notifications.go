@@ -257,9 +257,9 @@ type Message struct {
 // ReminderInfo are the facts of one notified reminder; the due members
 // are nil when unknown.
 type ReminderInfo struct {
-	Status, Title, Vehicle          string
-	DueDate, DueOdometer, DueInKm   *string
-	DueInDays                       *int
+	Status, Title, Vehicle        string
+	DueDate, DueOdometer, DueInKm *string
+	DueInDays                     *int
 }
 
 // WebhookTarget is where a user's webhook goes.
