@@ -16,6 +16,7 @@ import (
 	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/fuel/internal/filestore"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
+	"github.com/carhub/backend/services/fuel/internal/notifications"
 )
 
 // MaxBodyBytes is the largest request body accepted (413 above it),
@@ -45,6 +46,8 @@ type Options struct {
 	Auth AuthOptions
 	// Files keeps the files of attachments; nil answers their routes 503.
 	Files *filestore.Store
+	// Notifications serves /api/notifications; nil answers its routes 503.
+	Notifications *notifications.Service
 }
 
 // API serves the fuel endpoints from a Store.
@@ -55,6 +58,7 @@ type API struct {
 	metrics  serviceMetrics
 	accounts *accountRoutes
 	files    *filestore.Store
+	notify   *notifications.Service
 }
 
 // New returns the service's HTTP handler: the shared ginx engine with the
@@ -66,7 +70,8 @@ func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 		CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies, QuietPaths: []string{"/health"},
 		Metrics: opts.Metrics, Probes: opts.Probes,
 	})
-	a := &API{store: store, now: opts.Now, log: log, metrics: newServiceMetrics(opts.Metrics), files: opts.Files}
+	a := &API{store: store, now: opts.Now, log: log, metrics: newServiceMetrics(opts.Metrics), files: opts.Files,
+		notify: opts.Notifications}
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -123,4 +128,6 @@ func (a *API) Register(r gin.IRouter) {
 	api.GET("/preferences", a.getPreferences)
 	api.PUT("/preferences", a.updatePreferences)
 	api.POST("/preferences/currency", a.changeCurrency)
+
+	a.registerNotifications(api)
 }

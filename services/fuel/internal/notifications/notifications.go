@@ -247,11 +247,12 @@ type Reminders interface {
 }
 
 // Message is what a channel sends: a title, a body of plain text, the
-// link that opens it in the app, and for a single reminder its facts (the
-// generic webhook's members).
+// link that opens it in the app, and the facts of its reminder (the
+// generic webhook's members) or of the reminders of a digest.
 type Message struct {
 	Title, Body, URL string
 	Reminder         *ReminderInfo
+	Digest           []ReminderInfo
 }
 
 // ReminderInfo are the facts of one notified reminder; the due members

@@ -100,10 +100,12 @@ func DigestMessage(ds []Due, publicURL string) Message {
 		title = "1 reminder needs attention"
 	}
 	lines := make([]string, len(ds))
+	infos := make([]ReminderInfo, len(ds))
 	for i, d := range ds {
 		lines[i] = "- " + d.Reminder.Title + " - " + d.Vehicle + ": " + string(d.Due.Status) + ", " + dueText(d.Due)
+		infos[i] = reminderInfo(d)
 	}
-	return Message{Title: title, Body: strings.Join(lines, "\n"), URL: appURL(publicURL, "/")}
+	return Message{Title: title, Body: strings.Join(lines, "\n"), URL: appURL(publicURL, "/"), Digest: infos}
 }
 
 // TestMessage is the message of POST /api/notifications/test.

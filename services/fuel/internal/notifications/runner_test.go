@@ -131,8 +131,9 @@ func TestDigest(t *testing.T) {
 		if body != "- Brakes - Golf: overdue, due at 10000 km (3500 km past)\n- Oil change - Golf: soon, due at 14000 km (500 km left)" {
 			t.Fatalf("digest body %q", body)
 		}
-		if f.rec.took()[0].msg.Reminder != nil {
-			t.Fatal("a digest carries a single reminder's facts")
+		if m := f.rec.took()[0].msg; m.Reminder != nil || len(m.Digest) != 2 || m.Digest[0].Title != "Brakes" || m.Digest[0].Status != "overdue" ||
+			*m.Digest[1].DueInKm != "500" || m.URL != "https://cars.example/" {
+			t.Fatalf("digest facts %+v", m)
 		}
 
 		f.clock.Set(day.Add(22*time.Hour + 59*time.Minute)) // 23:59 in Berlin
