@@ -57,7 +57,9 @@ func (n *notifyStub) SendWebhook(_ context.Context, _ notifications.WebhookTarge
 // realCheck is the service's own URL check (private addresses refused).
 type realCheck struct{}
 
-func (realCheck) CheckURL(ctx context.Context, raw string) error { return notify.CheckURL(ctx, raw, false) }
+func (realCheck) CheckURL(ctx context.Context, raw string) error {
+	return notify.CheckURL(ctx, raw, false)
+}
 
 const testVAPIDKey = "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM"
 
@@ -102,7 +104,11 @@ type lockedWriter struct {
 	w  io.Writer
 }
 
-func (l lockedWriter) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.w.Write(p) }
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
 
 // forEachNotify runs fn on each database, with accounts off and on.
 func forEachNotify(t *testing.T, mail bool, fn func(t *testing.T, n *notifyServer)) {
