@@ -68,6 +68,9 @@ type Config struct {
 	AuthTokenCache time.Duration `env:"AUTH_TOKEN_CACHE" default:"10s"`
 	// OIDC sign-in (AUTH_OIDC_*), local mode only.
 	OIDC OIDCConfig
+	// Notifications (NOTIFY_*, SMTP_URL, PUBLIC_URL, WEBHOOK_ALLOW_PRIVATE,
+	// VAPID_*): notifications.go.
+	Notify NotifyConfig
 }
 
 // version is stamped at build: -ldflags "-X main.version=$(git describe)".
@@ -146,6 +149,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 
+	// Reminders are evaluated in the background, stopped (and their
+	// deliveries released) before the store closes.
+	notes, err := notificationService(ctx, cfg.Notify, st, log)
+	if err != nil {
+		return err
+	}
+	defer startNotifications(ctx, notes, cfg.Notify.Interval)()
+
 	ln, err := httpserver.Listen(cfg.Addr)
 	if err != nil {
 		return err
@@ -171,7 +182,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if authOpts.OIDC, err = oidcOptions(ctx, cfg.OIDC, authOpts.Mode, log); err != nil {
 		return err
 	}
-	opts := httpapi.Options{CORSOrigins: web.Origins, TrustedProxies: web.Proxies, Probes: readiness(st), Auth: authOpts, Files: files}
+	opts := httpapi.Options{CORSOrigins: web.Origins, TrustedProxies: web.Proxies, Probes: readiness(st), Auth: authOpts, Files: files,
+		Notifications: notes}
 	if web.Metrics {
 		opts.Metrics = metrics.NewRegistry()
 		if err := registerPools(opts.Metrics, st); err != nil {
