@@ -2,8 +2,11 @@ package maintenance
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Unit is what an interval is counted in.
@@ -87,7 +90,7 @@ var (
 // quantityRE is a number and its unit: "15,000 km", "12 Monate",
 // "10000公里", "6 个月", "2-year". Whether the unit ends there (not "km/h", not
 // "mileage") is checked by unitEnds.
-const quantityRE = `(` + numberRE + `)\s*-?\s*(` + kmRE + `|` + milesRE + `|` + monthsRE + `|` + yearsRE + `)`
+const quantityRE = `(` + numberRE + `)(\s*万)?\s*-?\s*(` + kmRE + `|` + milesRE + `|` + monthsRE + `|` + yearsRE + `)`
 
 var quantityPattern = regexp.MustCompile(`(?i)` + quantityRE)
 
@@ -123,7 +126,9 @@ type quantity struct {
 }
 
 // quantities finds every number-with-unit of text that is an interval's
-// kind of quantity.
+// kind of quantity: in digits ("15,000 km", "8万公里"), in words ("two
+// years", "zweite Jahr", "两年", "半年") and as adverbs ("annually",
+// "jährlich", "halbjährlich"), in text order.
 func quantities(text string) []quantity {
 	var out []quantity
 	for _, m := range quantityPattern.FindAllStringSubmatchIndex(text, -1) {
@@ -134,9 +139,72 @@ func quantities(text string) []quantity {
 		if !ok || n == 0 {
 			continue
 		}
-		out = append(out, quantity{value: n, unit: unitOf(text[m[4]:m[5]]), start: m[0], end: m[1]})
+		if m[4] >= 0 { // 万: ten thousand
+			n *= 10000
+		}
+		out = append(out, quantity{value: n, unit: unitOf(text[m[6]:m[7]]), start: m[0], end: m[1]})
 	}
+	taken := func(start, end int) bool {
+		for _, q := range out {
+			if start < q.end && q.start < end {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range wordQuantityPattern.FindAllStringSubmatchIndex(text, -1) {
+		n := numberWords[strings.ToLower(text[m[2]:m[3]])]
+		unit := unitOf(text[m[4]:m[5]])
+		if n == halfWord { // 半年: half a year
+			n, unit = 6, Months
+		}
+		if n > 0 && unit != NoUnit && unitEnds(text, m[1]) && !taken(m[0], m[1]) {
+			out = append(out, quantity{value: n, unit: unit, start: m[0], end: m[1]})
+		}
+	}
+	for _, m := range adverbPattern.FindAllStringIndex(text, -1) {
+		if !taken(m[0], m[1]) && unitEnds(text, m[1]) && !letterBefore(text, m[0]) {
+			out = append(out, quantity{value: adverbMonths[strings.ToLower(text[m[0]:m[1]])], unit: Months, start: m[0], end: m[1]})
+		}
+	}
+	slices.SortFunc(out, func(a, b quantity) int { return a.start - b.start })
 	return out
+}
+
+// halfWord marks 半 ("half") in numberWords: 半年 is six months.
+const halfWord = -1
+
+// numberWords are the counts a manual writes in words before a unit of
+// time: "every two years", "every second year" (English and German
+// ordinals mean the same spacing), "alle zwei Jahre", "每两年", "每半年".
+var numberWords = map[string]int{
+	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+	"twelve": 12, "eighteen": 18, "twenty-four": 24,
+	"second": 2, "other": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+	"ein": 1, "einem": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "zehn": 10, "zwölf": 12,
+	"zweite": 2, "zweiten": 2, "dritte": 3, "dritten": 3, "vierte": 4, "vierten": 4, "fünfte": 5, "fünften": 5,
+	"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "十二": 12, "半": halfWord,
+}
+
+// wordQuantityPattern is a count in words followed by a unit of time. The
+// Latin words stand alone (\b); CJK numerals stand right before 年 or 个月.
+var wordQuantityPattern = regexp.MustCompile(`(?i)` + wordQuantityRE)
+
+// wordQuantityRE is a count in words and its unit of time (two groups).
+const wordQuantityRE = `(\b(?:twenty-four|eighteen|twelve|one|two|three|four|five|six|seven|eight|nine|ten|second|other|third|fourth|fifth|sixth|zweiten|zweite|dritten|dritte|vierten|vierte|fünften|fünfte|einem|ein|zwei|drei|vier|fünf|sechs|sieben|acht|zehn|zwölf)|十二|[一二两三四五六七八九十半])\s*-?\s*(` + monthsRE + `|` + yearsRE + `)`
+
+// adverbMonths are the adverbs of an interval and their months.
+var adverbMonths = map[string]int{"annually": 12, "yearly": 12, "jährlich": 12, "alljährlich": 12, "halbjährlich": 6}
+
+// adverbPattern finds them; letterBefore and unitEnds keep them whole
+// words ("jährliche", an adjective, is not one; "halbjährlich" is not read
+// as "jährlich").
+var adverbPattern = regexp.MustCompile(`(?i)annually|yearly|halbjährlich|alljährlich|jährlich`)
+
+// letterBefore reports whether a letter ends text[:i].
+func letterBefore(text string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(text[:i])
+	return i > 0 && unicode.IsLetter(r)
 }
 
 // numberStarts reports whether the number at start of text is a whole
@@ -172,8 +240,11 @@ func pageNumbers(text string) map[int]bool {
 		}
 	}
 	for _, q := range quantities(text) {
-		if q.unit == Years {
+		switch {
+		case q.unit == Years:
 			set[-q.value*12] = true // marked: months that the page prints as years
+		default:
+			set[q.value] = true // 8万 as 80000, "two months", "annually" as 12
 		}
 	}
 	return set

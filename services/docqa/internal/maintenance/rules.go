@@ -2,6 +2,8 @@ package maintenance
 
 import (
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -25,12 +27,34 @@ import (
 // years or 100,000 km", "first inspection at 1,000 km") is not an interval.
 
 // everyRE is the word that makes a quantity an interval.
-const everyRE = `(?:\bevery|\beach|\balle|每\s*(?:行驶|隔)?)`
+const everyRE = `(?:\bevery|\beach|\balle|\bjede[sn]?|每\s*(?:行驶|隔)?)`
 
-// joinRE joins the quantities of one interval.
-const joinRE = `\s*\)?\s*(?:,|/|\(|\bor\b|\boder\b|或者|或|、)\s*(?:(?:every|alle)\s+|每\s*)?`
+// anyQuantityRE is a quantity in digits or in words ("15,000 km", "8万公里",
+// "two years", "zweite Jahr", "两年"); bareTimeRE a unit of time alone,
+// which after an "every" word counts one ("every year", "jedes Jahr",
+// "每年").
+const (
+	anyQuantityRE = `(?:` + quantityRE + `|` + wordQuantityRE + `)`
+	bareTimeRE    = `(?:(?:year|jahr|month|monat)\b|年|月)`
+	quantityOrOne = `(?:` + anyQuantityRE + `|` + bareTimeRE + `)`
+)
 
-var expressionPattern = regexp.MustCompile(`(?i)` + everyRE + `\s*` + quantityRE + `(?:` + joinRE + quantityRE + `)*`)
+// joinRE joins the quantities of one interval: "or", "oder", "或", a
+// comma, a slash, a parenthesis, and "spätestens" (at the latest).
+const joinRE = `\s*\)?\s*(?:,|/|\(|\bor\b|\boder\b|或者|或|、)\s*(?:(?:spätestens|at the latest)\s+)?(?:(?:every|each|alle|jede[sn]?)\s+|每\s*)?`
+
+// The shapes of an interval expression: "every" and quantities; "at 40,000
+// km intervals", "at intervals of 2 years"; "im Abstand von 30.000 km",
+// "in Abständen von"; and the adverbs ("annually", "jährlich").
+var expressionPattern = regexp.MustCompile(`(?i)` +
+	everyRE + `\s*` + quantityOrOne + `(?:` + joinRE + quantityOrOne + `)*` +
+	`|\bat\s+` + anyQuantityRE + `\s*intervals?\b` +
+	`|\bat\s+intervals\s+of\s+` + anyQuantityRE + `(?:` + joinRE + anyQuantityRE + `)*` +
+	`|\b(?:im\s+Abstand|in\s+Abständen)\s+von\s+` + anyQuantityRE + `(?:` + joinRE + quantityOrOne + `)*` +
+	`|annually|yearly|halbjährlich|alljährlich|jährlich`)
+
+// bareTimePattern finds "every year" and its kin inside an expression.
+var bareTimePattern = regexp.MustCompile(`(?i)` + everyRE + `\s*(` + bareTimeRE + `)`)
 
 // interval is the numbers of one item; zero is none.
 type interval struct {
@@ -76,6 +100,7 @@ func extractPage(p Page) []Item {
 	var items []Item
 	lines := strings.Split(normalizeSpaces(p.Text), "\n")
 	var header []Unit
+	var grid *gridHeader
 	var prose []string // the lines of the paragraph being read
 	flush := func() {
 		if len(prose) > 0 {
@@ -93,6 +118,21 @@ func extractPage(p Page) []Item {
 			flush()
 			header = units
 			continue
+		}
+		if g, ok := gridColumns(lines[max(0, i-3):i], line); ok {
+			flush()
+			grid = &g
+			continue
+		}
+		if grid != nil {
+			if it, ok := grid.row(p, line); ok {
+				flush()
+				if !it.empty() {
+					items = append(items, it.item)
+				}
+				continue
+			}
+			grid = nil
 		}
 		if header != nil {
 			if it, ok := tableRow(p, line, header); ok {
@@ -267,7 +307,7 @@ const maxQuoteRunes = 200
 func expressionItems(p Page, sentence string) []Item {
 	var items []Item
 	qs := quantities(sentence)
-	from := 0
+	from, quoteFrom := 0, 0 // after the previous interval; after the previous item
 	matches := expressionPattern.FindAllStringIndex(sentence, -1)
 	for _, m := range matches {
 		var iv interval
@@ -276,28 +316,107 @@ func expressionItems(p Page, sentence string) []Item {
 				iv.add(q)
 			}
 		}
+		for _, b := range bareTimePattern.FindAllStringSubmatchIndex(sentence[m[0]:m[1]], -1) {
+			iv.add(quantity{value: 1, unit: unitOf(sentence[m[0]+b[2] : m[0]+b[3]])})
+		}
+		if from > m[0] { // the words after the previous interval were its title
+			continue
+		}
 		start := from + headerLines(sentence[from:m[0]])
 		prefix := sentence[start:m[0]]
+		if quoteFrom < from {
+			start = quoteFrom + headerLines(sentence[quoteFrom:m[0]])
+		}
 		from = m[1]
 		if iv.empty() {
 			continue
 		}
-		conditions, rest := splitConditions(strings.ReplaceAll(prefix, "\n", " "))
+		conditions, rest := splitConditions(leadingJoin.ReplaceAllString(strings.ReplaceAll(prefix, "\n", " "), ""))
 		title := cleanTitle(rest)
+		end := len(sentence)
+		if i := strings.IndexByte(sentence[m[1]:], '\n'); i >= 0 {
+			end = m[1] + i
+		}
+		if title == "" && strings.TrimSpace(rest) == "" {
+			// The interval comes first: "Every 40,000 km: replace the
+			// spark plugs", "Alle 90.000 km: Zahnriemen ersetzen",
+			// "每隔6万公里：更换火花塞".
+			next := len(sentence)
+			if i := slices.IndexFunc(matches, func(n []int) bool { return n[0] > m[0] }); i >= 0 {
+				next = matches[i][0]
+			}
+			var tail int
+			title, tail = suffixTitle(sentence[m[1]:next])
+			end, from = m[1]+tail, m[1]+tail
+		}
 		if title == "" {
 			continue
 		}
 		quote := sentence
 		if len(matches) > 1 || start > 0 || utf8.RuneCountInString(collapseSpaces(sentence)) > maxQuoteRunes {
-			end := len(sentence)
-			if i := strings.IndexByte(sentence[m[1]:], '\n'); i >= 0 {
-				end = m[1] + i
-			}
 			quote = cutRunes(collapseSpaces(sentence[start:end]), maxQuoteRunes)
 		}
 		items = append(items, newItem(p, title, conditions, iv, quote))
+		quoteFrom = from
 	}
 	return items
+}
+
+// leadingJoin is an "or" that joins a title to an interval before it that
+// named no job ("Every two years, or when towing, replace ...").
+var leadingJoin = regexp.MustCompile(`(?i)^[\s,，]*(?:or|oder|and|und|或)\s+`)
+
+// leadIn is what may stand between an interval that comes first and the
+// colon before its job: "whichever comes first", "je nachdem, was zuerst
+// eintritt", "以先到者为准".
+var leadIn = regexp.MustCompile(`(?i)^[\s,，]*(?:(?:whichever|whatever)\s+(?:comes|occurs|is reached)\s+first|je\s+nachdem,?\s+was\s+zuerst\s+eintritt|以先到者为准)?\s*[:：]`)
+
+// A job after its interval without a colon: a German infinitive at the
+// end ("In Abständen von 30.000 km den Luftfilter erneuern") or a Chinese
+// verb at the start ("每2万公里更换机油"). English needs the colon: "every
+// 2 years the vehicle must be inspected" names no job.
+var (
+	germanJob  = regexp.MustCompile(`^\s*(\p{L}[^.!?:]*?)\s+(?:zu\s+)?(?:ersetzen|erneuern|wechseln|prüfen|kontrollieren|tauschen|austauschen|reinigen|schmieren)\s*[.!]?\s*$`)
+	chineseJob = regexp.MustCompile(`^\s*(?:更换|检查|清洁|调整|润滑|添加)\p{Han}`)
+)
+
+// suffixTitle reads the job that follows an interval in tail (the text up
+// to the next interval): after a colon, to the end of its line or, when
+// the next line goes on in lower case, of the sentence. It returns the
+// title and how much of tail it read ("" and 0 when there is none).
+func suffixTitle(tail string) (string, int) {
+	read := func(from int) int {
+		end := from
+		for {
+			i := strings.IndexByte(tail[end:], '\n')
+			if i < 0 {
+				return len(tail)
+			}
+			end += i
+			next, _ := utf8.DecodeRuneInString(strings.TrimSpace(tail[end+1:]))
+			if !unicode.IsLower(next) {
+				return end
+			}
+			end++
+		}
+	}
+	if m := leadIn.FindStringIndex(tail); m != nil {
+		end := read(m[1])
+		job := strings.TrimSpace(strings.ReplaceAll(tail[m[1]:end], "\n", " "))
+		if g := germanJob.FindStringSubmatch(job); g != nil {
+			job = g[1]
+		}
+		return cleanTitle(job), end
+	}
+	end := read(0)
+	job := strings.ReplaceAll(tail[:end], "\n", " ")
+	if g := germanJob.FindStringSubmatch(job); g != nil {
+		return cleanTitle(g[1]), end
+	}
+	if chineseJob.MatchString(job) {
+		return cleanTitle(job), end
+	}
+	return "", 0
 }
 
 // headerLines returns how many bytes of prefix (the words before an
@@ -316,12 +435,16 @@ func headerLines(prefix string) int {
 		line := strings.TrimSpace(prefix[n : n+i])
 		next, _ := utf8.DecodeRuneInString(strings.TrimSpace(prefix[n+i+1:]))
 		if line != "" && (strings.ContainsAny(line, "0123456789,，") || endsSentence(line) || unicode.IsLower(next) ||
-			utf8.RuneCountInString(line) > 40 || !intervalWord.MatchString(line)) {
+			utf8.RuneCountInString(line) > 40 || !intervalWord.MatchString(line) && !tableHeadWord.MatchString(line)) {
 			return n
 		}
 		n += i + 1
 	}
 }
+
+// tableHeadWord starts the header of a table whose cells are intervals
+// ("Item Normal service Severe service", "Bauteil Normal Erschwert").
+var tableHeadWord = regexp.MustCompile(`(?i)^(?:items?|components?|parts?|operations?|bauteile?|arbeiten|arbeit|position|保养项目|项目)(?:\s|$)`)
 
 // cutRunes returns s when it has at most n runes, else its first n−1 up to
 // the last space among them (all of them when there is none, as in
@@ -379,7 +502,7 @@ func splitConditions(prefix string) (conditions, rest string) {
 // after it (English, German, Chinese). Matched as whole words, any case.
 var (
 	leadingWords  = regexp.MustCompile(`(?i)^(?:(?:change|replace|renew|check|inspect|rotate|lubricate|clean|have|the|a|an|der|die|das|den|dem|des|ein|eine|更换|检查)\s+|更换|检查)`)
-	trailingWords = regexp.MustCompile(`(?i)(?:\s+(?:must|should|shall|needs? to|has to|have to|is to|are to|is|are|be|replaced|changed|checked|inspected|renewed|muss|müssen|sollte|sollten|soll|sollen|ist|sind|wird|werden)|应当|应该|应|需要|需|必须|须|要)$`)
+	trailingWords = regexp.MustCompile(`(?i)(?:\s+(?:must|should|shall|needs? to|has to|have to|is to|are to|is|are|be|replaced|changed|checked|inspected|renewed|muss|müssen|sollte|sollten|soll|sollen|ist|sind|wird|werden)|应当|应该|应|需要|需|必须|须|要|一次)$`)
 )
 
 // cleanTitle makes the words before an interval a title: the part before
@@ -390,8 +513,8 @@ func cleanTitle(s string) string {
 	if i := strings.IndexAny(s, ":："); i > 0 {
 		s = s[:i]
 	}
-	const trim = " ,;:-–•·*，；：、"
-	s = strings.Trim(s, trim)
+	const trim = " ,;:-–•·*，；：、.。"
+	s = strings.TrimLeft(strings.Trim(s, trim), ")）"+trim) // ")" closes the interval before
 	for {
 		t := strings.Trim(trailingWords.ReplaceAllString(leadingWords.ReplaceAllString(s, ""), ""), trim)
 		if t == s {
@@ -399,9 +522,103 @@ func cleanTitle(s string) string {
 		}
 		s = t
 	}
-	if s == "" || utf8.RuneCountInString(s) > maxTitleRunes {
+	if !strings.ContainsFunc(s, unicode.IsLetter) || utf8.RuneCountInString(s) > maxTitleRunes {
 		return ""
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// A grid schedule: columns of distances in thousands ("Item 10 20 30 40",
+// under a caption "× 1,000 km", "Laufleistung in 1.000 km", "（×1000 公里）"),
+// and a row per job with a mark where it is due ("✓", "●") and a dash
+// where it is not.
+type gridHeader struct {
+	columns []int // the distances, ascending, in unit
+	unit    Unit
+}
+
+// thousandsPattern is a grid's caption: its columns count thousands.
+var thousandsPattern = regexp.MustCompile(`(?i)(?:[×x]\s*|\bin\s+)1[.,  ]?000\s*(` + kmRE + `|` + milesRE + `)`)
+
+// gridColumns reads line as the header of a grid: a word, then three or
+// more ascending numbers, under (or with) a caption of thousands among
+// the lines before it.
+func gridColumns(before []string, line string) (gridHeader, bool) {
+	// The caption may stand in the header line itself ("Service (x 1000
+	// km) 15 30 45 60"): its number is no column.
+	fields := strings.Fields(thousandsPattern.ReplaceAllString(line, ""))
+	k := len(fields)
+	for k > 0 && allDigits(fields[k-1]) {
+		k--
+	}
+	if k == 0 || len(fields)-k < 3 || strings.ContainsAny(strings.Join(fields[:k], " "), "0123456789") {
+		return gridHeader{}, false
+	}
+	var caption []string
+	for _, l := range append(before, line) {
+		if m := thousandsPattern.FindStringSubmatch(l); m != nil {
+			caption = m
+		}
+	}
+	if caption == nil {
+		return gridHeader{}, false
+	}
+	g := gridHeader{unit: unitOf(caption[1])}
+	for _, f := range fields[k:] {
+		n, _ := strconv.Atoi(f)
+		if n == 0 || len(g.columns) > 0 && n <= g.columns[len(g.columns)-1] || n > 1000 {
+			return gridHeader{}, false
+		}
+		g.columns = append(g.columns, n)
+	}
+	return g, true
+}
+
+// gridMarks and gridDashes are what a grid's cells hold.
+const (
+	gridMarks  = "✓✔●◉■★•"
+	gridDashes = "-–—－‐"
+)
+
+// gridItem is a row of a grid: an item, or none for a row that marks no
+// column or marks them unevenly (an item is proposed only when its
+// interval is certain).
+type gridItem struct{ item Item }
+
+func (g gridItem) empty() bool { return g.item.Title == "" }
+
+// row reads line as a row of the grid: a title, then one cell per column.
+// The interval is the first marked column's distance when every column
+// whose distance is a multiple of it, and only those, is marked (15 30
+// 45 60 marked at 30 and 60: every 30,000 km).
+func (g gridHeader) row(p Page, line string) (gridItem, bool) {
+	fields := strings.Fields(line)
+	k := len(fields)
+	for k > 0 && utf8.RuneCountInString(fields[k-1]) == 1 && strings.ContainsAny(fields[k-1], gridMarks+gridDashes) {
+		k--
+	}
+	if k == 0 || len(fields)-k != len(g.columns) {
+		return gridItem{}, false
+	}
+	title := cleanTitle(strings.Join(fields[:k], " "))
+	first := 0
+	for i, c := range fields[k:] {
+		marked := strings.ContainsAny(c, gridMarks)
+		if marked && first == 0 {
+			first = g.columns[i]
+		}
+		if first == 0 {
+			continue
+		}
+		if marked != (g.columns[i]%first == 0) {
+			return gridItem{}, true
+		}
+	}
+	if first == 0 || title == "" {
+		return gridItem{}, true
+	}
+	var iv interval
+	iv.add(quantity{value: first * 1000, unit: g.unit})
+	return gridItem{newItem(p, title, "", iv, line)}, true
 }
