@@ -8,7 +8,8 @@
 // that page (the third of the file) in the page view, which the back button
 // closes. The answer is asked once per manual and session, and kept on the
 // device for when docqa cannot be reached. Screenshots light
-// and dark; axe-core finds nothing serious in either scheme.
+// and dark; axe-core finds nothing serious in either scheme. Then the card
+// in a German browser with a German manual.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { axeBothSchemes, callApi, shootEverywhere, startStack } from './harness.mjs';
@@ -166,3 +167,85 @@ describe('the specifications card', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+// The same card in a German browser (de-DE, km, so bar as printed): a German
+// manual's values stay as it prints them, decimal commas and all ("5,2 Liter",
+// "2,4 bar"), under German labels, and the cited page is its printed number.
+describe('the specifications card in a German browser', () => {
+  let de;
+  let dePage;
+  let d4;
+  let deMd5;
+  const deErrors = [];
+  const deManual = makePdf([
+    ['Betriebsanleitung D4', 'Lesen Sie diese Anleitung vor der ersten Fahrt.'],
+    [
+      'Betriebsstoffe',
+      'Verwenden Sie nur Motoröl der Viskosität SAE 5W-30 nach VW-Norm 507 00.',
+      'Die Motorölfüllmenge beträgt mit Filterwechsel 5,2 Liter.',
+      'Die Batterie (12 V, 68 Ah) befindet sich im Motorraum.',
+    ],
+    [
+      'Räder und Reifen',
+      'Reifendruck bei kalten Reifen, Reifengröße 225/45 R17 94W:',
+      'Beladung vorn hinten',
+      'Normale Beladung 2,4 bar (240 kPa) 2,3 bar (230 kPa)',
+      'Volle Beladung 2,7 bar (270 kPa) 3,1 bar (310 kPa)',
+      'Das Anzugsmoment der Radschrauben beträgt 120 Nm.',
+    ],
+  ], { title: 'Betriebsanleitung D4', pageLabels: '<< /Nums [0 << /S /D /St 40 >>] >>' });
+
+  const deApi = async (path, method = 'GET', body) => {
+    const res = await callApi(de, path, body === undefined ? { method } : { method, body: JSON.stringify(body) });
+    assert.ok(res.status >= 200 && res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  before(async () => {
+    de = await startStack({ locale: 'de-DE', timezoneId: 'Europe/Berlin', chatModel: false });
+    dePage = de.context.pages()[0] ?? (await de.context.newPage());
+    dePage.on('pageerror', (e) => deErrors.push(String(e)));
+    d4 = await deApi('/api/vehicles', 'POST', { name: 'D4', fuel_type: 'diesel', default_vehicle: true });
+    const form = new FormData();
+    form.append('file', new Blob([deManual], { type: 'application/pdf' }), 'd4-handbuch.pdf');
+    const up = await fetch(`${de.base}/api/documents/upload`, { method: 'POST', body: form });
+    assert.equal(up.status, 200, await up.text());
+    deMd5 = (await deApi('/api/documents')).find((d) => d.fileName === 'd4-handbuch.pdf').fileMd5;
+    await deApi(`/api/vehicles/${d4.id}`, 'PUT', { manual_md5s: [deMd5] });
+  });
+
+  after(async () => {
+    await de?.stop();
+  });
+
+  it('lists the values as the manual prints them, under German labels, and opens the cited page', async () => {
+    await dePage.goto(`${de.base}/vehicles`);
+    const car = dePage.getByRole('listitem').filter({ has: dePage.getByRole('heading', { level: 2, name: 'D4' }) });
+    await car.getByRole('heading', { level: 3, name: 'Technische Daten' }).waitFor();
+    await car.getByRole('button', { name: 'Technische Daten aus dem Handbuch anzeigen' }).click();
+    const list = car.getByRole('list', { name: 'Technische Daten aus Betriebsanleitung D4' });
+    await list.waitFor();
+    await car.getByText('Nach Regeln gelesen, da kein KI-Modell eingerichtet ist: Prüfen Sie jeden Wert anhand seiner Seite.').waitFor();
+    const rows = await list.getByRole('listitem').evaluateAll((lis) => lis.map((li) => [...li.children].map((c) => c.textContent)));
+    assert.deepEqual(rows, [
+      ['Motoröl', 'SAE 5W-30', 'Aus dem Handbuch, S. 41'],
+      ['Motoröl-Füllmenge (mit Filter)', '5,2 Liter', 'Aus dem Handbuch, S. 41'],
+      ['Reifendruck vorn', '2,4 bar', 'Aus dem Handbuch, S. 42'],
+      ['Reifendruck hinten', '2,3 bar', 'Aus dem Handbuch, S. 42'],
+      ['Reifendruck vorn, volle Beladung', '2,7 bar', 'Aus dem Handbuch, S. 42'],
+      ['Reifendruck hinten, volle Beladung', '3,1 bar', 'Aus dem Handbuch, S. 42'],
+      ['Anzugsmoment der Radschrauben', '120 Nm', 'Aus dem Handbuch, S. 42'],
+      ['Batterie', '68 Ah', 'Aus dem Handbuch, S. 41'],
+    ]);
+    await dePage.evaluate(() => window.scrollTo(0, 0));
+    await shootEverywhere(dePage, 'specs-de');
+    assert.equal(await dePage.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
+
+    const front = list.getByRole('listitem').filter({ hasText: 'Reifendruck vorn' }).first();
+    await front.getByRole('button', { name: 'Aus dem Handbuch, S. 42' }).click();
+    await dePage.getByRole('dialog', { name: 'd4-handbuch.pdf, S. 42' }).waitFor();
+    assert.equal(new URL(dePage.url()).searchParams.get('page'), '3');
+    assert.deepEqual(deErrors, []);
+  });
+});
+
