@@ -1,0 +1,401 @@
+package receipt
+
+import (
+	"regexp"
+	"slices"
+
+	"github.com/shopspring/decimal"
+)
+
+// units of each kind of receipt's quantity.
+func unitFits(kind Kind, unit string) bool {
+	if kind == Charge {
+		return unit == "kWh"
+	}
+	return unit == "l" || unit == "gal" || unit == "kg"
+}
+
+// candidate is a number offered as quantity, unit price or amount.
+type candidate struct {
+	num
+	strong bool // its role is printed, not supposed
+}
+
+// value is the number with the printed decimals kept (45,30 l reads
+// "45.30"); a price in minor units moves to major ones (152.9p -> 1.529).
+func (c candidate) value() decimal.Decimal {
+	if c.variant {
+		return c.val
+	}
+	return c.major()
+}
+
+func (c candidate) digits() int {
+	f := c.frac
+	if c.minor && !c.variant {
+		f += 2
+	}
+	return f
+}
+
+func (c candidate) String() string { return c.value().StringFixed(int32(c.digits())) }
+
+// variants of a number whose decimal separator OCR lost (4012 l, 6134):
+// the same digits with the separator put back, tried only where the
+// quantity x unit price = amount rule confirms them.
+func variants(n num, shifts ...int) []candidate {
+	if n.frac != 0 || n.grouped || len(n.text) < 3 {
+		return nil
+	}
+	var out []candidate
+	for _, s := range shifts {
+		v := n
+		v.val, v.frac, v.variant = n.major().Shift(int32(-s)), s, true
+		if n.minor {
+			v.val, v.frac = n.val.Shift(int32(-s-2)), s+2
+		}
+		out = append(out, candidate{num: v, strong: n.role != anyRole})
+	}
+	return out
+}
+
+// readPump reads the quantity and the unit price of a fuel or charge
+// receipt: the triple quantity x unit price = amount that agrees to the
+// cent and whose roles are best printed; failing one, a quantity or a
+// unit price that is alone of its kind on the receipt.
+func (r *reader) readPump(kind Kind) {
+	var qs, ps, as []candidate
+	for i, ns := range r.nums {
+		if adBlue.MatchString(r.kw[i]) || odometerLabel.MatchString(r.kw[i]) {
+			continue
+		}
+		for _, n := range ns {
+			switch n.role {
+			case qtyRole:
+				// A labelled quantity (Gallons 12.345) has no unit beside it.
+				if n.unit == "" || unitFits(kind, n.unit) {
+					qs = append(qs, candidate{n, true})
+					qs = append(qs, variants(n, 2, 3)...)
+				}
+			case priceRole:
+				if n.unit == "" || unitFits(kind, n.unit) {
+					ps = append(ps, candidate{n, true})
+					ps = append(ps, variants(n, 3, 2)...)
+				}
+			case moneyRole:
+				if n.frac == 2 || n.frac == 0 {
+					as = append(as, candidate{n, true})
+				}
+				as = append(as, variants(n, 2)...)
+			case anyRole:
+				if n.frac >= 1 {
+					qs = append(qs, candidate{n, false})
+				}
+				if n.frac >= 2 {
+					ps = append(ps, candidate{n, false})
+				}
+				if n.frac == 2 {
+					as = append(as, candidate{n, false})
+				}
+				as = append(as, variants(n, 2)...)
+			}
+		}
+	}
+
+	type triple struct {
+		q, p, a candidate
+		score   int
+	}
+	var best []triple
+	half := decimal.New(5, -1)
+	for _, q := range qs {
+		if q.value().LessThan(decimal.New(5, -1)) || q.value().GreaterThan(decimal.NewFromInt(400)) {
+			continue
+		}
+		for _, p := range ps {
+			if same(q.num, p.num) || !p.value().IsPositive() || p.value().Equal(decimal.NewFromInt(1)) || !(q.strong || p.strong) {
+				continue
+			}
+			prod := q.value().Mul(p.value())
+			// q is rounded to its printed decimals: the amount may differ
+			// from q x p by half its last digit times the price.
+			tol := p.value().Mul(half.Shift(int32(-q.digits()))).Add(decimal.New(51, -4))
+			for _, a := range as {
+				if same(a.num, q.num) || same(a.num, p.num) || prod.Sub(a.value()).Abs().GreaterThan(tol) {
+					continue
+				}
+				s := 0
+				for _, c := range []candidate{q, p, a} {
+					if c.strong {
+						s += 3
+					}
+					if c.variant {
+						s -= 2
+					}
+				}
+				if q.line == p.line || q.line == a.line || p.line == a.line {
+					s++
+				}
+				if q.unit != "" && p.unit != "" && q.unit != p.unit {
+					continue
+				}
+				t := triple{q, p, a, s}
+				switch {
+				case len(best) == 0 || s > best[0].score:
+					best = []triple{t}
+				case s == best[0].score:
+					best = append(best, t)
+				}
+			}
+		}
+	}
+	agree := len(best) > 0
+	for _, t := range best {
+		agree = agree && t.q.value().Equal(best[0].q.value()) && t.p.value().Equal(best[0].p.value())
+	}
+	if agree {
+		t := best[0]
+		conf := 0.95
+		if t.q.variant || t.p.variant || t.q.repaired || t.p.repaired {
+			conf = 0.75
+		}
+		r.set(Quantity, t.q.String(), conf, t.q.line)
+		r.set(UnitPrice, t.p.String(), conf, t.p.line)
+		if u := firstNonEmpty(t.q.unit, t.p.unit, r.printedUnit(kind)); u != "" {
+			r.set(Unit, u, conf, t.q.line)
+		}
+		a := t.a
+		r.fuelAmt = &a.num
+		return
+	}
+
+	// No triple: a quantity or a price printed with its unit and alone of
+	// its value on the receipt.
+	if q, ok := only(qs); ok {
+		r.set(Quantity, q.String(), 0.7, q.line)
+		if u := firstNonEmpty(q.unit, r.printedUnit(kind)); u != "" {
+			r.set(Unit, u, 0.7, q.line)
+		}
+	}
+	if p, ok := only(ps); ok {
+		r.set(UnitPrice, p.String(), 0.7, p.line)
+		if !r.has(Unit) && p.unit != "" {
+			r.set(Unit, p.unit, 0.7, p.line)
+		}
+	}
+}
+
+func same(a, b num) bool { return a.line == b.line && a.start == b.start }
+
+// only is the one value the strong, printed (not inferred) candidates
+// agree on.
+func only(cs []candidate) (candidate, bool) {
+	var got []candidate
+	for _, c := range cs {
+		if c.strong && !c.variant {
+			got = append(got, c)
+		}
+	}
+	if len(got) == 0 {
+		return candidate{}, false
+	}
+	for _, c := range got[1:] {
+		if !c.value().Equal(got[0].value()) {
+			return candidate{}, false
+		}
+	}
+	return got[0], true
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+var unitWords = []struct {
+	unit string
+	re   *regexp.Regexp
+}{
+	{"l", regexp.MustCompile(`\bliters?\b|\blitres?\b|\bltr\b|\(l\)|/l\b|\bl\b|升`)},
+	{"gal", regexp.MustCompile(`\bgal\b|\bgallons?\b|/g\b|\bppg\b`)},
+	{"kWh", regexp.MustCompile(`kwh|千瓦时`)},
+	{"kg", regexp.MustCompile(`\bkg\b|公斤`)},
+}
+
+// printedUnit is the one unit of kind's that the receipt's words name
+// (Menge (l), Gallons), "" when none or two.
+func (r *reader) printedUnit(kind Kind) string {
+	found := ""
+	for _, u := range unitWords {
+		if !unitFits(kind, u.unit) {
+			continue
+		}
+		if slices.ContainsFunc(r.kw, u.re.MatchString) {
+			if found != "" {
+				return ""
+			}
+			found = u.unit
+		}
+	}
+	return found
+}
+
+// totalCand is an amount on a total-labelled line.
+type totalCand struct {
+	n     num
+	level int
+	line  int
+}
+
+// readTotal reads the total: the amount of the strongest total label
+// (what is due before what is called total; never a subtotal, a VAT, a
+// net or a change line), confirmed by the fuel line's amount or a card
+// payment; failing a label, a card payment, or the fuel line's amount
+// when no larger amount is printed.
+func (r *reader) readTotal(kind Kind) {
+	var cands []totalCand
+	var paid []num
+	for i, kw := range r.kw {
+		if notTotal.MatchString(kw) {
+			continue
+		}
+		money := lastMoney(r.nums[i])
+		at := i
+		if money == nil && i+1 < len(r.text) && onlyValue(r.text[i+1]) {
+			money, at = lastMoney(r.nums[i+1]), i+1
+		}
+		if money == nil {
+			continue
+		}
+		if cardPaid.MatchString(kw) {
+			paid = append(paid, *money)
+		}
+		for level, re := range totalLabels {
+			if re.MatchString(kw) {
+				cands = append(cands, totalCand{*money, level, at})
+				break
+			}
+		}
+	}
+	confirmed := func(v decimal.Decimal) bool {
+		if r.fuelAmt != nil && r.fuelAmt.val.Equal(v) {
+			return true
+		}
+		return slices.ContainsFunc(paid, func(n num) bool { return n.val.Equal(v) })
+	}
+	if len(cands) > 0 {
+		top := slices.MinFunc(cands, func(a, b totalCand) int { return a.level - b.level }).level
+		var vals []totalCand
+		for _, c := range cands {
+			if c.level == top && !slices.ContainsFunc(vals, func(v totalCand) bool { return v.n.val.Equal(c.n.val) }) {
+				vals = append(vals, c)
+			}
+		}
+		if len(vals) > 1 {
+			// Two totals of equal standing: the confirmed one, else none.
+			var ok []totalCand
+			for _, v := range vals {
+				if confirmed(v.n.val) {
+					ok = append(ok, v)
+				}
+			}
+			vals = ok
+		}
+		if len(vals) == 1 {
+			c := vals[0]
+			conf := 0.85
+			if confirmed(c.n.val) {
+				conf = 0.95
+			}
+			if c.n.repaired {
+				conf -= 0.15
+			}
+			r.set(Total, c.n.val.StringFixed(int32(max(c.n.frac, 2))), conf, c.line)
+			r.fill(kind)
+			return
+		}
+		if len(cands) > 0 && len(vals) == 0 {
+			return
+		}
+	}
+	if len(paid) > 0 && !slices.ContainsFunc(paid, func(n num) bool { return !n.val.Equal(paid[0].val) }) {
+		r.set(Total, paid[0].val.StringFixed(int32(max(paid[0].frac, 2))), 0.75, paid[0].line)
+		r.fill(kind)
+		return
+	}
+	if a := r.fuelAmt; a != nil {
+		for i, ns := range r.nums {
+			if notTotal.MatchString(r.kw[i]) {
+				continue
+			}
+			for _, n := range ns {
+				if (n.role == moneyRole || n.role == anyRole && n.frac == 2) && n.val.GreaterThan(a.val) {
+					return // something larger is printed: the fuel is not all
+				}
+			}
+		}
+		r.set(Total, a.val.StringFixed(2), 0.6, a.line)
+	}
+}
+
+// lastMoney is the last amount of a line (the column of amounts is at the
+// right).
+func lastMoney(ns []num) *num {
+	for k := len(ns) - 1; k >= 0; k-- {
+		n := ns[k]
+		if n.role == moneyRole || n.role == anyRole && n.frac == 2 {
+			return &ns[k]
+		}
+	}
+	return nil
+}
+
+// fill completes quantity or unit price from the total when the receipt
+// sells nothing else (the total is the fuel's amount) and the value put
+// back makes quantity x unit price = total to the cent.
+func (r *reader) fill(kind Kind) {
+	if kind != Fuel && kind != Charge || r.has(Quantity) == r.has(UnitPrice) || !r.onlyOneSale() {
+		return
+	}
+	total, _ := decimal.NewFromString(r.out.Fields[Total])
+	if r.has(Quantity) {
+		q, _ := decimal.NewFromString(r.out.Fields[Quantity])
+		if !q.IsPositive() {
+			return
+		}
+		p := total.DivRound(q, 3)
+		if q.Mul(p).Round(2).Equal(total) {
+			r.set(UnitPrice, p.StringFixed(3), 0.6)
+		}
+		return
+	}
+	p, _ := decimal.NewFromString(r.out.Fields[UnitPrice])
+	if !p.IsPositive() {
+		return
+	}
+	q := total.DivRound(p, 2)
+	if q.Mul(p).Round(2).Equal(total) {
+		r.set(Quantity, q.StringFixed(2), 0.6)
+	}
+}
+
+// onlyOneSale: every amount printed off VAT, net and payment lines is the
+// total itself.
+func (r *reader) onlyOneSale() bool {
+	total, _ := decimal.NewFromString(r.out.Fields[Total])
+	for i, ns := range r.nums {
+		if notTotal.MatchString(r.kw[i]) || cardPaid.MatchString(r.kw[i]) {
+			continue
+		}
+		for _, n := range ns {
+			if (n.role == moneyRole || n.role == anyRole && n.frac == 2) && !n.val.Equal(total) {
+				return false
+			}
+		}
+	}
+	return true
+}
