@@ -1,6 +1,8 @@
 package receipt
 
 import (
+	"fmt"
+	"math"
 	"regexp"
 	"slices"
 
@@ -106,55 +108,88 @@ func (r *reader) readPump(kind Kind) {
 		q, p, a candidate
 		score   int
 	}
-	var best []triple
-	half := decimal.New(5, -1)
-	for _, q := range qs {
-		if q.value().LessThan(decimal.New(5, -1)) || q.value().GreaterThan(decimal.NewFromInt(400)) {
+	// The best triple, and whether another of its score disagrees.
+	var best *triple
+	conflict := false
+	// Amounts by their cents: a product looks up the few it may be. An
+	// amount printed again (the fuel line, the total, the card) is one
+	// candidate, the first.
+	byCents := map[int64][]int{}
+	seen := map[string]bool{}
+	for k, a := range as {
+		key := fmt.Sprint(a.value(), a.strong, a.variant)
+		if seen[key] {
 			continue
 		}
-		for _, p := range ps {
-			if same(q.num, p.num) || !p.value().IsPositive() || p.value().Equal(decimal.NewFromInt(1)) || !(q.strong || p.strong) {
+		seen[key] = true
+		c := a.value().Shift(2).Round(0).IntPart()
+		byCents[c] = append(byCents[c], k)
+	}
+	half := decimal.New(5, -1)
+	qf, pf := floats(qs), floats(ps)
+	for qi, q := range qs {
+		qv := q.value()
+		if qv.LessThan(half) || qv.GreaterThan(decimal.NewFromInt(400)) {
+			continue
+		}
+		for pi, p := range ps {
+			// A first look in floating point (to a cent's margin) skips
+			// the pairs whose product is no printed amount; the decimal
+			// check below decides.
+			prodF, tolF := qf[qi]*pf[pi], pf[pi]*0.5*math.Pow10(-q.digits())+0.0151
+			if qf[qi] > 400 || pf[pi] > 300 || pf[pi] <= 0 || tolF > 0.6 {
+				continue // no pump sells that; a check this loose checks nothing
+			}
+			found := false
+			for c := int64(math.Floor((prodF - tolF) * 100)); c <= int64(math.Ceil((prodF+tolF)*100)) && !found; c++ {
+				_, found = byCents[c]
+			}
+			if !found {
 				continue
 			}
-			prod := q.value().Mul(p.value())
+			pv := p.value()
+			if same(q.num, p.num) || !pv.IsPositive() || pv.Equal(decimal.NewFromInt(1)) || pv.GreaterThan(decimal.NewFromInt(300)) ||
+				!(q.strong || p.strong) || q.unit != "" && p.unit != "" && q.unit != p.unit {
+				continue
+			}
+			prod := qv.Mul(pv)
 			// q is rounded to its printed decimals: the amount may differ
 			// from q x p by half its last digit times the price.
-			tol := p.value().Mul(half.Shift(int32(-q.digits()))).Add(decimal.New(51, -4))
-			for _, a := range as {
-				if same(a.num, q.num) || same(a.num, p.num) || prod.Sub(a.value()).Abs().GreaterThan(tol) {
-					continue
-				}
-				s := 0
-				for _, c := range []candidate{q, p, a} {
-					if c.strong {
-						s += 3
+			tol := pv.Mul(half.Shift(int32(-q.digits()))).Add(decimal.New(51, -4))
+			if tol.GreaterThan(half) {
+				continue // a check this loose checks nothing
+			}
+			lo, hi := prod.Sub(tol).Shift(2).Ceil().IntPart(), prod.Add(tol).Shift(2).Floor().IntPart()
+			for c := lo; c <= hi; c++ {
+				for _, k := range byCents[c] {
+					a := as[k]
+					if same(a.num, q.num) || same(a.num, p.num) || prod.Sub(a.value()).Abs().GreaterThan(tol) {
+						continue
 					}
-					if c.variant {
-						s -= 2
+					s := 0
+					for _, c := range []candidate{q, p, a} {
+						if c.strong {
+							s += 3
+						}
+						if c.variant {
+							s -= 2
+						}
 					}
-				}
-				if q.line == p.line || q.line == a.line || p.line == a.line {
-					s++
-				}
-				if q.unit != "" && p.unit != "" && q.unit != p.unit {
-					continue
-				}
-				t := triple{q, p, a, s}
-				switch {
-				case len(best) == 0 || s > best[0].score:
-					best = []triple{t}
-				case s == best[0].score:
-					best = append(best, t)
+					if q.line == p.line || q.line == a.line || p.line == a.line {
+						s++
+					}
+					switch {
+					case best == nil || s > best.score:
+						best, conflict = &triple{q, p, a, s}, false
+					case s == best.score && !(q.value().Equal(best.q.value()) && p.value().Equal(best.p.value())):
+						conflict = true
+					}
 				}
 			}
 		}
 	}
-	agree := len(best) > 0
-	for _, t := range best {
-		agree = agree && t.q.value().Equal(best[0].q.value()) && t.p.value().Equal(best[0].p.value())
-	}
-	if agree {
-		t := best[0]
+	if best != nil && !conflict {
+		t := *best
 		conf := 0.95
 		if t.q.variant || t.p.variant || t.q.repaired || t.p.repaired {
 			conf = 0.75
@@ -183,6 +218,15 @@ func (r *reader) readPump(kind Kind) {
 			r.set(Unit, p.unit, 0.7, p.line)
 		}
 	}
+}
+
+// floats are the candidates' values in floating point, for a first look.
+func floats(cs []candidate) []float64 {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i] = c.value().InexactFloat64()
+	}
+	return out
 }
 
 func same(a, b num) bool { return a.line == b.line && a.start == b.start }

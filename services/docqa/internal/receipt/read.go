@@ -25,14 +25,37 @@ type reader struct {
 	pending  map[int]role // a label's role for the next line's numbers
 	dateLine int          // the line the date was read from
 	fuelAmt  *num         // the amount of the fuel line (quantity x unit price)
+	workshop bool         // the receipt is a workshop's invoice
 }
 
-var spaces = regexp.MustCompile(`[ \t\x{00a0}\x{202f}\x{2009}]+`)
+var (
+	spaces       = regexp.MustCompile(`[ \t\x{00a0}\x{202f}\x{2009}]+`)
+	currencyMark = regexp.MustCompile(`(?i)(€|£|\$|¥|元|\beur\b|\bgbp\b|\busd\b|\bchf\b|\bcny\b|\brmb\b|\bfr\.|\d\s?p\s?/\s?l|人民币)`)
+	gallonWords  = regexp.MustCompile(`\bgal|gallons?\b|\d\s?g\b|/g\b|ppg`)
+	// Words of receipts that write the day first.
+	dayFirstWords = regexp.MustCompile(`mwst|ust\b|tva|vat|summe|montant|litres|\bmerci\b`)
+	timeLabel     = regexp.MustCompile(`zeit|time|heure|时间|uhrzeit`)
+	countRE       = regexp.MustCompile(`\d{1,3}(?:[.,' ]\d{3})+|\d+`)
+	brandREs      = func() []*regexp.Regexp {
+		out := make([]*regexp.Regexp, len(brands))
+		for i, b := range brands {
+			out[i] = regexp.MustCompile(`(^|[^a-z])` + regexp.QuoteMeta(b) + `($|[^a-z])`)
+		}
+		return out
+	}()
+)
+
+// MaxLines is the most lines read: a receipt a metre long has about 150;
+// the rest of a longer text is not a receipt's.
+const MaxLines = 300
 
 func newReader(lines []Line, opts Options) *reader {
 	r := &reader{opts: opts, curCnt: map[string]int{},
 		out: Reading{Kind: Unknown, Fields: map[string]string{}, Confidence: map[string]float64{}, Boxes: map[string]Box{}}}
 	for _, l := range lines {
+		if len(r.lines) == MaxLines {
+			break
+		}
 		t := strings.TrimSpace(spaces.ReplaceAllString(norm.NFKC.String(l.Text), " "))
 		if t == "" {
 			continue
@@ -96,10 +119,12 @@ func (r *reader) read() Reading {
 		}
 		r.readPump(kind)
 	}
-	if kind != Unknown {
-		r.readTotal(kind)
-		r.readOdometer()
+	r.readTotal(kind)
+	r.readOdometer()
+	if kind == Expense && !r.workshop && !r.has(Total) {
+		kind = Unknown // a bill with no total, or no bill at all
 	}
+	r.out.Kind = kind
 	if kind == Unknown {
 		// Nothing to record: a vendor and a date alone are no record.
 		r.out.Fields, r.out.Confidence, r.out.Boxes = map[string]string{}, map[string]float64{}, map[string]Box{}
@@ -132,9 +157,8 @@ func (r *reader) set(field, value string, conf float64, lines ...int) {
 
 // readCurrency counts the currencies printed.
 func (r *reader) readCurrency() {
-	code := regexp.MustCompile(`(?i)(€|£|\$|¥|元|\beur\b|\bgbp\b|\busd\b|\bchf\b|\bcny\b|\brmb\b|\bfr\.|\d\s?p\s?/\s?l|人民币)`)
 	for _, t := range r.text {
-		for _, m := range code.FindAllString(t, -1) {
+		for _, m := range currencyMark.FindAllString(t, -1) {
 			c := strings.ToLower(m)
 			switch {
 			case strings.HasSuffix(c, "l") && strings.Contains(c, "p"):
@@ -180,11 +204,11 @@ func (r *reader) currency() string {
 // first; else the owner's region.
 func (r *reader) dateOrder() dateOrder {
 	all := strings.Join(r.kw, "\n")
-	if r.curCnt["USD"] > 0 && regexp.MustCompile(`\bgal|gallons?\b|\d\s?g\b|/g\b|ppg`).MatchString(all) {
+	if r.curCnt["USD"] > 0 && gallonWords.MatchString(all) {
 		return monthFirst
 	}
 	if r.curCnt["EUR"] > 0 || r.curCnt["GBP"] > 0 || r.curCnt["CHF"] > 0 || r.curCnt["CNY"] > 0 ||
-		regexp.MustCompile(`mwst|ust\b|tva|vat|summe|montant|litres|\bmerci\b`).MatchString(all) {
+		dayFirstWords.MatchString(all) {
 		return dayFirst
 	}
 	return regionOrder(r.opts.Region)
@@ -313,7 +337,7 @@ func (r *reader) readTime() {
 		}
 	}
 	for i, kw := range r.kw {
-		if regexp.MustCompile(`zeit|time|heure|时间|uhrzeit`).MatchString(kw) && try(i) {
+		if timeLabel.MatchString(kw) && try(i) {
 			return
 		}
 	}
@@ -326,8 +350,8 @@ func (r *reader) readVendor() {
 	head := min(len(r.text), 5)
 	for i := range head {
 		kw := r.kw[i]
-		for _, b := range brands {
-			if regexp.MustCompile(`(^|[^a-z])` + regexp.QuoteMeta(b) + `($|[^a-z])`).MatchString(kw) {
+		for _, b := range brandREs {
+			if b.MatchString(kw) {
 				r.set(Vendor, cleanName(r.text[i]), 0.9, i)
 				return
 			}
@@ -368,6 +392,7 @@ func (r *reader) readKind() (Kind, string, int) {
 	}
 	odo := slices.ContainsFunc(r.kw, odometerLabel.MatchString)
 	if workshopWords >= 3 || invoice && (workshopWords >= 1 || odo) {
+		r.workshop = true
 		return Expense, "", -1
 	}
 	kwh, perUnit := false, false
@@ -423,7 +448,6 @@ func (r *reader) hasFuelQuantity() bool {
 // readOdometer reads the number after an odometer label, on its line or
 // the next.
 func (r *reader) readOdometer() {
-	num := regexp.MustCompile(`\d{1,3}(?:[.,' ]\d{3})+|\d+`)
 	for i, kw := range r.kw {
 		loc := odometerLabel.FindStringIndex(kw)
 		if loc == nil {
@@ -436,9 +460,9 @@ func (r *reader) readOdometer() {
 			line = line[idx+loc[1]-loc[0]:]
 		}
 		at := i
-		m := num.FindString(line)
+		m := countRE.FindString(line)
 		if m == "" && i+1 < len(r.text) && onlyValue(r.text[i+1]) {
-			m, at = num.FindString(r.text[i+1]), i+1
+			m, at = countRE.FindString(r.text[i+1]), i+1
 		}
 		if m == "" {
 			continue
