@@ -126,7 +126,7 @@ func (s *Service) UpdateSettings(ctx context.Context, u SettingsUpdate) (Setting
 	if u.WebhookURL != nil { // a URL saved before was checked then, and is again at each send
 		check = func(raw string) error { return s.opts.URLs.CheckURL(ctx, raw) }
 	}
-	if err := next.Validate(s.opts.Mail != nil, check); err != nil {
+	if err := next.Validate(s.Available(), check); err != nil {
 		return Settings{}, err
 	}
 	return s.store.SaveNotificationSettings(ctx, next, s.opts.Now())

@@ -61,20 +61,24 @@ func (u SettingsUpdate) Apply(s *Settings) {
 // Validate reports every field of s that breaks a rule, in the order of
 // the API's members, as one INVALID_ARGUMENT error: email (an address),
 // webhook_url (an http or https URL), webhook_format, webhook_token (a
-// header's value), channels.email and channels.webhook (their address or
-// URL required), when and digest_time ("HH:MM"). mailer says whether the
-// service can send e-mail (SMTP_URL): without, channels.email is refused.
-// checkURL, when not nil, is asked whether a well-formed webhook URL may
-// be called (the URLChecker: its refusal names webhook_url too).
-func (s Settings) Validate(mailer bool, checkURL func(string) error) error {
+// header's value), channels.push, channels.email and channels.webhook (a
+// channel this server cannot send on, or without its address or URL),
+// when and digest_time ("HH:MM"). available says which channels the
+// server can send on (e-mail needs SMTP_URL). checkURL, when not nil, is
+// asked whether a well-formed webhook URL may be called (the URLChecker:
+// its refusal names webhook_url too).
+func (s Settings) Validate(available ChannelSet, checkURL func(string) error) error {
 	var errs []error
 	errs = append(errs, validEmail(s.Email), validWebhookURL(s.WebhookURL, checkURL))
 	if !slices.Contains(WebhookFormats, s.WebhookFormat) {
 		errs = append(errs, apperr.Invalid("webhook_format", "must be one of %s", strings.Join(WebhookFormats, ", ")))
 	}
 	errs = append(errs, validToken(s.WebhookToken))
+	if s.Channels.Push && !available.Push {
+		errs = append(errs, apperr.Invalid("channels.push", "push is not configured on this server (VAPID_SUBJECT or NOTIFY_FROM)"))
+	}
 	switch {
-	case s.Channels.Email && !mailer:
+	case s.Channels.Email && !available.Email:
 		errs = append(errs, apperr.Invalid("channels.email", "e-mail is not configured on this server (SMTP_URL)"))
 	case s.Channels.Email && s.Email == "":
 		errs = append(errs, apperr.Invalid("channels.email", "needs an email address"))

@@ -16,7 +16,7 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 		Email: "not an address", WebhookURL: "ftp://hooks.example/x", WebhookFormat: "slack", WebhookToken: "line\nbreak",
 		Channels: notifications.ChannelSet{Email: true}, When: "weekly", DigestTime: "8:00",
 	}
-	err := bad.Validate(false, nil)
+	err := bad.Validate(notifications.ChannelSet{Webhook: true}, nil)
 	var e *apperr.Error
 	if !errors.As(err, &e) || e.Code != apperr.InvalidArgument {
 		t.Fatalf("err %v", err)
@@ -30,7 +30,7 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 		}
 		at += i
 	}
-	if err := notifications.DefaultSettings().Validate(false, nil); err != nil {
+	if err := notifications.DefaultSettings().Validate(notifications.ChannelSet{}, nil); err != nil {
 		t.Fatalf("the defaults: %v", err)
 	}
 }
@@ -40,7 +40,7 @@ func TestValidateRules(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		change func(*notifications.Settings)
-		mailer bool
+		mailer bool   // push and e-mail available
 		field  string // "" valid
 	}{
 		{"address", func(s *notifications.Settings) { s.Email = "ann@example.com" }, false, ""},
@@ -50,6 +50,8 @@ func TestValidateRules(t *testing.T) {
 		{"email on, mailer", func(s *notifications.Settings) { s.Email, s.Channels.Email = "a@b.de", true }, true, ""},
 		{"email on, no address", func(s *notifications.Settings) { s.Channels.Email = true }, true, "channels.email"},
 		{"webhook on, no url", func(s *notifications.Settings) { s.Channels.Webhook = true }, false, "channels.webhook"},
+		{"push on, no push", func(s *notifications.Settings) { s.Channels.Push = true }, false, "channels.push"},
+		{"push on", func(s *notifications.Settings) { s.Channels.Push = true }, true, ""},
 		{"https", func(s *notifications.Settings) { s.WebhookURL = "https://ntfy.sh/cars" }, false, ""},
 		{"no host", func(s *notifications.Settings) { s.WebhookURL = "https:///x" }, false, "webhook_url"},
 		{"fragment", func(s *notifications.Settings) { s.WebhookURL = "https://a.example/#x" }, false, "webhook_url"},
@@ -62,7 +64,7 @@ func TestValidateRules(t *testing.T) {
 	} {
 		s := ok
 		c.change(&s)
-		err := s.Validate(c.mailer, nil)
+		err := s.Validate(notifications.ChannelSet{Push: c.mailer, Email: c.mailer, Webhook: true}, nil)
 		var e *apperr.Error
 		switch {
 		case c.field == "" && err != nil:
@@ -74,7 +76,7 @@ func TestValidateRules(t *testing.T) {
 	refuse := func(string) error { return errors.New("refused: 127.0.0.1 is a loopback address") }
 	s := ok
 	s.WebhookURL = "http://127.0.0.1/hook"
-	if err := s.Validate(false, refuse); err == nil || !strings.HasPrefix(err.Error(), "INVALID_ARGUMENT: webhook_url: refused") {
+	if err := s.Validate(notifications.ChannelSet{}, refuse); err == nil || !strings.HasPrefix(err.Error(), "INVALID_ARGUMENT: webhook_url: refused") {
 		t.Errorf("checked URL: %v", err)
 	}
 }
