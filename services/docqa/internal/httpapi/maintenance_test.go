@@ -192,15 +192,16 @@ func TestMaintenanceScheduleNoSchedule(t *testing.T) {
 }
 
 // TestMaintenanceSchedulePageLabel: an item carries its page's printed
-// label when the PDF has labels. "every two years" spells its number and
-// is not read.
+// label when the PDF has labels; "every two years", its number spelt, is
+// read as 24 months.
 func TestMaintenanceSchedulePageLabel(t *testing.T) {
 	s := newService(t, options{local: true})
 	doc := s.uploadPDF(t, "book.pdf", book())
 	var got maintenance.Proposal
 	decode(t, s.proposeSchedule(t, doc.FileMD5), http.StatusOK, &got)
 	b, _ := json.Marshal(got)
-	want := `{"items":[{"title":"Engine oil","every_km":15000,"every_miles":null,"every_months":null,"conditions":"","page":3,"pageLabel":"3-12","quote":"Change the engine oil every 15000 km."}],"mode":"rules","pages":[3]}`
+	want := `{"items":[{"title":"Engine oil","every_km":15000,"every_miles":null,"every_months":null,"conditions":"","page":3,"pageLabel":"3-12","quote":"Change the engine oil every 15000 km."},` +
+		`{"title":"Brake fluid","every_km":null,"every_miles":null,"every_months":24,"conditions":"","page":3,"pageLabel":"3-12","quote":"Replace the brake fluid every two years."}],"mode":"rules","pages":[3]}`
 	if string(b) != want {
 		t.Errorf("proposal\n%s\nwant\n%s", b, want)
 	}

@@ -199,7 +199,10 @@ var adverbMonths = map[string]int{"annually": 12, "yearly": 12, "jährlich": 12,
 // adverbPattern finds them; letterBefore and unitEnds keep them whole
 // words ("jährliche", an adjective, is not one; "halbjährlich" is not read
 // as "jährlich").
-var adverbPattern = regexp.MustCompile(`(?i)annually|yearly|halbjährlich|alljährlich|jährlich`)
+var adverbPattern = regexp.MustCompile(`(?i)` + adverbRE)
+
+// adverbRE is the adverbs of adverbMonths, longest first.
+const adverbRE = `(?:annually|yearly|halbjährlich|alljährlich|jährlich)`
 
 // letterBefore reports whether a letter ends text[:i].
 func letterBefore(text string, i int) bool {
@@ -226,7 +229,9 @@ func numberStarts(text string, start int) bool {
 
 // pageNumbers is every whole number printed on text, in any of the
 // locales' groupings, plus each number followed by a year unit as that
-// many times twelve months: the set a cited interval must be found in.
+// many times twelve months, and, on a page that counts distances in
+// thousands, each small number as that many thousands: the set a cited
+// interval must be found in.
 func pageNumbers(text string) map[int]bool {
 	set := map[int]bool{}
 	for _, re := range []*regexp.Regexp{numberPattern, noSpaceNumberPattern} {
@@ -236,6 +241,15 @@ func pageNumbers(text string) map[int]bool {
 			}
 			if n, ok := parseNumber(text[m[0]:m[1]]); ok {
 				set[n] = true
+			}
+		}
+	}
+	// A grid or table counting thousands ("x 1000 km", "km x 1000")
+	// prints 15 for 15,000 km.
+	if thousandsPattern.MatchString(text) || unitThousands.MatchString(text) {
+		for n := range set {
+			if n > 0 && n < 1000 {
+				set[n*1000] = true
 			}
 		}
 	}

@@ -36,7 +36,7 @@ const everyRE = `(?:\bevery|\beach|\balle|\bjede[sn]?|每\s*(?:行驶|隔)?)`
 const (
 	anyQuantityRE = `(?:` + quantityRE + `|` + wordQuantityRE + `)`
 	bareTimeRE    = `(?:(?:year|jahr|month|monat)\b|年|月)`
-	quantityOrOne = `(?:` + anyQuantityRE + `|` + bareTimeRE + `)`
+	quantityOrOne = `(?:` + anyQuantityRE + `|` + bareTimeRE + `|` + adverbRE + `)`
 )
 
 // joinRE joins the quantities of one interval: "or", "oder", "或", a
@@ -51,7 +51,7 @@ var expressionPattern = regexp.MustCompile(`(?i)` +
 	`|\bat\s+` + anyQuantityRE + `\s*intervals?\b` +
 	`|\bat\s+intervals\s+of\s+` + anyQuantityRE + `(?:` + joinRE + anyQuantityRE + `)*` +
 	`|\b(?:im\s+Abstand|in\s+Abständen)\s+von\s+` + anyQuantityRE + `(?:` + joinRE + quantityOrOne + `)*` +
-	`|annually|yearly|halbjährlich|alljährlich|jährlich`)
+	`|` + adverbRE)
 
 // bareTimePattern finds "every year" and its kin inside an expression.
 var bareTimePattern = regexp.MustCompile(`(?i)` + everyRE + `\s*(` + bareTimeRE + `)`)
@@ -99,7 +99,7 @@ func Extract(pages []Page) []Item {
 func extractPage(p Page) []Item {
 	var items []Item
 	lines := strings.Split(normalizeSpaces(p.Text), "\n")
-	var header []Unit
+	var header []column
 	var grid *gridHeader
 	var prose []string // the lines of the paragraph being read
 	flush := func() {
@@ -189,32 +189,54 @@ var intervalWord = regexp.MustCompile(`(?i)every|each|interval|alle|每|间隔|�
 // order; nil when line is no such header (it names no unit, or one without
 // an interval word, or holds a number: "Interval (x 1,000 km)" is not
 // read).
-func headerUnits(line string) []Unit {
+func headerUnits(line string) []column {
+	// "km x 1000": the column counts thousands of its unit.
+	line = unitThousands.ReplaceAllStringFunc(line, func(m string) string {
+		return thousandsMark + unitThousands.FindStringSubmatch(m)[1]
+	})
 	if strings.ContainsAny(line, "0123456789") || endsSentence(line) || utf8.RuneCountInString(line) > 80 {
 		return nil
 	}
-	var units []Unit
+	var cols []column
 	for _, f := range strings.Fields(line) {
 		f = strings.Trim(f, "()[]（）:：")
 		f = strings.TrimPrefix(f, "每")
+		scale := 1
+		if rest, ok := strings.CutPrefix(f, thousandsMark); ok {
+			f, scale = rest, 1000
+		}
 		for _, part := range strings.Split(f, "/") {
 			if u := unitOf(part); u != NoUnit {
-				units = append(units, u)
+				cols = append(cols, column{u, scale})
 			}
 		}
 	}
-	if len(units) > 4 || len(units) == 1 && !intervalWord.MatchString(line) {
+	if len(cols) > 4 || len(cols) == 1 && !intervalWord.MatchString(line) {
 		return nil
 	}
-	return units
+	return cols
 }
+
+// column is a table's column of intervals: its unit, and what its numbers
+// are multiplied by (1000 under "km x 1000").
+type column struct {
+	unit  Unit
+	scale int
+}
+
+// unitThousands is a distance unit counted in thousands in a table's
+// header: "km x 1000", "miles × 1,000".
+var unitThousands = regexp.MustCompile(`(?i)\b(km|miles|mi)\s*[×x]\s*1[.,  ]?000\b`)
+
+// thousandsMark stands for "x 1000" in a header line once read.
+const thousandsMark = "\x00k"
 
 var cellPattern = regexp.MustCompile(`^(?:` + noSpaceNumberRE + `|[-–—])$`)
 
 // tableRow reads line as a row under a header of units: a title, then one
 // cell per unit, each a number or a dash. Cells grouped by spaces
 // ("60 000") are joined when the count asks for it.
-func tableRow(p Page, line string, units []Unit) (Item, bool) {
+func tableRow(p Page, line string, units []column) (Item, bool) {
 	fields := strings.Fields(line)
 	k := len(fields)
 	for k > 0 && cellPattern.MatchString(fields[k-1]) {
@@ -240,7 +262,7 @@ func tableRow(p Page, line string, units []Unit) (Item, bool) {
 		if !ok || n == 0 {
 			return Item{}, false
 		}
-		iv.add(quantity{value: n, unit: units[i]})
+		iv.add(quantity{value: n * units[i].scale, unit: units[i].unit})
 	}
 	if iv.empty() {
 		return Item{}, false
@@ -434,8 +456,9 @@ func headerLines(prefix string) int {
 		}
 		line := strings.TrimSpace(prefix[n : n+i])
 		next, _ := utf8.DecodeRuneInString(strings.TrimSpace(prefix[n+i+1:]))
-		if line != "" && (strings.ContainsAny(line, "0123456789,，") || endsSentence(line) || unicode.IsLower(next) ||
-			utf8.RuneCountInString(line) > 40 || !intervalWord.MatchString(line) && !tableHeadWord.MatchString(line)) {
+		runes := utf8.RuneCountInString(line)
+		head := intervalWord.MatchString(line) && runes <= 40 || tableHeadWord.MatchString(line) && runes <= 80
+		if line != "" && (strings.ContainsAny(line, "0123456789,，") || endsSentence(line) || unicode.IsLower(next) || !head) {
 			return n
 		}
 		n += i + 1
@@ -444,7 +467,7 @@ func headerLines(prefix string) int {
 
 // tableHeadWord starts the header of a table whose cells are intervals
 // ("Item Normal service Severe service", "Bauteil Normal Erschwert").
-var tableHeadWord = regexp.MustCompile(`(?i)^(?:items?|components?|parts?|operations?|bauteile?|arbeiten|arbeit|position|保养项目|项目)(?:\s|$)`)
+var tableHeadWord = regexp.MustCompile(`(?i)^(?:items?|components?|parts?|operations?|bauteile?|wartungsarbeiten|wartungsarbeit|arbeiten|arbeit|position|保养项目|项目)(?:\s|$)`)
 
 // cutRunes returns s when it has at most n runes, else its first n−1 up to
 // the last space among them (all of them when there is none, as in
@@ -501,7 +524,7 @@ func splitConditions(prefix string) (conditions, rest string) {
 // Words trimmed from a title: verbs and articles before it, modal verbs
 // after it (English, German, Chinese). Matched as whole words, any case.
 var (
-	leadingWords  = regexp.MustCompile(`(?i)^(?:(?:change|replace|renew|check|inspect|rotate|lubricate|clean|have|the|a|an|der|die|das|den|dem|des|ein|eine|更换|检查)\s+|更换|检查)`)
+	leadingWords  = regexp.MustCompile(`(?i)^(?:(?:change|replace|renew|check|inspect|rotate|lubricate|clean|have|the|a|an|der|die|das|den|dem|des|ein|eine|ist|sind|wird|werden|更换|检查)\s+|更换|检查)`)
 	trailingWords = regexp.MustCompile(`(?i)(?:\s+(?:must|should|shall|needs? to|has to|have to|is to|are to|is|are|be|replaced|changed|checked|inspected|renewed|muss|müssen|sollte|sollten|soll|sollen|ist|sind|wird|werden)|应当|应该|应|需要|需|必须|须|要|一次)$`)
 )
 
@@ -552,7 +575,7 @@ func gridColumns(before []string, line string) (gridHeader, bool) {
 	for k > 0 && allDigits(fields[k-1]) {
 		k--
 	}
-	if k == 0 || len(fields)-k < 3 || strings.ContainsAny(strings.Join(fields[:k], " "), "0123456789") {
+	if len(fields)-k < 3 || strings.ContainsAny(strings.Join(fields[:k], " "), "0123456789") {
 		return gridHeader{}, false
 	}
 	var caption []string
@@ -598,12 +621,16 @@ func (g gridHeader) row(p Page, line string) (gridItem, bool) {
 	for k > 0 && utf8.RuneCountInString(fields[k-1]) == 1 && strings.ContainsAny(fields[k-1], gridMarks+gridDashes) {
 		k--
 	}
-	if k == 0 || len(fields)-k != len(g.columns) {
+	cells := fields[k:]
+	if k == 0 || len(cells) == 0 || len(cells) > len(g.columns) {
 		return gridItem{}, false
 	}
 	title := cleanTitle(strings.Join(fields[:k], " "))
+	if len(cells) < len(g.columns) {
+		return g.blankRow(p, title, line, cells), true
+	}
 	first := 0
-	for i, c := range fields[k:] {
+	for i, c := range cells {
 		marked := strings.ContainsAny(c, gridMarks)
 		if marked && first == 0 {
 			first = g.columns[i]
@@ -621,4 +648,39 @@ func (g gridHeader) row(p Page, line string) (gridItem, bool) {
 	var iv interval
 	iv.add(quantity{value: first * 1000, unit: g.unit})
 	return gridItem{newItem(p, title, "", iv, line)}, true
+}
+
+// blankRow reads a row whose empty cells print nothing ("Air filter ✓ ✓"
+// under 15 30 45 60): which columns its marks stand in cannot be told
+// from the text, but on evenly spaced columns a job due every m-th
+// column has len(columns)/m marks. The interval is read only when that
+// count fits exactly one m (two marks of four: every second column); one
+// mark of four (the third or the fourth?) gives no item.
+func (g gridHeader) blankRow(p Page, title, line string, cells []string) gridItem {
+	n, c := len(cells), len(g.columns)
+	for _, cell := range cells {
+		if !strings.ContainsAny(cell, gridMarks) {
+			return gridItem{}
+		}
+	}
+	for i, v := range g.columns {
+		if v != g.columns[0]*(i+1) {
+			return gridItem{}
+		}
+	}
+	every := 0
+	for m := 1; m <= c; m++ {
+		if c/m == n {
+			if every != 0 {
+				return gridItem{}
+			}
+			every = m
+		}
+	}
+	if every == 0 || title == "" {
+		return gridItem{}
+	}
+	var iv interval
+	iv.add(quantity{value: g.columns[every-1] * 1000, unit: g.unit})
+	return gridItem{newItem(p, title, "", iv, line)}
 }
