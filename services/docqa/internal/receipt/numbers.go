@@ -88,6 +88,28 @@ func repairDigits(s string) (string, bool) {
 	return string(b), changed
 }
 
+// OCR reads a litre's l as 1 (52,18 1; €/1) and a yuan's ¥ as Y.
+var (
+	perOne       = regexp.MustCompile(`([€$£p]|eur|ct)\s?/\s?1\b`)
+	litreAsOne   = regexp.MustCompile(`(\d[.,]\d{2,3}) ?1($|\s+[^\d\s])`)
+	yuanAsY      = regexp.MustCompile(`(^|[^A-Za-z])[Y]\s?(\d)`)
+	yuanAsYAfter = regexp.MustCompile(`(\d)\s?Y($|[^A-Za-z])`)
+)
+
+// repairUnits reads back the units OCR misreads: €/1 is €/l (no price is
+// per one), a decimal number followed by a lone 1 and then words or
+// nothing is that many litres (a count would stand before it), and on a
+// Chinese receipt a Y beside digits is ¥.
+func repairUnits(s string, han bool) string {
+	s = perOne.ReplaceAllString(s, "$1/l")
+	s = litreAsOne.ReplaceAllString(s, "$1 l$2")
+	if han {
+		s = yuanAsY.ReplaceAllString(s, "$1¥$2")
+		s = yuanAsYAfter.ReplaceAllString(s, "$1¥$2")
+	}
+	return s
+}
+
 func isLetter(c byte) bool { return c < 0x80 && unicode.IsLetter(rune(c)) }
 
 var numberRE = regexp.MustCompile(`\d+(?:[.,'’]\d+)*`)

@@ -3,6 +3,9 @@ package receipt
 import (
 	"cmp"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/carhub/backend/services/docqa/internal/ocr"
 )
@@ -61,20 +64,38 @@ func FromWords(words []ocr.Word, width, height int) []Line {
 	for _, g := range merged {
 		slices.SortStableFunc(g.words, func(a, b ocr.Word) int { return cmp.Compare(a.Left, b.Left) })
 		sum := 0.0
-		for i := range g.words {
-			sum += g.words[i].Confidence
-			// One line for Text: the words keep their order, not their
-			// blocks.
-			g.words[i].Block, g.words[i].Paragraph, g.words[i].Line = 0, 0, 0
+		var text strings.Builder
+		for i, w := range g.words {
+			sum += w.Confidence
+			if i > 0 {
+				prev := g.words[i-1]
+				// A word cut in two by a block's edge (07:5 | 8) has no
+				// gap; Chinese has no spaces between its words.
+				gap := w.Left - (prev.Left + prev.Width)
+				if gap*10 > 3*min(w.Height, prev.Height) && !(lastHan(prev.Text) && firstHan(w.Text)) {
+					text.WriteByte(' ')
+				}
+			}
+			text.WriteString(w.Text)
 		}
 		lines = append(lines, Line{
-			Text: ocr.Text(g.words),
+			Text: text.String(),
 			Box: Box{X: float64(g.left) / float64(width), Y: float64(g.top) / float64(height),
 				W: float64(g.right-g.left) / float64(width), H: float64(g.bott-g.top) / float64(height)},
 			Confidence: sum / float64(len(g.words)),
 		})
 	}
 	return lines
+}
+
+func firstHan(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.Is(unicode.Han, r)
+}
+
+func lastHan(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.Is(unicode.Han, r)
 }
 
 func abs(x int) int {

@@ -236,7 +236,9 @@ func same(a, b num) bool { return a.line == b.line && a.start == b.start }
 func only(cs []candidate) (candidate, bool) {
 	var got []candidate
 	for _, c := range cs {
-		if c.strong && !c.variant {
+		// No pump sells 400 units at once nor at 300 a unit: such a
+		// number is a post code or a receipt number under a label.
+		if c.strong && !c.variant && c.value().LessThanOrEqual(decimal.NewFromInt(300)) {
 			got = append(got, c)
 		}
 	}
@@ -303,9 +305,17 @@ type totalCand struct {
 func (r *reader) readTotal(kind Kind) {
 	var cands []totalCand
 	var paid []num
+	// The strongest total label printed, read or not: when OCR lost the
+	// value of a "Gesamt", the "Betrag" below it is not the total.
+	printedLevel := len(totalLabels)
 	for i, kw := range r.kw {
-		if notTotal.MatchString(kw) {
+		if notTotal.MatchString(kw) || r.has(Vendor) && i == r.vendorLine {
 			continue
+		}
+		for level, re := range totalLabels {
+			if re.MatchString(kw) {
+				printedLevel = min(printedLevel, level)
+			}
 		}
 		money := lastMoney(r.nums[i])
 		at := i
@@ -331,6 +341,11 @@ func (r *reader) readTotal(kind Kind) {
 		}
 		return slices.ContainsFunc(paid, func(n num) bool { return n.val.Equal(v) })
 	}
+	if printedLevel < len(totalLabels) {
+		if len(cands) == 0 || slices.MinFunc(cands, func(a, b totalCand) int { return a.level - b.level }).level > printedLevel {
+			return // the total's label is printed, its value unread
+		}
+	}
 	if len(cands) > 0 {
 		top := slices.MinFunc(cands, func(a, b totalCand) int { return a.level - b.level }).level
 		var vals []totalCand
@@ -340,10 +355,12 @@ func (r *reader) readTotal(kind Kind) {
 			}
 		}
 		if len(vals) > 1 {
-			// Two totals of equal standing: the confirmed one, else none.
+			// Two totals of equal standing: the one a card paid, else
+			// none. (The fuel line's amount confirms none: the other may
+			// be the fuel plus the shop.)
 			var ok []totalCand
 			for _, v := range vals {
-				if confirmed(v.n.val) {
+				if slices.ContainsFunc(paid, func(n num) bool { return n.val.Equal(v.n.val) }) {
 					ok = append(ok, v)
 				}
 			}

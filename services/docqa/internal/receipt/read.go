@@ -22,10 +22,11 @@ type reader struct {
 	out    Reading
 	curCnt map[string]int // ISO code -> times printed
 
-	pending  map[int]role // a label's role for the next line's numbers
-	dateLine int          // the line the date was read from
-	fuelAmt  *num         // the amount of the fuel line (quantity x unit price)
-	workshop bool         // the receipt is a workshop's invoice
+	pending    map[int]role // a label's role for the next line's numbers
+	dateLine   int          // the line the date was read from
+	vendorLine int          // the line the vendor was read from
+	fuelAmt    *num         // the amount of the fuel line (quantity x unit price)
+	workshop   bool         // the receipt is a workshop's invoice
 }
 
 var (
@@ -81,6 +82,7 @@ func (r *reader) read() Reading {
 	repaired := make([]bool, len(r.text))
 	for i, t := range r.text {
 		r.text[i], repaired[i] = repairDigits(t)
+		r.text[i] = repairUnits(r.text[i], r.han)
 		r.kw[i] = keywordText(t)
 	}
 	r.readCurrency()
@@ -348,19 +350,27 @@ func (r *reader) readTime() {
 // greeting or a number).
 func (r *reader) readVendor() {
 	head := min(len(r.text), 5)
+	// A name line has no amount, quantity or date (Total 79,72 names no
+	// TotalEnergies).
+	named := func(i int) bool {
+		return !slices.ContainsFunc(r.nums[i], func(n num) bool { return n.frac > 0 || n.role != anyRole }) &&
+			!slices.ContainsFunc(r.dates, func(d dateHit) bool { return d.line == i })
+	}
 	for i := range head {
-		kw := r.kw[i]
+		if !named(i) {
+			continue
+		}
 		for _, b := range brandREs {
-			if b.MatchString(kw) {
+			if b.MatchString(r.kw[i]) {
 				r.set(Vendor, cleanName(r.text[i]), 0.9, i)
+				r.vendorLine = i
 				return
 			}
 		}
 	}
 	for i := range head {
 		t, kw := r.text[i], r.kw[i]
-		if greeting.MatchString(kw) || slices.ContainsFunc(r.nums[i], func(n num) bool { return n.frac > 0 || n.role != anyRole }) ||
-			slices.ContainsFunc(r.dates, func(d dateHit) bool { return d.line == i }) {
+		if greeting.MatchString(kw) || !named(i) {
 			continue
 		}
 		letters := 0
@@ -371,6 +381,7 @@ func (r *reader) readVendor() {
 		}
 		if letters >= 3 && letters*2 >= len([]rune(t)) {
 			r.set(Vendor, cleanName(t), 0.6, i)
+			r.vendorLine = i
 			return
 		}
 	}

@@ -70,6 +70,12 @@ func TestNumbers(t *testing.T) {
 			map[string]string{receipt.Quantity: "45.32", receipt.UnitPrice: "1.759", receipt.Total: "79.72", receipt.Currency: "EUR"}},
 		{"O and l read as digits", "Unleaded 4O.l2 L @ 152.9p/L\nT0TAL £6l.34",
 			map[string]string{receipt.Quantity: "40.12", receipt.UnitPrice: "1.529", receipt.Total: "61.34", receipt.Currency: "GBP"}},
+		{"a litre's l read as 1", "Diesel\nMenge: 52,18 1\nPreis/l: 1,689 €\nBetrag: 88,13 €",
+			map[string]string{receipt.Quantity: "52.18", receipt.Unit: "l", receipt.UnitPrice: "1.689", receipt.Total: "88.13"}},
+		{"a price per 1", "Autogas LPG 38,40 l\n0,999 €/1 38,36 €\nSumme 38,36 €",
+			map[string]string{receipt.UnitPrice: "0.999", receipt.Quantity: "38.40", receipt.Energy: "lpg"}},
+		{"a yuan's ¥ read as Y", "0号柴油 数量 48.60升 单价 7.52 金额 365.47\n合计 Y365.47",
+			map[string]string{receipt.Total: "365.47", receipt.Currency: "CNY"}},
 		{"a lost decimal point put back by the rule", "Diesel 3850 L 1,789 €/L 68,88 €\nTotal 68,88 €",
 			map[string]string{receipt.Quantity: "38.50", receipt.UnitPrice: "1.789", receipt.Total: "68.88", receipt.Currency: "EUR"}},
 	} {
@@ -104,6 +110,11 @@ func TestAbsentRatherThanGuessed(t *testing.T) {
 			[]string{receipt.UnitPrice}, map[string]string{receipt.Total: "52.21"}},
 		{"no total printed, no total", "Unleaded 30.00 L @ 1.740/L",
 			[]string{receipt.Total}, map[string]string{receipt.Quantity: "30.00", receipt.UnitPrice: "1.740"}},
+		{"a total label whose value OCR lost: the line's amount is not the total",
+			"Diesel\nMenge: 52,18 l\nPreis/l: 1,689 €\nBetrag: 88,13 €\nAdBlue 10 l Kanister\nGesamt\ngirocard",
+			[]string{receipt.Total}, map[string]string{receipt.Quantity: "52.18"}},
+		{"a brand named Total is no total label", "TOTAL\nGAZOLE 38,50 L 1,789 €/L\nMontant 68,88 €",
+			nil, map[string]string{receipt.Total: "68.88", receipt.Vendor: "TOTAL"}},
 		{"VAT and subtotal are not the total", "Subtotal 44.00\nVAT 8.80",
 			[]string{receipt.Total}, nil},
 		{"change is not the total", "Diesel 20.00 L @ 1.500/L 30.00\nCash £40.00\nChange £10.00",
@@ -217,13 +228,16 @@ func TestFromWords(t *testing.T) {
 		{Text: "EUR", Confidence: 91, Left: 120, Top: 102, Width: 50, Height: 20, Block: 2, Paragraph: 1, Line: 1},
 		{Text: "79,72", Confidence: 90, Left: 300, Top: 104, Width: 80, Height: 20, Block: 3, Paragraph: 1, Line: 1},
 		{Text: "30.11.2026", Confidence: 97, Left: 20, Top: 150, Width: 160, Height: 20, Block: 4, Paragraph: 1, Line: 1},
+		// A time cut by a block's edge: no gap, one word.
+		{Text: "07:5", Confidence: 95, Left: 200, Top: 150, Width: 60, Height: 20, Block: 4, Paragraph: 1, Line: 1},
+		{Text: "8", Confidence: 95, Left: 262, Top: 151, Width: 14, Height: 20, Block: 5, Paragraph: 1, Line: 1},
 	}
 	lines := receipt.FromWords(words, 400, 200)
 	var texts []string
 	for _, l := range lines {
 		texts = append(texts, l.Text)
 	}
-	if want := []string{"ARAL", "Summe EUR 79,72", "30.11.2026"}; !slices.Equal(texts, want) {
+	if want := []string{"ARAL", "Summe EUR 79,72", "30.11.2026 07:58"}; !slices.Equal(texts, want) {
 		t.Fatalf("lines %q, want %q", texts, want)
 	}
 	if b := lines[1].Box; b != (receipt.Box{X: 0.05, Y: 0.5, W: 0.9, H: 0.12}) {

@@ -13,7 +13,10 @@ var (
 	// what a total is called.
 	totalLabels = []*regexp.Regexp{
 		regexp.MustCompile(`zu zahlen|amount due|balance due|total due|montant (?:dû|du|à payer|a payer)|net à payer|net a payer|à payer|应付|实付|实收|应收|付款金额|total ttc|gesamtbetrag|rechnungsbetrag|endbetrag|brutto|invoice total|grand total|total amount|amount payable|总计|合计|总金额`),
-		regexp.MustCompile(`\btotal\b|\bsumme\b|\bgesamt\b|\bbetrag\b|\bmontant\b|\bsale\b|\bfuel sale\b|\bamount\b|金额|\bsomme\b`),
+		regexp.MustCompile(`\btotal\b|\bsumme\b|\bgesamt\b|\bsomme\b`),
+		// What a line's amount is called: the total only when nothing
+		// above names one.
+		regexp.MustCompile(`\bbetrag\b|\bmontant\b|\bsale\b|\bamount\b|金额`),
 	}
 	// Lines whose amount is not the total even when they say "total".
 	notTotal = regexp.MustCompile(`zwischensumme|sub-?total|sous-?total|小计|mwst|ust\b|u\.st|vat|tva|\btax\b|税|netto|\bnet\b(?: amount)?|\bht\b|hors taxe|h\.t\.|excl|rückgeld|change\b|monnaie|rendu|找零|gegeben|tendered|cash\b|espèces|especes|bar\b|现金|rabatt|discount|remise|优惠|trinkgeld|tip\b|pourboire|points|punkte|payback|nectar|clubcard|saved|gespart|ersparnis|économie|cashback|gutschein|voucher|coupon|anzahlung|deposit|acompte|preis\s?/|price\s?/|prix\s?/|单价|/\s?l\b|/\s?kwh`)
