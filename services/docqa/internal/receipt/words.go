@@ -36,7 +36,6 @@ var (
 	workshop    = regexp.MustCompile(`werkstatt|arbeitswert|arbeitslohn|\blohn\b|ersatzteil|\bteile\b|inspektion|wartung|reparatur|ölwechsel|oelwechsel|labou?r|\bparts\b|service\b|servicing|\bmot\b|repair|oil change|brake|bremse|main[- ]d['’]?\s?(?:oe|œ)uvre|pièces|pieces|révision|revision|vidange|entretien|garage|工时|配件|维修|保养|机油|kfz|auftrag|job card|work order`)
 	invoiceWord = regexp.MustCompile(`rechnung|invoice|facture|发票|kostenvoranschlag`)
 
-
 	greeting = regexp.MustCompile(`welcome|willkommen|bienvenue|欢迎|thank|danke|merci|谢谢|receipt|quittung|kassenbon|\bbeleg\b|\bbon\b|ticket|reçu|recu|小票|收据|rechnung|invoice|facture|发票|kunden|customer|copy|kopie|duplicate|tel\b|tel\.|telefon|phone|fax|www\.|http|@|str\.|straße|strasse|road|\brd\b|street|\bst\b|avenue|\bave\b|rue\b|chemin|路|街|号|ust-?id|vat no|siret|tva intra|steuer-?nr|mwst-nr|uid`)
 )
 
