@@ -164,7 +164,7 @@ func normalizeSpaces(s string) string {
 // first on the page or after a line that ended a sentence.
 func isHeading(lines []string, i int) bool {
 	line := strings.TrimSpace(lines[i])
-	if utf8.RuneCountInString(line) > 40 || strings.ContainsAny(line, "0123456789") || endsSentence(line) {
+	if utf8.RuneCountInString(line) > 40 || strings.ContainsAny(line, "0123456789") || endsSentence(line) || tableHeadWord.MatchString(line) {
 		return false
 	}
 	if i+1 < len(lines) {
@@ -330,7 +330,12 @@ func expressionItems(p Page, sentence string) []Item {
 	var items []Item
 	qs := quantities(sentence)
 	from, quoteFrom := 0, 0 // after the previous interval; after the previous item
+	lastItem, lastEnd := -1, 0 // the item of the previous interval, and where that interval ends
+	severe := ""
 	matches := expressionPattern.FindAllStringIndex(sentence, -1)
+	if len(matches) > 0 {
+		severe = severeColumn(sentence[:matches[0][0]])
+	}
 	for _, m := range matches {
 		var iv interval
 		for _, q := range qs {
@@ -372,6 +377,17 @@ func expressionItems(p Page, sentence string) []Item {
 			end, from = m[1]+tail, m[1]+tail
 		}
 		if title == "" {
+			// A table's severe-service column: the interval after a row's
+			// normal one, under a header that names it, goes into that
+			// row's conditions ("Severe service: every 3,750 miles").
+			if severe != "" && lastItem >= 0 && lastItem == len(items)-1 && items[lastItem].Conditions == "" &&
+				strings.Trim(sentence[lastEnd:m[0]], " \n)）") == "" {
+				cond := closeParen(sentence[m[0]:m[1]], sentence[m[1]:])
+				items[lastItem].Conditions = severe + ": " + lowerFirst(collapseSpaces(cond))
+				quoteFrom = m[0] + len(cond) // the next row's title and quote start after this cell
+				from = quoteFrom
+			}
+			lastItem = -1
 			continue
 		}
 		quote := sentence
@@ -380,8 +396,37 @@ func expressionItems(p Page, sentence string) []Item {
 		}
 		items = append(items, newItem(p, title, conditions, iv, quote))
 		quoteFrom = from
+		lastItem, lastEnd = len(items)-1, m[1]
 	}
 	return items
+}
+
+// severeLabel names a table's column of intervals under severe conditions,
+// as its header prints it.
+var severeLabel = regexp.MustCompile(`(?i)severe(?:\s+(?:service|conditions|driving|use))?|erschwerte[n]?\s+(?:Betriebsbedingungen|Bedingungen)|(?:恶劣|严酷)(?:工况|条件|使用条件)?`)
+
+// severeColumn is the label of a severe-service column in the header
+// lines at the start of text ("" when there is none).
+func severeColumn(text string) string {
+	return severeLabel.FindString(text[:headerLines(text)])
+}
+
+// closeParen adds the ")" that follows expr in rest when expr opened one
+// ("every 3,750 miles (6,000 km").
+func closeParen(expr, rest string) string {
+	if strings.Count(expr, "(") > strings.Count(expr, ")") && strings.HasPrefix(strings.TrimSpace(rest), ")") {
+		return expr + ")"
+	}
+	return expr
+}
+
+// lowerFirst lowers the first letter of a Latin s: "Every" after a label.
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r < 0x80 {
+		return string(unicode.ToLower(r)) + s[n:]
+	}
+	return s
 }
 
 // leadingJoin is an "or" that joins a title to an interval before it that

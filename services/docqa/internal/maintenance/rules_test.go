@@ -77,13 +77,13 @@ func TestExtract(t *testing.T) {
 		{"a table in thousands of km", "Operation km x 1000 Months\nEngine oil 15 12\nAir filter 30 24",
 			[]short{{"Engine oil", 15000, 0, 12, ""}, {"Air filter", 30000, 0, 24, ""}}},
 		{"a german table of normal and severe times", "Wartungsarbeit Normal Erschwerte Bedingungen\nBremsflüssigkeit alle 2 Jahre jährlich\nKühlmittel alle 5 Jahre alle 4 Jahre",
-			[]short{{"Bremsflüssigkeit", 0, 0, 24, ""}, {"Kühlmittel", 0, 0, 60, ""}}},
+			[]short{{"Bremsflüssigkeit", 0, 0, 24, "Erschwerte Bedingungen: jährlich"}, {"Kühlmittel", 0, 0, 60, "Erschwerte Bedingungen: alle 4 Jahre"}}},
 		{"a german condition and an adverb joined", "Bei erschwerten Betriebsbedingungen (Anhängerbetrieb, Kurzstrecken) ist das\nMotoröl alle 15.000 km oder jährlich zu wechseln.",
 			[]short{{"Motoröl", 15000, 0, 12, "Bei erschwerten Betriebsbedingungen (Anhängerbetrieb, Kurzstrecken)"}}},
 		{"a grid in miles", "Interval (× 1,000 miles)\nItem 5 10 15\nOil ✓ ✓ ✓\nPlugs – – ✓", []short{{"Oil", 0, 5000, 0, ""}, {"Plugs", 0, 15000, 0, ""}}},
 		{"a row of numbers without a caption is no grid", "Item 10 20 30\nOil ✓ ✓ ✓", []short{}},
 		{"a table's header row of a severe column", "Item Normal service Severe service\nTransmission\nfluid\nEvery 60,000 miles (96,000 km)\nEvery 30,000 miles (48,000\nkm)",
-			[]short{{"Transmission fluid", 96000, 60000, 0, ""}}},
+			[]short{{"Transmission fluid", 96000, 60000, 0, "Severe service: every 30,000 miles (48,000 km)"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := shorten(Extract([]Page{{Number: 1, Text: tc.text}}))
