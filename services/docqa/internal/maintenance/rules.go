@@ -329,7 +329,7 @@ const maxQuoteRunes = 200
 func expressionItems(p Page, sentence string) []Item {
 	var items []Item
 	qs := quantities(sentence)
-	from, quoteFrom := 0, 0 // after the previous interval; after the previous item
+	from, quoteFrom := 0, 0    // after the previous interval; after the previous item
 	lastItem, lastEnd := -1, 0 // the item of the previous interval, and where that interval ends
 	severe := ""
 	matches := expressionPattern.FindAllStringIndex(sentence, -1)
