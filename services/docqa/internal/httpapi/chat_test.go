@@ -687,8 +687,8 @@ func FuzzChatBody(f *testing.F) {
 	})
 }
 
-// maxTurns and maxTurnChars are the history's bounds (maxHistoryItems and
-// maxHistoryChars of chat.go).
+// maxTurns and maxTurnChars are the history's bounds (answer.MaxHistoryItems
+// and answer.MaxHistoryChars).
 const maxTurns, maxTurnChars = 40, 16000
 
 // historyBody is a chat body with question and turns of history, the even

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/carhub/backend/pkg/apperr"
@@ -55,6 +56,15 @@ func errorOf(err error) error {
 		return apperr.Wrap(apperr.Unavailable, err, "the embedding provider answered vectors of the wrong dimension")
 	case errors.Is(err, docqa.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return apperr.Wrap(apperr.Unavailable, err, "a provider or the vector store is unavailable")
+	}
+	return err
+}
+
+// storeDown makes any failure of retrieval UNAVAILABLE: whatever broke
+// inside the store or the embedder, the service cannot answer without it.
+func storeDown(ctx context.Context, err error) error {
+	if ctx.Err() == nil && !errors.Is(err, docqa.ErrUnavailable) && !errors.Is(err, docqa.ErrDimension) {
+		return fmt.Errorf("retrieval: %w: %w", docqa.ErrUnavailable, err)
 	}
 	return err
 }

@@ -37,9 +37,6 @@ const (
 	// DefaultPageBudget bounds a whole render or cut; past it the answer
 	// is 503 while the work finishes and fills the cache for the retry.
 	DefaultPageBudget = 20 * time.Second
-	// DefaultHighlightBudget bounds locating the chat's sources on their
-	// pages; past it the sources go without highlights.
-	DefaultHighlightBudget = 2 * time.Second
 	// pageRetryAfter is what a client refused a page is told to wait.
 	pageRetryAfter = 3 * time.Second
 	// renderVersion is in every page's ETag and cache key: a change to

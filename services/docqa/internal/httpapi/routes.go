@@ -18,6 +18,7 @@ import (
 	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/services/docqa/internal/answer"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/rag"
@@ -58,7 +59,8 @@ type Config struct {
 	// PageWait bounds a page's wait for the engine (503 with Retry-After
 	// past it), PageBudget its whole preparation (503 past it; the work
 	// finishes and is cached), HighlightBudget the locating of a chat
-	// answer's sources on their pages. Zero: the Default* constants.
+	// answer's sources on their pages. Zero: the Default* constants
+	// (answer.DefaultHighlightBudget).
 	PageWait        time.Duration
 	PageBudget      time.Duration
 	HighlightBudget time.Duration
@@ -116,6 +118,8 @@ func (alwaysReady) Ready() (bool, error) { return true, nil }
 type handler struct {
 	cfg Config
 	log *slog.Logger
+	// answers decides the chat's answers (internal/answer).
+	answers *answer.Service
 	// chatStreams counts the chat answers being streamed now.
 	chatStreams prometheus.Gauge
 	// Per-user limits (limits.go).
@@ -156,9 +160,6 @@ func New(cfg Config) *gin.Engine {
 	if cfg.PageBudget <= 0 {
 		cfg.PageBudget = DefaultPageBudget
 	}
-	if cfg.HighlightBudget <= 0 {
-		cfg.HighlightBudget = DefaultHighlightBudget
-	}
 	if cfg.PDFEngine == nil {
 		cfg.PDFEngine = alwaysReady{}
 	}
@@ -173,6 +174,10 @@ func New(cfg Config) *gin.Engine {
 		Name: "docqa_chat_streams_open",
 		Help: "Chat answers being streamed now.",
 	})}
+	h.answers = answer.New(answer.Config{
+		Chat: cfg.Chat, Locator: cfg.Pages, Originals: cfg.Originals, HighlightBudget: cfg.HighlightBudget,
+		CountTokens: cfg.CountTokens, Budget: cfg.Budget, Temperature: cfg.Temperature, Log: cfg.Log,
+	})
 	h.cuts = make(chan struct{}, 1)
 	h.chatLimit = ginauth.NewLimiter(cfg.ChatPerMinute, time.Minute, cfg.ChatPerMinute)
 	h.uploads = ginauth.NewConcurrency(cfg.UploadsPerUser)
