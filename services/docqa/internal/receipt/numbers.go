@@ -110,6 +110,19 @@ func repairUnits(s string, han bool) string {
 	return s
 }
 
+// asciiLower lower-cases ASCII letters only, so that byte offsets in the
+// result are those of s (strings.ToLower changes the length of some
+// letters: ẞ, İ).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 func isLetter(c byte) bool { return c < 0x80 && unicode.IsLetter(rune(c)) }
 
 var numberRE = regexp.MustCompile(`\d+(?:[.,'’]\d+)*`)
@@ -222,7 +235,7 @@ func currencyOf(s string) string {
 // numbers finds the numbers of line i (its text already repaired, dates
 // and times masked) with what is printed beside them.
 func numbers(i int, text string, repaired bool) []num {
-	lower := strings.ToLower(text)
+	lower := asciiLower(text)
 	var out []num
 	for _, m := range numberRE.FindAllStringIndex(text, -1) {
 		s, e := m[0], m[1]
@@ -238,7 +251,9 @@ func numbers(i int, text string, repaired bool) []num {
 			continue
 		}
 		n := num{line: i, val: v, text: text[s:e], frac: frac, grouped: grouped, start: s, end: e, repaired: repaired}
-		after, before := lower[e:], lower[:s]
+		// What is printed beside it: a few characters either side (the
+		// regular expressions read them whole).
+		after, before := lower[e:], lower[max(0, s-12):s]
 		if len(after) > 24 {
 			after = after[:24]
 		}

@@ -46,9 +46,13 @@ var (
 	}()
 )
 
-// MaxLines is the most lines read: a receipt a metre long has about 150;
-// the rest of a longer text is not a receipt's.
-const MaxLines = 300
+// MaxLines and MaxLineBytes bound what is read: a receipt a metre long
+// has about 150 lines of under 60 characters; the rest of a longer text
+// is not a receipt's, and the rules' cost grows with it.
+const (
+	MaxLines     = 300
+	MaxLineBytes = 256
+)
 
 func newReader(lines []Line, opts Options) *reader {
 	r := &reader{opts: opts, curCnt: map[string]int{},
@@ -57,7 +61,11 @@ func newReader(lines []Line, opts Options) *reader {
 		if len(r.lines) == MaxLines {
 			break
 		}
-		t := strings.TrimSpace(spaces.ReplaceAllString(norm.NFKC.String(l.Text), " "))
+		t := l.Text
+		if len(t) > MaxLineBytes {
+			t = strings.ToValidUTF8(t[:MaxLineBytes], "")
+		}
+		t = strings.TrimSpace(spaces.ReplaceAllString(norm.NFKC.String(t), " "))
 		if t == "" {
 			continue
 		}
@@ -276,36 +284,36 @@ func onlyValue(s string) bool {
 // readDate picks the receipt's date: one on a date-labelled line first,
 // else the first printed; never one on a due, next-service or expiry line.
 func (r *reader) readDate() {
+	// standing of each line's dates: -1 never the receipt's (due, next,
+	// expiry), 2 labelled, 1 else.
+	standing := make([]int, len(r.text))
+	for i, kw := range r.kw {
+		switch {
+		case notTheDate.MatchString(kw):
+			standing[i] = -1
+		case dateLabel.MatchString(kw):
+			standing[i] = 2
+		default:
+			standing[i] = 1
+		}
+	}
 	var best *dateHit
-	score := -1
+	score := 0
 	for k := range r.dates {
-		d := &r.dates[k]
-		if notTheDate.MatchString(r.kw[d.line]) {
-			continue
-		}
-		s := 1
-		if dateLabel.MatchString(r.kw[d.line]) {
-			s = 2
-		}
-		if s > score {
-			best, score = d, s
+		if s := standing[r.dates[k].line]; s > score {
+			best, score = &r.dates[k], s
 		}
 	}
 	if best == nil {
 		return
 	}
-	// A second, different date of the same standing: which is the
+	// A second, different unlabelled date below the header: which is the
 	// receipt's is a guess.
-	for _, d := range r.dates {
-		if notTheDate.MatchString(r.kw[d.line]) || d.date.Equal(best.date) {
-			continue
-		}
-		s := 1
-		if dateLabel.MatchString(r.kw[d.line]) {
-			s = 2
-		}
-		if s == score && d.line != best.line && score == 1 && !r.isHeaderDate(best.line) {
-			return
+	if score == 1 && !r.isHeaderDate(best.line) {
+		for _, d := range r.dates {
+			if standing[d.line] == 1 && d.line != best.line && !d.date.Equal(best.date) {
+				return
+			}
 		}
 	}
 	conf := 0.9
@@ -467,7 +475,7 @@ func (r *reader) readOdometer() {
 		// keywordText lower-cases; the digits sit at the same places only
 		// after the label, so read the label's line from its label on.
 		line := r.text[i]
-		if idx := strings.Index(strings.ToLower(line), kw[loc[0]:loc[1]]); idx >= 0 {
+		if idx := strings.Index(asciiLower(line), kw[loc[0]:loc[1]]); idx >= 0 {
 			line = line[idx+loc[1]-loc[0]:]
 		}
 		at := i

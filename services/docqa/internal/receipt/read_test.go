@@ -307,3 +307,25 @@ func check(t *testing.T, got receipt.Reading) {
 		}
 	}
 }
+
+// TestOddInput: letters whose lower case is longer or shorter, long
+// lines and many lines read without a panic and quickly.
+func TestOddInput(t *testing.T) {
+	for _, text := range []string{
+		"ẞẞẞ 12,50 €\nİİİ 45,32 L 1,759 €/L 79,72 €\nKILOMÉTRAGE ẞ 112 540 km\nTotal 79,72 €",
+		strings.Repeat("30.11.2026 ", 3000),
+		strings.Repeat("1.2 € ", 3000),
+		strings.Repeat("Diesel 40.12 L 1.529 61.34 12.50 3.99\n", 1000),
+	} {
+		start := time.Now()
+		got := read(text, "")
+		check(t, got)
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%d bytes read in %v", len(text), d)
+		}
+	}
+	got := read("ẞẞẞ 12,50 €\nİİİ 45,32 L 1,759 €/L 79,72 €\nTotal 79,72 €", "")
+	if got.Fields[receipt.Total] != "79.72" || got.Fields[receipt.Quantity] != "45.32" {
+		t.Fatalf("fields %v", got.Fields)
+	}
+}
