@@ -226,7 +226,7 @@ func TestNotificationsEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(browser.decrypt(t, pushes[0].body), &payload); err != nil {
 			t.Fatal(err)
 		}
-		if payload.Title != "Oil change is due soon - Golf" || payload.Body != "due at 14000 km (500 km left)" || payload.URL != link {
+		if payload.Title != "Oil change is due soon - Golf" || payload.Body != "due at 14,000 km (500 km left)" || payload.URL != link {
 			t.Errorf("push payload %+v", payload)
 		}
 		if pushes[0].header.Get("Content-Encoding") != "aes128gcm" || pushes[0].header.Get("TTL") == "" {

@@ -76,17 +76,14 @@ func DigestDay(now time.Time, loc *time.Location, clock string) (fuel.Date, bool
 	return fuel.DateOf(now, loc), local.Hour()*60+local.Minute() >= minutes
 }
 
-// ReminderMessage is the message of one reminder: its subject names the
-// reminder, what it is and the vehicle ("Oil change is overdue - Golf").
-func ReminderMessage(d Due, publicURL string) Message {
+// ReminderMessage is the message of one reminder in the owner's wording:
+// its subject names the reminder, what it is and the vehicle ("Oil change
+// is overdue - Golf", "Ölwechsel ist überfällig – Golf").
+func ReminderMessage(d Due, w Wording, publicURL string) Message {
 	info := reminderInfo(d)
-	state := "is due soon"
-	if d.Due.Status == fuel.StatusOverdue {
-		state = "is overdue"
-	}
 	return Message{
-		Title:    d.Reminder.Title + " " + state + " - " + d.Vehicle,
-		Body:     dueText(d.Due),
+		Title:    w.title(d),
+		Body:     w.dueText(d.Due),
 		URL:      ReminderURL(publicURL, d.Reminder),
 		Reminder: &info,
 	}
@@ -94,27 +91,19 @@ func ReminderMessage(d Due, publicURL string) Message {
 
 // DigestMessage lists the reminders of a digest, most urgent first as
 // they come.
-func DigestMessage(ds []Due, publicURL string) Message {
-	title := fmt.Sprintf("%d reminders need attention", len(ds))
-	if len(ds) == 1 {
-		title = "1 reminder needs attention"
-	}
+func DigestMessage(ds []Due, w Wording, publicURL string) Message {
 	lines := make([]string, len(ds))
 	infos := make([]ReminderInfo, len(ds))
 	for i, d := range ds {
-		lines[i] = "- " + d.Reminder.Title + " - " + d.Vehicle + ": " + string(d.Due.Status) + ", " + dueText(d.Due)
+		lines[i] = "- " + d.Reminder.Title + " - " + d.Vehicle + ": " + w.status(d.Due.Status) + ", " + w.dueText(d.Due)
 		infos[i] = reminderInfo(d)
 	}
-	return Message{Title: title, Body: strings.Join(lines, "\n"), URL: appURL(publicURL, "/"), Digest: infos}
+	return Message{Title: w.digestTitle(len(ds)), Body: strings.Join(lines, "\n"), URL: appURL(publicURL, "/"), Digest: infos}
 }
 
 // TestMessage is the message of POST /api/notifications/test.
-func TestMessage(publicURL string) Message {
-	return Message{
-		Title: "CarHub test notification",
-		Body:  "Notifications reach you here. Reminders that are soon or overdue will arrive like this one.",
-		URL:   appURL(publicURL, "/settings"),
-	}
+func TestMessage(w Wording, publicURL string) Message {
+	return Message{Title: w.word("testTitle"), Body: w.word("testBody"), URL: appURL(publicURL, "/settings")}
 }
 
 // ReminderURL is the link that opens the reminder in the web app: the
@@ -145,36 +134,4 @@ func reminderInfo(d Due) ReminderInfo {
 		info.DueInKm = &s
 	}
 	return info
-}
-
-// dueText says when a reminder is due, by distance and by date, whichever
-// it has: "due at 15000 km (500 km left) or on 2026-03-01 (in 12 days)".
-func dueText(d fuel.ReminderDue) string {
-	var parts []string
-	if d.DueOdometer.Valid {
-		left := d.DueInKm.Decimal
-		rel := left.String() + " km left"
-		if !left.IsPositive() {
-			rel = left.Neg().String() + " km past"
-		}
-		parts = append(parts, "at "+d.DueOdometer.Decimal.String()+" km ("+rel+")")
-	}
-	if d.DueDate != nil {
-		rel := "today"
-		switch n := *d.DueInDays; {
-		case n == 1:
-			rel = "tomorrow"
-		case n > 1:
-			rel = fmt.Sprintf("in %d days", n)
-		case n == -1:
-			rel = "1 day ago"
-		case n < -1:
-			rel = fmt.Sprintf("%d days ago", -n)
-		}
-		parts = append(parts, "on "+d.DueDate.String()+" ("+rel+")")
-	}
-	if len(parts) == 0 {
-		return "due"
-	}
-	return "due " + strings.Join(parts, " or ")
 }

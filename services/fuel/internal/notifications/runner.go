@@ -89,17 +89,18 @@ func (s *Service) evaluateUser(ctx context.Context, wg *sync.WaitGroup) error {
 	if len(due) == 0 {
 		return nil
 	}
+	prefs, err := s.reminders.Preferences(ctx)
+	if err != nil {
+		return err
+	}
+	wording := WordingOf(prefs)
 	if set.When == WhenDigest {
-		prefs, err := s.reminders.Preferences(ctx)
-		if err != nil {
-			return err
-		}
 		day, ok := DigestDay(now, zone(prefs.TimeZone), set.DigestTime)
 		if !ok {
 			return nil
 		}
 		SortDue(due)
-		msg := DigestMessage(due, s.opts.PublicURL)
+		msg := DigestMessage(due, wording, s.opts.PublicURL)
 		for _, t := range targets {
 			c := Claim{Occurrence: DigestOccurrence(day), Channel: t.channel, Kind: KindDigest, Title: msg.Title}
 			if err := s.claimAndStart(ctx, wg, c, t, msg); err != nil {
@@ -109,7 +110,7 @@ func (s *Service) evaluateUser(ctx context.Context, wg *sync.WaitGroup) error {
 		return nil
 	}
 	for _, d := range due {
-		msg := ReminderMessage(d, s.opts.PublicURL)
+		msg := ReminderMessage(d, wording, s.opts.PublicURL)
 		for _, t := range targets {
 			c := Claim{Occurrence: Occurrence(d), Channel: t.channel, Kind: KindReminder, ReminderID: d.Reminder.ID,
 				ReminderStatus: d.Due.Status, Title: d.Reminder.Title, Vehicle: d.Vehicle}

@@ -36,7 +36,7 @@ func TestOncePerOccurrence(t *testing.T) {
 		f.evaluate(svc)
 		f.wantSent("soon, evaluated twice", "email: Oil change is due soon - Golf\npush: Oil change is due soon - Golf\nwebhook: Oil change is due soon - Golf")
 		msg := f.rec.took()[0].msg
-		if msg.Body != "due at 14000 km (800 km left)" || msg.Reminder == nil || *msg.Reminder.DueOdometer != "14000" ||
+		if msg.Body != "due at 14,000 km (800 km left)" || msg.Reminder == nil || *msg.Reminder.DueOdometer != "14000" ||
 			*msg.Reminder.DueInKm != "800" || msg.Reminder.Status != "soon" || msg.Reminder.Vehicle != "Golf" {
 			t.Fatalf("message %+v %+v", msg, msg.Reminder)
 		}
@@ -128,7 +128,7 @@ func TestDigest(t *testing.T) {
 		want := "email: 2 reminders need attention\npush: 2 reminders need attention\nwebhook: 2 reminders need attention"
 		f.wantSent("at the digest's time", want)
 		body := f.rec.took()[0].msg.Body
-		if body != "- Brakes - Golf: overdue, due at 10000 km (3500 km past)\n- Oil change - Golf: soon, due at 14000 km (500 km left)" {
+		if body != "- Brakes - Golf: overdue, due at 10,000 km (3,500 km past)\n- Oil change - Golf: due soon, due at 14,000 km (500 km left)" {
 			t.Fatalf("digest body %q", body)
 		}
 		if m := f.rec.took()[0].msg; m.Reminder != nil || len(m.Digest) != 2 || m.Digest[0].Title != "Brakes" || m.Digest[0].Status != "overdue" ||

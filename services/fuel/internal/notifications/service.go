@@ -224,7 +224,11 @@ func (s *Service) SendTest(ctx context.Context) ([]TestResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg := TestMessage(s.opts.PublicURL)
+	prefs, err := s.reminders.Preferences(ctx)
+	if err != nil {
+		return nil, err
+	}
+	msg := TestMessage(WordingOf(prefs), s.opts.PublicURL)
 	var out []TestResult
 	for _, ch := range AllChannels {
 		if !set.Channels.On(ch) {
