@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"io"
-	"io/fs"
 	"net/http"
 	"regexp"
 	"strings"
@@ -229,14 +228,9 @@ func (h *handler) deleteDocument(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	// The pages drawn from the original go with it (kept while another
-	// owner's copy of the same file uses it).
-	if h.cfg.Originals != nil {
-		if f, err := h.cfg.Originals.Open(md5); err == nil {
-			f.Close()
-		} else if errors.Is(err, fs.ErrNotExist) {
-			h.cfg.PageCache.RemovePrefix(md5 + "-")
-		}
+	// The pages drawn from the original go with it.
+	if h.pages != nil {
+		h.pages.Forget(md5)
 	}
 	c.Status(http.StatusNoContent)
 }

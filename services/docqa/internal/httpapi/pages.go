@@ -1,13 +1,8 @@
 package httpapi
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/png"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -18,53 +13,36 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/docqa/internal/answer"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
-	"github.com/carhub/backend/services/docqa/internal/pagecut"
+	"github.com/carhub/backend/services/docqa/internal/pageview"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
 )
 
 // Single pages of a document's kept original: GET
 // /api/documents/:md5/pages/:n.png (an image of the page) and :n.pdf (a
-// one-page PDF). gin cannot put a suffix after a parameter, so one route
-// takes "12.png" and "12.pdf" and the handler splits them.
+// one-page PDF), prepared by internal/pageview. gin cannot put a suffix
+// after a parameter, so one route takes "12.png" and "12.pdf" and the
+// handler splits them.
 
 // Defaults of the page routes (Config).
 const (
-	DefaultPageWidth = 1000
-	// DefaultPageWait is how long a page waits for the engine's page
-	// instances before 503 with Retry-After.
-	DefaultPageWait = 5 * time.Second
-	// DefaultPageBudget bounds a whole render or cut; past it the answer
-	// is 503 while the work finishes and fills the cache for the retry.
-	DefaultPageBudget = 20 * time.Second
+	DefaultPageWidth  = 1000
+	DefaultPageWait   = pageview.DefaultWait
+	DefaultPageBudget = pageview.DefaultBudget
 	// pageRetryAfter is what a client refused a page is told to wait.
 	pageRetryAfter = 3 * time.Second
-	// renderVersion is in every page's ETag and cache key: a change to
-	// how pages are drawn or encoded changes it, so that no client or
-	// cache keeps an image of the old kind.
-	renderVersion = "r1"
 )
 
-// PageEngine draws and reads single pages of a PDF (pdftext's Engine).
+// PageEngine draws and reads single pages of a PDF (pdftext's Engine): the
+// page routes' images and labels, and the lines of the chat's sources.
 type PageEngine interface {
-	Render(ctx context.Context, r io.ReaderAt, size int64, page, width int) (*image.RGBA, error)
-	PageLabel(ctx context.Context, r io.ReaderAt, size int64, page int) (label string, pages int, err error)
-	Locate(ctx context.Context, r io.ReaderAt, size int64, passages []pdftext.Passage) ([][]pdftext.Rect, error)
+	pageview.Engine
+	answer.Locator
 }
 
 // PageCache keeps rendered pages and cut PDFs (internal/pagecache).
-type PageCache interface {
-	Get(key string) ([]byte, bool)
-	Put(key string, data []byte) error
-	RemovePrefix(prefix string)
-}
-
-// noCache stands for a PageCache when none is configured.
-type noCache struct{}
-
-func (noCache) Get(string) ([]byte, bool) { return nil, false }
-func (noCache) Put(string, []byte) error  { return nil }
-func (noCache) RemovePrefix(string)       {}
+type PageCache = pageview.Cache
 
 // errPageNotFound is the 404 of a page the document does not have.
 func errPageNotFound(md5, n string, err error) error {
@@ -163,17 +141,11 @@ func (h *handler) pagePNG(c *gin.Context, doc docqa.Document, n int) {
 		ginx.Fail(c, err)
 		return
 	}
-	key := fmt.Sprintf("%s-%d-w%d-%s.png", doc.FileMD5, n, width, renderVersion)
+	key := pageview.PNGKey(doc.FileMD5, n, width)
 	if h.notModified(c, key) {
 		return
 	}
-	data, err := h.produce(c.Request.Context(), key, func(wait context.Context, f *os.File, size int64) ([]byte, error) {
-		img, err := h.cfg.Pages.Render(wait, f, size, n, width)
-		if err != nil {
-			return nil, err
-		}
-		return encodePNG(img)
-	})
+	data, err := h.pages.PNG(c.Request.Context(), doc.FileMD5, n, width)
 	if err != nil {
 		ginx.Fail(c, h.pageError(doc.FileMD5, n, err))
 		return
@@ -182,45 +154,22 @@ func (h *handler) pagePNG(c *gin.Context, doc docqa.Document, n int) {
 }
 
 func (h *handler) pagePDF(c *gin.Context, doc docqa.Document, n int) {
-	key := fmt.Sprintf("%s-%d.pdf", doc.FileMD5, n)
+	key := pageview.PDFKey(doc.FileMD5, n)
 	if h.notModified(c, key) {
 		return
 	}
-	// The label names the file; reading it (PDFium) is far cheaper than
-	// the cut, and answers a page out of range before any cut.
-	data, err := h.produce(c.Request.Context(), key+".label", func(wait context.Context, f *os.File, size int64) ([]byte, error) {
-		l, _, err := h.cfg.Pages.PageLabel(wait, f, size, n)
-		return []byte(l), err
-	})
+	data, label, err := h.pages.PDF(c.Request.Context(), doc.FileMD5, n)
 	if err != nil {
 		ginx.Fail(c, h.pageError(doc.FileMD5, n, err))
 		return
 	}
-	label := string(data)
-	if label == "" {
-		label = strconv.Itoa(n)
-	}
-	data, err = h.produce(c.Request.Context(), key, func(wait context.Context, f *os.File, size int64) ([]byte, error) {
-		select {
-		case h.cuts <- struct{}{}:
-		case <-wait.Done():
-			return nil, fmt.Errorf("%w (%v)", pdftext.ErrBusy, wait.Err())
-		}
-		defer func() { <-h.cuts }()
-		out, _, err := pagecut.Cut(f, n)
-		return out, err
-	})
-	if err != nil {
-		ginx.Fail(c, h.pageError(doc.FileMD5, n, err))
-		return
-	}
-	name := fmt.Sprintf("%s p. %s.pdf", doc.DisplayTitle(), label)
+	name := doc.DisplayTitle() + " p. " + label + ".pdf"
 	h.servePage(c, key, "application/pdf", inlineDisposition(name), data)
 }
 
 // etagOf is the ETag of the page kept under key: the key names the
-// document's bytes (its MD5), the page, the width and renderVersion, so
-// it never changes while the document exists.
+// document's bytes (its MD5), the page and how it was drawn, so it never
+// changes while the document exists.
 func etagOf(key string) string { return `"` + key + `"` }
 
 // notModified answers 304 when If-None-Match names the page's ETag.
@@ -259,110 +208,23 @@ func (h *handler) servePage(c *gin.Context, key, contentType, disposition string
 	c.Data(http.StatusOK, contentType, data)
 }
 
-// produce answers the bytes cached under key, or makes them with fn (once
-// for concurrent requests of one key) and caches them. fn opens nothing
-// itself: it gets the original, and a context that bounds only its wait
-// for a free engine (PageWait). The work runs apart from the request: past
-// PageBudget, or when the client goes, the request stops waiting but the
-// work finishes and fills the cache, and the work holds its engine slot
-// meanwhile, so the bound on concurrent work holds.
-func (h *handler) produce(ctx context.Context, key string, fn func(wait context.Context, f *os.File, size int64) ([]byte, error)) ([]byte, error) {
-	if data, ok := h.cfg.PageCache.Get(key); ok {
-		return data, nil
-	}
-	md5, _, _ := strings.Cut(key, "-")
-	ch := h.flight.DoChan(key, func() (any, error) {
-		f, err := h.cfg.Originals.Open(md5)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		wait, cancel := context.WithTimeout(context.Background(), h.cfg.PageWait)
-		defer cancel()
-		start := time.Now()
-		data, err := fn(wait, f, st.Size())
-		if err != nil {
-			return nil, err
-		}
-		if err := h.cfg.PageCache.Put(key, data); err != nil {
-			h.log.Warn("page not cached", "key", key, "err", err)
-		}
-		h.log.Debug("page produced", "key", key, "bytes", len(data), "ms", time.Since(start).Milliseconds())
-		return data, nil
-	})
-	timer := time.NewTimer(h.cfg.PageBudget)
-	defer timer.Stop()
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		return r.Val.([]byte), nil
-	case <-timer.C:
-		return nil, &apperr.Error{Code: apperr.Unavailable, RetryAfter: pageRetryAfter,
-			Message: fmt.Sprintf("the page took longer than %s to prepare; it is still being prepared: try again in a few seconds", h.cfg.PageBudget)}
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// pageError maps the errors of rendering, labelling and cutting page n.
+// pageError maps pageview's errors for page n.
 func (h *handler) pageError(md5 string, n int, err error) error {
-	var ae *apperr.Error
 	switch {
-	case errors.As(err, &ae):
-		return err
-	case errors.Is(err, pdftext.ErrPageRange), errors.Is(err, pagecut.ErrPageRange):
+	case errors.Is(err, pageview.ErrNoPage):
 		return errPageNotFound(md5, strconv.Itoa(n), err)
-	case errors.Is(err, pdftext.ErrBusy):
+	case errors.Is(err, pageview.ErrSlow):
+		return &apperr.Error{Code: apperr.Unavailable, RetryAfter: pageRetryAfter,
+			Message: fmt.Sprintf("the page took longer than %s to prepare; it is still being prepared: try again in a few seconds", h.cfg.PageBudget)}
+	case errors.Is(err, pageview.ErrBusy):
 		return &apperr.Error{Code: apperr.Unavailable, Err: err, RetryAfter: pageRetryAfter,
 			Message: "too many pages are being prepared; try again in a few seconds"}
 	case errors.Is(err, os.ErrNotExist):
 		return notKept(md5, err)
-	case errors.Is(err, pdftext.ErrCorrupt), errors.Is(err, pagecut.ErrUnreadable):
+	case errors.Is(err, pageview.ErrUnreadable):
 		// The document was read at ingestion: this is the engine's
 		// failure, logged in full, not the reader's.
 		return apperr.Wrap(apperr.Internal, err, "page %d of document %s could not be prepared", n, md5)
 	}
 	return err
-}
-
-// encodePNG writes img as a PNG: as 8-bit gray when every pixel is gray
-// (most pages of a manual: a third of the bytes of RGB), else as RGB (the
-// image is opaque, so image/png leaves the alpha channel out), at
-// BestSpeed (see proto-docs/docqa-decisions.md for what was measured).
-func encodePNG(img *image.RGBA) ([]byte, error) {
-	var src image.Image = img
-	if gray, ok := toGray(img); ok {
-		src = gray
-	}
-	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&b, src); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// toGray returns img as *image.Gray when all its pixels are gray.
-func toGray(img *image.RGBA) (*image.Gray, bool) {
-	b := img.Bounds()
-	gray := image.NewGray(b)
-	w := b.Dx()
-	for y := range b.Dy() {
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		out := gray.Pix[y*gray.Stride : y*gray.Stride+w]
-		for x := range w {
-			p := row[4*x : 4*x+4]
-			if p[0] != p[1] || p[1] != p[2] {
-				return nil, false
-			}
-			out[x] = p[0]
-		}
-	}
-	return gray, true
 }

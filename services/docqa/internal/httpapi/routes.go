@@ -12,7 +12,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/singleflight"
 
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginauth"
@@ -21,6 +20,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/answer"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
+	"github.com/carhub/backend/services/docqa/internal/pageview"
 	"github.com/carhub/backend/services/docqa/internal/rag"
 	"github.com/carhub/backend/services/docqa/internal/retrieval"
 )
@@ -125,10 +125,9 @@ type handler struct {
 	// Per-user limits (limits.go).
 	chatLimit *ginauth.Limiter
 	uploads   *ginauth.Concurrency
-	// flight runs one render or cut per page at a time (pages.go); cuts
-	// bounds the pdfcpu cuts running at once.
-	flight singleflight.Group
-	cuts   chan struct{}
+	// pages prepares the page routes' images and PDFs (internal/pageview);
+	// nil when no original is kept.
+	pages *pageview.Service
 }
 
 // New returns the engine serving every route of the docqa service.
@@ -150,9 +149,6 @@ func New(cfg Config) *gin.Engine {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.PageCache == nil {
-		cfg.PageCache = noCache{}
 	}
 	if cfg.PageWait <= 0 {
 		cfg.PageWait = DefaultPageWait
@@ -178,7 +174,11 @@ func New(cfg Config) *gin.Engine {
 		Chat: cfg.Chat, Locator: cfg.Pages, Originals: cfg.Originals, HighlightBudget: cfg.HighlightBudget,
 		CountTokens: cfg.CountTokens, Budget: cfg.Budget, Temperature: cfg.Temperature, Log: cfg.Log,
 	})
-	h.cuts = make(chan struct{}, 1)
+	if cfg.Originals != nil {
+		h.pages = pageview.New(pageview.Config{
+			Engine: cfg.Pages, Originals: cfg.Originals, Cache: cfg.PageCache, Wait: cfg.PageWait, Budget: cfg.PageBudget, Log: cfg.Log,
+		})
+	}
 	h.chatLimit = ginauth.NewLimiter(cfg.ChatPerMinute, time.Minute, cfg.ChatPerMinute)
 	h.uploads = ginauth.NewConcurrency(cfg.UploadsPerUser)
 	if cfg.Metrics != nil {
