@@ -44,7 +44,7 @@
 # BENCH_COST_ROUNDS (5 rounds of the cost runs, tracing's and accounts'),
 # BENCH_REPORT (deploy/bench/REPORT.md), BENCH_ONLY (a
 # comma-separated list of sections to run: load, cost, auth, stats, pdf,
-# search, retrieval, chat, ingest; unset: all), BENCH_INGEST (the ingest
+# search, retrieval, maintenance, receipt, chat, ingest; unset: all), BENCH_INGEST (the ingest
 # section's modes: text (the 100 MB uploads), scanned (the OCR manuals),
 # pagecache; default text,scanned,pagecache). With BENCH_ONLY the sections
 # run replace the sections of the same title in the existing report (or are
@@ -69,8 +69,8 @@ REPORT=${BENCH_REPORT:-deploy/bench/REPORT.md}
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
 	case $s in
-	load | cost | auth | stats | pdf | search | retrieval | maintenance | chat | ingest) ;;
-	*) echo "bench: BENCH_ONLY: unknown section $s (load, cost, auth, stats, pdf, search, retrieval, maintenance, chat, ingest)" >&2; exit 2 ;;
+	load | cost | auth | stats | pdf | search | retrieval | maintenance | receipt | chat | ingest) ;;
+	*) echo "bench: BENCH_ONLY: unknown section $s (load, cost, auth, stats, pdf, search, retrieval, maintenance, receipt, chat, ingest)" >&2; exit 2 ;;
 	esac
 done
 # want SECTION: whether this run includes SECTION.
@@ -913,12 +913,24 @@ fi
 if want maintenance; then
 md "## Maintenance plans proposed from manuals" "" \
 	"\`BenchmarkMaintenanceSchedule\`: \`POST /api/documents/:md5/maintenance-schedule\` on the generated manuals of" \
-	"\`services/docqa/testdata/maintenance\` (English, German and Chinese schedules as a table, a list and prose, and a" \
-	"held-out booklet in wordings the rules were not written for), against hand-written truth: precision and recall of" \
+	"\`services/docqa/testdata/maintenance\` (English, German and Chinese schedules as tables, grids, lists and prose;" \
+	"\`held-out-*\` over the four manuals written before the rules' last change), against hand-written truth: precision and recall of" \
 	"the proposed items by the rules (no chat model) and with the scripted model stand-in (which measures the page" \
 	"choice and the check of numbers on the page, not a real model; \`DOCQA_BENCH_CHAT_URL\` and \`_MODEL\` ask a real one)." ""
 if step maintenance.log "cd services/docqa && $GO test -run '^\$' -bench MaintenanceSchedule -benchtime 2x ./internal/httpapi"; then
 	bench_table maintenance.log
+fi
+fi
+
+# ---------------------------------------------------------------- receipt
+if want receipt; then
+md "## Receipts read from photos" "" \
+	"\`BenchmarkPhotos\`: the rendered receipt photos of \`services/docqa/internal/receipt/testdata/photos\` (fuel, charging" \
+	"and workshop receipts in English, German, French and Chinese: rotated, skewed, noisy, JPEG) read by Tesseract and the" \
+	"receipt rules: share of fields right, share of wrong values (a value present but wrong), totals and dates right, and" \
+	"the time per photo (\`BenchmarkPhotosTrimmed\`: the same, cropped to the slip first)." ""
+if step receipt.log "cd services/docqa && $GO test -run '^\$' -bench Photos -benchtime 1x ./internal/receipt"; then
+	bench_table receipt.log
 fi
 fi
 
