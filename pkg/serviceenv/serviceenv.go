@@ -1,17 +1,19 @@
 // Package serviceenv holds the settings of the environment that every
 // service reads alike (CORS, trusted proxies, the shutdown drain, metrics,
-// the profiler), with one default and one message per variable, so the services cannot
+// the profiler, the log level), with one default and one message per variable, so the services cannot
 // drift apart on them. A service's config struct embeds HTTP.
 package serviceenv
 
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"time"
 
 	"github.com/carhub/backend/pkg/cors"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
 	"github.com/carhub/backend/pkg/profiling"
 )
@@ -34,6 +36,9 @@ type HTTP struct {
 	// PprofAddr turns Go's profiler on, on an address of its own
 	// (profiling.Addr: a port alone is loopback); empty: off.
 	PprofAddr string `env:"PPROF_ADDR"`
+	// LogLevel is the least level of the log lines written: debug, info,
+	// warn or error.
+	LogLevel string `env:"LOG_LEVEL" default:"info"`
 }
 
 // Settings are HTTP's values, checked.
@@ -44,6 +49,8 @@ type Settings struct {
 	Metrics bool
 	// Pprof is where the profiler listens ("": off).
 	Pprof string
+	// LogLevel is LOG_LEVEL's level.
+	LogLevel slog.Level
 }
 
 // Parse checks every variable and answers all that are wrong at once, one
@@ -67,6 +74,9 @@ func (h HTTP) Parse() (Settings, error) {
 	}
 	if s.Pprof, err = profiling.Addr(h.PprofAddr); err != nil {
 		errs = append(errs, err)
+	}
+	if s.LogLevel, err = logging.ParseLevel(h.LogLevel); err != nil {
+		errs = append(errs, fmt.Errorf("LOG_LEVEL: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Settings{}, err

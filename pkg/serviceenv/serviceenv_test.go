@@ -1,6 +1,7 @@
 package serviceenv_test
 
 import (
+	"log/slog"
 	"net/netip"
 	"slices"
 	"strings"
@@ -45,13 +46,13 @@ func TestDefaultsAreTheContracts(t *testing.T) {
 func TestValues(t *testing.T) {
 	s, err := load(t, map[string]string{
 		"CORS_ORIGINS": "https://app.example.com", "TRUSTED_PROXIES": "none", "SHUTDOWN_DRAIN": "0s", "METRICS": "off",
-		"PPROF_ADDR": "6060",
+		"PPROF_ADDR": "6060", "LOG_LEVEL": "WARN",
 	}).Parse()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(s.Origins, []string{"https://app.example.com"}) || len(s.Proxies) != 0 || s.Drain != 0 || s.Metrics ||
-		s.Pprof != "127.0.0.1:6060" {
+		s.Pprof != "127.0.0.1:6060" || s.LogLevel != slog.LevelWarn {
 		t.Errorf("settings %+v", s)
 	}
 }
@@ -60,13 +61,13 @@ func TestValues(t *testing.T) {
 func TestEveryBadVariableNamed(t *testing.T) {
 	_, err := load(t, map[string]string{
 		"CORS_ORIGINS": "not an origin", "TRUSTED_PROXIES": "10.0.0.0/99", "SHUTDOWN_DRAIN": "-1s", "METRICS": "maybe",
-		"PPROF_ADDR": "a:b:c",
+		"PPROF_ADDR": "a:b:c", "LOG_LEVEL": "loud",
 	}).Parse()
 	if err == nil {
 		t.Fatal("no error")
 	}
 	lines := strings.Split(err.Error(), "\n")
-	want := []string{"CORS_ORIGINS:", "TRUSTED_PROXIES:", "SHUTDOWN_DRAIN: -1s must not be negative", "METRICS:", "PPROF_ADDR:"}
+	want := []string{"CORS_ORIGINS:", "TRUSTED_PROXIES:", "SHUTDOWN_DRAIN: -1s must not be negative", "METRICS:", "PPROF_ADDR:", "LOG_LEVEL:"}
 	if len(lines) != len(want) {
 		t.Fatalf("error %q: want %d lines", err, len(want))
 	}

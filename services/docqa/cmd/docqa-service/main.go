@@ -73,8 +73,7 @@ func main() {
 
 // serviceConfig is the whole configuration, read from the environment.
 type serviceConfig struct {
-	Addr     string `env:"DOCQA_ADDR" default:":8080"`
-	LogLevel string `env:"LOG_LEVEL" default:"info"` // debug | info | warn | error
+	Addr string `env:"DOCQA_ADDR" default:":8080"`
 	// AuthMode: off (everyone is the built-in user) or local (the gateway
 	// hands over the identity fuel-service signed with AuthIdentitySecret).
 	AuthMode           string `env:"AUTH_MODE" default:"off"`
@@ -196,15 +195,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		return fmt.Errorf("LOG_LEVEL: %w", err)
-	}
 	web, err := cfg.HTTP.Parse()
 	if err != nil {
 		return err
 	}
-	log := logging.New(stdout, level)
+	log := logging.New(stdout, web.LogLevel)
 	build := buildinfo.Read("docqa-service", version)
 	log.Info("starting docqa-service", append([]any{"version", build.Version, "revision", build.Revision}, config.Attrs(cfg)...)...)
 	// Before the store, the providers and the handler: they ask whether

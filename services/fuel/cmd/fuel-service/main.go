@@ -97,22 +97,22 @@ func main() {
 
 // run starts the service and serves until ctx is done.
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	// Buffered: a line for every request, written out in batches
-	// (logging.NewBuffered); stop, deferred first, writes out the last.
-	log, stopLog := logging.NewBuffered(stdout, slog.LevelInfo)
-	defer func() { _ = stopLog() }()
 	var cfg Config
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
 	}
+	web, err := cfg.HTTP.Parse()
+	if err != nil {
+		return err
+	}
+	// Buffered: a line for every request, written out in batches
+	// (logging.NewBuffered); stop, deferred first, writes out the last.
+	log, stopLog := logging.NewBuffered(stdout, web.LogLevel)
+	defer func() { _ = stopLog() }()
 	build := buildinfo.Read("fuel-service", version)
 	log.Info("config", append([]any{"version", build.Version, "revision", build.Revision}, config.Attrs(cfg)...)...)
 	if cfg.PurgeInterval <= 0 {
 		return fmt.Errorf("FUEL_IDEMPOTENCY_PURGE_INTERVAL must be positive, got %s", cfg.PurgeInterval)
-	}
-	web, err := cfg.HTTP.Parse()
-	if err != nil {
-		return err
 	}
 	// Before the store and the handler: they ask whether tracing is on.
 	stopTracing, err := tracing.Init(ctx, getenv, "fuel-service", log)
