@@ -15,7 +15,7 @@ import (
 // Code is a machine-readable error code of the API contract.
 type Code string
 
-// Codes of ../shared/spec/decisions.md. Unauthorized and Forbidden come with accounts
+// Codes of proto-docs/contract.md, "Errors". Unauthorized and Forbidden come with accounts
 // (AUTH_MODE=local); ResourceExhausted is a rate limit's answer.
 const (
 	InvalidArgument Code = "INVALID_ARGUMENT"

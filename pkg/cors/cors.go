@@ -1,5 +1,5 @@
 // Package cors is the CORS middleware both services share, on
-// gin-contrib/cors, configured as ../shared/spec/decisions.md says: origins from
+// gin-contrib/cors, configured as proto-docs/contract.md, "CORS", says: origins from
 // CORS_ORIGINS, methods GET POST PUT DELETE OPTIONS, credentials allowed,
 // and "any header" granted by echoing Access-Control-Request-Headers.
 //

@@ -31,7 +31,7 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/script"
 )
 
-// Bounds of a Query (../shared/spec/decisions.md). The history's bounds
+// Bounds of a Query (proto-docs/contract.md, "Chat request"). The history's bounds
 // keep the work of counting its tokens small (proto-docs/auth-decisions.md,
 // "Chat history and the tokenizer's work"): the web client sends at most
 // the last 20 items, each cut to MaxHistoryChars.

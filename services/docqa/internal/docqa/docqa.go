@@ -15,7 +15,7 @@ import (
 	"github.com/carhub/backend/pkg/auth"
 )
 
-// Contract constants of ../shared/spec/docqa-service-api.md.
+// Contract constants (proto-docs/docqa-service.openapi.yaml, proto-docs/contract.md).
 const (
 	Dimension      = 1024 // embedding dimension
 	ChunkTokens    = 400  // chunk size in cl100k tokens

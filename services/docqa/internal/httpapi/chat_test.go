@@ -271,7 +271,7 @@ func TestChatEmbeddingProviderDownIs503(t *testing.T) {
 }
 
 // TestChatStoreFailureBeforeStream: a vector store that fails during
-// retrieval is UNAVAILABLE (../shared/spec/decisions.md), answered as JSON before any stream.
+// retrieval is UNAVAILABLE (proto-docs/contract.md, "Chat request"), answered as JSON before any stream.
 func TestChatStoreFailureBeforeStream(t *testing.T) {
 	forEachAuthMode(t, func(t *testing.T, accounts bool) {
 		s := newService(t, options{accounts: accounts})

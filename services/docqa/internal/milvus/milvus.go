@@ -40,7 +40,7 @@ var (
 	_ docqa.TermCounter = (*Store)(nil)
 )
 
-// Field names and index parameters of the collection (../shared/spec/decisions.md).
+// Field names and index parameters of the collection (proto-docs/contract.md, "Milvus collection").
 const (
 	FieldID        = "doc_id"
 	FieldContent   = "content"

@@ -24,7 +24,7 @@ import (
 const maxChunksPerText = docqa.MaxChunks
 
 // sentenceEnds are the marks a cut moves back to: Spring AI's `. ? ! \n`
-// plus the full-width Chinese/Japanese sentence ends of ../shared/spec/decisions.md.
+// plus the full-width Chinese/Japanese sentence ends of proto-docs/contract.md, "Chunking".
 const sentenceEnds = ".?!\n。？！"
 
 // Splitter splits page text into chunks. It is safe for concurrent use.

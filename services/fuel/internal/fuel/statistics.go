@@ -17,7 +17,7 @@ import (
 // answered, so rounding the mean is not disturbed by rounding the samples.
 const samplePrecision = 24
 
-// Statistics of one vehicle, as ../shared/spec/decisions.md defines them, with every
+// Statistics of one vehicle, as proto-docs/contract.md, "Statistics", defines them, with every
 // energy kept apart (proto-docs/fuel-decisions.md, "Energies"). TotalRecords,
 // TotalAmount, LastRefuel, TotalDistance and the first and last times count
 // every record; the quantity and consumption fields describe MainEnergy
@@ -196,7 +196,7 @@ func (b *StatsBuilder) Add(r StatsRecord) {
 	a.samples++
 }
 
-// sampler finds the samples of ../shared/spec/decisions.md in records given in
+// sampler finds the samples of proto-docs/contract.md, "Statistics", in records given in
 // (refuel_time, id) order: a full record F closes a span that began at the
 // previous full record P; the span's liters and money are those of the
 // records after P up to F; a span of positive distance is a sample. A

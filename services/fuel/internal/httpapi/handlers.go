@@ -241,7 +241,7 @@ func (a *API) deleteRefuel(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-// pathID reads the :id path parameter (../shared/spec/decisions.md: 1..MaxUint64).
+// pathID reads the :id path parameter (proto-docs/contract.md, "Path ids": 1..MaxUint64).
 func pathID(c *gin.Context) (uint64, error) { return parseID("id", c.Param("id")) }
 
 // maxPageSize bounds the limit query parameter.

@@ -1,5 +1,5 @@
 // Package httpapi is the HTTP face of the fuel service: the routes of
-// ../shared/spec/fuel-service-api.md, request and response DTOs, and their conversion to
+// proto-docs/fuel-service.openapi.yaml, request and response DTOs, and their conversion to
 // and from the fuel domain types.
 package httpapi
 

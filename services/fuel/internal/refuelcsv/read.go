@@ -499,7 +499,7 @@ func toRefuel(rec []string, cols columns, format, order string, volume, distance
 	switch format {
 	case FormatFuelly:
 		// Rows of Fuelly and LubeLogger are full fill-ups unless flagged
-		// partial (../shared/spec/decisions.md).
+		// partial (proto-docs/contract.md, "CSV import").
 		partial, err := parseBool(cols.name(colPartial), field(rec, cols, colPartial))
 		if err != nil {
 			return r, err

@@ -9,7 +9,7 @@ import (
 )
 
 // TestStatisticsMissedPreviousGolden checks missed_previous against
-// hand-worked statistics (../shared/spec/decisions.md, "Fuel additions").
+// hand-worked statistics (proto-docs/contract.md, "Missed fill-ups").
 func TestStatisticsMissedPreviousGolden(t *testing.T) {
 	type mrec struct {
 		at                  int // minutes after base

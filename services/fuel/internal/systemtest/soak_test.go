@@ -118,7 +118,7 @@ type worker struct {
 // unexpected status, at most one default vehicle at every listing and at
 // the end, every record reads back as its last write answered, the records
 // listed are exactly those the clients hold, and each vehicle's statistics
-// equal a recomputation from its listed records (../shared/spec/decisions.md, independently
+// equal a recomputation from its listed records (proto-docs/contract.md, "Statistics", independently
 // implemented here).
 func TestSoak(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
@@ -860,7 +860,7 @@ func lastOf(rs []map[string]any) map[string]any {
 	return best
 }
 
-// recompute is the statistics of ../shared/spec/decisions.md over listed records, written
+// recompute is the statistics of proto-docs/contract.md over listed records, written
 // independently of the service: each energy its own tank, exact
 // rationals, means rounded half-up to 4 places at the end. The answer maps
 // the contract's fields (of the main energy, proto-docs/fuel-decisions.md), the sample
