@@ -12,6 +12,7 @@ import { zh } from './zh';
 import { costsDe, costsEn, costsZh } from './costs';
 import { currencyDe, currencyEn, currencyZh } from './currency';
 import { planDe, planEn, planZh } from './plan';
+import { notifyDe, notifyEn, notifyZh } from './notifications';
 
 const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '').sort();
 
@@ -21,7 +22,8 @@ const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '
 // at all (a pattern like "{quantity}, {amount} — {date}") or is a unit
 // symbol (the keys unit.*).
 // "MM" is the month's letters in a date's pattern in English and German alike.
-const SAME_IN_EVERY_LANGUAGE = new Set(['{page} · CarHub', 'CSV', 'PDF', 'Diesel', 'Hybrid', 'Name', 'Tank', 'Export: {message}', 'MM']);
+// Webhook, Push, ntfy and Gotify are the names German and Chinese use too.
+const SAME_IN_EVERY_LANGUAGE = new Set(['{page} · CarHub', 'CSV', 'PDF', 'Diesel', 'Hybrid', 'Name', 'Tank', 'Export: {message}', 'MM', 'Webhook', 'Push', 'ntfy', 'Gotify']);
 const hasWord = (v: string) => /\p{L}/u.test(v.replace(/\{\w+\}/g, ''));
 const untranslated = (key: string, english: string, v: string) =>
   v === english && hasWord(v) && !key.startsWith('unit.') && !SAME_IN_EVERY_LANGUAGE.has(v);
@@ -54,6 +56,7 @@ describe('catalogues', () => {
     ['costs', costsEn, { de: costsDe, zh: costsZh }],
     ['currency', currencyEn, { de: currencyDe, zh: currencyZh }],
     ['plan', planEn, { de: planDe, zh: planZh }],
+    ['notifications', notifyEn, { de: notifyDe, zh: notifyZh }],
   ];
   for (const [name, base, others] of sets) {
     for (const [lang, cat] of Object.entries(others)) {
