@@ -15,6 +15,8 @@ import type { User } from '../api/session';
 import { Account } from './Account';
 // The currency question loads when a currency is picked: few open it, and the first screen's budget is tight.
 type CurrencyModule = typeof import('./CurrencyChange');
+// Notifications load as a chunk with their own words (components/notifications.tsx), shown under the form once loaded.
+type NotificationsModule = typeof import('../components/notifications');
 
 /** Locales offered; the current one and the browser's are added when missing. */
 const LOCALES = [
@@ -90,6 +92,8 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
   const set = <K extends keyof Preferences>(k: K, v: Preferences[K]) => setEdits((x) => ({ ...x, [k]: v }));
   const changing = form.currency !== preferences.currency;
   const [currencyModule, setCurrencyModule] = useState<CurrencyModule | null>(null);
+  const [notifications, setNotifications] = useState<NotificationsModule | null>(null);
+  useEffect(() => void import('../components/notifications').then((m) => setNotifications(() => m), () => undefined), []);
   useEffect(() => {
     if (changing && !currencyModule) void import('./CurrencyChange').then((m) => setCurrencyModule(() => m));
   }, [changing, currencyModule]);
@@ -237,6 +241,7 @@ export function Settings({ preferences, onChange, user, oidc }: Props) {
           <button type="submit" disabled={busy}>{t('settings.save')}</button>
         </div>
       </form>
+      {notifications && <notifications.Notifications timeZone={preferences.time_zone} accounts={user !== null} />}
       {user && <Account user={user} oidc={oidc} />}
     </>
   );
