@@ -36,6 +36,11 @@ export default defineConfig({
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/api(\/|$)/, /^\/health$/],
         cleanupOutdatedCaches: true,
+        // Push (issue 57): the push and notificationclick handlers, a plain
+        // script of public/ (same origin, so script-src 'self' allows it).
+        // Being in public/ it is precached too: a change to it changes this
+        // worker's precache list, so an app with a new one prompts to update.
+        importScripts: ['/sw-push.js'],
         // Nothing from another origin, nothing at run time from a CDN. The
         // one API answer kept here: the page images of the page view
         // (src/components/PageView.tsx), so a page viewed once shows again

@@ -131,6 +131,10 @@ export function Root() {
     if (n > 0 && !window.confirm(tn('app.signOutConfirm', n, { who }))) {
       return;
     }
+    // Push to this device ends with the session: the next person on it gets none of these reminders. The
+    // push service then answers the server 410 for it, which deletes it there (offline/notifications.ts).
+    const worker = await navigator.serviceWorker?.getRegistration().catch(() => undefined);
+    await (await worker?.pushManager?.getSubscription().catch(() => null))?.unsubscribe().catch(() => false);
     // Without an answer the token stays valid on the server until it expires; it is forgotten here all the same.
     await authApi.logout().catch(() => undefined);
     await clearSnapshots();

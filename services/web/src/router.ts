@@ -11,10 +11,11 @@ export function navigate(path: string, replace = false): void {
   for (const fn of listeners) fn();
 }
 
-export function usePath(): string {
-  const [path, setPath] = useState(location.pathname);
+/** useLocation: read(location), again after each navigation. */
+function useLocation(read: () => string): string {
+  const [value, setValue] = useState(read);
   useEffect(() => {
-    const update = () => setPath(location.pathname);
+    const update = () => setValue(read());
     listeners.add(update);
     window.addEventListener('popstate', update);
     return () => {
@@ -22,8 +23,13 @@ export function usePath(): string {
       window.removeEventListener('popstate', update);
     };
   }, []);
-  return path;
+  return value;
 }
+
+export const usePath = (): string => useLocation(() => location.pathname);
+
+/** useSearch: the query ("?vehicle=2&reminder=7"), which a navigation within one page changes. */
+export const useSearch = (): string => useLocation(() => location.search);
 
 /** onLinkClick turns a plain left click on an in-app link into navigate(). */
 export function onLinkClick(e: MouseEvent): void {
@@ -32,5 +38,6 @@ export function onLinkClick(e: MouseEvent): void {
   if (!a || a.target || a.hasAttribute('download') || a.origin !== location.origin) return;
   if (a.pathname.startsWith('/api/') || a.pathname === '/health') return;
   e.preventDefault();
-  navigate(a.pathname + a.search);
+  // The fragment travels too: a page may show its part ("/settings#notifications").
+  navigate(a.pathname + a.search + a.hash);
 }

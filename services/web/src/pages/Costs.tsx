@@ -4,6 +4,8 @@
 // the body serialized once), its receipts as items waiting for it; editing
 // and deleting need a connection, as for refuels.
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { useSearch } from '../router';
+import { linkedReminder } from '../lib/notifications';
 import type { VehicleContext } from './context';
 import { canWriteRefuels, currencyOf, type Vehicle } from '../api/fuel';
 import { CATEGORIES, costPaths, costs, type Category, type Expense, type ExpenseInput } from '../api/costs';
@@ -47,6 +49,12 @@ function useOutboxItems(): OutboxItem[] {
 }
 
 export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleContext) {
+  // A reminder's notification opens "/costs?vehicle=2&reminder=7": that vehicle, that reminder in view.
+  const search = useSearch();
+  const linked = linkedReminder(search);
+  useEffect(() => {
+    if (linked.vehicle !== null) choose(linked.vehicle);
+  }, [search]);
   const vehicle = vehicles?.find((v) => v.id === chosen);
   const writable = vehicle !== undefined && canWriteRefuels(vehicle);
   const cur = currencyOf(vehicle, homeCurrency());
@@ -94,7 +102,8 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
       {vehicles && vehicles.length > 0 && <VehiclePicker vehicles={vehicles} value={chosen} onChange={choose} />}
       {vehicles && vehicles.length === 0 && <NoVehicle />}
       {vehicle && !writable && <p class="hint">{tk('costs.readOnly')}</p>}
-      {vehicle && <Reminders vehicle={vehicle} writable={writable} online={online} />}
+      {vehicle && <Reminders vehicle={vehicle} writable={writable} online={online}
+        linked={linked.vehicle === null || linked.vehicle === vehicle.id ? linked.reminder : null} />}
       {vehicle && <CalendarFeed user={user} />}
       {vehicle && (
         <section aria-labelledby="expenses-h">

@@ -24,6 +24,7 @@ import { announce } from '../components/status';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';
 import { DueState } from '../components/reminder-status';
+import { NotifyLine, useNotifyPlan, type NotifyPlan } from '../components/reminder-notify';
 import { outbox, sync } from '../offline/sync';
 import type { OutboxItem } from '../offline/outbox';
 
@@ -33,6 +34,8 @@ interface Props {
   vehicle: Vehicle;
   writable: boolean;
   online: boolean;
+  /** The reminder a notification's link names: brought into view and focused once listed. */
+  linked?: number | null;
 }
 
 /** queuedTitle: the title of a reminder waiting in the outbox, when it is one of the vehicle's. */
@@ -71,13 +74,22 @@ function useQueuedReminders(vehicle: number, reload: () => void): { item: Outbox
   return items;
 }
 
-export function Reminders({ vehicle, writable, online }: Props) {
+export function Reminders({ vehicle, writable, online, linked = null }: Props) {
   const list = useResource<Reminder[]>(costPaths.reminders(vehicle.id));
   const queued = useQueuedReminders(vehicle.id, list.reload);
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const reminders = byUrgency(list.data ?? [], Date.now());
+  // Whether each will reach its owner (Settings → Notifications), said on its card.
+  const plan = useNotifyPlan();
+  const listed = linked !== null && reminders.some((r) => r.id === linked);
+  useEffect(() => {
+    if (!listed) return;
+    const card = document.getElementById(`reminder-${linked}`);
+    card?.focus({ preventScroll: true });
+    card?.scrollIntoView({ block: 'center' });
+  }, [linked, listed]);
 
   async function remove(r: Reminder) {
     if (!window.confirm(tk('rem.deleteConfirm', { title: r.title }))) return;
@@ -130,7 +142,7 @@ export function Reminders({ vehicle, writable, online }: Props) {
           {reminders.map((r) => editing === r.id ? (
             <li key={r.id} class="record"><ReminderForm vehicle={vehicle} record={r} onDone={(text, sent) => edited(r, text, sent)} /></li>
           ) : (
-            <ReminderItem key={r.id} r={r} writable={writable} online={online} onEdit={() => setEditing(r.id)} onDelete={() => void remove(r)} />
+            <ReminderItem key={r.id} r={r} linked={r.id === linked} plan={plan} viewer={vehicle.role === 'viewer'} writable={writable} online={online} onEdit={() => setEditing(r.id)} onDelete={() => void remove(r)} />
           ))}
         </ul>
       )}
@@ -169,7 +181,9 @@ function every(r: Reminder, u: Units): string | null {
   return tk('rem.every', { what: parts.length === 2 ? tk('rem.or', { a: parts[0]!, b: parts[1]! }) : parts[0]! });
 }
 
-function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; writable: boolean; online: boolean; onEdit: () => void; onDelete: () => void }) {
+function ReminderItem({ r, linked, plan, viewer, writable, online, onEdit, onDelete }: {
+  r: Reminder; linked: boolean; plan: NotifyPlan | null; viewer: boolean; writable: boolean; online: boolean; onEdit: () => void; onDelete: () => void;
+}) {
   const u = activeUnits();
   const hid = `rem-${r.id}`;
   const lastOdo = r.last_done?.odometer != null ? fmtDistance(r.last_done.odometer, u) : null;
@@ -183,7 +197,7 @@ function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; 
     last ? tk('rem.lastDone', { when: last }) : lastOdo ? tk('rem.lastDoneAt', { odometer: lastOdo }) : null,
   ].filter((x): x is string => x !== null);
   return (
-    <li class={`record reminder ${r.status}`} aria-labelledby={hid}>
+    <li id={`reminder-${r.id}`} class={`record reminder ${r.status}${linked ? ' linked' : ''}`} aria-labelledby={hid} tabIndex={linked ? -1 : undefined}>
       <div class="expense-head">
         <span class={`cat cat-${r.category}`}><CategoryIcon category={r.category} /></span>
         <div class="expense-what">
@@ -193,6 +207,7 @@ function ReminderItem({ r, writable, online, onEdit, onDelete }: { r: Reminder; 
       </div>
       <ul class="facts">{facts.map((f) => <li key={f}>{f}</li>)}</ul>
       {r.notes && <p class="notes">{r.notes}</p>}
+      <NotifyLine plan={plan} status={r.status} viewer={viewer} />
       {writable && (
         <div class="buttons">
           <button type="button" class="secondary" onClick={onEdit} disabled={!online}>{t('common.edit')}</button>
