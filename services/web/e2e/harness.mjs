@@ -237,9 +237,10 @@ export function fakeChat() {
  * password, loginsPerMinute = 20}) accounts are on (AUTH_MODE=local) and that user is the first
  * administrator; s.login() then answers a token for API calls of the test. With oidc (and auth)
  * single sign-on is on, through a provider that signs in s.oidcUser ({ sub, preferred_username }).
- * chatModel false starts docqa as installed by default, without a chat model.
+ * chatModel false starts docqa as installed by default, without a chat model. fuelEnv: more of
+ * fuel-service's environment (the notifications' SMTP_URL, NOTIFY_FROM, WEBHOOK_ALLOW_PRIVATE).
  */
-export async function startStack({ auth, oidc = false, locale = 'en-IE', timezoneId = 'Europe/Berlin', chatModel = true } = {}) {
+export async function startStack({ auth, oidc = false, locale = 'en-IE', timezoneId = 'Europe/Berlin', chatModel = true, fuelEnv: moreFuelEnv = {} } = {}) {
   for (const f of ['fuel-service', 'docqa-service', 'caddy']) {
     if (!existsSync(join(bin, f))) throw new Error(`${join(bin, f)} is missing: run make build first`);
   }
@@ -262,6 +263,7 @@ export async function startStack({ auth, oidc = false, locale = 'en-IE', timezon
     ...authEnv, AUTH_ADMIN_USERNAME: auth?.username ?? '', AUTH_ADMIN_PASSWORD: auth?.password ?? '',
     // Room for a test's own logins before the one that tests throttling.
     AUTH_LOGINS_PER_MINUTE: String(auth?.loginsPerMinute ?? 20),
+    ...moreFuelEnv,
   };
   const s = { dir, chat, base: `http://127.0.0.1:${webPort}`, procs: {} };
   if (oidc) {
