@@ -408,6 +408,26 @@ func (d ReminderDue) NextDate() *Date {
 	return d.EstimatedDueDate
 }
 
+// CompareUrgency orders two reminders' dues by urgency: overdue, soon,
+// ok; within each, by the day they are due (NextDate; none last). 0 when
+// they are as urgent: the caller breaks the tie.
+func CompareUrgency(x, y ReminderDue) int {
+	rank := map[ReminderStatus]int{StatusOverdue: 0, StatusSoon: 1, StatusOK: 2}
+	if c := rank[x.Status] - rank[y.Status]; c != 0 {
+		return c
+	}
+	dx, dy := x.NextDate(), y.NextDate()
+	switch {
+	case dx != nil && dy == nil:
+		return -1
+	case dx == nil && dy != nil:
+		return 1
+	case dx != nil && *dx != *dy:
+		return -dx.DaysUntil(*dy)
+	}
+	return 0
+}
+
 // Due computes the reminder's computed fields as of now from the reminder
 // and its Facts (proto-docs/fuel-decisions.md, "Reminders").
 func (r *Reminder) Due(now time.Time) ReminderDue {

@@ -342,22 +342,8 @@ func (a *API) listDue(ctx context.Context, f fuel.ReminderFilter, status fuel.Re
 			out = append(out, dueReminder{r, d})
 		}
 	}
-	rank := map[fuel.ReminderStatus]int{fuel.StatusOverdue: 0, fuel.StatusSoon: 1, fuel.StatusOK: 2}
-	slices.SortStableFunc(out, func(x, y dueReminder) int {
-		if c := rank[x.Due.Status] - rank[y.Due.Status]; c != 0 {
-			return c
-		}
-		dx, dy := x.Due.NextDate(), y.Due.NextDate()
-		switch {
-		case dx != nil && dy == nil:
-			return -1
-		case dx == nil && dy != nil:
-			return 1
-		case dx != nil && *dx != *dy:
-			return -dx.DaysUntil(*dy)
-		}
-		return 0 // the store's order: by id
-	})
+	// Ties keep the store's order: by id.
+	slices.SortStableFunc(out, func(x, y dueReminder) int { return fuel.CompareUrgency(x.Due, y.Due) })
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package notifications
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -172,26 +173,7 @@ func zone(name string) *time.Location {
 // SortDue orders reminders as GET /api/reminders does: overdue before
 // soon, then by the day they are due (none last), then by id.
 func SortDue(ds []Due) {
-	rank := map[fuel.ReminderStatus]int{fuel.StatusOverdue: 0, fuel.StatusSoon: 1, fuel.StatusOK: 2}
 	slices.SortStableFunc(ds, func(x, y Due) int {
-		if c := rank[x.Due.Status] - rank[y.Due.Status]; c != 0 {
-			return c
-		}
-		dx, dy := x.Due.NextDate(), y.Due.NextDate()
-		switch {
-		case dx != nil && dy == nil:
-			return -1
-		case dx == nil && dy != nil:
-			return 1
-		case dx != nil && *dx != *dy:
-			return -dx.DaysUntil(*dy)
-		}
-		switch {
-		case x.Reminder.ID < y.Reminder.ID:
-			return -1
-		case x.Reminder.ID > y.Reminder.ID:
-			return 1
-		}
-		return 0
+		return cmp.Or(fuel.CompareUrgency(x.Due, y.Due), cmp.Compare(x.Reminder.ID, y.Reminder.ID))
 	})
 }
