@@ -27,10 +27,17 @@ func Reserve(dir, pattern string) (string, error) {
 	return name, nil
 }
 
+// ErrNotEmpty is wrapped, with fs.ErrExist, by Place's error when dst
+// exists and overwrite is off. The backups of both services wrap it too
+// when a restore's target already holds data: one sentinel for "would
+// replace what is there", whichever step found it.
+var ErrNotEmpty = errors.New("the target is not empty")
+
 // Place gives the finished, synced file tmp the name dst and makes the
 // name durable (the directory is synced). With overwrite it is a rename.
 // Without, it is a hard link, which fails rather than replace a dst that
-// appeared meanwhile: the error then wraps fs.ErrExist and tmp is kept.
+// appeared meanwhile: the error then wraps ErrNotEmpty and fs.ErrExist,
+// and tmp is kept.
 func Place(tmp, dst string, overwrite bool) error {
 	if overwrite {
 		if err := os.Rename(tmp, dst); err != nil {
@@ -40,13 +47,13 @@ func Place(tmp, dst string, overwrite bool) error {
 	}
 	switch err := os.Link(tmp, dst); {
 	case errors.Is(err, fs.ErrExist):
-		return fmt.Errorf("%s appeared meanwhile: %w", dst, fs.ErrExist)
+		return fmt.Errorf("%w: %s appeared meanwhile: %w", ErrNotEmpty, dst, fs.ErrExist)
 	case err != nil:
 		// A file system without hard links: a rename, after one more look
 		// (a file created in between the look and the rename would be
 		// replaced; no portable call closes that window).
 		if _, serr := os.Lstat(dst); serr == nil {
-			return fmt.Errorf("%s appeared meanwhile: %w", dst, fs.ErrExist)
+			return fmt.Errorf("%w: %s appeared meanwhile: %w", ErrNotEmpty, dst, fs.ErrExist)
 		}
 		if err := os.Rename(tmp, dst); err != nil {
 			return err

@@ -60,8 +60,8 @@ func TestPlaceWithoutOverwrite(t *testing.T) {
 	// A dst that exists is never replaced, and tmp is kept for the caller.
 	write(t, tmp, "newer")
 	err := Place(tmp, dst, false)
-	if !errors.Is(err, fs.ErrExist) {
-		t.Fatalf("placing over an existing file: %v, want fs.ErrExist", err)
+	if !errors.Is(err, fs.ErrExist) || !errors.Is(err, ErrNotEmpty) {
+		t.Fatalf("placing over an existing file: %v, want ErrNotEmpty and fs.ErrExist", err)
 	}
 	if read(t, dst) != "new" || read(t, tmp) != "newer" {
 		t.Fatal("a refused place changed a file")

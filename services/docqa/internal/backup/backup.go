@@ -52,8 +52,9 @@ var afterSnapshot = func() {}
 
 // ErrNotEmpty is wrapped by Restore's error when a target directory holds
 // something and replacing it was not asked for, and by Write's when the
-// archive file exists.
-var ErrNotEmpty = errors.New("the target is not empty")
+// archive file exists (atomicfile's sentinel: the same error whichever
+// step found the target taken).
+var ErrNotEmpty = atomicfile.ErrNotEmpty
 
 // ErrDamaged is wrapped by Restore's error when the archive is not one
 // Restore can trust: truncated, altered, not an archive of this format.
@@ -188,7 +189,7 @@ func Write(ctx context.Context, from Paths, dst string, overwrite bool) (Manifes
 	if err := writeArchive(tmp, m, db, files); err != nil {
 		return Manifest{}, err
 	}
-	if err := place(tmp, dst, overwrite); err != nil {
+	if err := atomicfile.Place(tmp, dst, overwrite); err != nil {
 		return Manifest{}, err
 	}
 	return m, nil
@@ -637,14 +638,4 @@ func swap(moves [][2]string) error {
 		errs = append(errs, atomicfile.SyncDir(filepath.Dir(d.target)))
 	}
 	return errors.Join(errs...)
-}
-
-// place is atomicfile.Place, a dst that appeared meanwhile being
-// ErrNotEmpty.
-func place(tmp, dst string, overwrite bool) error {
-	err := atomicfile.Place(tmp, dst, overwrite)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%w: %w", ErrNotEmpty, err)
-	}
-	return err
 }
