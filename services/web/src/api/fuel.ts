@@ -216,12 +216,8 @@ export interface ImportErrorBody {
   errors?: { row: number; reason: string }[];
 }
 
-/** The unit of an energy's quantity, as the service names it. */
-export function unitOf(energy: Energy): EnergyUnit {
-  if (energy === 'electricity') return 'kWh';
-  if (energy === 'cng' || energy === 'hydrogen') return 'kg';
-  return 'l';
-}
+/** The unit of an energy's quantity, as the service names it (lib/energy.ts, where lib/ reads it too). */
+export { unitOf } from '../lib/energy';
 
 /** The default energy of a vehicle, as the service chooses it. */
 export function defaultEnergy(fuel: FuelType): Energy {

@@ -13,6 +13,7 @@ import { costsDe, costsEn, costsZh } from './costs';
 import { currencyDe, currencyEn, currencyZh } from './currency';
 import { planDe, planEn, planZh } from './plan';
 import { notifyDe, notifyEn, notifyZh } from './notifications';
+import { receiptsDe, receiptsEn, receiptsZh } from './receipts';
 
 const params = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '').sort();
 
@@ -57,6 +58,7 @@ describe('catalogues', () => {
     ['currency', currencyEn, { de: currencyDe, zh: currencyZh }],
     ['plan', planEn, { de: planDe, zh: planZh }],
     ['notifications', notifyEn, { de: notifyDe, zh: notifyZh }],
+    ['receipts', receiptsEn, { de: receiptsDe, zh: receiptsZh }],
   ];
   for (const [name, base, others] of sets) {
     for (const [lang, cat] of Object.entries(others)) {

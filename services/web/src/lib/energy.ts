@@ -6,3 +6,10 @@ export const FUEL_TYPES: FuelType[] = ['gasoline', 'diesel', 'hybrid', 'electric
 export type Energy = 'gasoline' | 'diesel' | 'lpg' | 'cng' | 'electricity' | 'hydrogen';
 export const ENERGIES: Energy[] = ['gasoline', 'diesel', 'lpg', 'cng', 'electricity', 'hydrogen'];
 export type EnergyUnit = 'l' | 'kWh' | 'kg';
+
+/** The unit of an energy's quantity, as the service names it. */
+export function unitOf(energy: Energy): EnergyUnit {
+  if (energy === 'electricity') return 'kWh';
+  if (energy === 'cng' || energy === 'hydrogen') return 'kg';
+  return 'l';
+}

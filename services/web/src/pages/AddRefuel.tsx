@@ -13,7 +13,10 @@ import { uuid } from '../lib/uuid';
 import { outbox, sync } from '../offline/sync';
 import { sessions } from '../api/session';
 import { useResource } from '../hooks';
-import { AsOf, ErrorText, NoVehicle, VehiclePicker, chooseVehicle } from '../components/common';
+import { AsOf, ErrorText, NO_MARKS, NoVehicle, ReadMark, VehiclePicker, chooseVehicle, fieldClass, markId, unmark, type ReadMarks } from '../components/common';
+import { navigate, useSearch } from '../router';
+import type { Fill, RefuelValues } from '../lib/receipts';
+import type { Draft } from '../offline/drafts';
 import { announce, dismiss } from '../components/status';
 import { undoCreate } from '../offline/undo';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError, type ServiceFields } from '../components/form-errors';
@@ -24,6 +27,8 @@ import { writeLike } from '../lib/dates';
 // The photo or receipt picker loads with the attachments' chunk (the costs
 // one), not with the first screen; until then the form shows without it.
 const ChosenFiles = lazyComponent(() => import('../components/attachments').then((m) => m.ChosenFiles), { quiet: true });
+// Scan receipt (issue 56): a chunk of its own, loaded after the first screen.
+const ScanRefuel = lazyComponent(() => import('../components/receipt-scan').then((m) => m.ScanRefuel), { quiet: true });
 
 /** The refuel's fields as the service names them in its errors, and the form's controls for them. */
 function serviceFields(): ServiceFields {
@@ -67,6 +72,12 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   const [saving, setSaving] = useState(false);
   const last = useResource<RefuelRecord[]>(chosen === null ? null : paths.lastRefuel(chosen));
   const odometerRef = useRef<HTMLInputElement>(null);
+  // What a scanned receipt filled (marked until changed), its photo, and the draft it came from.
+  const [read, setRead] = useState<ReadMarks>(NO_MARKS);
+  const touch = (...ids: string[]) => setRead((r) => unmark(r, ...ids));
+  const scanned = useRef<File | null>(null);
+  const [draft, setDraft] = useState<string | null>(null);
+  const draftAsked = new URLSearchParams(useSearch()).get('draft');
 
   // The energy follows the vehicle until the owner picks one (null: the
   // vehicle's default, computed in this render so it never lags a render).
@@ -87,7 +98,9 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
       const values = { quantity: parseDecimal(next.quantity), total: parseDecimal(next.total), price: parseDecimal(next.price) };
       const third = fillThird(values, [order[0]!, order[1]!]);
       if (third) next[third.field] = inputNumber(third.value);
+      if (third) touch(third.field);
     }
+    touch(field);
     setEdited(order);
     setTriple(next);
   }
@@ -205,6 +218,14 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         setFiles([]);
       }
       announce({ text: said, action: { label: t('status.undo'), run: () => undoRefuel(key, what) } });
+      // A reviewed draft is a record now.
+      if (draft) {
+        void import('../offline/drafts').then((m) => m.removeDraft(draft));
+        setDraft(null);
+        navigate('/add', true);
+      }
+      setRead(NO_MARKS);
+      scanned.current = null;
       last.reload();
       setTriple({ quantity: '', total: '', price: '' });
       setEdited([]);
@@ -228,6 +249,26 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   const homeCode = currencyOf(vehicle, homeCurrency());
   const paidCurrency = paidIn || homeCode;
 
+  /** onScan puts what a receipt read into the form; its photo becomes one of the refuel's files. */
+  function onScan(f: Fill<RefuelValues>, photo: File, d: Draft | null) {
+    const v = f.values;
+    if (d?.vehicle_id != null && vehicles?.some((x) => x.id === d.vehicle_id)) choose(d.vehicle_id);
+    if (v.when) setWhen(v.when);
+    if (v.odometer) setOdometer(v.odometer);
+    if (v.energy) setEnergy(v.energy);
+    setTriple((x) => ({ quantity: v.quantity ?? x.quantity, total: v.total ?? x.total, price: v.price ?? x.price }));
+    // Changing one of the three then recomputes the price from the quantity and total read.
+    setEdited((['total', 'quantity'] as const).filter((k) => v[k]));
+    if (v.station) setStation(v.station);
+    if (v.paidIn) setPaidIn(v.paidIn);
+    const { paidIn: paid, ...marks } = f.marks;
+    setRead({ marks: { ...marks, ...(paid ? { 'paid-in': paid } : {}) }, words: f.words });
+    const prev = scanned.current;
+    scanned.current = photo;
+    setFiles((fs) => [...fs.filter((x) => x !== prev), photo]);
+    setDraft(d?.id ?? null);
+  }
+
   return (
     <>
       <h1 tabIndex={-1}>{t('nav.add')}</h1>
@@ -244,68 +285,78 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         }}
       >
         <ErrorSummary form={form} />
+        {vehicles && vehicles.length > 0 && <ScanRefuel id="scan" vehicleId={chosen} draft={draftAsked} onFill={onScan}
+          onDiscard={() => { setDraft(null); setRead(NO_MARKS); setFiles((fs) => fs.filter((x) => x !== scanned.current)); navigate('/add', true); }}
+          context={{ energy: en, units, home: homeCode, when, currencies: currencyCodes(homeCode) }} />}
         {vehicles && vehicles.length > 0 && (
           <VehiclePicker vehicles={vehicles} value={chosen} form={form} onChange={(id) => { choose(id); setEnergy(null); }} />
         )}
-        <div class="field">
+        <div class={fieldClass(read, 'when')}>
           <label for="when">{t('add.dateTime')}</label>
-          <DateField id="when" withTime required value={when} control={form.control('when')} onChange={setWhen} />
+          <DateField id="when" withTime required value={when} control={form.control('when', markId(read, 'when'))} onChange={(v) => { setWhen(v); touch('when'); }} />
+          <ReadMark r={read} id="when" />
           <FieldMessage form={form} id="when" />
         </div>
-        <div class="field">
+        <div class={fieldClass(read, 'odometer')}>
           <label for="odometer">{t('add.odometer')}</label>
           <div class="with-unit">
             <input id="odometer" ref={odometerRef} inputMode="decimal" autoComplete="off" required value={odometer}
               placeholder={lastShown}
-              {...form.control('odometer', 'odometer-unit')}
-              onInput={(e) => setOdometer(e.currentTarget.value)} />
+              {...form.control('odometer', 'odometer-unit', markId(read, 'odometer'))}
+              onInput={(e) => { setOdometer(e.currentTarget.value); touch('odometer'); }} />
             <span id="odometer-unit" class="unit">{dist}</span>
           </div>
+          <ReadMark r={read} id="odometer" />
           <FieldMessage form={form} id="odometer" />
         </div>
-        <div class="field">
+        <div class={fieldClass(read, 'energy')}>
           <label for="energy">{t('add.energy')}</label>
-          <select id="energy" value={en} {...form.control('energy')} onChange={(e) => setEnergy(e.currentTarget.value as Energy)}>
+          <select id="energy" value={en} {...form.control('energy', markId(read, 'energy'))} onChange={(e) => { setEnergy(e.currentTarget.value as Energy); touch('energy'); }}>
             {ENERGIES.map((x) => <option key={x} value={x}>{`${energyName(x)} (${quantityLabel(unitOf(x), units)})`}</option>)}
           </select>
+          <ReadMark r={read} id="energy" />
           <FieldMessage form={form} id="energy" />
         </div>
-        <div class="field">
+        <div class={fieldClass(read, 'quantity')}>
           <label for="quantity">{t('add.quantity')}</label>
           <div class="with-unit">
             <input id="quantity" inputMode="decimal" autoComplete="off" value={triple.quantity}
-              {...form.control('quantity', 'quantity-unit')}
+              {...form.control('quantity', 'quantity-unit', markId(read, 'quantity'))}
               onInput={(e) => onTriple('quantity', e.currentTarget.value)} />
             <span id="quantity-unit" class="unit">{unit}</span>
           </div>
+          <ReadMark r={read} id="quantity" />
           <FieldMessage form={form} id="quantity" />
         </div>
-        <div class="field">
+        <div class={fieldClass(read, 'total')}>
           <label for="total">{t('add.total')}</label>
           <div class="with-unit">
             <input id="total" inputMode="decimal" autoComplete="off" value={triple.total}
-              {...form.control('total', 'total-unit')}
+              {...form.control('total', 'total-unit', markId(read, 'total'))}
               onInput={(e) => onTriple('total', e.currentTarget.value)} />
             <span id="total-unit" class="unit">{currencyLabel(paidCurrency)}</span>
           </div>
+          <ReadMark r={read} id="total" />
           <FieldMessage form={form} id="total" />
         </div>
-        <div class="field">
+        <div class={fieldClass(read, 'price')}>
           <label for="price">{t('add.price')}</label>
           <div class="with-unit">
             <input id="price" inputMode="decimal" autoComplete="off" value={triple.price}
-              {...form.control('price', 'price-unit')}
+              {...form.control('price', 'price-unit', markId(read, 'price'))}
               onInput={(e) => onTriple('price', e.currentTarget.value)} />
             <span id="price-unit" class="unit">{t('unit.pricePer', { currency: currencyLabel(paidCurrency), unit })}</span>
           </div>
+          <ReadMark r={read} id="price" />
         </div>
         <details class="abroad" open={paidIn !== '' || undefined}>
           <summary>{t('add.abroad')}</summary>
-          <div class="field">
+          <div class={fieldClass(read, 'paid-in')}>
             <label for="paid-in">{t('add.abroadCurrency')}</label>
-            <select id="paid-in" value={paidIn || homeCode} {...form.control('paid-in')} onChange={(e) => setPaidIn(e.currentTarget.value === homeCode ? '' : e.currentTarget.value)}>
+            <select id="paid-in" value={paidIn || homeCode} {...form.control('paid-in', markId(read, 'paid-in'))} onChange={(e) => { setPaidIn(e.currentTarget.value === homeCode ? '' : e.currentTarget.value); touch('paid-in'); }}>
               {currencyCodes(homeCode).map((c) => <option key={c} value={c}>{c}</option>)}
             </select>
+            <ReadMark r={read} id="paid-in" />
             <FieldMessage form={form} id="paid-in" />
           </div>
           {paidIn !== '' && (
@@ -331,9 +382,10 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
           <input id="missed" type="checkbox" checked={missed} onChange={(e) => setMissed(e.currentTarget.checked)} />
           <label for="missed">{t('add.missed')}</label>
         </div>
-        <div class="field">
+        <div class={fieldClass(read, 'station')}>
           <label for="station">{t('add.station')}</label>
-          <input id="station" maxLength={128} autoComplete="off" value={station} {...form.control('station')} onInput={(e) => setStation(e.currentTarget.value)} />
+          <input id="station" maxLength={128} autoComplete="off" value={station} {...form.control('station', markId(read, 'station'))} onInput={(e) => { setStation(e.currentTarget.value); touch('station'); }} />
+          <ReadMark r={read} id="station" />
           <FieldMessage form={form} id="station" />
         </div>
         <div class="field">

@@ -23,7 +23,9 @@ import { distanceLabel, fmtDistance } from '../lib/labels';
 import { uuid } from '../lib/uuid';
 import { t } from '../i18n';
 import { tk } from '../i18n/costs';
-import { AsOf, ErrorText, NoVehicle, VehiclePicker } from '../components/common';
+import { AsOf, ErrorText, NO_MARKS, NoVehicle, ReadMark, VehiclePicker, fieldClass, markId, unmark, type ReadMarks } from '../components/common';
+import { ScanExpense } from '../components/receipt-scan';
+import { navigate } from '../router';
 import { announce, current, type Notice } from '../components/status';
 import { undoCreate } from '../offline/undo';
 import { expenseAsBefore } from '../api/restore';
@@ -52,8 +54,11 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
   // A reminder's notification opens "/costs?vehicle=2&reminder=7": that vehicle, that reminder in view.
   const search = useSearch();
   const linked = linkedReminder(search);
+  // A receipt to review (Home, History) opens the new expense's form filled: "/costs?draft=…".
+  const draft = new URLSearchParams(search).get('draft');
   useEffect(() => {
     if (linked.vehicle !== null) choose(linked.vehicle);
+    if (draft) setAdding(true);
   }, [search]);
   const vehicle = vehicles?.find((v) => v.id === chosen);
   const writable = vehicle !== undefined && canWriteRefuels(vehicle);
@@ -114,8 +119,9 @@ export function Costs({ vehicles, vehiclesAsOf, chosen, choose, user }: VehicleC
             <button type="button" ref={addButton} onClick={() => setAdding(true)}>{tk('costs.add')}</button>
           )}
           {writable && adding && (
-            <ExpenseForm vehicle={vehicle} cur={cur} onDone={(text) => {
+            <ExpenseForm vehicle={vehicle} cur={cur} draft={draft} choose={choose} vehicles={vehicles} onDone={(text) => {
               setAdding(false);
+              if (draft) navigate('/costs', true);
               if (text) announce(text);
               list.reload();
               setTimeout(() => addButton.current?.focus(), 0);
@@ -256,9 +262,13 @@ interface FormProps {
   record?: Expense;
   /** Called with what to tell the owner (null: cancelled). */
   onDone: (text: Notice | string | null) => void;
+  /** A receipt's draft to open in a new expense's form; choose and vehicles: to pick the draft's vehicle. */
+  draft?: string | null;
+  choose?: (id: number) => void;
+  vehicles?: Vehicle[];
 }
 
-function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
+function ExpenseForm({ vehicle, cur, record, onDone, draft, choose: chooseVehicle, vehicles }: FormProps) {
   const u = activeUnits();
   const p = record ? `exp-edit-${record.id}` : 'exp-new';
   // In the owner's number format ("71,50" in de-DE), every stored place kept: saved unchanged, the same values.
@@ -272,6 +282,11 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
   const [notes, setNotes] = useState(record?.notes ?? '');
   const [files, setFiles] = useState<File[]>([]);
   const [fileProblems, setFileProblems] = useState<string | null>(null);
+  // What a scanned receipt filled (marked until changed), its photo, and the draft it came from.
+  const [read, setRead] = useState<ReadMarks>(NO_MARKS);
+  const touch = (id: string) => setRead((r) => unmark(r, id));
+  const scanned = useRef<File | null>(null);
+  const [fromDraft, setFromDraft] = useState<string | null>(null);
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [saving, setSaving] = useState(false);
   const form = useFormErrors(errors);
@@ -341,6 +356,8 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
       let text = r.sent.includes(key) ? tk('costs.saved', { what }) : r.unauthorized ? tk('costs.queuedSession', { what }) : tk('costs.queuedOffline', { what });
       if (files.length > 0) text = [text, ...(await queueWithRecord(files, 'expenses', key, r.sent.includes(key)))].join(' ');
       if (!r.sent.includes(key)) queuedText.add(text);
+      // A reviewed draft is a record now.
+      if (fromDraft) await import('../offline/drafts').then((m) => m.removeDraft(fromDraft));
       onDone({ text, action: { label: t('status.undo'), run: () => undoExpense(key, what) } });
     } finally {
       setSaving(false);
@@ -350,6 +367,22 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
   return (
     <form class="form expense-form" noValidate onSubmit={(e) => void submit(e)} aria-label={record ? tk('costs.editForm') : tk('costs.newForm')}>
       <ErrorSummary form={form} />
+      {!record && <ScanExpense id={`${p}-scan`} vehicleId={vehicle.id} draft={draft} context={{ home: cur, when }}
+        onDiscard={() => onDone(null)}
+        onFill={(f, photo, d) => {
+          const v = f.values;
+          if (d?.vehicle_id != null && d.vehicle_id !== vehicle.id && vehicles?.some((x) => x.id === d.vehicle_id)) chooseVehicle?.(d.vehicle_id);
+          if (v.amount) setAmount(v.amount);
+          if (v.when) setWhen(v.when);
+          if (v.odometer) setOdometer(v.odometer);
+          if (v.vendor) setVendor(v.vendor);
+          const ids = { amount: `${p}-amount`, when: `${p}-when`, odometer: `${p}-odo`, vendor: `${p}-vendor` } as const;
+          setRead({ marks: Object.fromEntries(Object.entries(f.marks).map(([k, m]) => [ids[k as keyof typeof ids], m])), words: f.words });
+          const prev = scanned.current;
+          scanned.current = photo;
+          setFiles((fs) => [...fs.filter((x) => x !== prev), photo]);
+          setFromDraft(d?.id ?? null);
+        }} />}
       <fieldset class="categories">
         <legend>{tk('costs.category')}</legend>
         {CATEGORIES.map((c, i) => (
@@ -369,32 +402,37 @@ function ExpenseForm({ vehicle, cur, record, onDone }: FormProps) {
         <p class="hint" id={`${p}-title-hint`}>{tk('costs.titleHint')}</p>
         <FieldMessage form={form} id={`${p}-title`} />
       </div>
-      <div class="field">
+      <div class={fieldClass(read, `${p}-amount`)}>
         <label for={`${p}-amount`}>{tk('costs.amount')}</label>
         <div class="with-unit">
-          <input id={`${p}-amount`} inputMode="decimal" autoComplete="off" value={amount} {...form.control(`${p}-amount`, `${p}-amount-unit`)}
-            onInput={(e) => setAmount(e.currentTarget.value)} />
+          <input id={`${p}-amount`} inputMode="decimal" autoComplete="off" value={amount} {...form.control(`${p}-amount`, `${p}-amount-unit`, markId(read, `${p}-amount`))}
+            onInput={(e) => { setAmount(e.currentTarget.value); touch(`${p}-amount`); }} />
           <span id={`${p}-amount-unit`} class="unit">{currencyLabel(cur)}</span>
         </div>
+        <ReadMark r={read} id={`${p}-amount`} />
         <FieldMessage form={form} id={`${p}-amount`} />
       </div>
-      <div class="field">
+      <div class={fieldClass(read, `${p}-when`)}>
         <label for={`${p}-when`}>{tk('costs.dateTime')}</label>
-        <DateField id={`${p}-when`} withTime value={when} control={form.control(`${p}-when`)} onChange={setWhen} />
+        <DateField id={`${p}-when`} withTime value={when} control={form.control(`${p}-when`, markId(read, `${p}-when`))} onChange={(v) => { setWhen(v); touch(`${p}-when`); }} />
+        <ReadMark r={read} id={`${p}-when`} />
         <FieldMessage form={form} id={`${p}-when`} />
       </div>
-      <div class="field">
+      <div class={fieldClass(read, `${p}-odo`)}>
         <label for={`${p}-odo`}>{tk('costs.odometer')}</label>
         <div class="with-unit">
-          <input id={`${p}-odo`} inputMode="decimal" autoComplete="off" value={odometer} {...form.control(`${p}-odo`, `${p}-odo-unit`)}
-            onInput={(e) => setOdometer(e.currentTarget.value)} />
+          <input id={`${p}-odo`} inputMode="decimal" autoComplete="off" value={odometer} {...form.control(`${p}-odo`, `${p}-odo-unit`, markId(read, `${p}-odo`))}
+            onInput={(e) => { setOdometer(e.currentTarget.value); touch(`${p}-odo`); }} />
           <span id={`${p}-odo-unit`} class="unit">{dist}</span>
         </div>
+        <ReadMark r={read} id={`${p}-odo`} />
         <FieldMessage form={form} id={`${p}-odo`} />
       </div>
-      <div class="field">
+      <div class={fieldClass(read, `${p}-vendor`)}>
         <label for={`${p}-vendor`}>{tk('costs.vendor')}</label>
-        <input id={`${p}-vendor`} maxLength={128} autoComplete="off" value={vendor} {...form.control(`${p}-vendor`)} onInput={(e) => setVendor(e.currentTarget.value)} />
+        <input id={`${p}-vendor`} maxLength={128} autoComplete="off" value={vendor} {...form.control(`${p}-vendor`, markId(read, `${p}-vendor`))}
+          onInput={(e) => { setVendor(e.currentTarget.value); touch(`${p}-vendor`); }} />
+        <ReadMark r={read} id={`${p}-vendor`} />
         <FieldMessage form={form} id={`${p}-vendor`} />
       </div>
       <div class="field">

@@ -26,6 +26,8 @@ import { lazyComponent } from '../components/lazy';
 const Attachments = lazyComponent(() => import('../components/attachments').then((m) => m.Attachments));
 // The photos that wait with a queued refuel (added in Add refuel offline).
 const FilesWaitingWith = lazyComponent(() => import('../components/attachments').then((m) => m.FilesWaitingWith), { quiet: true });
+// Receipts photographed offline, to review (a chunk of the scan's: components/receipt-scan.tsx).
+const DraftsToReview = lazyComponent(() => import('../components/receipt-scan').then((m) => m.DraftsToReview), { quiet: true });
 
 function useOutbox(): OutboxItem[] {
   const [items, setItems] = useState<OutboxItem[]>([]);
@@ -85,6 +87,7 @@ export function History({ vehicles, vehiclesAsOf, chosen, choose, user }: Vehicl
       {vehicles && vehicles.length > 0 && <VehiclePicker vehicles={vehicles} value={chosen} onChange={choose} />}
       {vehicles && vehicles.length === 0 && <NoVehicle />}
       <ErrorText error={list.error ?? error} />
+      <DraftsToReview user={user?.id} />
       {queued.length > 0 && (
         <section aria-labelledby="queued-h">
           <h2 id="queued-h">{t('history.notOnServer')}</h2>

@@ -22,6 +22,8 @@ import { t, tn } from '../i18n';
 
 // Loaded with the strings of costs, not with the first screen.
 const DueReminders = lazyComponent(() => import('./DueReminders').then((m) => m.DueReminders), { quiet: true });
+// Receipts photographed offline, to review (a chunk of the scan's: components/receipt-scan.tsx).
+const DraftsToReview = lazyComponent(() => import('../components/receipt-scan').then((m) => m.DraftsToReview), { quiet: true });
 
 /** How many months the consumption trend shows. */
 const TREND_MONTHS = 6;
@@ -93,6 +95,7 @@ export function Home({ vehicles, vehiclesAsOf, vehiclesError, chosen, choose, us
         <a class="button big add-action" href="/add"><Icon name="add" />{t('nav.add')}</a>
       )}
       {last.data && last.data.length === 0 && <p>{t('home.noRefuels')}</p>}
+      <DraftsToReview user={user?.id} />
       {/* Reminders (a service due, an inspection), above the figures. */}
       {chosen !== null && vehicles && vehicles.length > 0 && <DueReminders vehicleId={chosen} />}
       {r && (
