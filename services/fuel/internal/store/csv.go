@@ -87,13 +87,35 @@ func importKey(t time.Time, energy string, odo, liters, amount decimal.Decimal) 
 // importBatch is the number of rows per INSERT of an import.
 const importBatch = 200
 
-// ImportRefuels implements fuel.Store. The vehicle's row is locked for the
-// transaction on PostgreSQL, so two imports into one vehicle cannot both
-// miss each other's records when looking for equal ones (on SQLite the
-// imports run one after the other on the writer). A dry run writes
-// nothing: it is a read transaction on the read handle. The caller must own
-// or edit the vehicle, also for a dry run.
-func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel.Refuel, dryRun bool) (fuel.ImportResult, error) {
+// importKind is what importRecords needs to know of one kind of record.
+type importKind[T, R any] struct {
+	// what names the records in errors ("refuels").
+	what string
+	// check, when set, refuses a record the vehicle cannot take, or
+	// settles it for the vehicle.
+	check func(v vehicleRow, rec *T) error
+	// storedKeys is a SELECT of the columns storedKey reads, of the
+	// records of one vehicle (its only argument).
+	storedKeys string
+	// storedKey reads a row of storedKeys into the record's key.
+	storedKey func(row interface{ Scan(...any) error }) (string, error)
+	// key is the key of a record to import.
+	key func(T) string
+	// row is the row to insert for rec, already given its vehicle and
+	// times.
+	row func(rec T) (R, error)
+	// stamp gives rec its vehicle and creation time, with no id.
+	stamp func(rec *T, vehicleID uint64, now time.Time)
+}
+
+// importRecords adds to the vehicle those of recs no stored record equals
+// (by k.key), and says how many it added and skipped. The vehicle's row is
+// locked for the transaction on PostgreSQL, so two imports into one vehicle
+// cannot both miss each other's records when looking for equal ones (on
+// SQLite the imports run one after the other on the writer). A dry run
+// writes nothing: it is a read transaction on the read handle. The caller
+// must own or edit the vehicle, also for a dry run.
+func importRecords[T, R any](ctx context.Context, q *queries, vehicleID uint64, recs []T, dryRun bool, k importKind[T, R]) (fuel.ImportResult, error) {
 	h, opts := q.write, (*sql.TxOptions)(nil)
 	if dryRun {
 		h, opts = q.read, q.snapshot()
@@ -107,33 +129,37 @@ func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel
 		if !v.Role.CanWriteRefuels() {
 			return fuel.ErrForbidden
 		}
-		// Records paid abroad are checked against the owner's currency.
-		for i := range rs {
-			if err := rs[i].SettleCurrency(v.Currency.String); err != nil {
-				e := apperr.From(err)
-				return &apperr.Error{Code: e.Code, Field: e.Field, Message: "record of " + rs[i].RefuelTime.Format(time.RFC3339) + ": " + e.Message}
+		if k.check != nil {
+			for i := range recs {
+				if err := k.check(v, &recs[i]); err != nil {
+					return err
+				}
 			}
 		}
-		stored, err := q.storedImportKeys(tx, vehicleID)
+		stored, err := storedImportKeys(tx, vehicleID, k)
 		if err != nil {
 			return err
 		}
 		now := q.now()
-		var batch []refuelRow
-		for _, r := range rs {
-			if stored[importKey(r.RefuelTime, string(r.Energy), r.Odometer, r.Liters, r.TotalAmount)] {
+		var batch []R
+		for _, r := range recs {
+			if stored[k.key(r)] {
 				res.Skipped++
 				continue
 			}
 			res.Imported++
-			r.ID, r.VehicleID, r.CreatedAt, r.UpdatedAt = 0, vehicleID, now, now
-			batch = append(batch, toRefuelRow(r))
+			k.stamp(&r, vehicleID, now)
+			row, err := k.row(r)
+			if err != nil {
+				return err
+			}
+			batch = append(batch, row)
 		}
 		if dryRun || len(batch) == 0 {
 			return nil
 		}
 		if err := tx.CreateInBatches(&batch, importBatch).Error; err != nil {
-			return fmt.Errorf("import refuels: %w", err)
+			return fmt.Errorf("import %s: %w", k.what, err)
 		}
 		return nil
 	}, opts)
@@ -143,27 +169,57 @@ func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel
 	return res, nil
 }
 
-// storedImportKeys returns the importKey of every record of the vehicle.
-func (q *queries) storedImportKeys(tx *gorm.DB, vehicleID uint64) (map[string]bool, error) {
-	rows, err := tx.Raw("SELECT "+timeColumn(q.dialect, "refuel_time")+", energy, odometer, liters, total_amount FROM refuels WHERE vehicle_id = ?", vehicleID).Rows()
+// storedImportKeys returns the key of every stored record of the vehicle.
+func storedImportKeys[T, R any](tx *gorm.DB, vehicleID uint64, k importKind[T, R]) (map[string]bool, error) {
+	rows, err := tx.Raw(k.storedKeys, vehicleID).Rows()
 	if err != nil {
-		return nil, fmt.Errorf("read stored refuels: %w", err)
+		return nil, fmt.Errorf("read stored %s: %w", k.what, err)
 	}
 	defer rows.Close()
 	stored := make(map[string]bool)
 	for rows.Next() {
-		var (
-			t                   time.Time
-			energy              string
-			odo, liters, amount decimal.Decimal
-		)
-		if err := rows.Scan((*timestamp)(&t), &energy, &odo, &liters, &amount); err != nil {
-			return nil, fmt.Errorf("read stored refuels: %w", err)
+		key, err := k.storedKey(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read stored %s: %w", k.what, err)
 		}
-		stored[importKey(t, energy, odo, liters, amount)] = true
+		stored[key] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read stored refuels: %w", err)
+		return nil, fmt.Errorf("read stored %s: %w", k.what, err)
 	}
 	return stored, nil
+}
+
+// ImportRefuels implements fuel.Store with importRecords. Records paid
+// abroad are checked against the owner's currency first.
+func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel.Refuel, dryRun bool) (fuel.ImportResult, error) {
+	return importRecords(ctx, q, vehicleID, rs, dryRun, importKind[fuel.Refuel, refuelRow]{
+		what: "refuels",
+		check: func(v vehicleRow, r *fuel.Refuel) error {
+			if err := r.SettleCurrency(v.Currency.String); err != nil {
+				e := apperr.From(err)
+				return &apperr.Error{Code: e.Code, Field: e.Field, Message: "record of " + r.RefuelTime.Format(time.RFC3339) + ": " + e.Message}
+			}
+			return nil
+		},
+		storedKeys: "SELECT " + timeColumn(q.dialect, "refuel_time") + ", energy, odometer, liters, total_amount FROM refuels WHERE vehicle_id = ?",
+		storedKey: func(row interface{ Scan(...any) error }) (string, error) {
+			var (
+				t                   time.Time
+				energy              string
+				odo, liters, amount decimal.Decimal
+			)
+			if err := row.Scan((*timestamp)(&t), &energy, &odo, &liters, &amount); err != nil {
+				return "", err
+			}
+			return importKey(t, energy, odo, liters, amount), nil
+		},
+		key: func(r fuel.Refuel) string {
+			return importKey(r.RefuelTime, string(r.Energy), r.Odometer, r.Liters, r.TotalAmount)
+		},
+		stamp: func(r *fuel.Refuel, vehicleID uint64, now time.Time) {
+			r.ID, r.VehicleID, r.CreatedAt, r.UpdatedAt = 0, vehicleID, now, now
+		},
+		row: func(r fuel.Refuel) (refuelRow, error) { return toRefuelRow(r), nil },
+	})
 }

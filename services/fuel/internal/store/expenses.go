@@ -471,68 +471,28 @@ func expenseKey(t time.Time, category, title string, amount decimal.Decimal, odo
 	return fmt.Sprintf("%d|%s|%s|%s|%s", fuel.NormalizeTime(t).UnixMicro(), category, amount.String(), o, title)
 }
 
-// ImportExpenses implements fuel.ExpenseStore as ImportRefuels does: the
-// vehicle locked on PostgreSQL, a dry run a read transaction.
+// ImportExpenses implements fuel.ExpenseStore with importRecords, as
+// ImportRefuels.
 func (q *queries) ImportExpenses(ctx context.Context, vehicleID uint64, es []fuel.Expense, dryRun bool) (fuel.ImportResult, error) {
-	h, opts := q.write, (*sql.TxOptions)(nil)
-	if dryRun {
-		h, opts = q.read, q.snapshot()
-	}
-	var res fuel.ImportResult
-	err := h.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		v, err := q.vehicle(ctx, tx, vehicleID, !dryRun)
-		if err != nil {
-			return err
-		}
-		if !v.Role.CanWriteRefuels() {
-			return fuel.ErrForbidden
-		}
-		rows, err := tx.Raw("SELECT "+timeColumn(q.dialect, "expense_time")+", category, title, amount, odometer FROM expenses WHERE vehicle_id = ?", vehicleID).Rows()
-		if err != nil {
-			return fmt.Errorf("read stored expenses: %w", err)
-		}
-		stored := map[string]bool{}
-		for rows.Next() {
+	return importRecords(ctx, q, vehicleID, es, dryRun, importKind[fuel.Expense, expenseRow]{
+		what:       "expenses",
+		storedKeys: "SELECT " + timeColumn(q.dialect, "expense_time") + ", category, title, amount, odometer FROM expenses WHERE vehicle_id = ?",
+		storedKey: func(row interface{ Scan(...any) error }) (string, error) {
 			var (
 				t               time.Time
 				category, title string
 				amount          decimal.Decimal
 				odo             decimal.NullDecimal
 			)
-			if err := rows.Scan((*timestamp)(&t), &category, &title, &amount, &odo); err != nil {
-				rows.Close()
-				return fmt.Errorf("read stored expenses: %w", err)
+			if err := row.Scan((*timestamp)(&t), &category, &title, &amount, &odo); err != nil {
+				return "", err
 			}
-			stored[expenseKey(t, category, title, amount, odo)] = true
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return fmt.Errorf("read stored expenses: %w", err)
-		}
-		now := q.now()
-		var batch []expenseRow
-		for _, e := range es {
-			if stored[expenseKey(e.Time, e.Category, e.Title, e.Amount, e.Odometer)] {
-				res.Skipped++
-				continue
-			}
-			res.Imported++
+			return expenseKey(t, category, title, amount, odo), nil
+		},
+		key: func(e fuel.Expense) string { return expenseKey(e.Time, e.Category, e.Title, e.Amount, e.Odometer) },
+		stamp: func(e *fuel.Expense, vehicleID uint64, now time.Time) {
 			e.ID, e.VehicleID, e.CreatedAt, e.UpdatedAt = 0, vehicleID, now, now
-			row, err := toExpenseRow(e)
-			if err != nil {
-				return err
-			}
-			batch = append(batch, row)
-		}
-		if dryRun || len(batch) == 0 {
-			return nil
-		}
-		if err := tx.CreateInBatches(&batch, importBatch).Error; err != nil {
-			return fmt.Errorf("import expenses: %w", err)
-		}
-		return nil
-	}, opts)
-	if err != nil {
-		return fuel.ImportResult{}, err
-	}
-	return res, nil
+		},
+		row: toExpenseRow,
+	})
 }
