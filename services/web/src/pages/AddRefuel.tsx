@@ -77,6 +77,8 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
   const touch = (...ids: string[]) => setRead((r) => unmark(r, ...ids));
   const scanned = useRef<File | null>(null);
   const [draft, setDraft] = useState<string | null>(null);
+  // Each save starts the scan afresh (its notes and draft were the last refuel's).
+  const [saves, setSaves] = useState(0);
   const draftAsked = new URLSearchParams(useSearch()).get('draft');
 
   // The energy follows the vehicle until the owner picks one (null: the
@@ -226,6 +228,7 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
       }
       setRead(NO_MARKS);
       scanned.current = null;
+      setSaves((n) => n + 1);
       last.reload();
       setTriple({ quantity: '', total: '', price: '' });
       setEdited([]);
@@ -285,8 +288,13 @@ export function AddRefuel({ vehicles: all, vehiclesAsOf, vehiclesError, chosen: 
         }}
       >
         <ErrorSummary form={form} />
-        {vehicles && vehicles.length > 0 && <ScanRefuel id="scan" vehicleId={chosen} draft={draftAsked} onFill={onScan}
-          onDiscard={() => { setDraft(null); setRead(NO_MARKS); setFiles((fs) => fs.filter((x) => x !== scanned.current)); navigate('/add', true); }}
+        {vehicles && vehicles.length > 0 && <ScanRefuel key={saves} id="scan" vehicleId={chosen} draft={draftAsked} onFill={onScan}
+          onDiscard={() => {
+            // The draft's form goes with it: what it filled, and its photo.
+            setDraft(null); setRead(NO_MARKS); setFiles((fs) => fs.filter((x) => x !== scanned.current));
+            setTriple({ quantity: '', total: '', price: '' }); setEdited([]); setOdometer(''); setStation(''); setPaidIn(''); setEnergy(null);
+            setWhen(localInputValue(new Date())); setSaves((n) => n + 1); navigate('/add', true);
+          }}
           context={{ energy: en, units, home: homeCode, when, currencies: currencyCodes(homeCode) }} />}
         {vehicles && vehicles.length > 0 && (
           <VehiclePicker vehicles={vehicles} value={chosen} form={form} onChange={(id) => { choose(id); setEnergy(null); }} />
