@@ -1,7 +1,7 @@
 // Package expensecsv writes a vehicle's expenses as CSV and reads CSV files
 // of expenses: the service's own export, LubeLogger's service, repair,
 // upgrade and tax record exports, and the costs of a Fuelio backup. It
-// writes and reads with refuelcsv's rules (RFC 4180, spreadsheet files,
+// writes and reads with csvfile's rules (RFC 4180, spreadsheet files,
 // formula neutralising, delimiters, number and date forms), so every CSV
 // file of the service behaves alike.
 package expensecsv
@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/carhub/backend/services/fuel/internal/csvfile"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
-	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
 )
 
 // Header is the header row of an export: the JSON field names of an
@@ -26,22 +26,22 @@ var Header = []string{
 
 // Writer writes expenses as CSV rows. Call Flush at the end.
 type Writer struct {
-	w   *refuelcsv.Writer
+	w   *csvfile.Writer
 	rec []string
 }
 
 // NewWriter returns a Writer on w.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: refuelcsv.NewWriter(w), rec: make([]string, len(Header))}
+	return &Writer{w: csvfile.NewWriter(w), rec: make([]string, len(Header))}
 }
 
 // NewSpreadsheetWriter returns a Writer for a spreadsheet program, as
-// refuelcsv.NewSpreadsheetWriter.
+// csvfile.NewSpreadsheetWriter.
 func NewSpreadsheetWriter(w io.Writer, decimalComma bool) *Writer {
-	return &Writer{w: refuelcsv.NewSpreadsheetWriter(w, decimalComma), rec: make([]string, len(Header))}
+	return &Writer{w: csvfile.NewSpreadsheetWriter(w, decimalComma), rec: make([]string, len(Header))}
 }
 
-// InZone makes w write times in loc, as refuelcsv's Writer.InZone.
+// InZone makes w write times in loc, as csvfile's Writer.InZone.
 // Returns w.
 func (w *Writer) InZone(loc *time.Location) *Writer {
 	w.w.InZone(loc)
@@ -49,7 +49,7 @@ func (w *Writer) InZone(loc *time.Location) *Writer {
 }
 
 // WriteHeader writes the header row.
-func (w *Writer) WriteHeader() error { return w.w.WriteHeaderRow(Header) }
+func (w *Writer) WriteHeader() error { return w.w.WriteHeader(Header) }
 
 // itemJSON is an item in the items column: the API's member names, the
 // numbers as JSON numbers written exactly.
@@ -87,10 +87,10 @@ func (w *Writer) Write(e fuel.Expense) error {
 		rec[3] = w.w.Quantity(e.Odometer.Decimal)
 	}
 	rec[4] = e.Category
-	rec[5] = refuelcsv.Neutralize(e.Title)
+	rec[5] = csvfile.Neutralize(e.Title)
 	rec[6] = w.w.Quantity(e.Amount)
-	rec[7] = refuelcsv.Neutralize(e.Vendor)
-	rec[8] = refuelcsv.Neutralize(e.Notes)
+	rec[7] = csvfile.Neutralize(e.Vendor)
+	rec[8] = csvfile.Neutralize(e.Notes)
 	// JSON starts with [ : never a formula.
 	rec[9] = string(ib)
 	rec[10] = string(tb)

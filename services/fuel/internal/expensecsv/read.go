@@ -11,8 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/services/fuel/internal/csvfile"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
-	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
 )
 
 // The file formats Read knows, told apart by their first lines.
@@ -47,12 +47,24 @@ type Options struct {
 	Location *time.Location
 }
 
+// Check refuses the options a caller may give that are unknown
+// (record_type, date_format, distance_unit), naming each bad one in one
+// error (apperr.Join). A missing record_type is refused only for a
+// LubeLogger file, by Read.
+func (o Options) Check() error {
+	var recordType error
+	if _, ok := LubeLoggerRecordTypes[o.RecordType]; o.RecordType != "" && !ok {
+		recordType = apperr.Invalid("record_type", "must be one of service, repair, upgrade, tax")
+	}
+	return apperr.Join(recordType, csvfile.CheckDateFormat(o.DateFormat), csvfile.CheckDistanceUnit(o.DistanceUnit))
+}
+
 // Result is what Read found.
 type Result struct {
 	Format   string
 	Rows     int            // data rows read
 	Expenses []fuel.Expense // one per good row, normalized and valid
-	Errors   []refuelcsv.RowError
+	Errors   []csvfile.RowError
 	BadRows  int
 	// Ignored counts the rows that are no expense: Fuelio's income
 	// entries and reminder templates.
@@ -67,18 +79,14 @@ func Read(r io.Reader, opts Options) (Result, error) {
 	if opts.Location == nil {
 		opts.Location = time.UTC
 	}
-	if opts.DateFormat != "" && !refuelcsv.ValidDateFormat(opts.DateFormat) {
-		return res, apperr.Invalid("date_format", "must be one of %s", strings.Join(refuelcsv.DateFormats, ", "))
+	if err := opts.Check(); err != nil {
+		return res, err
 	}
 	distance := decimal.NewFromInt(1)
 	if opts.DistanceUnit != "" {
-		f, ok := refuelcsv.DistanceFactor(opts.DistanceUnit)
-		if !ok {
-			return res, apperr.Invalid("distance_unit", "must be one of %s", strings.Join(refuelcsv.DistanceUnits, ", "))
-		}
-		distance = f
+		distance, _ = csvfile.DistanceFactor(opts.DistanceUnit)
 	}
-	recs, semicolons, err := refuelcsv.ReadRecords(r)
+	recs, semicolons, err := csvfile.ReadRecords(r)
 	if err != nil {
 		return res, err
 	}
@@ -184,8 +192,8 @@ func (rd *reader) add(line int, e fuel.Expense, err error) {
 	}
 	if len(reasons) > 0 {
 		rd.res.BadRows++
-		if len(rd.res.Errors) < refuelcsv.MaxRowErrors {
-			rd.res.Errors = append(rd.res.Errors, refuelcsv.RowError{Row: line, Reason: strings.Join(reasons, "; ")})
+		if len(rd.res.Errors) < csvfile.MaxRowErrors {
+			rd.res.Errors = append(rd.res.Errors, csvfile.RowError{Row: line, Reason: strings.Join(reasons, "; ")})
 		}
 		return
 	}
@@ -203,7 +211,7 @@ func (rd *reader) odometer(name, s string, zeroIsNone bool) (decimal.NullDecimal
 	if s == "" {
 		return decimal.NullDecimal{}, nil
 	}
-	d, err := refuelcsv.ParseNumber(name, s, rd.semicolons)
+	d, err := csvfile.ParseNumber(name, s, rd.semicolons)
 	if err != nil {
 		return decimal.NullDecimal{}, err
 	}
@@ -218,12 +226,12 @@ func (rd *reader) dateOrder(dates []string) string {
 	if rd.opts.DateFormat != "" {
 		return rd.opts.DateFormat
 	}
-	return refuelcsv.DetectDateOrder(dates)
+	return csvfile.DetectDateOrder(dates)
 }
 
 // native reads the service's own export: RFC 3339 times, JSON items and
 // tags, texts with their neutralising apostrophe taken off.
-func (rd *reader) native(recs []refuelcsv.Record) error {
+func (rd *reader) native(recs []csvfile.Record) error {
 	c := columnsOf(recs[0].Fields)
 	for _, rec := range recs[1:] {
 		f := rec.Fields
@@ -239,14 +247,14 @@ func (rd *reader) native(recs []refuelcsv.Record) error {
 				errs = append(errs, err)
 			}
 			e.Category = c.get(f, "category")
-			e.Title = refuelcsv.Restore(c.get(f, "title"))
-			amount, err := refuelcsv.ParseNumber("amount", c.get(f, "amount"), rd.semicolons)
+			e.Title = csvfile.Restore(c.get(f, "title"))
+			amount, err := csvfile.ParseNumber("amount", c.get(f, "amount"), rd.semicolons)
 			if err != nil {
 				errs = append(errs, err)
 			}
 			e.Amount = amount
-			e.Vendor = refuelcsv.Restore(c.get(f, "vendor"))
-			e.Notes = refuelcsv.Restore(c.get(f, "notes"))
+			e.Vendor = csvfile.Restore(c.get(f, "vendor"))
+			e.Notes = csvfile.Restore(c.get(f, "notes"))
 			if e.Items, err = items(c.get(f, "items")); err != nil {
 				errs = append(errs, err)
 			}
@@ -316,7 +324,7 @@ func joinReasons(errs []error) error {
 // versions). Description is the title, Tags are separated by spaces, and
 // each extra field's value goes into the notes as "Name: value", so that
 // nothing in the file is lost.
-func (rd *reader) lubeLogger(recs []refuelcsv.Record) error {
+func (rd *reader) lubeLogger(recs []csvfile.Record) error {
 	category, ok := LubeLoggerRecordTypes[rd.opts.RecordType]
 	if !ok {
 		return apperr.Invalid("record_type", "is required for a LubeLogger file: one of service, repair, upgrade, tax (the export it came from)")
@@ -334,7 +342,7 @@ func (rd *reader) lubeLogger(recs []refuelcsv.Record) error {
 		e := fuel.Expense{Category: category}
 		err := func() error {
 			var errs []error
-			t, err := refuelcsv.ParseDate(c.get(f, "date"), order, rd.opts.Location)
+			t, err := csvfile.ParseDate(c.get(f, "date"), order, rd.opts.Location)
 			if err != nil {
 				//lint:ignore ST1005 the message names the column as the file spells it ("Date")
 				errs = append(errs, fmt.Errorf("Date: %w", err))
@@ -345,7 +353,7 @@ func (rd *reader) lubeLogger(recs []refuelcsv.Record) error {
 			}
 			e.Title = c.get(f, "description")
 			e.Notes = c.get(f, "notes")
-			if e.Amount, err = refuelcsv.ParseNumber("Cost", c.get(f, "cost"), rd.semicolons); err != nil {
+			if e.Amount, err = csvfile.ParseNumber("Cost", c.get(f, "cost"), rd.semicolons); err != nil {
 				errs = append(errs, err)
 			}
 			e.Tags = strings.Fields(c.get(f, "tags"))
@@ -382,8 +390,8 @@ var fuelioCategories = map[string]string{
 // header ("Odo (mi)") or else ## Vehicle's DistUnit (0 km, 1 miles).
 // Income entries and reminder templates are no expenses: counted as
 // Ignored. Dates are "yyyy-MM-dd HH:mm" in the owner's zone.
-func (rd *reader) fuelio(recs []refuelcsv.Record) error {
-	sections := map[string][]refuelcsv.Record{}
+func (rd *reader) fuelio(recs []csvfile.Record) error {
+	sections := map[string][]csvfile.Record{}
 	name := ""
 	for _, rec := range recs {
 		if first := strings.TrimSpace(rec.Fields[0]); strings.HasPrefix(first, "## ") && len(rec.Fields) <= 2 {
@@ -407,7 +415,7 @@ func (rd *reader) fuelio(recs []refuelcsv.Record) error {
 		} else if v := sections["vehicle"]; len(v) > 1 && columnsOf(v[0].Fields).get(v[1].Fields, "distunit") == "1" {
 			unit = "mi"
 		}
-		rd.distance, _ = refuelcsv.DistanceFactor(unit)
+		rd.distance, _ = csvfile.DistanceFactor(unit)
 	}
 	names := map[string]string{}
 	if cats := sections["costcategories"]; len(cats) > 0 {
@@ -426,7 +434,7 @@ func (rd *reader) fuelio(recs []refuelcsv.Record) error {
 		var e fuel.Expense
 		err := func() error {
 			var errs []error
-			t, err := refuelcsv.ParseDate(c.get(f, "date"), "ymd", rd.opts.Location)
+			t, err := csvfile.ParseDate(c.get(f, "date"), "ymd", rd.opts.Location)
 			if err != nil {
 				//lint:ignore ST1005 the message names the column as the file spells it ("Date")
 				errs = append(errs, fmt.Errorf("Date: %w", err))
@@ -448,7 +456,7 @@ func (rd *reader) fuelio(recs []refuelcsv.Record) error {
 				e.Title = fname
 			}
 			e.Notes = c.get(f, "notes")
-			if e.Amount, err = refuelcsv.ParseNumber("Cost", c.get(f, "cost"), rd.semicolons); err != nil {
+			if e.Amount, err = csvfile.ParseNumber("Cost", c.get(f, "cost"), rd.semicolons); err != nil {
 				errs = append(errs, err)
 			}
 			return joinReasons(errs)

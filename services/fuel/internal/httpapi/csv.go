@@ -15,6 +15,7 @@ import (
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/ginx"
+	"github.com/carhub/backend/services/fuel/internal/csvfile"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
 )
@@ -73,7 +74,7 @@ func exportCSV[T any, W csvWriter[T]](a *API, c *gin.Context, what string, newWr
 			ginx.Fail(c, err)
 			return
 		}
-		decimalComma = refuelcsv.DecimalComma(lang)
+		decimalComma = csvfile.DecimalComma(lang)
 	}
 	w := newWriter(c.Writer, spreadsheet, decimalComma, loc)
 	c.Header("Content-Type", "text/csv; charset=utf-8")
@@ -113,19 +114,19 @@ type importResponse struct {
 	Skipped  int  `json:"skipped"`
 	Rows     int  `json:"rows"`
 	DryRun   bool `json:"dry_run"`
-	// Encoding is the text encoding the file was read in (refuelcsv.Decode).
+	// Encoding is the text encoding the file was read in (csvfile.Decode).
 	Encoding string `json:"encoding"`
 }
 
 // importErrorResponse is the 400 answer of an import with bad rows: the
-// usual error body plus every bad row (at most refuelcsv.MaxRowErrors
+// usual error body plus every bad row (at most csvfile.MaxRowErrors
 // listed; bad_rows counts them all).
 type importErrorResponse struct {
-	Code    string               `json:"code"`
-	Message string               `json:"message"`
-	Rows    int                  `json:"rows"`
-	BadRows int                  `json:"bad_rows"`
-	Errors  []refuelcsv.RowError `json:"errors"`
+	Code    string             `json:"code"`
+	Message string             `json:"message"`
+	Rows    int                `json:"rows"`
+	BadRows int                `json:"bad_rows"`
+	Errors  []csvfile.RowError `json:"errors"`
 }
 
 func (a *API) importRefuels(c *gin.Context) {
@@ -137,18 +138,8 @@ func (a *API) importRefuels(c *gin.Context) {
 	q := c.Request.URL.Query()
 	opts := refuelcsv.Options{VehicleID: id, VolumeUnit: q.Get("volume_unit"), DistanceUnit: q.Get("distance_unit"), DateFormat: q.Get("date_format")}
 	// Every option is read before any is reported, so that one answer
-	// names each bad one (apperr.Join).
-	var optErrs []error
-	if opts.VolumeUnit != "" && !refuelcsv.ValidVolumeUnit(opts.VolumeUnit) {
-		optErrs = append(optErrs, apperr.Invalid("volume_unit", "must be one of l, gal_us, gal_uk"))
-	}
-	if opts.DistanceUnit != "" && !refuelcsv.ValidDistanceUnit(opts.DistanceUnit) {
-		optErrs = append(optErrs, apperr.Invalid("distance_unit", "must be one of km, mi"))
-	}
-	if opts.DateFormat != "" && !refuelcsv.ValidDateFormat(opts.DateFormat) {
-		optErrs = append(optErrs, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
-	}
-	in, err := a.readImport(c, id, optErrs, func(v fuel.Vehicle) {
+	// names each bad one (apperr.Join in readImport).
+	in, err := a.readImport(c, id, opts.Check(), func(v fuel.Vehicle) {
 		opts.FuelType = v.FuelType
 		opts.Energy = fuel.DefaultEnergy(v.FuelType)
 	})
@@ -186,10 +177,11 @@ type importRequest struct {
 }
 
 // readImport reads what every import shares: the options tz, encoding and
-// dry_run, reported with the import's own option errors (optErrs) in one
+// dry_run, reported with the import's own option errors (optErr) in one
 // answer; the vehicle, which the caller must see (vehicle gets it); and the
 // file, decoded to UTF-8.
-func (a *API) readImport(c *gin.Context, id uint64, optErrs []error, vehicle func(fuel.Vehicle)) (importRequest, error) {
+func (a *API) readImport(c *gin.Context, id uint64, optErr error, vehicle func(fuel.Vehicle)) (importRequest, error) {
+	optErrs := []error{optErr}
 	var in importRequest
 	q := c.Request.URL.Query()
 	ctx := c.Request.Context()
@@ -197,7 +189,7 @@ func (a *API) readImport(c *gin.Context, id uint64, optErrs []error, vehicle fun
 	var err error
 	in.location, err = queryZone(q, func() (*time.Location, error) { return a.preferredZone(ctx, prefs) })
 	optErrs = append(optErrs, err)
-	enc, err := refuelcsv.ParseEncoding(q.Get("encoding"))
+	enc, err := csvfile.ParseEncoding(q.Get("encoding"))
 	optErrs = append(optErrs, err)
 	in.dryRun, err = queryBool(q, "dry_run")
 	optErrs = append(optErrs, err)
@@ -213,12 +205,12 @@ func (a *API) readImport(c *gin.Context, id uint64, optErrs []error, vehicle fun
 	if err != nil {
 		return in, err
 	}
-	in.text, in.encoding, err = refuelcsv.Decode(file, enc, func() (language.Tag, error) { return ownerLanguage(prefs, c.Request) })
+	in.text, in.encoding, err = csvfile.Decode(file, enc, func() (language.Tag, error) { return ownerLanguage(prefs, c.Request) })
 	return in, err
 }
 
 // badRows answers an import whose file has bad rows: nothing is imported.
-func badRows(c *gin.Context, rows, bad int, errs []refuelcsv.RowError) {
+func badRows(c *gin.Context, rows, bad int, errs []csvfile.RowError) {
 	c.AbortWithStatusJSON(http.StatusBadRequest, importErrorResponse{
 		Code:    string(apperr.InvalidArgument),
 		Message: fmt.Sprintf("file: %d of %d rows are bad; nothing was imported", bad, rows),

@@ -18,7 +18,6 @@ import (
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/expensecsv"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
-	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
 )
 
 // expenseRequest is the body of POST and PUT /api/expenses[/:id]; the
@@ -459,17 +458,7 @@ func (a *API) importExpenses(c *gin.Context) {
 	}
 	q := c.Request.URL.Query()
 	opts := expensecsv.Options{VehicleID: id, RecordType: q.Get("record_type"), DateFormat: q.Get("date_format"), DistanceUnit: q.Get("distance_unit")}
-	var optErrs []error
-	if _, ok := expensecsv.LubeLoggerRecordTypes[opts.RecordType]; opts.RecordType != "" && !ok {
-		optErrs = append(optErrs, apperr.Invalid("record_type", "must be one of service, repair, upgrade, tax"))
-	}
-	if opts.DateFormat != "" && !refuelcsv.ValidDateFormat(opts.DateFormat) {
-		optErrs = append(optErrs, apperr.Invalid("date_format", "must be one of mdy, dmy, ymd"))
-	}
-	if opts.DistanceUnit != "" && !refuelcsv.ValidDistanceUnit(opts.DistanceUnit) {
-		optErrs = append(optErrs, apperr.Invalid("distance_unit", "must be one of km, mi"))
-	}
-	in, err := a.readImport(c, id, optErrs, func(fuel.Vehicle) {})
+	in, err := a.readImport(c, id, opts.Check(), func(fuel.Vehicle) {})
 	if err != nil {
 		ginx.Fail(c, err)
 		return

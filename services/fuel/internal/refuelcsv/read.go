@@ -1,20 +1,16 @@
 package refuelcsv
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/services/fuel/internal/csvfile"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -24,10 +20,6 @@ const (
 	FormatFuelly     = "fuelly"     // Fuelly's fuel-up export
 	FormatLubeLogger = "lubelogger" // LubeLogger's gas record export
 )
-
-// MaxRowErrors bounds the bad rows an answer lists; Result.BadRows counts
-// them all.
-const MaxRowErrors = 1000
 
 // Options configure Read.
 type Options struct {
@@ -61,19 +53,19 @@ type Options struct {
 	semicolons bool
 }
 
-// RowError is one bad row: Row is the line of the file where the row
-// begins (the header is line 1), as an editor shows it.
-type RowError struct {
-	Row    int    `json:"row"`
-	Reason string `json:"reason"`
+// Check refuses the options a caller may give that are unknown
+// (volume_unit, distance_unit, date_format), naming each bad one in one
+// error (apperr.Join).
+func (o Options) Check() error {
+	return apperr.Join(csvfile.CheckVolumeUnit(o.VolumeUnit), csvfile.CheckDistanceUnit(o.DistanceUnit), csvfile.CheckDateFormat(o.DateFormat))
 }
 
 // Result is what Read found.
 type Result struct {
 	Format  string
-	Rows    int           // data rows read
-	Refuels []fuel.Refuel // one per good row, normalized and valid
-	Errors  []RowError    // at most MaxRowErrors
+	Rows    int                // data rows read
+	Refuels []fuel.Refuel      // one per good row, normalized and valid
+	Errors  []csvfile.RowError // at most csvfile.MaxRowErrors
 	BadRows int
 }
 
@@ -234,14 +226,8 @@ func hasAll(has map[string]int, names ...string) bool {
 // rows are returned beside them.
 func Read(r io.Reader, opts Options) (Result, error) {
 	var res Result
-	if opts.VolumeUnit != "" && !ValidVolumeUnit(opts.VolumeUnit) {
-		return res, apperr.Invalid("volume_unit", "must be one of %s", strings.Join(VolumeUnits, ", "))
-	}
-	if opts.DistanceUnit != "" && !ValidDistanceUnit(opts.DistanceUnit) {
-		return res, apperr.Invalid("distance_unit", "must be one of %s", strings.Join(DistanceUnits, ", "))
-	}
-	if opts.DateFormat != "" && !ValidDateFormat(opts.DateFormat) {
-		return res, apperr.Invalid("date_format", "must be one of %s", strings.Join(DateFormats, ", "))
+	if err := opts.Check(); err != nil {
+		return res, err
 	}
 	if opts.Energy == "" {
 		opts.Energy = fuel.DefaultEnergy(opts.FuelType)
@@ -253,20 +239,14 @@ func Read(r io.Reader, opts Options) (Result, error) {
 		opts.Location = time.UTC
 	}
 
-	br := bufio.NewReaderSize(&loneCRs{r: bufio.NewReader(r)}, 64<<10)
-	cr := csv.NewReader(br)
-	cr.Comma = delimiter(br)
+	cr := csvfile.NewReader(r) // rows are checked against the header below
 	opts.semicolons = cr.Comma == ';'
-	cr.FieldsPerRecord = -1 // rows are checked against the header below
-	// Values are trimmed anyway (field); this also lets a quoted field
-	// follow a delimiter and spaces ("a, \"b, c\"").
-	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return res, apperr.Invalid("file", "is empty")
 	}
 	if err != nil {
-		return res, apperr.Invalid("file", "is not CSV: %s", csvReason(err))
+		return res, csvfile.NotCSV(err)
 	}
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff") // a spreadsheet's byte order mark
@@ -298,7 +278,7 @@ func Read(r io.Reader, opts Options) (Result, error) {
 		if err != nil {
 			// A broken quote leaves the reader unable to find the rest of
 			// the rows: the file is refused as a whole.
-			return res, apperr.Invalid("file", "is not CSV: %s", csvReason(err))
+			return res, csvfile.NotCSV(err)
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a line of spaces
@@ -314,7 +294,7 @@ func Read(r io.Reader, opts Options) (Result, error) {
 	}
 	order := opts.DateFormat
 	if order == "" && format != FormatNative {
-		order = detectDateOrder(dates)
+		order = csvfile.DetectDateOrder(dates)
 	}
 
 	for _, p := range rows {
@@ -329,8 +309,8 @@ func Read(r io.Reader, opts Options) (Result, error) {
 		}
 		if err != nil {
 			res.BadRows++
-			if len(res.Errors) < MaxRowErrors {
-				res.Errors = append(res.Errors, RowError{Row: p.row, Reason: err.Error()})
+			if len(res.Errors) < csvfile.MaxRowErrors {
+				res.Errors = append(res.Errors, csvfile.RowError{Row: p.row, Reason: err.Error()})
 			}
 			continue
 		}
@@ -359,63 +339,9 @@ func units(l layout, c columns, opts Options) (volume, distance decimal.Decimal,
 		}
 		du = c.distance
 	}
-	return volumeUnits[vu], distanceUnits[du], nil
-}
-
-// loneCRs reads r with every carriage return that ends a line on its own
-// turned into a line feed. Files saved as "CSV (Macintosh)" by Excel, and
-// other classic Mac OS exports, end their lines with a lone CR, which
-// encoding/csv keeps inside the field: the whole file would be one row,
-// refused for a header it does not have. CR LF stays as it is (the CSV
-// reader reads it as one line end), and so does a CR inside a quoted field
-// (a remark's line break, which our export writes unchanged). A quote
-// opens or closes a quoted field; "" inside one closes and reopens it, so
-// counting quotes is enough for every file the CSV reader accepts.
-type loneCRs struct {
-	r      *bufio.Reader
-	quoted bool
-}
-
-func (l *loneCRs) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	for i := 0; i < n; i++ {
-		switch {
-		case p[i] == '"':
-			l.quoted = !l.quoted
-		case p[i] != '\r' || l.quoted:
-			// kept as it is
-		case i+1 < n:
-			if p[i+1] != '\n' {
-				p[i] = '\n'
-			}
-		default: // the last byte read: the next one decides
-			if next, perr := l.r.Peek(1); perr != nil || next[0] != '\n' {
-				p[i] = '\n'
-			}
-		}
-	}
-	return n, err
-}
-
-// delimiter is ';' when the header line has semicolons and no commas (the
-// list separator of spreadsheets in locales with a decimal comma), else ','.
-func delimiter(br *bufio.Reader) rune {
-	head, _ := br.Peek(br.Size())
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		head = head[:i]
-	}
-	if bytes.IndexByte(head, ';') >= 0 && bytes.IndexByte(head, ',') < 0 {
-		return ';'
-	}
-	return ','
-}
-
-func csvReason(err error) string {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("line %d: %v", pe.Line, pe.Err)
-	}
-	return err.Error()
+	volume, _ = csvfile.VolumeFactor(vu)
+	distance, _ = csvfile.DistanceFactor(du)
+	return volume, distance, nil
 }
 
 func orDefault(s, def string) string {
@@ -441,7 +367,7 @@ func toRefuel(rec []string, cols columns, format, order string, volume, distance
 	if r.RefuelTime, err = parseDate(field(rec, cols, colTime), format, order, opts.Location); err != nil {
 		return r, fmt.Errorf("%s: %w", cols.name(colTime), err)
 	}
-	odo, err := parseNumber(cols.name(colOdometer), field(rec, cols, colOdometer), opts.semicolons)
+	odo, err := csvfile.ParseNumber(cols.name(colOdometer), field(rec, cols, colOdometer), opts.semicolons)
 	if err != nil {
 		return r, err
 	}
@@ -463,7 +389,7 @@ func toRefuel(rec []string, cols columns, format, order string, volume, distance
 	if s := field(rec, cols, colUnit); s != "" && !strings.EqualFold(s, r.Energy.Unit()) {
 		return r, fmt.Errorf("%s: %q contradicts %s %s, counted in %s", cols.name(colUnit), s, energyFrom, r.Energy, r.Energy.Unit())
 	}
-	vol, err := parseNumber(cols.name(colVolume), field(rec, cols, colVolume), opts.semicolons)
+	vol, err := csvfile.ParseNumber(cols.name(colVolume), field(rec, cols, colVolume), opts.semicolons)
 	if err != nil {
 		return r, err
 	}
@@ -473,21 +399,21 @@ func toRefuel(rec []string, cols columns, format, order string, volume, distance
 		r.Liters = vol.Mul(volume)
 	}
 	if _, ok := cols.at[colPrice]; ok {
-		price, err := parseNumber(cols.name(colPrice), field(rec, cols, colPrice), opts.semicolons)
+		price, err := csvfile.ParseNumber(cols.name(colPrice), field(rec, cols, colPrice), opts.semicolons)
 		if err != nil {
 			return r, err
 		}
 		r.TotalAmount = price.Mul(vol)
 	} else {
-		if r.TotalAmount, err = parseNumber(cols.name(colAmount), field(rec, cols, colAmount), opts.semicolons); err != nil {
+		if r.TotalAmount, err = csvfile.ParseNumber(cols.name(colAmount), field(rec, cols, colAmount), opts.semicolons); err != nil {
 			return r, err
 		}
 	}
-	// The texts of our export come neutralised (neutralize); other
+	// The texts of our export come neutralised (csvfile.Neutralize); other
 	// programs' files are read as they are.
 	text := func(r role) string {
 		if format == FormatNative {
-			return restore(field(rec, cols, r))
+			return csvfile.Restore(field(rec, cols, r))
 		}
 		return field(rec, cols, r)
 	}
@@ -528,7 +454,7 @@ func toRefuel(rec []string, cols columns, format, order string, volume, distance
 		}
 	}
 	if h := field(rec, cols, colHomeAmount); h != "" {
-		home, err := parseNumber(cols.name(colHomeAmount), h, opts.semicolons)
+		home, err := csvfile.ParseNumber(cols.name(colHomeAmount), h, opts.semicolons)
 		if err != nil {
 			return r, err
 		}
@@ -558,53 +484,6 @@ func parseEnergy(name, s string) (fuel.Energy, error) {
 	return "", fmt.Errorf("%s: %q is not an energy (%s)", name, s, strings.Join(names, ", "))
 }
 
-// maxNumber bounds a number's text; anything longer is no quantity.
-const maxNumber = 40
-
-// parseNumber reads a non-negative decimal as exported by fuel trackers:
-// an optional currency sign ($ € £), thousands separators, and a decimal
-// comma when it is the only separator and not followed by exactly three
-// digits ("45,67"; "1,234" is one thousand two hundred thirty-four). In a
-// semicolon-separated file '.' and ',' swap roles ("1.234,5", "1.500").
-func parseNumber(name, s string, swap bool) (decimal.Decimal, error) {
-	if s == "" {
-		return decimal.Zero, fmt.Errorf("%s: is required", name)
-	}
-	if len(s) > maxNumber {
-		return decimal.Zero, fmt.Errorf("%s: is longer than %d characters", name, maxNumber)
-	}
-	t := strings.TrimLeft(s, "$€£ ")
-	t = strings.ReplaceAll(t, " ", "")
-	if swap {
-		t = strings.Map(func(r rune) rune {
-			switch r {
-			case '.':
-				return ','
-			case ',':
-				return '.'
-			}
-			return r
-		}, t)
-	}
-	if strings.Contains(t, ",") {
-		if strings.Contains(t, ".") || strings.Count(t, ",") > 1 || len(t)-strings.LastIndex(t, ",")-1 == 3 {
-			t = strings.ReplaceAll(t, ",", "")
-		} else {
-			t = strings.Replace(t, ",", ".", 1)
-		}
-	}
-	if !plainDecimal.MatchString(t) {
-		return decimal.Zero, fmt.Errorf("%s: %q is not a number", name, s)
-	}
-	d, err := decimal.NewFromString(t)
-	if err != nil {
-		return decimal.Zero, fmt.Errorf("%s: %q is not a number", name, s)
-	}
-	return d, nil
-}
-
-var plainDecimal = regexp.MustCompile(`^-?[0-9]+(\.[0-9]*)?$|^-?\.[0-9]+$`)
-
 // parseBool reads true/false, 1/0, yes/no in any case; "" is false.
 func parseBool(name, s string) (bool, error) {
 	switch strings.ToLower(s) {
@@ -616,133 +495,14 @@ func parseBool(name, s string) (bool, error) {
 	return false, fmt.Errorf("%s: %q is not a boolean (true/false, 1/0)", name, s)
 }
 
-var (
-	ymdDate   = regexp.MustCompile(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T]+(.*))?$`)
-	otherDate = regexp.MustCompile(`^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})(?:[ T,]+(.*))?$`)
-	clock     = regexp.MustCompile(`^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?$`)
-)
-
-// detectDateOrder decides day first or month first over a whole column of
-// d/m/y dates: a first part above 12 means day first, a second part above
-// 12 month first; a column that says neither is read month first (the
-// en-US default of Fuelly and LubeLogger exports). A column that says both
-// is left to the rows, which then fail one way or the other.
-func detectDateOrder(dates []string) string {
-	var dayFirst, monthFirst bool
-	for _, s := range dates {
-		m := otherDate.FindStringSubmatch(s)
-		if m == nil {
-			continue
-		}
-		a, _ := strconv.Atoi(m[1])
-		b, _ := strconv.Atoi(m[2])
-		if a > 12 {
-			dayFirst = true
-		}
-		if b > 12 {
-			monthFirst = true
-		}
-	}
-	if dayFirst && !monthFirst {
-		return "dmy"
-	}
-	return "mdy"
-}
-
-// parseDate reads a refuel time: RFC 3339 (any format) with its own
-// offset, or a date with an optional time of day in loc; a date alone is
-// midnight in loc.
+// parseDate reads a refuel time: RFC 3339 with its own offset, the one
+// form of our export without a date_format, or else as csvfile.ParseDate.
 func parseDate(s, format, order string, loc *time.Location) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, errors.New("is required")
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if format == FormatNative && order == "" {
+	if format == FormatNative && order == "" && s != "" {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t, nil
+		}
 		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 timestamp with a zone", s)
 	}
-	var (
-		y, m, d int
-		rest    string
-	)
-	if g := ymdDate.FindStringSubmatch(s); g != nil {
-		y, _ = strconv.Atoi(g[1])
-		m, _ = strconv.Atoi(g[2])
-		d, _ = strconv.Atoi(g[3])
-		rest = g[4]
-	} else if g := otherDate.FindStringSubmatch(s); g != nil {
-		a, _ := strconv.Atoi(g[1])
-		b, _ := strconv.Atoi(g[2])
-		y, _ = strconv.Atoi(g[3])
-		rest = g[4]
-		if order == "dmy" {
-			d, m = a, b
-		} else {
-			m, d = a, b
-		}
-	} else {
-		return time.Time{}, fmt.Errorf("%q is not a date (RFC 3339, YYYY-MM-DD, or M/D/YYYY and D/M/YYYY with an optional time)", s)
-	}
-	if m < 1 || m > 12 || d < 1 || d > daysIn(y, time.Month(m)) {
-		return time.Time{}, fmt.Errorf("%q is not a calendar date (read as %s)", s, orDefault(order, "mdy"))
-	}
-	var h, mi, sec int
-	if rest = strings.TrimSpace(rest); rest != "" {
-		c := clock.FindStringSubmatch(rest)
-		if c == nil {
-			return time.Time{}, fmt.Errorf("%q has no time of day this service reads (HH:MM[:SS] [AM|PM])", s)
-		}
-		h, _ = strconv.Atoi(c[1])
-		mi, _ = strconv.Atoi(c[2])
-		if c[3] != "" {
-			sec, _ = strconv.Atoi(c[3])
-		}
-		if ampm := strings.ToLower(c[4]); ampm != "" {
-			if h < 1 || h > 12 {
-				return time.Time{}, fmt.Errorf("%q has an hour outside 1..12 before AM/PM", s)
-			}
-			h %= 12
-			if ampm == "pm" {
-				h += 12
-			}
-		}
-		if h > 23 || mi > 59 || sec > 59 {
-			return time.Time{}, fmt.Errorf("%q has no valid time of day", s)
-		}
-	}
-	return localTime(y, time.Month(m), d, h, mi, sec, loc), nil
+	return csvfile.ParseDate(s, order, loc)
 }
-
-// localTime is the instant of a wall-clock time in loc. On the days of a
-// DST change time.Date leaves open which offset it uses (and in practice
-// reads a midnight that America/Santiago skips as 23:00 of the day
-// before), so the choice is made here, as java.time and Python's zoneinfo
-// make it: a time the change skips is read with the offset in force before
-// it, which moves it forward by the gap (02:30 on the day Europe/Berlin
-// jumps from 02:00 to 03:00 is 03:30 CEST, a skipped midnight is 01:00 of
-// the same day); a time the change repeats is its first occurrence (the
-// earlier instant).
-func localTime(y int, mo time.Month, d, h, mi, sec int, loc *time.Location) time.Time {
-	if loc == time.UTC {
-		return time.Date(y, mo, d, h, mi, sec, 0, time.UTC)
-	}
-	wall := time.Date(y, mo, d, h, mi, sec, 0, time.UTC).Unix()
-	// The offsets in force a day before and a day after: a zone changes
-	// its offset at most once in two days.
-	_, before := time.Unix(wall-86400, 0).In(loc).Zone()
-	_, after := time.Unix(wall+86400, 0).In(loc).Zone()
-	var t time.Time
-	for _, off := range [2]int{before, after} {
-		c := time.Unix(wall-int64(off), 0).In(loc)
-		if _, o := c.Zone(); o == off && (t.IsZero() || c.Before(t)) {
-			t = c
-		}
-	}
-	if t.IsZero() { // skipped by the change
-		t = time.Unix(wall-int64(before), 0).In(loc)
-	}
-	return t
-}
-
-func daysIn(y int, m time.Month) int { return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day() }

@@ -1,7 +1,6 @@
 package refuelcsv
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/services/fuel/internal/csvfile"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -204,32 +204,6 @@ func TestReadLineEnds(t *testing.T) {
 	}
 }
 
-// loneCRs changes a CR that no LF follows outside quotes, and nothing
-// else, wherever the reads of the underlying reader end.
-func TestLoneCRs(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                   "",
-		"a\rb\r\nc\r":        "a\nb\r\nc\n",
-		"\r\r\n\n\r":         "\n\r\n\n\n",
-		"no line end":        "no line end",
-		"x\r\r\r\ny\r\nz":    "x\n\n\r\ny\r\nz",
-		"\"a\rb\"\rc":        "\"a\rb\"\nc",
-		"\"a\"\"\rb\"\r":     "\"a\"\"\rb\"\n",
-		"a\"\"b\r\"c\rd\"\r": "a\"\"b\n\"c\rd\"\n",
-	} {
-		for _, oneByte := range []bool{false, true} {
-			var r io.Reader = strings.NewReader(in)
-			if oneByte {
-				r = iotest.OneByteReader(r)
-			}
-			got, err := io.ReadAll(&loneCRs{r: bufio.NewReader(r)})
-			if err != nil || string(got) != want {
-				t.Errorf("%q (one byte %v) = %q, %v; want %q", in, oneByte, got, err, want)
-			}
-		}
-	}
-}
-
 func TestReadSemicolons(t *testing.T) {
 	// A spreadsheet in a decimal-comma locale separates with semicolons.
 	file := "Date;Odometer;FuelConsumed;Cost;IsFillToFull\n" +
@@ -383,10 +357,10 @@ func TestReadEnergyRowErrors(t *testing.T) {
 		"2024-05-04T08:00:00Z,1150,Type 2,,kWh,30,12,true\n" + // 5: the default is gasoline
 		"2024-05-05T08:00:00Z,1200,H2,hydrogen,kg,5,60,true\n"
 	res := mustRead(t, file, Options{Energy: fuel.Gasoline})
-	want := []RowError{
-		{3, `energy: "petrol" is not an energy (gasoline, diesel, lpg, cng, electricity, hydrogen)`},
-		{4, `unit: "l" contradicts energy electricity, counted in kWh`},
-		{5, `unit: "kWh" contradicts the vehicle's energy gasoline, counted in l`},
+	want := []csvfile.RowError{
+		{Row: 3, Reason: `energy: "petrol" is not an energy (gasoline, diesel, lpg, cng, electricity, hydrogen)`},
+		{Row: 4, Reason: `unit: "l" contradicts energy electricity, counted in kWh`},
+		{Row: 5, Reason: `unit: "kWh" contradicts the vehicle's energy gasoline, counted in l`},
 	}
 	if res.Rows != 5 || res.BadRows != 3 || len(res.Refuels) != 2 {
 		t.Fatalf("rows %d bad %d good %d: %+v", res.Rows, res.BadRows, len(res.Refuels), res.Errors)
@@ -500,23 +474,6 @@ func TestReadBadInput(t *testing.T) {
 	for i, e := range res.Errors {
 		if e.Row != wantRows[i] || e.Reason == "" {
 			t.Errorf("error %d = %+v, want row %d", i, e, wantRows[i])
-		}
-	}
-}
-
-func TestParseNumber(t *testing.T) {
-	for in, want := range map[string]string{
-		"40": "40", "40.5": "40.5", "$45.67": "45.67", "€ 12,5": "12.5", "1,234": "1234", "1,234.5": "1234.5",
-		"1,234,567": "1234567", ".5": "0.5", "1 234,56": "1234.56",
-	} {
-		d, err := parseNumber("x", in, false)
-		if err != nil || d.String() != want {
-			t.Errorf("parseNumber(%q) = %s, %v; want %s", in, d, err, want)
-		}
-	}
-	for _, in := range []string{"", "abc", "1e5", "1.2.3", "NaN", "--1", strings.Repeat("9", 41)} {
-		if _, err := parseNumber("x", in, false); err == nil {
-			t.Errorf("parseNumber(%q) accepted", in)
 		}
 	}
 }

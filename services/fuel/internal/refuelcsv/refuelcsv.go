@@ -2,25 +2,15 @@
 // names as header) and reads CSV files of refuels: the service's own
 // export and the fuel-up exports of Fuelly and LubeLogger, converting their
 // units to liters and kilometres and their local times (in the owner's
-// zone) to UTC.
+// zone) to UTC. Every file is written and read by csvfile's rules.
 package refuelcsv
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/csv"
 	"io"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/shopspring/decimal"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-	"golang.org/x/text/number"
-
+	"github.com/carhub/backend/services/fuel/internal/csvfile"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -36,207 +26,60 @@ var Header = []string{
 	"currency", "home_amount",
 }
 
-// timeLayout is the JSON answers' layout, up to microseconds: Z in UTC,
-// else the zone's offset.
-const timeLayout = "2006-01-02T15:04:05.999999Z07:00"
-
-// Writer writes refuels as CSV rows. Call Flush at the end (and whenever
-// the rows so far should reach the client).
-//
-// Records end with CRLF (RFC 4180), but the bytes inside a field are
-// written unchanged: encoding/csv with UseCRLF writes a field's LF as CRLF,
-// which every other reader (Python's csv, spreadsheets) then returns as
-// CRLF. So each record is encoded with UseCRLF off (LF and CR inside quoted
-// fields kept as they are) into buf, and only its final LF becomes CRLF.
-// The one change to a text is the apostrophe neutralize puts before one
-// that a spreadsheet would run as a formula.
-//
-// Our own import is not that exact: Read, like encoding/csv's Reader,
-// returns a CRLF inside a quoted field as LF, and trims every value, so a
-// remark with CRLF line breaks or with leading or trailing white space
-// comes back changed.
+// Writer writes refuels as CSV rows (csvfile.Writer). Call Flush at the
+// end (and whenever the rows so far should reach the client).
 type Writer struct {
-	out *bufio.Writer
-	buf bytes.Buffer // one encoded record, reused
-	cw  *csv.Writer  // writes into buf
+	w   *csvfile.Writer
 	rec []string
-	// spreadsheet and decimalComma: see NewSpreadsheetWriter.
-	spreadsheet, decimalComma bool
-	// loc is the zone of the times written (InZone); nil is UTC.
-	loc *time.Location
 }
 
 // NewWriter returns a Writer on w.
 func NewWriter(w io.Writer) *Writer {
-	wr := &Writer{out: bufio.NewWriter(w), rec: make([]string, len(Header))}
-	wr.cw = csv.NewWriter(&wr.buf)
-	return wr
+	return &Writer{w: csvfile.NewWriter(w), rec: make([]string, len(Header))}
 }
 
-// NewSpreadsheetWriter returns a Writer for a spreadsheet program, which
-// opens a CSV file in the conventions of the system's language: the file
-// starts with a UTF-8 byte order mark (without it Excel reads the system's
-// legacy code page, and ü becomes Ã¼), and with decimalComma (a language
-// that writes 1,5: DecimalComma) fields are separated by semicolons and
-// the quantities written with a decimal comma, as Excel there expects.
-// Its text fields are neutralised as every Writer's are (neutralize).
+// NewSpreadsheetWriter returns a Writer for a spreadsheet program, as
+// csvfile.NewSpreadsheetWriter.
 func NewSpreadsheetWriter(w io.Writer, decimalComma bool) *Writer {
-	wr := NewWriter(w)
-	wr.spreadsheet, wr.decimalComma = true, decimalComma
-	if decimalComma {
-		wr.cw.Comma = ';'
-	}
-	return wr
+	return &Writer{w: csvfile.NewSpreadsheetWriter(w, decimalComma), rec: make([]string, len(Header))}
 }
 
-// InZone makes w write times as the wall clock of loc with its offset
-// (2026-10-05T08:00:00+02:00 for 06:00 UTC in Berlin), as an owner reads
-// them; nil or UTC writes them in UTC with Z. Every reader of RFC 3339,
-// our import too, finds the same instant in either form. Returns w.
+// InZone makes w write times in loc, as csvfile.Writer.InZone. Returns w.
 func (w *Writer) InZone(loc *time.Location) *Writer {
-	w.loc = loc
+	w.w.InZone(loc)
 	return w
-}
-
-// Time is t as w writes times. Where loc's wall clock cannot be written
-// in RFC 3339, the time is written in UTC: an offset with seconds (local
-// mean time, Amsterdam's +00:19:32 until 1937), which RFC 3339 has no
-// form for and Format would cut to whole minutes, or a year beyond 9999
-// (the last microsecond of 9999 in UTC is 10000 in Berlin).
-func (w *Writer) Time(t time.Time) string {
-	if w.loc != nil {
-		l := t.In(w.loc)
-		if _, off := l.Zone(); off%60 == 0 && l.Year() <= 9999 {
-			return l.Format(timeLayout)
-		}
-	}
-	return t.UTC().Format(timeLayout)
-}
-
-// DecimalComma reports whether lang writes numbers with a decimal comma,
-// by CLDR's number formats (golang.org/x/text/message): German, French,
-// Spanish, Russian, Brazilian Portuguese do; English, Chinese, Japanese and
-// Swiss German do not.
-func DecimalComma(lang language.Tag) bool {
-	return strings.Contains(message.NewPrinter(lang).Sprint(number.Decimal(1.5)), ",")
 }
 
 // WriteHeader writes the header row (after the byte order mark of a
 // spreadsheet's file).
-func (w *Writer) WriteHeader() error { return w.WriteHeaderRow(Header) }
-
-// formulaStarts are the characters that make a spreadsheet read a cell as
-// a formula when they come first: OWASP's = + - @, and their full-width
-// forms, which some spreadsheets are reported to read as the ASCII ones
-// (Excel with an East Asian input method). They count after leading white
-// space too, in case a program skips it. A leading tab or CR is on
-// OWASP's list on its own (formulaControls). An apostrophe before a rare
-// harmless text costs less than finding out which program does what.
-const (
-	formulaStarts   = "=+-@\uff1d\uff0b\uff0d\uff20"
-	formulaControls = "\t\r"
-)
-
-// neutralize is a text field as an export writes it: a text that a
-// spreadsheet would take for a formula gets a leading apostrophe, which
-// keeps it text (OWASP's advice on CSV injection), so that opening the
-// file, plain or for a spreadsheet, runs nothing that another member of a
-// shared vehicle typed. A text whose first character after white space is
-// an apostrophe gets one too: restore then takes exactly one back off,
-// and every text comes back as it was written (but for the trimming Read
-// does anyway). Numbers are never passed through here: a quantity stays a
-// number in the spreadsheet.
-func neutralize(s string) string {
-	if s == "" {
-		return s
-	}
-	first, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(s, unicode.IsSpace))
-	if strings.ContainsRune(formulaStarts+"'", first) || strings.ContainsRune(formulaControls, rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
-
-// restore undoes neutralize on a trimmed text field of this service's own
-// export: one leading apostrophe is dropped. Files of other programs are
-// read as they are (Read applies it to FormatNative only).
-func restore(s string) string { return strings.TrimPrefix(s, "'") }
-
-// quantity is a decimal as the file writes it.
-func (w *Writer) quantity(d decimal.Decimal) string {
-	s := d.String()
-	if w.decimalComma {
-		s = strings.Replace(s, ".", ",", 1)
-	}
-	return s
-}
+func (w *Writer) WriteHeader() error { return w.w.WriteHeader(Header) }
 
 // Write writes one refuel.
 func (w *Writer) Write(r fuel.Refuel) error {
 	rec := w.rec
 	rec[0] = strconv.FormatUint(r.ID, 10)
 	rec[1] = strconv.FormatUint(r.VehicleID, 10)
-	rec[2] = w.Time(r.RefuelTime)
-	rec[3] = w.quantity(r.Odometer)
-	rec[4] = neutralize(r.FuelType)
+	rec[2] = w.w.Time(r.RefuelTime)
+	rec[3] = w.w.Quantity(r.Odometer)
+	rec[4] = csvfile.Neutralize(r.FuelType)
 	rec[5] = string(r.Energy)
 	rec[6] = r.Energy.Unit()
-	rec[7] = w.quantity(r.Liters)
-	rec[8] = w.quantity(r.TotalAmount)
-	rec[9] = w.quantity(r.PricePerLiter)
-	rec[10] = neutralize(r.StationName)
+	rec[7] = w.w.Quantity(r.Liters)
+	rec[8] = w.w.Quantity(r.TotalAmount)
+	rec[9] = w.w.Quantity(r.PricePerLiter)
+	rec[10] = csvfile.Neutralize(r.StationName)
 	rec[11] = strconv.FormatBool(r.IsFull)
 	rec[12] = strconv.FormatBool(r.MissedPrevious)
-	rec[13] = neutralize(r.Remark)
-	rec[14] = w.Time(r.CreatedAt)
-	rec[15] = w.Time(r.UpdatedAt)
+	rec[13] = csvfile.Neutralize(r.Remark)
+	rec[14] = w.w.Time(r.CreatedAt)
+	rec[15] = w.w.Time(r.UpdatedAt)
 	rec[16], rec[17] = r.Currency, ""
 	if r.HomeAmount.Valid {
-		rec[17] = w.quantity(r.HomeAmount.Decimal)
+		rec[17] = w.w.Quantity(r.HomeAmount.Decimal)
 	}
-	return w.writeRecord(rec)
-}
-
-func (w *Writer) writeRecord(rec []string) error {
-	w.buf.Reset()
-	if err := w.cw.Write(rec); err != nil {
-		return err
-	}
-	w.cw.Flush() // into buf: cannot fail
-	b := w.buf.Bytes()
-	b = b[:len(b)-1] // the record's LF
-	if _, err := w.out.Write(b); err != nil {
-		return err
-	}
-	_, err := w.out.WriteString("\r\n")
-	return err
+	return w.w.WriteRow(rec)
 }
 
 // Flush writes buffered rows to the underlying writer and reports any
 // write error so far.
-func (w *Writer) Flush() error { return w.out.Flush() }
-
-// Units of the files read.
-var (
-	volumeUnits = map[string]decimal.Decimal{
-		"l":      decimal.NewFromInt(1),
-		"gal_us": decimal.RequireFromString("3.785411784"), // exact by definition
-		"gal_uk": decimal.RequireFromString("4.54609"),     // exact by definition
-	}
-	distanceUnits = map[string]decimal.Decimal{
-		"km": decimal.NewFromInt(1),
-		"mi": decimal.RequireFromString("1.609344"), // exact by definition
-	}
-)
-
-// VolumeUnits and DistanceUnits list the accepted unit names.
-var (
-	VolumeUnits   = []string{"l", "gal_us", "gal_uk"}
-	DistanceUnits = []string{"km", "mi"}
-	DateFormats   = []string{"mdy", "dmy", "ymd"}
-)
-
-// ValidVolumeUnit and friends report whether a query value is known.
-func ValidVolumeUnit(u string) bool   { _, ok := volumeUnits[u]; return ok }
-func ValidDistanceUnit(u string) bool { _, ok := distanceUnits[u]; return ok }
-func ValidDateFormat(f string) bool   { return f == "mdy" || f == "dmy" || f == "ymd" }
+func (w *Writer) Flush() error { return w.w.Flush() }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/text/language"
 
+	"github.com/carhub/backend/services/fuel/internal/csvfile"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
 
@@ -196,7 +197,7 @@ func FuzzWrite(f *testing.F) {
 			t.Fatalf("%d records, want 3: %q", len(recs), file)
 		}
 		for _, rec := range recs[1:] {
-			if rec[6] != "kg" || restore(rec[10]) != strings.ReplaceAll(station, "\r\n", "\n") || restore(rec[13]) != strings.ReplaceAll(remark, "\r\n", "\n") {
+			if rec[6] != "kg" || csvfile.Restore(rec[10]) != strings.ReplaceAll(station, "\r\n", "\n") || csvfile.Restore(rec[13]) != strings.ReplaceAll(remark, "\r\n", "\n") {
 				t.Fatalf("read back %q, want station %q remark %q", rec, station, remark)
 			}
 			for _, c := range []string{rec[10], rec[13]} {
@@ -252,7 +253,7 @@ func TestDecimalComma(t *testing.T) {
 		"de-DE": true, "fr": true, "es": true, "ru": true, "pt-BR": true, "pl": true, "it": true,
 		"en-US": false, "en-IE": false, "zh-CN": false, "ja": false, "de-CH": false, "und": false,
 	} {
-		if got := DecimalComma(language.MustParse(tag)); got != want {
+		if got := csvfile.DecimalComma(language.MustParse(tag)); got != want {
 			t.Errorf("DecimalComma(%s) = %t, want %t", tag, got, want)
 		}
 	}
@@ -296,15 +297,15 @@ var hostile = []struct{ text, cell string }{
 
 func TestNeutralize(t *testing.T) {
 	for _, h := range hostile {
-		if got := neutralize(h.text); got != h.cell {
-			t.Errorf("neutralize(%q) = %q, want %q", h.text, got, h.cell)
+		if got := csvfile.Neutralize(h.text); got != h.cell {
+			t.Errorf("csvfile.Neutralize(%q) = %q, want %q", h.text, got, h.cell)
 		}
-		if got := restore(h.cell); got != h.text {
-			t.Errorf("restore(%q) = %q, want %q", h.cell, got, h.text)
+		if got := csvfile.Restore(h.cell); got != h.text {
+			t.Errorf("csvfile.Restore(%q) = %q, want %q", h.cell, got, h.text)
 		}
 	}
-	if got := neutralize(""); got != "" {
-		t.Errorf("neutralize(\"\") = %q", got)
+	if got := csvfile.Neutralize(""); got != "" {
+		t.Errorf("csvfile.Neutralize(\"\") = %q", got)
 	}
 }
 

@@ -1,4 +1,4 @@
-package refuelcsv
+package csvfile
 
 import (
 	"bytes"
