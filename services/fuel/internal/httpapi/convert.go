@@ -19,63 +19,6 @@ import (
 // it costs nothing.
 const maxNumberLiteral = 64
 
-// toVehicleUpdate turns a vehicle body into a patch. On create every
-// required field must be present and not null; on update a present null
-// is refused for a required field and resets an optional one to its
-// default ("", 0, false). Every field is read, and the rules of each one
-// read are checked beside (fuel.Vehicle.ValidateFields), so that one
-// error names every member that is wrong, in field-table order
-// (apperr.Join); the store checks the whole record again.
-func (req vehicleRequest) toVehicleUpdate(create bool) (fuel.VehicleUpdate, error) {
-	b := members{create: create}
-	u := fuel.VehicleUpdate{
-		Name:            b.str("name", req.Name, true),
-		Brand:           b.str("brand", req.Brand, false),
-		Model:           b.str("model", req.Model, false),
-		PlateNumber:     b.str("plate_number", req.PlateNumber, false),
-		FuelType:        b.str("fuel_type", req.FuelType, true),
-		TankCapacity:    b.decimal("tank_capacity", req.TankCapacity, false),
-		CurrentOdometer: b.decimal("current_odometer", req.CurrentOdometer, false),
-		DefaultVehicle:  b.boolean("default_vehicle", req.DefaultVehicle, false),
-		ManualMD5s:      b.strings("manual_md5s", req.ManualMD5s),
-	}
-	var v fuel.Vehicle
-	u.Apply(&v)
-	v.Normalize()
-	b.errs = append(b.errs, v.ValidateFields(b.known(u.Sets))...)
-	inMemberOrder[vehicleRequest](b.errs)
-	return u, b.err()
-}
-
-// toRefuelUpdate is toVehicleUpdate for refuel bodies: a blank fuel_type
-// is named beside a negative liters. The rules that read more than the
-// body (the currency's home amount, the odometer against the other
-// readings) are the store's, after these pass.
-func (req refuelRequest) toRefuelUpdate(create bool) (fuel.RefuelUpdate, error) {
-	b := members{create: create}
-	u := fuel.RefuelUpdate{
-		VehicleID:      b.id("vehicle_id", req.VehicleID),
-		RefuelTime:     b.time("refuel_time", req.RefuelTime),
-		Odometer:       b.decimal("odometer", req.Odometer, true),
-		FuelType:       b.str("fuel_type", req.FuelType, true),
-		Energy:         b.energy("energy", req.Energy),
-		Liters:         b.decimal("liters", req.Liters, true),
-		TotalAmount:    b.decimal("total_amount", req.TotalAmount, true),
-		StationName:    b.str("station_name", req.StationName, false),
-		IsFull:         b.boolean("is_full", req.IsFull, false),
-		MissedPrevious: b.boolean("missed_previous", req.MissedPrevious, false),
-		Remark:         b.str("remark", req.Remark, false),
-		Currency:       b.currency("currency", req.Currency),
-		HomeAmount:     b.nullDecimal("home_amount", req.HomeAmount),
-	}
-	var r fuel.Refuel
-	u.Apply(&r)
-	r.Normalize()
-	b.errs = append(b.errs, r.ValidateFields(b.known(u.Sets))...)
-	inMemberOrder[refuelRequest](b.errs)
-	return u, b.err()
-}
-
 // members reads the members of a body for a create or a patch, keeping
 // the error of each bad one: its methods are the ...Field functions
 // below, and err joins what they found. A composite literal calls them

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,20 +16,10 @@ import (
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/csvfile"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
-	"github.com/carhub/backend/services/fuel/internal/refuelcsv"
 )
 
 // exportFlushRows is how many rows the export writes between flushes.
 const exportFlushRows = 200
-
-func (a *API) exportRefuels(c *gin.Context) {
-	exportCSV(a, c, "refuels", func(w io.Writer, spreadsheet, decimalComma bool, loc *time.Location) *refuelcsv.Writer {
-		if spreadsheet {
-			return refuelcsv.NewSpreadsheetWriter(w, decimalComma).InZone(loc)
-		}
-		return refuelcsv.NewWriter(w).InZone(loc)
-	}, a.store.ExportRefuels)
-}
 
 // csvWriter writes records of T as CSV.
 type csvWriter[T any] interface {
@@ -127,45 +116,6 @@ type importErrorResponse struct {
 	Rows    int                `json:"rows"`
 	BadRows int                `json:"bad_rows"`
 	Errors  []csvfile.RowError `json:"errors"`
-}
-
-func (a *API) importRefuels(c *gin.Context) {
-	id, err := pathID(c)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	q := c.Request.URL.Query()
-	opts := refuelcsv.Options{VehicleID: id, VolumeUnit: q.Get("volume_unit"), DistanceUnit: q.Get("distance_unit"), DateFormat: q.Get("date_format")}
-	// Every option is read before any is reported, so that one answer
-	// names each bad one (apperr.Join in readImport).
-	in, err := a.readImport(c, id, opts.Check(), func(v fuel.Vehicle) {
-		opts.FuelType = v.FuelType
-		opts.Energy = fuel.DefaultEnergy(v.FuelType)
-	})
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	opts.Location = in.location
-	res, err := refuelcsv.Read(bytes.NewReader(in.text), opts)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if res.BadRows > 0 {
-		badRows(c, res.Rows, res.BadRows, res.Errors)
-		return
-	}
-	out, err := a.store.ImportRefuels(c.Request.Context(), id, res.Refuels, in.dryRun)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if !in.dryRun {
-		a.metrics.refuelsImported.Add(float64(out.Imported))
-	}
-	c.JSON(http.StatusOK, importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: in.dryRun, Encoding: in.encoding})
 }
 
 // importRequest is what every CSV import reads before its rows.
