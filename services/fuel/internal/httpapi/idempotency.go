@@ -30,9 +30,10 @@ const maxIdempotencyKey = 128
 
 // create serves a POST that creates a record. decode reads and checks the
 // body; with an Idempotency-Key the creation runs through Store.Once, so a
-// repeat with the same key and body answers the stored answer.
+// repeat with the same key and body answers the stored answer. A create
+// whose request is not named by its body's bytes (an upload) reads the
+// key itself and calls answerCreate.
 func (a *API) create(c *gin.Context, decode func(io.Reader) (creator, error)) {
-	ctx := c.Request.Context()
 	key, ok, err := idempotencyKey(c.Request.Header)
 	if err != nil {
 		ginx.Fail(c, err)
@@ -44,12 +45,7 @@ func (a *API) create(c *gin.Context, decode func(io.Reader) (creator, error)) {
 			ginx.Fail(c, err)
 			return
 		}
-		out, err := run(ctx, a.store)
-		if err != nil {
-			ginx.Fail(c, err)
-			return
-		}
-		c.JSON(http.StatusOK, out)
+		a.answerCreate(c, "", "", run)
 		return
 	}
 	raw, err := io.ReadAll(c.Request.Body)
@@ -70,8 +66,17 @@ func (a *API) create(c *gin.Context, decode func(io.Reader) (creator, error)) {
 		return
 	}
 	sum := sha256.Sum256(raw)
-	k := fuel.IdempotencyKey{Key: key, Method: c.Request.Method, Path: c.FullPath(), RequestHash: hex.EncodeToString(sum[:])}
-	ans, replayed, err := a.store.Once(ctx, k, func(st fuel.Store) (fuel.StoredAnswer, error) {
+	a.answerCreate(c, key, hex.EncodeToString(sum[:]), run)
+}
+
+// answerCreate runs run and answers what it returns. With a key (the
+// request's Idempotency-Key; "" without one) run goes through Store.Once:
+// a repeat of the same key and requestHash answers the stored answer and
+// runs nothing. created reports whether run stored its record: false when
+// it failed or when the answer is a replay.
+func (a *API) answerCreate(c *gin.Context, key, requestHash string, run creator) (created bool) {
+	ctx := c.Request.Context()
+	create := func(st fuel.Store) (fuel.StoredAnswer, error) {
 		out, err := run(ctx, st)
 		if err != nil {
 			return fuel.StoredAnswer{}, err
@@ -81,15 +86,27 @@ func (a *API) create(c *gin.Context, decode func(io.Reader) (creator, error)) {
 			return fuel.StoredAnswer{}, err
 		}
 		return fuel.StoredAnswer{Status: http.StatusOK, Body: b}, nil
-	})
+	}
+	var (
+		ans      fuel.StoredAnswer
+		replayed bool
+		err      error
+	)
+	if key != "" {
+		k := fuel.IdempotencyKey{Key: key, Method: c.Request.Method, Path: c.FullPath(), RequestHash: requestHash}
+		ans, replayed, err = a.store.Once(ctx, k, create)
+	} else {
+		ans, err = create(a.store)
+	}
 	if err != nil {
 		ginx.Fail(c, err)
-		return
+		return false
 	}
 	if replayed {
 		c.Header("Idempotent-Replayed", "true")
 	}
 	c.Data(ans.Status, "application/json; charset=utf-8", ans.Body)
+	return !replayed
 }
 
 // idempotencyKey reads the Idempotency-Key header: 1..128 visible ASCII

@@ -14,6 +14,7 @@ import (
 	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/services/fuel/internal/attach"
 	"github.com/carhub/backend/services/fuel/internal/filestore"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 	"github.com/carhub/backend/services/fuel/internal/notifications"
@@ -58,6 +59,7 @@ type API struct {
 	metrics  serviceMetrics
 	accounts *accountRoutes
 	files    *filestore.Store
+	attach   *attach.Service // nil without Files
 	notify   *notifications.Service
 }
 
@@ -74,6 +76,9 @@ func New(log *slog.Logger, store fuel.Store, opts Options) *gin.Engine {
 		notify: opts.Notifications}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	if opts.Files != nil {
+		a.attach = attach.New(store, opts.Files, log)
 	}
 	a.accounts = newAccountRoutes(opts.Auth, a.now, log)
 	a.Register(e)
