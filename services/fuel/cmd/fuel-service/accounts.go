@@ -89,7 +89,7 @@ type OIDCConfig struct {
 	// DiscoveryTimeout bounds the retries of the discovery at start-up
 	// (a provider started with the service may answer late).
 	DiscoveryTimeout time.Duration `env:"AUTH_OIDC_DISCOVERY_TIMEOUT" default:"30s"`
-	// Who may sign in (httpapi.OIDCAllow): one of the lists, or AllowAny
+	// Who may sign in (accounts.OIDCAllow): one of the lists, or AllowAny
 	// to let everyone the provider knows make an account. Neither is a
 	// start-up error: pointed at a public provider, anyone could spend the
 	// operator's model credit.
@@ -110,8 +110,8 @@ var domainPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9
 
 // oidcAllow checks who may sign in: a list, or AUTH_OIDC_ALLOW_ANY=true,
 // not both and not neither.
-func oidcAllow(oc OIDCConfig) (httpapi.OIDCAllow, error) {
-	allow := httpapi.OIDCAllow{Any: oc.AllowAny, Users: oc.AllowedUsers, Groups: oc.AllowedGroups, GroupsClaim: oc.GroupsClaim}
+func oidcAllow(oc OIDCConfig) (accounts.OIDCAllow, error) {
+	allow := accounts.OIDCAllow{Any: oc.AllowAny, Users: oc.AllowedUsers, Groups: oc.AllowedGroups, GroupsClaim: oc.GroupsClaim}
 	lists := len(oc.AllowedUsers) + len(oc.AllowedDomains) + len(oc.AllowedGroups)
 	switch {
 	case oc.AllowAny && lists > 0:

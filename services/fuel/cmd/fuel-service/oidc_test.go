@@ -19,7 +19,7 @@ import (
 
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/config"
-	"github.com/carhub/backend/services/fuel/internal/httpapi"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 )
 
 const testRedirect = "https://cars.example/api/auth/oidc/callback"
@@ -139,7 +139,7 @@ func TestOIDCDiscoveryRetries(t *testing.T) {
 	if opts.Provider.Endpoint().AuthURL != m.AuthorizationEndpoint() || opts.ClientID != m.ClientID || opts.ClientSecret != m.ClientSecret || opts.RedirectURL != testRedirect {
 		t.Fatalf("options %+v, endpoint %+v", opts, opts.Provider.Endpoint())
 	}
-	wantAllow := httpapi.OIDCAllow{Users: []string{"ann"}, Domains: []string{"example.com"}, Groups: []string{"car-owners"}, GroupsClaim: "roles"}
+	wantAllow := accounts.OIDCAllow{Users: []string{"ann"}, Domains: []string{"example.com"}, Groups: []string{"car-owners"}, GroupsClaim: "roles"}
 	if !reflect.DeepEqual(opts.Allow, wantAllow) {
 		t.Fatalf("allow %+v, want %+v", opts.Allow, wantAllow)
 	}

@@ -15,6 +15,7 @@ package accounts
 import (
 	"context"
 	"errors"
+	"regexp"
 	"time"
 
 	"github.com/carhub/backend/pkg/auth"
@@ -36,6 +37,10 @@ var (
 	ErrInvalidToken    = errors.New("token unknown, expired or revoked")
 	ErrAccountsClaimed = errors.New("an account with a password already exists")
 )
+
+// UsernamePattern is a username: letters, digits and . _ @ -, 1 to 64 of
+// them.
+var UsernamePattern = regexp.MustCompile(`^[\p{L}\p{N}._@-]{1,64}$`)
 
 // User is an account.
 type User struct {

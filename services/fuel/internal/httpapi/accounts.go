@@ -50,11 +50,12 @@ type AuthOptions struct {
 type accountRoutes struct {
 	opts      AuthOptions
 	passwords *auth.Passwords
+	logins    *accounts.Logins
 	now       func() time.Time
 	// oidc is nil without OIDC sign-in.
 	oidc *oidcFlow
 	// tokens is nil without a TokenCacheTTL.
-	tokens *tokenCache
+	tokens *accounts.TokenCache
 }
 
 func newAccountRoutes(opts AuthOptions, now func() time.Time, log *slog.Logger) *accountRoutes {
@@ -65,13 +66,14 @@ func newAccountRoutes(opts AuthOptions, now func() time.Time, log *slog.Logger) 
 		opts:      opts,
 		passwords: opts.Passwords,
 		now:       now,
-		tokens:    newTokenCache(opts.TokenCacheTTL, now),
+		tokens:    accounts.NewTokenCache(opts.TokenCacheTTL, now),
 	}
 	if a.passwords == nil {
 		a.passwords = auth.NewPasswords(0, 0)
 	}
+	a.logins = accounts.NewLogins(opts.Accounts, a.passwords, opts.LoginsPerMinute)
 	if opts.Mode == auth.ModeLocal && opts.OIDC != nil {
-		a.oidc = newOIDCFlow(*opts.OIDC, now, log)
+		a.oidc = newOIDCFlow(*opts.OIDC, opts.Accounts, now, log)
 	}
 	return a
 }
@@ -115,7 +117,7 @@ func (a *accountRoutes) authenticate(c *gin.Context) {
 			return
 		}
 		var err error
-		id, err = a.tokens.verify(c.Request.Context(), auth.HashToken(token), a.opts.Accounts.VerifyToken)
+		id, err = a.tokens.Verify(c.Request.Context(), auth.HashToken(token), a.opts.Accounts.VerifyToken)
 		if errors.Is(err, accounts.ErrInvalidToken) {
 			ginx.Fail(c, ginauth.ErrUnauthorized())
 			return
@@ -169,6 +171,16 @@ func (a *accountRoutes) me(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, toUserResponse(u))
+}
+
+// accountsError is the answer to an error of the accounts' use cases:
+// a password attempt over its budget is a 429 with its Retry-After.
+func accountsError(err error) error {
+	var ex *accounts.AttemptsExhausted
+	if errors.As(err, &ex) {
+		return ginauth.Exhausted(ex.What, ex.RetryAfter)
+	}
+	return err
 }
 
 // requiredUsername is the username member of a body that names an

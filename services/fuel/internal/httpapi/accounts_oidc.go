@@ -3,10 +3,8 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -14,14 +12,12 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/gin-gonic/gin"
 	"golang.org/x/oauth2"
 
 	"github.com/carhub/backend/pkg/apperr"
-	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/services/fuel/internal/accounts"
 )
@@ -41,7 +37,7 @@ type OIDCOptions struct {
 	// Secure.
 	RedirectURL string
 	// Allow says who may sign in; its zero value lets no one in.
-	Allow OIDCAllow
+	Allow accounts.OIDCAllow
 }
 
 const (
@@ -64,17 +60,20 @@ const (
 // that it takes a fragment only from a sign-in this browser started.
 var clientStatePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,128}$`)
 
-// oidcFlow signs users in with an OpenID provider.
+// oidcFlow is the protocol of a sign-in with an OpenID provider: the
+// state, nonce and PKCE verifier in a cookie, the code exchange and the ID
+// token's verification. Who may sign in, and with which account, is
+// accounts.OIDC.
 type oidcFlow struct {
 	config   oauth2.Config
 	provider *oidc.Provider
 	verifier *oidc.IDTokenVerifier
-	allow    allowlist
+	signIn   *accounts.OIDC
 	secure   bool
 	log      *slog.Logger
 }
 
-func newOIDCFlow(opts OIDCOptions, now func() time.Time, log *slog.Logger) *oidcFlow {
+func newOIDCFlow(opts OIDCOptions, store accounts.Store, now func() time.Time, log *slog.Logger) *oidcFlow {
 	u, err := url.Parse(opts.RedirectURL)
 	scopes := []string{oidc.ScopeOpenID, "profile", "email"}
 	if len(opts.Allow.Groups) > 0 {
@@ -91,7 +90,7 @@ func newOIDCFlow(opts OIDCOptions, now func() time.Time, log *slog.Logger) *oidc
 		},
 		provider: opts.Provider,
 		verifier: opts.Provider.Verifier(&oidc.Config{ClientID: opts.ClientID, Now: now}),
-		allow:    newAllowlist(opts.Allow),
+		signIn:   accounts.NewOIDC(store, opts.Allow),
 		secure:   err == nil && u.Scheme == "https",
 		log:      log,
 	}
@@ -133,16 +132,11 @@ func queryClientState(q url.Values) (string, error) {
 	return v[0], nil
 }
 
-// oidcError is a refused sign-in: code goes to the web client, cause to
-// the log.
-type oidcError struct {
-	code  string
-	cause error
+// refuse is a sign-in refused by the protocol: code goes to the web
+// client, cause to the log.
+func refuse(code string, cause error) *accounts.OIDCRefusal {
+	return &accounts.OIDCRefusal{Code: code, Cause: cause}
 }
-
-func (e *oidcError) Error() string { return e.code + ": " + e.cause.Error() }
-
-func refuse(code string, cause error) *oidcError { return &oidcError{code: code, cause: cause} }
 
 func errNoOIDC() error { return apperr.New(apperr.NotFound, "OIDC sign-in is not configured") }
 
@@ -189,12 +183,12 @@ func (a *accountRoutes) oidcCallback(c *gin.Context) {
 	}
 	token, expires, err := a.signIn(c, fc, ok)
 	if err != nil {
-		var e *oidcError
+		var e *accounts.OIDCRefusal
 		if !errors.As(err, &e) {
 			e = refuse("oidc_account", err)
 		}
-		f.log.WarnContext(ctx, "oidc sign-in refused", "code", e.code, "error", e.cause.Error(), "client", c.ClientIP())
-		c.Redirect(http.StatusSeeOther, loginPage+"#error="+e.code+back)
+		f.log.WarnContext(ctx, "oidc sign-in refused", "code", e.Code, "error", e.Cause.Error(), "client", c.ClientIP())
+		c.Redirect(http.StatusSeeOther, loginPage+"#error="+e.Code+back)
 		return
 	}
 	c.Redirect(http.StatusSeeOther, loginPage+"#token="+url.QueryEscape(token)+"&expires_at="+url.QueryEscape(expires)+back)
@@ -202,15 +196,16 @@ func (a *accountRoutes) oidcCallback(c *gin.Context) {
 
 // signIn checks the callback against the cookie's state, exchanges the
 // code with the PKCE verifier, verifies the ID token (signature, issuer,
-// audience, expiry, nonce), checks the allowlist, finds or makes the user
-// linked to its issuer and subject, and issues a session token. valid
-// says whether a well-formed cookie came with the callback.
+// audience, expiry, nonce), and has accounts.OIDC check the allowlist,
+// find or make the user linked to its issuer and subject, and open a
+// session. valid says whether a well-formed cookie came with the callback.
 func (a *accountRoutes) signIn(c *gin.Context, fc flowCookie, valid bool) (token, expires string, err error) {
 	f := a.oidc
 	// Every callback counts against the login limit of its address, like
 	// every password login.
-	if err := a.takeAttempt(c, "login", accounts.AttemptsByAddress, addressKey(c.ClientIP())); err != nil {
-		if apperr.From(err).Code == apperr.ResourceExhausted {
+	if err := a.logins.AllowAddress(c.Request.Context(), "login", c.ClientIP()); err != nil {
+		var ex *accounts.AttemptsExhausted
+		if errors.As(err, &ex) {
 			return "", "", refuse("oidc_rate_limited", err)
 		}
 		return "", "", err
@@ -250,29 +245,22 @@ func (a *accountRoutes) signIn(c *gin.Context, fc flowCookie, valid bool) (token
 	if subtle.ConstantTimeCompare([]byte(idToken.Nonce), []byte(nonce)) != 1 {
 		return "", "", refuse("oidc_nonce", errors.New("the ID token's nonce does not match the sign-in cookie"))
 	}
-	id, err := readIdentity(idToken.Claims, f.allow.groupsClaim)
-	if err != nil {
-		return "", "", refuse("oidc_id_token", err)
+	var userinfo accounts.UserInfo
+	if f.provider.UserInfoEndpoint() != "" {
+		userinfo = func(ctx context.Context) (string, func(any) error, error) {
+			info, err := f.provider.UserInfo(ctx, f.config.TokenSource(ctx, tok))
+			if err != nil {
+				return "", nil, err
+			}
+			return info.Subject, info.Claims, nil
+		}
 	}
-	// Every sign-in, not only the first, passes the allowlist: taking
-	// someone off it, or out of the group at the provider, ends their
-	// sign-ins (proto-docs/auth-decisions.md).
-	by, err := f.admit(ctx, tok, idToken.Subject, id)
+	in, err := f.signIn.SignIn(ctx, idToken.Issuer, idToken.Subject, idToken.Claims, userinfo)
 	if err != nil {
 		return "", "", err
 	}
-	name := oidcUsername(idToken.Issuer, idToken.Subject, id.PreferredUsername, id.Email)
-	u, created, err := a.opts.Accounts.OIDCUser(ctx, idToken.Issuer, idToken.Subject, name)
-	if err != nil {
-		return "", "", refuse("oidc_account", err)
-	}
-	token, hash := auth.NewToken(auth.KindSession)
-	t := accounts.Token{UserID: u.ID, Kind: auth.KindSession, Name: "oidc", Scope: auth.ScopeWrite}
-	if err := a.opts.Accounts.CreateToken(ctx, &t, hash); err != nil {
-		return "", "", refuse("oidc_account", err)
-	}
-	f.log.InfoContext(ctx, "oidc sign-in", "user_id", u.ID, "username", u.Username, "created", created, "allowed_by", by)
-	return token, formatTime(t.End()), nil
+	f.log.InfoContext(ctx, "oidc sign-in", "user_id", in.User.ID, "username", in.User.Username, "created", in.Created, "allowed_by", in.AllowedBy)
+	return in.Secret, formatTime(in.Token.End()), nil
 }
 
 // exchangeCause is what the log says of a failed code exchange: the
@@ -301,36 +289,4 @@ func randomValue() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // never fails (crypto/rand)
 	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// oidcUsername is the name asked for a new OIDC account: the provider's
-// preferred_username, else its email, else one made from the issuer and
-// subject; characters a username may not hold become "_".
-func oidcUsername(issuer, subject, preferred, email string) string {
-	for _, s := range []string{preferred, email} {
-		if name := cleanUsername(s); name != "" {
-			return name
-		}
-	}
-	sum := sha256.Sum256([]byte(issuer + "\x00" + subject))
-	return "user-" + hex.EncodeToString(sum[:5])
-}
-
-// cleanUsername maps s onto usernamePattern's characters, cut to 64; ""
-// when nothing but separators is left.
-func cleanUsername(s string) string {
-	r := []rune(strings.TrimSpace(s))
-	for i, c := range r {
-		if !unicode.IsLetter(c) && !unicode.IsNumber(c) && !strings.ContainsRune("._@-", c) {
-			r[i] = '_'
-		}
-	}
-	if len(r) > 64 {
-		r = r[:64]
-	}
-	name := string(r)
-	if strings.Trim(name, "._@-") == "" {
-		return ""
-	}
-	return name
 }

@@ -44,10 +44,10 @@ type oidcEnv struct {
 
 // newOIDCEnv is fuel-service letting everyone the provider knows sign in.
 func newOIDCEnv(tb testing.TB, d store.Dialect, loginsPerMinute int) *oidcEnv {
-	return newOIDCEnvAllowing(tb, d, loginsPerMinute, httpapi.OIDCAllow{Any: true})
+	return newOIDCEnvAllowing(tb, d, loginsPerMinute, accounts.OIDCAllow{Any: true})
 }
 
-func newOIDCEnvAllowing(tb testing.TB, d store.Dialect, loginsPerMinute int, allow httpapi.OIDCAllow) *oidcEnv {
+func newOIDCEnvAllowing(tb testing.TB, d store.Dialect, loginsPerMinute int, allow accounts.OIDCAllow) *oidcEnv {
 	tb.Helper()
 	env := &oidcEnv{now: time.Date(2026, 11, 24, 20, 0, 0, 0, time.UTC)}
 	m, err := mockoidc.NewServer(nil)
@@ -85,7 +85,7 @@ func newOIDCEnvAllowing(tb testing.TB, d store.Dialect, loginsPerMinute int, all
 
 // serve starts fuel's handler on st with allow: a restart with another
 // configuration when env already has a server.
-func (env *oidcEnv) serve(tb testing.TB, st *store.Store, loginsPerMinute int, allow httpapi.OIDCAllow) {
+func (env *oidcEnv) serve(tb testing.TB, st *store.Store, loginsPerMinute int, allow accounts.OIDCAllow) {
 	tb.Helper()
 	// The callback URL must be known before the handler is made.
 	ts := httptest.NewUnstartedServer(nil)

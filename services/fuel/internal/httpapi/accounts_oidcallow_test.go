@@ -8,7 +8,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/oauth2-proxy/mockoidc"
 
-	"github.com/carhub/backend/services/fuel/internal/httpapi"
+	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
 
@@ -66,36 +66,36 @@ func TestOIDCAllowlist(t *testing.T) {
 	noName := func(u *mockoidc.MockUser) { u.PreferredUsername = "someone" }
 	cases := []struct {
 		name  string
-		allow httpapi.OIDCAllow
+		allow accounts.OIDCAllow
 		user  mockoidc.User
 		ok    bool
 	}{
-		{"nothing allowed", httpapi.OIDCAllow{}, jane(nil), false},
-		{"any", httpapi.OIDCAllow{Any: true}, jane(nil), true},
-		{"user by preferred_username, any case", httpapi.OIDCAllow{Users: []string{"max", "Jane.Doe"}}, jane(nil), true},
-		{"user by verified email, any case", httpapi.OIDCAllow{Users: []string{"JANE.DOE@example.com"}}, jane(noName), true},
-		{"user by unverified email", httpapi.OIDCAllow{Users: []string{"jane.doe@example.com"}}, jane(func(u *mockoidc.MockUser) { noName(u); unverified(u) }), false},
-		{"user not listed", httpapi.OIDCAllow{Users: []string{"max", "max@example.com"}}, jane(nil), false},
-		{"domain of a verified email", httpapi.OIDCAllow{Domains: []string{"other.example", "EXAMPLE.com"}}, jane(nil), true},
-		{"domain of an unverified email", httpapi.OIDCAllow{Domains: []string{"example.com"}}, jane(unverified), false},
-		{"subdomain", httpapi.OIDCAllow{Domains: []string{"example.com"}}, jane(func(u *mockoidc.MockUser) { u.Email = "jane@mail.example.com" }), false},
-		{"domain with a prefix", httpapi.OIDCAllow{Domains: []string{"example.com"}}, jane(func(u *mockoidc.MockUser) { u.Email = "jane@badexample.com" }), false},
-		{"email_verified as a string", httpapi.OIDCAllow{Domains: []string{"example.com"}},
+		{"nothing allowed", accounts.OIDCAllow{}, jane(nil), false},
+		{"any", accounts.OIDCAllow{Any: true}, jane(nil), true},
+		{"user by preferred_username, any case", accounts.OIDCAllow{Users: []string{"max", "Jane.Doe"}}, jane(nil), true},
+		{"user by verified email, any case", accounts.OIDCAllow{Users: []string{"JANE.DOE@example.com"}}, jane(noName), true},
+		{"user by unverified email", accounts.OIDCAllow{Users: []string{"jane.doe@example.com"}}, jane(func(u *mockoidc.MockUser) { noName(u); unverified(u) }), false},
+		{"user not listed", accounts.OIDCAllow{Users: []string{"max", "max@example.com"}}, jane(nil), false},
+		{"domain of a verified email", accounts.OIDCAllow{Domains: []string{"other.example", "EXAMPLE.com"}}, jane(nil), true},
+		{"domain of an unverified email", accounts.OIDCAllow{Domains: []string{"example.com"}}, jane(unverified), false},
+		{"subdomain", accounts.OIDCAllow{Domains: []string{"example.com"}}, jane(func(u *mockoidc.MockUser) { u.Email = "jane@mail.example.com" }), false},
+		{"domain with a prefix", accounts.OIDCAllow{Domains: []string{"example.com"}}, jane(func(u *mockoidc.MockUser) { u.Email = "jane@badexample.com" }), false},
+		{"email_verified as a string", accounts.OIDCAllow{Domains: []string{"example.com"}},
 			claimsUser{MockUser: jane(nil), id: map[string]any{"email_verified": "true"}}, true},
-		{"email_verified as the string false", httpapi.OIDCAllow{Domains: []string{"example.com"}},
+		{"email_verified as the string false", accounts.OIDCAllow{Domains: []string{"example.com"}},
 			claimsUser{MockUser: jane(nil), id: map[string]any{"email_verified": "false"}}, false},
-		{"group", httpapi.OIDCAllow{Groups: []string{"car-owners", "design"}}, jane(nil), true},
-		{"group in another case", httpapi.OIDCAllow{Groups: []string{"Design"}}, jane(nil), false},
-		{"no listed group", httpapi.OIDCAllow{Groups: []string{"car-owners"}}, jane(nil), false},
-		{"group in another claim", httpapi.OIDCAllow{Groups: []string{"car-owners"}, GroupsClaim: "roles"},
+		{"group", accounts.OIDCAllow{Groups: []string{"car-owners", "design"}}, jane(nil), true},
+		{"group in another case", accounts.OIDCAllow{Groups: []string{"Design"}}, jane(nil), false},
+		{"no listed group", accounts.OIDCAllow{Groups: []string{"car-owners"}}, jane(nil), false},
+		{"group in another claim", accounts.OIDCAllow{Groups: []string{"car-owners"}, GroupsClaim: "roles"},
 			claimsUser{MockUser: jane(nil), id: map[string]any{"roles": []any{"car-owners", 7}}}, true},
-		{"groups claim of one string", httpapi.OIDCAllow{Groups: []string{"car-owners"}},
+		{"groups claim of one string", accounts.OIDCAllow{Groups: []string{"car-owners"}},
 			claimsUser{MockUser: jane(nil), id: map[string]any{"groups": "car-owners"}}, true},
-		{"groups in the userinfo answer only", httpapi.OIDCAllow{Groups: []string{"car-owners"}},
+		{"groups in the userinfo answer only", accounts.OIDCAllow{Groups: []string{"car-owners"}},
 			claimsUser{MockUser: jane(nil), id: map[string]any{"groups": nil}, info: map[string]any{"sub": "1234567890", "groups": []string{"car-owners"}}}, true},
-		{"userinfo about another subject", httpapi.OIDCAllow{Groups: []string{"car-owners"}},
+		{"userinfo about another subject", accounts.OIDCAllow{Groups: []string{"car-owners"}},
 			claimsUser{MockUser: jane(nil), id: map[string]any{"groups": nil}, info: map[string]any{"sub": "someone-else", "groups": []string{"car-owners"}}}, false},
-		{"any list matching", httpapi.OIDCAllow{Users: []string{"max"}, Domains: []string{"other.example"}, Groups: []string{"design"}}, jane(nil), true},
+		{"any list matching", accounts.OIDCAllow{Users: []string{"max"}, Domains: []string{"other.example"}, Groups: []string{"design"}}, jane(nil), true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,11 +126,11 @@ func TestOIDCAllowlist(t *testing.T) {
 // in only then); without one it does not.
 func TestOIDCAllowlistAsksForGroups(t *testing.T) {
 	for _, tc := range []struct {
-		allow httpapi.OIDCAllow
+		allow accounts.OIDCAllow
 		scope string
 	}{
-		{httpapi.OIDCAllow{Groups: []string{"g"}}, "openid profile email groups"},
-		{httpapi.OIDCAllow{Users: []string{"u"}}, "openid profile email"},
+		{accounts.OIDCAllow{Groups: []string{"g"}}, "openid profile email groups"},
+		{accounts.OIDCAllow{Users: []string{"u"}}, "openid profile email"},
 	} {
 		env := newOIDCEnvAllowing(t, store.SQLite, 0, tc.allow)
 		res := get(t, noFollow(t), env.url+"/api/auth/oidc/login")
@@ -148,7 +148,7 @@ func TestOIDCAllowlistAsksForGroups(t *testing.T) {
 func TestOIDCAllowlistAppliesToExistingAccounts(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(string(d), func(t *testing.T) {
-			env := newOIDCEnvAllowing(t, d, 0, httpapi.OIDCAllow{Groups: []string{"design"}})
+			env := newOIDCEnvAllowing(t, d, 0, accounts.OIDCAllow{Groups: []string{"design"}})
 			session := env.mustSignIn(t)
 			id := env.me(t, session)["id"]
 
@@ -158,14 +158,14 @@ func TestOIDCAllowlistAppliesToExistingAccounts(t *testing.T) {
 				t.Fatalf("out of the group: %v, want error=oidc_not_allowed", v)
 			}
 			// Off the list in the configuration.
-			env.serve(t, env.store, 0, httpapi.OIDCAllow{Users: []string{"max"}})
+			env.serve(t, env.store, 0, accounts.OIDCAllow{Users: []string{"max"}})
 			if v := env.signIn(t, browser(t)); v.Get("error") != "oidc_not_allowed" {
 				t.Fatalf("off the list: %v, want error=oidc_not_allowed", v)
 			}
 			if me := env.me(t, session); me["id"] != id {
 				t.Fatalf("the session issued before: %v", me)
 			}
-			env.serve(t, env.store, 0, httpapi.OIDCAllow{Users: []string{"max", "jane.doe"}})
+			env.serve(t, env.store, 0, accounts.OIDCAllow{Users: []string{"max", "jane.doe"}})
 			if me := env.me(t, env.mustSignIn(t)); me["id"] != id {
 				t.Fatalf("back on the list: %v, want the same account %v", me, id)
 			}

@@ -1,81 +1,17 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
-	"net/netip"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
-	"github.com/carhub/backend/pkg/ginauth"
 	"github.com/carhub/backend/pkg/ginx"
-	"github.com/carhub/backend/services/fuel/internal/accounts"
 )
 
-// addressKey is what login attempts from ip are counted under: an IPv4
-// address itself (also when written as IPv4-mapped IPv6), and an IPv6
-// address's /64. One IPv6 subscriber or host is handed a whole /64 and may
-// take any address in it, so counting single addresses would give each
-// client 2^64 login budgets.
-func addressKey(ip string) string {
-	a, err := netip.ParseAddr(ip)
-	if err != nil {
-		return ip // not an address (gin found none): counted as it is
-	}
-	a = a.Unmap().WithZone("")
-	if a.Is4() {
-		return a.String()
-	}
-	return netip.PrefixFrom(a, 64).Masked().String()
-}
-
-// allowPassword takes one password attempt (what: "login", "password
-// change", ...) from the budgets of the client's address and of username,
-// or returns the 429 to answer (or the database's error).
-func (a *accountRoutes) allowPassword(c *gin.Context, what, username string) error {
-	if err := a.takeAttempt(c, what, accounts.AttemptsByAddress, addressKey(c.ClientIP())); err != nil {
-		return err
-	}
-	return a.takeAttempt(c, what, accounts.AttemptsByUsername, strings.ToLower(username))
-}
-
-// takeAttempt counts one attempt against a budget of LoginsPerMinute in
-// the database, where every replica counts (proto-docs/auth-decisions.md,
-// "Password attempts counted across replicas"): nil within it, else the
-// 429 answer with its Retry-After.
-func (a *accountRoutes) takeAttempt(c *gin.Context, what string, kind accounts.AttemptKind, key string) error {
-	if a.opts.LoginsPerMinute <= 0 {
-		return nil
-	}
-	ok, wait, err := a.opts.Accounts.TakeAttempt(c.Request.Context(), kind, key, a.opts.LoginsPerMinute)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return ginauth.Exhausted(what, wait)
-	}
-	return nil
-}
-
-// checkPassword verifies the signed-in caller's password, after taking an
-// attempt from the caller's budgets: nil when it matches, else the answer
-// (429, 503, or 400 "current_password: does not match").
-func (a *accountRoutes) checkPassword(c *gin.Context, what string, u accounts.User, password string) error {
-	if err := a.allowPassword(c, what, u.Username); err != nil {
-		return err
-	}
-	ok, err := a.passwords.Verify(c.Request.Context(), password, u.PasswordHash)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return apperr.Invalid("current_password", "does not match")
-	}
-	return nil
-}
+// The password routes: the policy of their attempts (per username and
+// per client address, counted across replicas) is accounts.Logins.
 
 type loginRequest struct {
 	Username *string `json:"username"`
@@ -88,9 +24,7 @@ type loginResponse struct {
 	User      userResponse `json:"user"`
 }
 
-// login checks a username and password. A wrong password and an unknown
-// user get the same 401 after the same work (auth.Passwords.Verify);
-// attempts are limited per username and per client address.
+// login checks a username and password (accounts.Logins.Login).
 func (a *accountRoutes) login(c *gin.Context) {
 	var req loginRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
@@ -106,35 +40,14 @@ func (a *accountRoutes) login(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	name = strings.ToLower(name)
-	if err := a.allowPassword(c, "login", name); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	ctx := c.Request.Context()
-	u, err := a.opts.Accounts.UserByUsername(ctx, name)
-	if err != nil && !errors.Is(err, accounts.ErrUserNotFound) {
-		ginx.Fail(c, err)
-		return
-	}
-	ok, err := a.passwords.Verify(ctx, *req.Password, u.PasswordHash) // "" for an unknown user
+	s, err := a.logins.Login(c.Request.Context(), c.ClientIP(), name, *req.Password)
 	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if !ok {
-		ginx.Fail(c, apperr.New(apperr.Unauthorized, "wrong username or password"))
-		return
-	}
-	token, hash := auth.NewToken(auth.KindSession)
-	t := accounts.Token{UserID: u.ID, Kind: auth.KindSession, Name: "login", Scope: auth.ScopeWrite}
-	if err := a.opts.Accounts.CreateToken(ctx, &t, hash); err != nil {
-		ginx.Fail(c, err)
+		ginx.Fail(c, accountsError(err))
 		return
 	}
 	c.JSON(http.StatusOK, loginResponse{
-		Token: token, ExpiresAt: formatTime(t.End()),
-		User: toUserResponse(u),
+		Token: s.Secret, ExpiresAt: formatTime(s.Token.End()),
+		User: toUserResponse(s.User),
 	})
 }
 
@@ -148,7 +61,7 @@ type passwordRequest struct {
 
 // changePassword sets the caller's password and ends the caller's other
 // sessions and, unless revoke_tokens is false, every personal access
-// token. Attempts count as logins (per user and per address).
+// token (accounts.Logins.ChangePassword).
 func (a *accountRoutes) changePassword(c *gin.Context) {
 	var req passwordRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
@@ -168,27 +81,13 @@ func (a *accountRoutes) changePassword(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	id, _ := auth.FromContext(c.Request.Context())
 	ctx := c.Request.Context()
-	u, err := a.opts.Accounts.UserByUsername(ctx, id.Username)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if err := a.checkPassword(c, "password change", u, *req.CurrentPassword); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	hash, err := a.passwords.Hash(ctx, *req.NewPassword)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
+	id, _ := auth.FromContext(ctx)
 	revokeTokens := req.RevokeTokens == nil || *req.RevokeTokens
-	err = a.opts.Accounts.SetPassword(ctx, u.ID, hash, id.TokenID, revokeTokens)
-	a.tokens.purge()
+	err := a.logins.ChangePassword(ctx, c.ClientIP(), id, *req.CurrentPassword, *req.NewPassword, revokeTokens)
+	a.tokens.Purge()
 	if err != nil {
-		ginx.Fail(c, err)
+		ginx.Fail(c, accountsError(err))
 		return
 	}
 	c.Status(http.StatusNoContent)

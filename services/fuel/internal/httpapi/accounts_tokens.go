@@ -19,7 +19,7 @@ import (
 func (a *accountRoutes) logout(c *gin.Context) {
 	id, _ := auth.FromContext(c.Request.Context())
 	err := a.opts.Accounts.RevokeToken(c.Request.Context(), id.UserID, id.TokenID)
-	a.tokens.purge()
+	a.tokens.Purge()
 	if err != nil && !errors.Is(err, accounts.ErrTokenNotFound) {
 		ginx.Fail(c, err)
 		return
@@ -132,7 +132,7 @@ func (a *accountRoutes) createToken(c *gin.Context) {
 		return
 	}
 	if hasPassword {
-		err = a.checkPassword(c, "token creation", u, *req.CurrentPassword)
+		err = accountsError(a.logins.CheckPassword(ctx, "token creation", c.ClientIP(), u, *req.CurrentPassword))
 	} else if a.now().Sub(caller.CreatedAt) > freshSignIn {
 		err = apperr.New(apperr.Forbidden, "sign in again to create an access token: an account without a password needs a sign-in of the last %d minutes", int(freshSignIn.Minutes()))
 	}
@@ -176,7 +176,7 @@ func (a *accountRoutes) revokeToken(c *gin.Context) {
 	}
 	id, _ := auth.FromContext(c.Request.Context())
 	err = a.opts.Accounts.RevokeToken(c.Request.Context(), id.UserID, tid)
-	a.tokens.purge()
+	a.tokens.Purge()
 	if errors.Is(err, accounts.ErrTokenNotFound) {
 		ginx.Fail(c, apperr.New(apperr.NotFound, "token %d not found", tid))
 		return

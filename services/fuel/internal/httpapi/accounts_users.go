@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -20,9 +19,6 @@ type createUserRequest struct {
 	IsAdmin  bool    `json:"is_admin"`
 }
 
-// usernamePattern: letters, digits and . _ @ -, 1 to 64 of them.
-var usernamePattern = regexp.MustCompile(`^[\p{L}\p{N}._@-]{1,64}$`)
-
 func (a *accountRoutes) createUser(c *gin.Context) {
 	var req createUserRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
@@ -30,7 +26,7 @@ func (a *accountRoutes) createUser(c *gin.Context) {
 		return
 	}
 	var nameErr, passwordErr error
-	if req.Username == nil || !usernamePattern.MatchString(strings.TrimSpace(*req.Username)) {
+	if req.Username == nil || !accounts.UsernamePattern.MatchString(strings.TrimSpace(*req.Username)) {
 		nameErr = apperr.Invalid("username", "must be 1 to 64 letters, digits or . _ @ -")
 	}
 	if req.Password == nil {
@@ -84,7 +80,7 @@ func (a *accountRoutes) deleteUser(c *gin.Context) {
 		return
 	}
 	err = a.opts.Accounts.DeleteUser(c.Request.Context(), uid)
-	a.tokens.purge()
+	a.tokens.Purge()
 	if errors.Is(err, accounts.ErrUserNotFound) {
 		ginx.Fail(c, apperr.New(apperr.NotFound, "user %d not found", uid))
 		return

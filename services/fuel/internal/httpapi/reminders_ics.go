@@ -45,7 +45,7 @@ func (a *accountRoutes) authenticateFeed(c *gin.Context) {
 		ginx.Fail(c, ginauth.ErrUnauthorized())
 		return
 	}
-	id, err := a.tokens.verify(c.Request.Context(), auth.HashToken(token), a.opts.Accounts.VerifyToken)
+	id, err := a.tokens.Verify(c.Request.Context(), auth.HashToken(token), a.opts.Accounts.VerifyToken)
 	if errors.Is(err, accounts.ErrInvalidToken) {
 		ginx.Fail(c, ginauth.ErrUnauthorized())
 		return

@@ -1,4 +1,4 @@
-package httpapi
+package accounts
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 // (a miss costs one database lookup, as without the cache).
 const tokenCacheSize = 10000
 
-// tokenCache remembers, for ttl, the identity a valid token's hash was
+// TokenCache remembers, for its ttl, the identity a valid token's hash was
 // verified as, so that a request does not pay a database lookup beside its
 // own work (proto-docs/auth-decisions.md, "Cost"). Only valid tokens are
 // kept: an invalid one is looked up every time. The instance that revokes
 // a token, ends sessions or deletes a user forgets every verdict at once
-// (purge); other instances of fuel-service refuse it within ttl, inside the
-// issue's 60 seconds.
-type tokenCache struct {
+// (Purge); other instances of fuel-service refuse it within ttl, inside the
+// issue's 60 seconds. A nil *TokenCache caches nothing.
+type TokenCache struct {
 	ttl time.Duration
 	now func() time.Time
 
@@ -32,17 +32,19 @@ type cachedIdentity struct {
 	until time.Time
 }
 
-// newTokenCache returns nil (no caching) for ttl <= 0.
-func newTokenCache(ttl time.Duration, now func() time.Time) *tokenCache {
+// NewTokenCache keeps verdicts for ttl by the clock now; nil (no caching)
+// for ttl <= 0.
+func NewTokenCache(ttl time.Duration, now func() time.Time) *TokenCache {
 	if ttl <= 0 {
 		return nil
 	}
-	return &tokenCache{ttl: ttl, now: now, entries: make(map[string]cachedIdentity)}
+	return &TokenCache{ttl: ttl, now: now, entries: make(map[string]cachedIdentity)}
 }
 
-// verify answers from the cache when it holds a fresh verdict for hash,
-// else asks verify and keeps a success.
-func (c *tokenCache) verify(ctx context.Context, hash []byte, verify func(context.Context, []byte) (auth.Identity, error)) (auth.Identity, error) {
+// Verify answers from the cache when it holds a fresh verdict for hash,
+// else asks verify (Store.VerifyToken; with a nil cache, always) and
+// keeps a success. Its errors are verify's.
+func (c *TokenCache) Verify(ctx context.Context, hash []byte, verify func(context.Context, []byte) (auth.Identity, error)) (auth.Identity, error) {
 	if c == nil {
 		return verify(ctx, hash)
 	}
@@ -67,9 +69,9 @@ func (c *tokenCache) verify(ctx context.Context, hash []byte, verify func(contex
 	return id, nil
 }
 
-// purge forgets every verdict: after a revocation, a password change that
+// Purge forgets every verdict: after a revocation, a password change that
 // ends sessions, or a user's deletion on this instance.
-func (c *tokenCache) purge() {
+func (c *TokenCache) Purge() {
 	if c == nil {
 		return
 	}
