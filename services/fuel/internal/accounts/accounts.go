@@ -5,6 +5,12 @@
 // (services/fuel/internal/httpapi). Token kinds and scopes, identities and
 // password hashing are shared with other services and stay in pkg/auth.
 //
+// It also holds the accounts' decisions, which know no HTTP: the
+// password-attempt policy (Logins, logins.go, counting in the Store's
+// Attempts), who may sign in with an OpenID provider and with which
+// account (OIDC, oidc.go; the protocol itself is httpapi's), and the cache
+// of verified tokens (TokenCache).
+//
 // Vehicle members stay fuel nouns (fuel.Member, fuel.Role,
 // fuel.ErrMemberNotFound): a member is a vehicle's sharing, checked with
 // the vehicle's ownership and answered with the vehicle's errors. Only the
