@@ -1,22 +1,44 @@
 #!/usr/bin/env bash
-# test.sh: every module's tests with -race, against a real PostgreSQL; then
-# the web client's unit and end-to-end tests.
+# test.sh: every module's tests with -race, against a real PostgreSQL, and
+# beside them the web client's build, unit and end-to-end tests.
+#
+# The two parts run at the same time: much of each is waiting (on
+# PostgreSQL, timers, Chromium, the services' start-up), so on two cores the
+# run takes about the longer part instead of their sum (issue 59 point 6;
+# proto-docs/foundation-decisions.md, "Test time"). The web part's output
+# goes to a file, printed once the Go tests are done; TEST_WEB_BESIDE=0 runs
+# it after them instead, its output as it comes.
 #
 # TEST_DATABASE_URL names an existing server; without it a throwaway cluster
 # is started from the installed PostgreSQL binaries and removed at the end.
 # Neither working is a failure, never a skip. The output ends with go test's
-# package summary lines.
+# package summary lines and the web client's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 GO=${GO:-go}
 source deploy/scripts/pg-throwaway.sh
 
+log=$(mktemp)
+web_log=$(mktemp)
+# web_pid: the web part while it runs beside the Go tests, in a process
+# group of its own (set -m), which is stopped whole if this script ends
+# first.
+web_pid=""
+cleanup() {
+	if [[ -n $web_pid ]] && kill -0 "$web_pid" 2>/dev/null; then
+		kill -TERM -- "-$web_pid" 2>/dev/null || true
+		wait "$web_pid" 2>/dev/null || true
+	fi
+	rm -f "$log" "$web_log"
+	pg_throwaway_stop
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
 if [[ -n "${TEST_DATABASE_URL:-}" ]]; then
 	echo "==> PostgreSQL for tests: TEST_DATABASE_URL ($(echo "$TEST_DATABASE_URL" | sed -E 's#//([^:@/]*):[^@/]*@#//\1:***@#'))"
 else
-	trap pg_throwaway_stop EXIT
-	trap 'exit 130' INT TERM
 	if ! pg_throwaway_start; then
 		echo "FAIL: no PostgreSQL for the integration tests: TEST_DATABASE_URL is unset and no throwaway server could be started" >&2
 		exit 1
@@ -25,7 +47,38 @@ else
 fi
 export TEST_DATABASE_URL
 
-log=$(mktemp)
+# The web client: the build (make build: the services' binaries and the
+# client, which the end-to-end tests run), type check, lint and unit tests,
+# then the end-to-end tests (the built client behind Caddy against both
+# services, in Chromium). Node, npm or Chromium missing is a failure, never
+# a skip.
+web_part() {
+	echo "==> web client: npm ci (when needed), build, type check, lint, unit tests"
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "FAIL: npm not found: the web client's tests need Node.js 22" >&2
+		return 1
+	fi
+	if ! make --no-print-directory build >/dev/null; then
+		echo "FAIL: make build (services and web client)" >&2
+		return 1
+	fi
+	if ! (cd services/web && npm run --silent typecheck && npm run --silent lint && npm run --silent test); then
+		echo "FAIL: web client type check, lint or unit tests" >&2
+		return 1
+	fi
+	echo "==> web client: end-to-end tests (Chromium: ${CHROMIUM:-/usr/bin/chromium})"
+	(cd services/web && npm run --silent e2e)
+}
+
+web_status=0
+if [[ ${TEST_WEB_BESIDE:-1} != 0 ]]; then
+	echo "==> web client: started beside the Go tests; its output follows theirs"
+	set -m
+	web_part >"$web_log" 2>&1 </dev/null &
+	web_pid=$!
+	set +m
+fi
+
 status=0
 # go test stops a package's test binary after 10 minutes unless told
 # otherwise; fuel's httpapi package (every endpoint on both databases, with
@@ -39,24 +92,13 @@ echo "==> go test -race (tools module, GOWORK=off)"
 # shellcheck disable=SC2086
 (cd tools && GOWORK=off $GO test -race -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} ./...) 2>&1 | tee -a "$log" || status=1
 
-
-# The web client: type check, lint and unit tests, then the end-to-end tests
-# (the built client behind Caddy against both services, in Chromium). Node,
-# npm or Chromium missing is a failure, never a skip.
-web_status=0
-echo "==> web client: npm ci (when needed), build, type check, lint, unit tests"
-if ! command -v npm >/dev/null 2>&1; then
-	echo "FAIL: npm not found: the web client's tests need Node.js 22" >&2
-	web_status=1
-elif ! make --no-print-directory build >/dev/null; then
-	echo "FAIL: make build (services and web client)" >&2
-	web_status=1
-elif ! (cd services/web && npm run --silent typecheck && npm run --silent lint && npm run --silent test); then
-	echo "FAIL: web client type check, lint or unit tests" >&2
-	web_status=1
+if [[ -n $web_pid ]]; then
+	echo "==> web client (it ran beside the Go tests; its output)"
+	wait "$web_pid" || web_status=$?
+	web_pid=""
+	cat "$web_log"
 else
-	echo "==> web client: end-to-end tests (Chromium: ${CHROMIUM:-/usr/bin/chromium})"
-	(cd services/web && npm run --silent e2e) || web_status=1
+	web_part || web_status=$?
 fi
 ((web_status == 0)) || status=1
 
@@ -67,5 +109,4 @@ if ((web_status == 0)); then
 else
 	echo "FAIL	services/web (see above)"
 fi
-rm -f "$log"
 exit "$status"
