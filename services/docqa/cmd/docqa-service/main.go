@@ -364,6 +364,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		IdentitySecret:     identitySecret,
 		ChatPerMinute:      limits.chatPerMinute,
 		UploadsPerUser:     limits.uploadsPerUser,
+		Receipts:           newReceipts(recognizer, cfg, log),
 	})
 
 	ln, err := httpserver.Listen(cfg.Addr)

@@ -108,6 +108,9 @@ type Config struct {
 	UploadsPerUser int
 	// Probes, when set, serve GET /livez and GET /readyz.
 	Probes *probes.Probes
+	// Receipts reads POST /api/receipts/scan's photos (receiptscan);
+	// nil (no OCR): that route answers 503.
+	Receipts ReceiptScanner
 }
 
 // alwaysReady stands for a PDF engine when none is configured.
@@ -212,5 +215,7 @@ func New(cfg Config) *gin.Engine {
 	// A chat model's call each, so counted as a chat question.
 	api.POST("/documents/:md5/maintenance-schedule", h.limitChat, h.maintenanceSchedule)
 	api.POST("/documents/:md5/specifications", h.limitChat, h.specifications)
+	// A photo is read like an upload: the same per-user limit; nothing kept.
+	api.POST("/receipts/scan", h.limitUploads, ginx.BodyLimit(maxReceiptRequest), h.scanReceipt)
 	return r
 }
