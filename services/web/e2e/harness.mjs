@@ -18,7 +18,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSyn
 import { createServer as netServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { OAuth2Server } from 'oauth2-mock-server';
@@ -120,12 +120,47 @@ export async function eventually(check, ms = 15_000, every = 100) {
   }
 }
 
+// The ports handed out, by every test file's process: npm run e2e runs two
+// files at once, each in its own process with its own stack. A port is
+// claimed by creating a file named after it here (exclusively), and the
+// claims of this process are removed when it exits.
+const portClaims = join(tmpdir(), 'carhub-e2e-ports');
+mkdirSync(portClaims, { recursive: true });
 const handedOut = new Set();
+process.on('exit', () => {
+  for (const port of handedOut) rmSync(join(portClaims, String(port)), { force: true });
+});
+
+/** claim answers whether port was still free to hand out (no process of this run claimed it before). */
+function claim(port) {
+  if (handedOut.has(port)) return false;
+  try {
+    writeFileSync(join(portClaims, String(port)), String(process.pid), { flag: 'wx' });
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+    // A claim left by a process that ended without removing it is stale.
+    const owner = Number(readFileSync(join(portClaims, String(port)), 'utf8'));
+    if (alive(owner)) return false;
+    writeFileSync(join(portClaims, String(port)), String(process.pid));
+  }
+  handedOut.add(port);
+  return true;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
 
 /**
  * freePort returns a port on 127.0.0.1 that was free a moment ago, and never
- * one it returned before: the kernel picks each at random, so two calls in a
- * row can name the same port, and two services would then race for it.
+ * one handed out before, by this process or by another test file's running
+ * beside it: the kernel picks each at random, so two calls in a row can name
+ * the same port, and two services would then race for it.
  */
 export async function freePort() {
   for (;;) {
@@ -137,10 +172,7 @@ export async function freePort() {
         s.close(() => ok(port));
       });
     });
-    if (!handedOut.has(port)) {
-      handedOut.add(port);
-      return port;
-    }
+    if (claim(port)) return port;
   }
 }
 
@@ -365,7 +397,8 @@ export async function startStack({ auth, oidc = false, locale = 'en-IE', timezon
     await Promise.all(Object.values(s.procs).map(stop));
     await chat.close();
     await s.provider?.stop();
-    const logFile = join(tmpdir(), `carhub-e2e-services${auth ? '-auth' : ''}${oidc ? '-oidc' : ''}.log`);
+    // Named after the test file too: two files run at once.
+    const logFile = join(tmpdir(), `carhub-e2e-services-${basename(process.argv[1] ?? 'e2e', '.test.mjs')}${auth ? '-auth' : ''}${oidc ? '-oidc' : ''}.log`);
     writeFileSync(logFile, s.logs());
     console.log(`e2e: the services' logs of this run are in ${logFile}`);
     rmSync(dir, { recursive: true, force: true });
