@@ -118,6 +118,45 @@ type importErrorResponse struct {
 	Errors  []csvfile.RowError `json:"errors"`
 }
 
+// csvRows is what a kind's reader found in an import's file: the data
+// rows read, the good records, and the bad rows (errors at most
+// csvfile.MaxRowErrors of them).
+type csvRows[T any] struct {
+	rows, badRows int
+	records       []T
+	errors        []csvfile.RowError
+}
+
+// importCSV runs what every CSV import shares: readImport (optErr the
+// kind's option errors, vehicle given the vehicle for the kind's options),
+// the kind's read of the decoded file in the import's zone, all or nothing
+// when a row is bad, and store's import. It answers every error itself and
+// then returns false; else the caller answers with the response.
+func importCSV[T any](a *API, c *gin.Context, id uint64, optErr error, vehicle func(fuel.Vehicle),
+	read func(text []byte, loc *time.Location) (csvRows[T], error),
+	store func(ctx context.Context, vehicleID uint64, recs []T, dryRun bool) (fuel.ImportResult, error)) (importResponse, bool) {
+	in, err := a.readImport(c, id, optErr, vehicle)
+	if err != nil {
+		ginx.Fail(c, err)
+		return importResponse{}, false
+	}
+	res, err := read(in.text, in.location)
+	if err != nil {
+		ginx.Fail(c, err)
+		return importResponse{}, false
+	}
+	if res.badRows > 0 {
+		badRows(c, res.rows, res.badRows, res.errors)
+		return importResponse{}, false
+	}
+	out, err := store(c.Request.Context(), id, res.records, in.dryRun)
+	if err != nil {
+		ginx.Fail(c, err)
+		return importResponse{}, false
+	}
+	return importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.rows, DryRun: in.dryRun, Encoding: in.encoding}, true
+}
+
 // importRequest is what every CSV import reads before its rows.
 type importRequest struct {
 	dryRun   bool

@@ -40,28 +40,15 @@ func (a *API) importExpenses(c *gin.Context) {
 	}
 	q := c.Request.URL.Query()
 	opts := expensecsv.Options{VehicleID: id, RecordType: q.Get("record_type"), DateFormat: q.Get("date_format"), DistanceUnit: q.Get("distance_unit")}
-	in, err := a.readImport(c, id, opts.Check(), func(fuel.Vehicle) {})
-	if err != nil {
-		ginx.Fail(c, err)
+	var res expensecsv.Result
+	out, ok := importCSV(a, c, id, opts.Check(), func(fuel.Vehicle) {}, func(text []byte, loc *time.Location) (csvRows[fuel.Expense], error) {
+		opts.Location = loc
+		var err error
+		res, err = expensecsv.Read(bytes.NewReader(text), opts)
+		return csvRows[fuel.Expense]{rows: res.Rows, badRows: res.BadRows, records: res.Expenses, errors: res.Errors}, err
+	}, a.store.ImportExpenses)
+	if !ok {
 		return
 	}
-	opts.Location = in.location
-	res, err := expensecsv.Read(bytes.NewReader(in.text), opts)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if res.BadRows > 0 {
-		badRows(c, res.Rows, res.BadRows, res.Errors)
-		return
-	}
-	out, err := a.store.ImportExpenses(c.Request.Context(), id, res.Expenses, in.dryRun)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, expenseImportResponse{
-		importResponse: importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: in.dryRun, Encoding: in.encoding},
-		Format:         res.Format, Ignored: res.Ignored,
-	})
+	c.JSON(http.StatusOK, expenseImportResponse{importResponse: out, Format: res.Format, Ignored: res.Ignored})
 }

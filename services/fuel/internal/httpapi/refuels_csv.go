@@ -31,31 +31,19 @@ func (a *API) importRefuels(c *gin.Context) {
 	opts := refuelcsv.Options{VehicleID: id, VolumeUnit: q.Get("volume_unit"), DistanceUnit: q.Get("distance_unit"), DateFormat: q.Get("date_format")}
 	// Every option is read before any is reported, so that one answer
 	// names each bad one (apperr.Join in readImport).
-	in, err := a.readImport(c, id, opts.Check(), func(v fuel.Vehicle) {
+	out, ok := importCSV(a, c, id, opts.Check(), func(v fuel.Vehicle) {
 		opts.FuelType = v.FuelType
 		opts.Energy = fuel.DefaultEnergy(v.FuelType)
-	})
-	if err != nil {
-		ginx.Fail(c, err)
+	}, func(text []byte, loc *time.Location) (csvRows[fuel.Refuel], error) {
+		opts.Location = loc
+		res, err := refuelcsv.Read(bytes.NewReader(text), opts)
+		return csvRows[fuel.Refuel]{rows: res.Rows, badRows: res.BadRows, records: res.Refuels, errors: res.Errors}, err
+	}, a.store.ImportRefuels)
+	if !ok {
 		return
 	}
-	opts.Location = in.location
-	res, err := refuelcsv.Read(bytes.NewReader(in.text), opts)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if res.BadRows > 0 {
-		badRows(c, res.Rows, res.BadRows, res.Errors)
-		return
-	}
-	out, err := a.store.ImportRefuels(c.Request.Context(), id, res.Refuels, in.dryRun)
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if !in.dryRun {
+	if !out.DryRun {
 		a.metrics.refuelsImported.Add(float64(out.Imported))
 	}
-	c.JSON(http.StatusOK, importResponse{Imported: out.Imported, Skipped: out.Skipped, Rows: res.Rows, DryRun: in.dryRun, Encoding: in.encoding})
+	c.JSON(http.StatusOK, out)
 }
