@@ -290,6 +290,18 @@ func (r *reader) printedUnit(kind Kind) string {
 	return found
 }
 
+// printsCents: an amount of the receipt is printed with two decimals.
+func (r *reader) printsCents() bool {
+	for _, ns := range r.nums {
+		for _, n := range ns {
+			if n.role == moneyRole && n.frac == 2 {
+				return true
+			}
+		}
+	}
+	return r.fuelAmt != nil && r.fuelAmt.frac == 2
+}
+
 // totalCand is an amount on a total-labelled line.
 type totalCand struct {
 	n     num
@@ -323,6 +335,12 @@ func (r *reader) readTotal(kind Kind) {
 			money, at = lastMoney(r.nums[i+1]), i+1
 		}
 		if money == nil {
+			continue
+		}
+		// A total without cents on a receipt printing cents elsewhere is
+		// OCR's loss of the separator ("79,72" read "79112"): its value
+		// is unread, not a total a hundred times too large.
+		if money.frac == 0 && r.printsCents() {
 			continue
 		}
 		if cardPaid.MatchString(kw) {

@@ -329,3 +329,19 @@ func TestOddInput(t *testing.T) {
 		t.Fatalf("fields %v", got.Fields)
 	}
 }
+
+// OCR that loses a total's decimal comma ("79,72" read "79112") leaves the
+// total absent rather than a hundred times too large; the fuel line's
+// amount, printed with cents, says the receipt prints cents.
+func TestTotalWithoutItsSeparatorIsAbsent(t *testing.T) {
+	got := receipt.Read("ARAL Tankstelle\nSuper E10 45,32 l x 1,759 EUR/L 79,72 EUR\nSumme EUR 79112\nDatum 30.11.2026 Zeit 16:05",
+		receipt.Options{Now: now})
+	if v, ok := got.Fields[receipt.Total]; ok {
+		t.Fatalf("total %q, want absent", v)
+	}
+	got = receipt.Read("ARAL Tankstelle\nSuper E10 45,32 l x 1,759 EUR/L 79,72 EUR\nSumme EUR 79,72\nDatum 30.11.2026 Zeit 16:05",
+		receipt.Options{Now: now})
+	if got.Fields[receipt.Total] != "79.72" {
+		t.Fatalf("total %q, want 79.72", got.Fields[receipt.Total])
+	}
+}
