@@ -927,8 +927,9 @@ if want receipt; then
 md "## Receipts read from photos" "" \
 	"\`BenchmarkPhotos\`: the rendered receipt photos of \`services/docqa/internal/receipt/testdata/photos\` (fuel, charging" \
 	"and workshop receipts in English, German, French and Chinese: rotated, skewed, noisy, JPEG) read by Tesseract and the" \
-	"receipt rules: share of fields right, share of wrong values (a value present but wrong), totals and dates right, and" \
-	"the time per photo (\`BenchmarkPhotosTrimmed\`: the same, cropped to the slip first)." ""
+	"receipt rules as \`POST /api/receipts/scan\` reads them (the slip cut out and levelled first): share of fields right," \
+	"share of wrong values (a value present but wrong), totals and dates right, and the time per photo" \
+	"(\`BenchmarkPhotosAsPhotographed\`: the same photos given to Tesseract as they are)." ""
 if step receipt.log "cd services/docqa && $GO test -run '^\$' -bench Photos -benchtime 1x ./internal/receipt"; then
 	bench_table receipt.log
 fi
