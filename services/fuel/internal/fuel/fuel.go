@@ -408,20 +408,43 @@ type RefuelFilter struct {
 	Offset    int
 }
 
-// Store keeps vehicles and refuels. Every method takes the request context
-// and acts for the user it carries (auth.UserID): it sees the vehicles the
-// user owns or is a member of, and their refuels; reads need any role,
-// refuel writes owner or editor, vehicle changes the owner.
-// Methods return ErrVehicleNotFound / ErrRefuelNotFound for an absent id
-// or one the user may not see, ErrUnknownVehicle for a refuel naming such
-// a vehicle, ErrForbidden for a write the user's role does not allow, the
-// error of Validate for an invalid value (nothing is written then), and
-// other errors only for failures of the database.
+// Store is the service's whole database, as one interface composed of one
+// store per kind of record (VehicleStore, RefuelStore, ExpenseStore,
+// ReminderStore, AttachmentStore, PreferenceStore), plus what spans them:
+// Once, which runs a create and keeps its answer in one transaction, and
+// Ping. Every method takes the request context and acts for the user it
+// carries (auth.UserID): it sees the vehicles the user owns or is a member
+// of, and their records; reads need any role, record writes owner or
+// editor (Role.CanWriteRefuels), vehicle changes the owner. Methods return
+// the kind's not-found error (ErrVehicleNotFound, ErrRefuelNotFound, ...)
+// for an absent id or one the user may not see, ErrUnknownVehicle for a
+// record naming such a vehicle, ErrForbidden for a write the user's role
+// does not allow, the error of Validate for an invalid value (nothing is
+// written then), and other errors only for failures of the database.
 type Store interface {
-	ExpenseStore
-	ReminderStore
+	VehicleStore
+	RefuelStore
+	ExpenseStore    // expenses.go
+	ReminderStore   // reminders.go
 	AttachmentStore // attachments.go
+	PreferenceStore
 
+	// Once runs create at most once per idempotency key: the first call
+	// with k runs create in a transaction and stores its answer with k in
+	// the same transaction; a later call with the same key, method and path
+	// within IdempotencyTTL returns the stored answer (replayed true) and
+	// runs nothing, or INVALID_ARGUMENT when its RequestHash differs. create
+	// must do its writes through the Store it is given. An error of create
+	// stores nothing.
+	Once(ctx context.Context, k IdempotencyKey, create func(tx Store) (StoredAnswer, error)) (a StoredAnswer, replayed bool, err error)
+
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+}
+
+// VehicleStore keeps vehicles, with Store's rules: vehicle changes need
+// the owner.
+type VehicleStore interface {
 	// ListVehicles returns the user's vehicles, the user's default first,
 	// then by id.
 	ListVehicles(ctx context.Context) ([]Vehicle, error)
@@ -436,7 +459,11 @@ type Store interface {
 	DeleteVehicle(ctx context.Context, id uint64) error
 	// SetDefaultVehicle makes the vehicle the only default of its owner.
 	SetDefaultVehicle(ctx context.Context, id uint64) (Vehicle, error)
+}
 
+// RefuelStore keeps refuels and computes their statistics, with Store's
+// rules.
+type RefuelStore interface {
 	// CreateRefuel fills in r's energy when it names none (the vehicle's
 	// DefaultEnergy), validates r and stores it.
 	CreateRefuel(ctx context.Context, r *Refuel) error
@@ -466,16 +493,11 @@ type Store interface {
 	// dryRun nothing is stored. ErrVehicleNotFound when the vehicle does
 	// not exist.
 	ImportRefuels(ctx context.Context, vehicleID uint64, rs []Refuel, dryRun bool) (ImportResult, error)
+}
 
-	// Once runs create at most once per idempotency key: the first call
-	// with k runs create in a transaction and stores its answer with k in
-	// the same transaction; a later call with the same key, method and path
-	// within IdempotencyTTL returns the stored answer (replayed true) and
-	// runs nothing, or INVALID_ARGUMENT when its RequestHash differs. create
-	// must do its writes through the Store it is given. An error of create
-	// stores nothing.
-	Once(ctx context.Context, k IdempotencyKey, create func(tx Store) (StoredAnswer, error)) (a StoredAnswer, replayed bool, err error)
-
+// PreferenceStore keeps the caller's own preferences, and changes the
+// home currency of the caller's records with them.
+type PreferenceStore interface {
 	// Preferences returns the user's preferences; every field "" and
 	// UpdatedAt zero for a user who never saved any.
 	Preferences(ctx context.Context) (Preferences, error)
@@ -491,9 +513,6 @@ type Store interface {
 	// currency preference, all or nothing. ErrCurrencyChanged when the
 	// stored currency is set and is not c.From.
 	ChangeCurrency(ctx context.Context, c CurrencyChange) (CurrencyChangeResult, error)
-
-	// Ping reports whether the database answers.
-	Ping(ctx context.Context) error
 }
 
 // IdempotencyTTL is how long a stored answer is replayed.
