@@ -11,6 +11,7 @@ import (
 
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
+	"time"
 )
 
 // currencyLockKey is the PostgreSQL advisory lock (with the user as its
@@ -131,4 +132,56 @@ func (q *queries) ownedRefuels(tx *gorm.DB, uid uint64) ([]refuelRow, error) {
 		return nil, fmt.Errorf("read refuels: %w", err)
 	}
 	return out, nil
+}
+
+// convertExpenses applies c, in tx, to every expense of the vehicles user
+// uid owns (ChangeCurrency holds their vehicles locked) and returns how
+// many it changed. They are all read before any is written, as
+// ownedRefuels reads the refuels.
+func (q *queries) convertExpenses(tx *gorm.DB, uid uint64, c fuel.CurrencyChange, now time.Time) (int, error) {
+	if c.Mode != fuel.CurrencyConvert {
+		return 0, nil
+	}
+	var list []fuel.Expense
+	{
+		rows, err := tx.Raw("SELECT "+expenseColumns(q.dialect)+" FROM expenses e JOIN vehicles v ON v.id = e.vehicle_id WHERE v.owner_id = ? ORDER BY e.id", uid).Rows()
+		if err != nil {
+			return 0, fmt.Errorf("read expenses: %w", err)
+		}
+		for rows.Next() {
+			var r expenseRow
+			if err := r.scan(rows); err != nil {
+				rows.Close()
+				return 0, fmt.Errorf("read expenses: %w", err)
+			}
+			e, err := r.toExpense()
+			if err != nil {
+				rows.Close()
+				return 0, err
+			}
+			list = append(list, e)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return 0, fmt.Errorf("read expenses: %w", err)
+		}
+	}
+	n := 0
+	for _, e := range list {
+		changed, err := c.ConvertExpense(&e)
+		if err != nil {
+			return 0, err
+		}
+		if !changed {
+			continue
+		}
+		row, err := toExpenseRow(e)
+		if err != nil {
+			return 0, err
+		}
+		if err := tx.Exec("UPDATE expenses SET amount = ?, items = ?, updated_at = ? WHERE id = ?", row.Amount, row.Items, now, row.ID).Error; err != nil {
+			return 0, fmt.Errorf("convert expense %d: %w", row.ID, err)
+		}
+		n++
+	}
+	return n, nil
 }

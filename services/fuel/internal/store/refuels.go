@@ -11,7 +11,91 @@ import (
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
+	"github.com/shopspring/decimal"
+	"time"
 )
+
+// refuelRow is the GORM model of the refuels table.
+type refuelRow struct {
+	ID             uint64 `gorm:"primaryKey"`
+	VehicleID      uint64
+	RefuelTime     time.Time
+	Odometer       decimal.Decimal
+	FuelType       string
+	Energy         string
+	Liters         decimal.Decimal
+	TotalAmount    decimal.Decimal
+	PricePerLiter  decimal.Decimal
+	StationName    string
+	IsFull         bool
+	MissedPrevious bool
+	Remark         string
+	// Currency is NULL for the home currency; HomeAmount goes with it.
+	Currency   sql.NullString
+	HomeAmount decimal.NullDecimal
+	CreatedAt  time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt  time.Time `gorm:"autoUpdateTime:false"`
+}
+
+func (refuelRow) TableName() string { return "refuels" }
+
+// refuelColumns lists the columns of the refuels table (alias r) in the
+// order scan reads them.
+func refuelColumns(d Dialect) string {
+	return "r.id, r.vehicle_id, " + timeColumn(d, "r.refuel_time") + ", r.odometer, r.fuel_type, r.energy, r.liters, r.total_amount, " +
+		"r.price_per_liter, r.station_name, r.is_full, r.missed_previous, r.remark, r.currency, r.home_amount, " +
+		timeColumn(d, "r.created_at") + ", " + timeColumn(d, "r.updated_at")
+}
+
+// scan reads one row of refuelColumns, then the columns of extra.
+func (r *refuelRow) scan(row interface{ Scan(...any) error }, extra ...any) error {
+	return row.Scan(append([]any{&r.ID, &r.VehicleID, (*timestamp)(&r.RefuelTime), &r.Odometer, &r.FuelType, &r.Energy, &r.Liters, &r.TotalAmount,
+		&r.PricePerLiter, &r.StationName, &r.IsFull, &r.MissedPrevious, &r.Remark, &r.Currency, &r.HomeAmount, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt)}, extra...)...)
+}
+
+func toRefuelRow(r fuel.Refuel) refuelRow {
+	return refuelRow{
+		ID:             r.ID,
+		VehicleID:      r.VehicleID,
+		RefuelTime:     r.RefuelTime,
+		Odometer:       r.Odometer,
+		FuelType:       r.FuelType,
+		Energy:         string(r.Energy),
+		Liters:         r.Liters,
+		TotalAmount:    r.TotalAmount,
+		PricePerLiter:  r.PricePerLiter,
+		StationName:    r.StationName,
+		IsFull:         r.IsFull,
+		MissedPrevious: r.MissedPrevious,
+		Remark:         r.Remark,
+		Currency:       sql.NullString{String: r.Currency, Valid: r.Currency != ""},
+		HomeAmount:     r.HomeAmount,
+		CreatedAt:      r.CreatedAt,
+		UpdatedAt:      r.UpdatedAt,
+	}
+}
+
+func (r refuelRow) toRefuel() fuel.Refuel {
+	return fuel.Refuel{
+		ID:             r.ID,
+		VehicleID:      r.VehicleID,
+		RefuelTime:     r.RefuelTime.UTC(),
+		Odometer:       r.Odometer,
+		FuelType:       r.FuelType,
+		Energy:         fuel.Energy(r.Energy),
+		Liters:         r.Liters,
+		TotalAmount:    r.TotalAmount,
+		PricePerLiter:  r.PricePerLiter,
+		StationName:    r.StationName,
+		IsFull:         r.IsFull,
+		MissedPrevious: r.MissedPrevious,
+		Remark:         r.Remark,
+		Currency:       r.Currency.String,
+		HomeAmount:     r.HomeAmount,
+		CreatedAt:      r.CreatedAt.UTC(),
+		UpdatedAt:      r.UpdatedAt.UTC(),
+	}
+}
 
 // CreateRefuel implements fuel.Store: the caller must own the vehicle or
 // edit it. One read of the vehicle (access and default energy) precedes
@@ -45,23 +129,6 @@ func (q *queries) CreateRefuel(ctx context.Context, r *fuel.Refuel) error {
 	}
 	*r = row.toRefuel()
 	return nil
-}
-
-// refuelVehicle reads, on h, the vehicle a record is written to:
-// ErrUnknownVehicle when the caller may not see it, ErrForbidden when the
-// caller may not write its refuels.
-func (q *queries) refuelVehicle(ctx context.Context, h *gorm.DB, vehicleID uint64) (vehicleRow, error) {
-	v, err := q.vehicle(ctx, h, vehicleID, false)
-	if errors.Is(err, fuel.ErrVehicleNotFound) {
-		return v, fuel.ErrUnknownVehicle(vehicleID)
-	}
-	if err != nil {
-		return v, err
-	}
-	if !v.Role.CanWriteRefuels() {
-		return v, fuel.ErrForbidden
-	}
-	return v, nil
 }
 
 // Refuel implements fuel.Store.
@@ -231,4 +298,51 @@ func appendRefuel(out *[]fuel.Refuel) func(rowScanner) error {
 		*out = append(*out, r.toRefuel())
 		return nil
 	}
+}
+
+// ExportRefuels implements fuel.Store, reading pages in (refuel_time, id)
+// order, each starting after the last record of the previous one.
+func (q *queries) ExportRefuels(ctx context.Context, vehicleID uint64, fn func(fuel.Refuel) error) error {
+	return exportPages(ctx, q, vehicleID, exportTable{
+		what: "refuels", columns: refuelColumns(q.dialect), table: "refuels", alias: "r", time: "refuel_time",
+	}, refuelRows, func(r fuel.Refuel) (time.Time, uint64) { return r.RefuelTime, r.ID }, fn)
+}
+
+// importKey is what makes an imported record equal to a stored one.
+func importKey(t time.Time, energy string, odo, liters, amount decimal.Decimal) string {
+	return fmt.Sprintf("%d|%s|%s|%s|%s", fuel.NormalizeTime(t).UnixMicro(), energy, odo.String(), liters.String(), amount.String())
+}
+
+// ImportRefuels implements fuel.Store with importRecords. Records paid
+// abroad are checked against the owner's currency first.
+func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel.Refuel, dryRun bool) (fuel.ImportResult, error) {
+	return importRecords(ctx, q, vehicleID, rs, dryRun, importKind[fuel.Refuel, refuelRow]{
+		what: "refuels",
+		check: func(v vehicleRow, r *fuel.Refuel) error {
+			if err := r.SettleCurrency(v.Currency.String); err != nil {
+				e := apperr.From(err)
+				return &apperr.Error{Code: e.Code, Field: e.Field, Message: "record of " + r.RefuelTime.Format(time.RFC3339) + ": " + e.Message}
+			}
+			return nil
+		},
+		storedKeys: "SELECT " + timeColumn(q.dialect, "refuel_time") + ", energy, odometer, liters, total_amount FROM refuels WHERE vehicle_id = ?",
+		storedKey: func(row interface{ Scan(...any) error }) (string, error) {
+			var (
+				t                   time.Time
+				energy              string
+				odo, liters, amount decimal.Decimal
+			)
+			if err := row.Scan((*timestamp)(&t), &energy, &odo, &liters, &amount); err != nil {
+				return "", err
+			}
+			return importKey(t, energy, odo, liters, amount), nil
+		},
+		key: func(r fuel.Refuel) string {
+			return importKey(r.RefuelTime, string(r.Energy), r.Odometer, r.Liters, r.TotalAmount)
+		},
+		stamp: func(r *fuel.Refuel, vehicleID uint64, now time.Time) {
+			r.ID, r.VehicleID, r.CreatedAt, r.UpdatedAt = 0, vehicleID, now, now
+		},
+		row: func(r fuel.Refuel) (refuelRow, error) { return toRefuelRow(r), nil },
+	})
 }

@@ -7,6 +7,20 @@
 // queries): on PostgreSQL both are the pool; on SQLite read is a pool of
 // read-only connections and write the one writer connection; in the store
 // that Once hands to its create function both are Once's transaction.
+//
+// A file per concern: store.go opens the databases and holds what every
+// query shares; access.go the rules of who sees and writes a vehicle's
+// records; one file per resource with its row type and CRUD (vehicles.go,
+// members.go, refuels.go, expenses.go, reminders.go, attachments.go,
+// preferences.go, notifications.go, accounts.go, oidc.go, attempts.go);
+// statistics.go, monthly.go and cost_statistics.go the statistics;
+// currency.go the change of the home currency of every record;
+// importexport.go the import and export every kind of record shares;
+// idempotency.go Once; pgread.go the PostgreSQL fast path (pgx without
+// GORM); timestamp.go and fixed.go reading stored times and amounts;
+// tracing.go the spans of every statement; migrate.go the migrations;
+// backup.go and backup_attachments.go backup and restore;
+// sqlite_checkpoint.go SQLite's WAL checkpoints.
 package store
 
 import (
@@ -296,24 +310,6 @@ func (q *queries) snapshot() *sql.TxOptions {
 	return nil
 }
 
-// clearDefault makes no vehicle of owner but keep the default, under the
-// owner's default lock held until the transaction ends.
-func (q *queries) clearDefault(tx *gorm.DB, owner, keep uint64, now time.Time) error {
-	if q.dialect == Postgres {
-		// The two-key form: one lock per owner (owners whose ids agree
-		// modulo 2^31-1 share one, which only makes them wait).
-		if err := tx.Exec("SELECT pg_advisory_xact_lock(?::int, (?::bigint % 2147483647)::int)", defaultLockKey, owner).Error; err != nil {
-			return fmt.Errorf("lock default vehicle: %w", err)
-		}
-	}
-	err := tx.Exec("UPDATE vehicles SET default_vehicle = ?, updated_at = ? WHERE owner_id = ? AND default_vehicle = ? AND id <> ?",
-		false, now, owner, true, keep).Error
-	if err != nil {
-		return fmt.Errorf("clear default vehicle: %w", err)
-	}
-	return nil
-}
-
 // CountRows returns the number of rows of table; for tests and tools.
 func (q *queries) CountRows(ctx context.Context, table string) (int64, error) {
 	switch table {
@@ -334,3 +330,23 @@ func (q *queries) CountRows(ctx context.Context, table string) (int64, error) {
 // statistics' packed column, each CAST(… AS TEXT)) against a dozen time
 // layouts: 40 % of the statistics of 10 000 records.
 const sqliteTimeParams = "_time_format=sqlite&_texttotime=0&_inttotime=0"
+
+// page adds a LIMIT and OFFSET to query (limit 0: no limit), in the form
+// each dialect takes.
+func (q *queries) page(query string, args []any, limit, offset int) (string, []any) {
+	switch {
+	case limit > 0:
+		query += " LIMIT ? OFFSET ?"
+		args = append(args, limit, offset)
+	case offset > 0:
+		// SQLite needs a LIMIT before OFFSET; -1 is none there, and
+		// PostgreSQL takes LIMIT ALL.
+		if q.dialect == SQLite {
+			query += " LIMIT -1 OFFSET ?"
+		} else {
+			query += " LIMIT ALL OFFSET ?"
+		}
+		args = append(args, offset)
+	}
+	return query, args
+}

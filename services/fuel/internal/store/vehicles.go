@@ -8,9 +8,171 @@ import (
 
 	"gorm.io/gorm"
 
+	"database/sql/driver"
+	"encoding/json"
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
+	"github.com/shopspring/decimal"
+	"time"
 )
+
+// vehicleRow is the GORM model of the vehicles table. Decimals travel as
+// their canonical text: numeric on PostgreSQL, TEXT on SQLite.
+type vehicleRow struct {
+	ID              uint64 `gorm:"primaryKey"`
+	Name            string
+	Brand           string
+	Model           string
+	PlateNumber     string
+	FuelType        string
+	TankCapacity    decimal.Decimal
+	CurrentOdometer decimal.Decimal
+	DefaultVehicle  bool
+	CreatedAt       time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt       time.Time `gorm:"autoUpdateTime:false"`
+	OwnerID         uint64
+	ManualMD5s      manualList
+	// Role is what the reading user may do; not a column.
+	Role fuel.Role `gorm:"-"`
+	// Currency is the owner's currency preference (NULL when not chosen);
+	// not a column.
+	Currency sql.NullString `gorm:"-"`
+	// TopReading is the highest odometer reading of the vehicle's refuels
+	// (not valid without any); not a column. CurrentOdometer is the
+	// column, the owner's value, which a Save writes back unchanged.
+	TopReading decimal.NullDecimal `gorm:"-"`
+}
+
+// topReading is the subquery of the highest odometer reading among the
+// refuels of the vehicle of alias v, NULL without any: an index range
+// read (refuels_vehicle_odometer). SQLite keeps decimals as text, whose
+// order is not the numbers' ("9999.5" > "10000"): its index and ORDER BY
+// are on the REAL, which orders every value the column admits (at most
+// 14 significant digits).
+func topReading(d Dialect) string {
+	if d == Postgres {
+		return "(SELECT max(r.odometer) FROM refuels r WHERE r.vehicle_id = v.id)"
+	}
+	return "(SELECT r.odometer FROM refuels r WHERE r.vehicle_id = v.id ORDER BY CAST(r.odometer AS REAL) DESC LIMIT 1)"
+}
+
+func (vehicleRow) TableName() string { return "vehicles" }
+
+// vehicleSelect is the SELECT of the vehicles (alias v) that user uid may
+// see, with the columns in the order scan reads them, and its arguments.
+// A member sees the default flag as false (it is the owner's choice);
+// the role column says what uid may do. Callers add "AND ..." conditions
+// (and lock with "FOR UPDATE OF v": m is the nullable side of a join).
+func vehicleSelect(d Dialect, uid uint64) (string, []any) {
+	return "SELECT v.id, v.name, v.brand, v.model, v.plate_number, v.fuel_type, v.tank_capacity, v.current_odometer, " + topReading(d) + ", " +
+			"(v.default_vehicle AND v.owner_id = ?), " + timeColumn(d, "v.created_at") + ", " + timeColumn(d, "v.updated_at") +
+			", v.owner_id, v.manual_md5s, CASE WHEN v.owner_id = ? THEN 'owner' ELSE m.role END, " + ownerCurrency + " " +
+			"FROM vehicles v LEFT JOIN vehicle_members m ON m.vehicle_id = v.id AND m.user_id = ? " +
+			"WHERE (v.owner_id = ? OR m.user_id IS NOT NULL)",
+		[]any{uid, uid, uid, uid}
+}
+
+// ownerCurrency is the subquery of the currency preference of the owner
+// of the vehicle of alias v: the currency of its amounts (NULL when not
+// chosen). One primary-key read.
+const ownerCurrency = "(SELECT p.currency FROM user_preferences p WHERE p.user_id = v.owner_id)"
+
+// scan reads one row of vehicleSelect. Reads scan by hand: GORM's Find
+// cannot read SQLite's timestamps as text (see timeColumn).
+func (r *vehicleRow) scan(row interface{ Scan(...any) error }) error {
+	return row.Scan(&r.ID, &r.Name, &r.Brand, &r.Model, &r.PlateNumber, &r.FuelType, &r.TankCapacity,
+		&r.CurrentOdometer, &r.TopReading, &r.DefaultVehicle, (*timestamp)(&r.CreatedAt), (*timestamp)(&r.UpdatedAt), &r.OwnerID, &r.ManualMD5s, &r.Role, &r.Currency)
+}
+
+func toVehicleRow(v fuel.Vehicle) vehicleRow {
+	return vehicleRow{
+		ID:              v.ID,
+		Name:            v.Name,
+		Brand:           v.Brand,
+		Model:           v.Model,
+		PlateNumber:     v.PlateNumber,
+		FuelType:        v.FuelType,
+		TankCapacity:    v.TankCapacity,
+		CurrentOdometer: v.CurrentOdometer,
+		DefaultVehicle:  v.DefaultVehicle,
+		CreatedAt:       v.CreatedAt,
+		UpdatedAt:       v.UpdatedAt,
+		OwnerID:         v.OwnerID,
+		ManualMD5s:      v.ManualMD5s,
+		Role:            v.Role,
+		Currency:        sql.NullString{String: v.Currency, Valid: v.Currency != ""},
+	}
+}
+
+// currentOdometer is what a vehicle answers as its current_odometer: the
+// owner's value, or the highest refuel reading when that is higher
+// (proto-docs/fuel-decisions.md, "Current odometer").
+func (r vehicleRow) currentOdometer() decimal.Decimal {
+	if r.TopReading.Valid && r.TopReading.Decimal.GreaterThan(r.CurrentOdometer) {
+		return r.TopReading.Decimal
+	}
+	return r.CurrentOdometer
+}
+
+func (r vehicleRow) toVehicle() fuel.Vehicle {
+	return fuel.Vehicle{
+		ID:              r.ID,
+		Name:            r.Name,
+		Brand:           r.Brand,
+		Model:           r.Model,
+		PlateNumber:     r.PlateNumber,
+		FuelType:        r.FuelType,
+		TankCapacity:    r.TankCapacity,
+		CurrentOdometer: r.currentOdometer(),
+		DefaultVehicle:  r.DefaultVehicle,
+		CreatedAt:       r.CreatedAt.UTC(),
+		UpdatedAt:       r.UpdatedAt.UTC(),
+		OwnerID:         r.OwnerID,
+		Role:            r.Role,
+		Currency:        r.Currency.String,
+		ManualMD5s:      r.ManualMD5s.strings(),
+	}
+}
+
+// manualList is the manual_md5s column: the vehicle's manuals as a JSON
+// array of strings, in text on both databases.
+type manualList []string
+
+// Value implements driver.Valuer: nil is stored as the empty array.
+func (l manualList) Value() (driver.Value, error) {
+	if l == nil {
+		return "[]", nil
+	}
+	b, err := json.Marshal([]string(l))
+	return string(b), err
+}
+
+// Scan implements sql.Scanner.
+func (l *manualList) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("manual_md5s: cannot scan %T", src)
+	}
+	var out []string
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Errorf("manual_md5s: %w", err)
+	}
+	*l = out
+	return nil
+}
+
+// strings is the list, never nil.
+func (l manualList) strings() []string {
+	if l == nil {
+		return []string{}
+	}
+	return []string(l)
+}
 
 // ListVehicles implements fuel.Store: the vehicles the caller owns or is a
 // member of, the caller's default first, then by id.
@@ -255,4 +417,22 @@ func (q *queries) SetDefaultVehicle(ctx context.Context, id uint64) (fuel.Vehicl
 		return nil
 	})
 	return out, err
+}
+
+// clearDefault makes no vehicle of owner but keep the default, under the
+// owner's default lock held until the transaction ends.
+func (q *queries) clearDefault(tx *gorm.DB, owner, keep uint64, now time.Time) error {
+	if q.dialect == Postgres {
+		// The two-key form: one lock per owner (owners whose ids agree
+		// modulo 2^31-1 share one, which only makes them wait).
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(?::int, (?::bigint % 2147483647)::int)", defaultLockKey, owner).Error; err != nil {
+			return fmt.Errorf("lock default vehicle: %w", err)
+		}
+	}
+	err := tx.Exec("UPDATE vehicles SET default_vehicle = ?, updated_at = ? WHERE owner_id = ? AND default_vehicle = ? AND id <> ?",
+		false, now, owner, true, keep).Error
+	if err != nil {
+		return fmt.Errorf("clear default vehicle: %w", err)
+	}
+	return nil
 }

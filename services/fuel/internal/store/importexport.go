@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/shopspring/decimal"
 	"gorm.io/gorm"
 
-	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 )
@@ -19,14 +17,6 @@ import (
 // client reads the export (on SQLite an open reader keeps the WAL from
 // being checkpointed).
 const exportPage = 500
-
-// ExportRefuels implements fuel.Store, reading pages in (refuel_time, id)
-// order, each starting after the last record of the previous one.
-func (q *queries) ExportRefuels(ctx context.Context, vehicleID uint64, fn func(fuel.Refuel) error) error {
-	return exportPages(ctx, q, vehicleID, exportTable{
-		what: "refuels", columns: refuelColumns(q.dialect), table: "refuels", alias: "r", time: "refuel_time",
-	}, refuelRows, func(r fuel.Refuel) (time.Time, uint64) { return r.RefuelTime, r.ID }, fn)
-}
 
 // exportTable names a vehicle's records for exportPages: the table, its
 // alias in columns, and its time column.
@@ -77,11 +67,6 @@ func exportPages[T any](ctx context.Context, q *queries, vehicleID uint64, t exp
 		afterTime, afterID = key(page[len(page)-1])
 		first = false
 	}
-}
-
-// importKey is what makes an imported record equal to a stored one.
-func importKey(t time.Time, energy string, odo, liters, amount decimal.Decimal) string {
-	return fmt.Sprintf("%d|%s|%s|%s|%s", fuel.NormalizeTime(t).UnixMicro(), energy, odo.String(), liters.String(), amount.String())
 }
 
 // importBatch is the number of rows per INSERT of an import.
@@ -188,38 +173,4 @@ func storedImportKeys[T, R any](tx *gorm.DB, vehicleID uint64, k importKind[T, R
 		return nil, fmt.Errorf("read stored %s: %w", k.what, err)
 	}
 	return stored, nil
-}
-
-// ImportRefuels implements fuel.Store with importRecords. Records paid
-// abroad are checked against the owner's currency first.
-func (q *queries) ImportRefuels(ctx context.Context, vehicleID uint64, rs []fuel.Refuel, dryRun bool) (fuel.ImportResult, error) {
-	return importRecords(ctx, q, vehicleID, rs, dryRun, importKind[fuel.Refuel, refuelRow]{
-		what: "refuels",
-		check: func(v vehicleRow, r *fuel.Refuel) error {
-			if err := r.SettleCurrency(v.Currency.String); err != nil {
-				e := apperr.From(err)
-				return &apperr.Error{Code: e.Code, Field: e.Field, Message: "record of " + r.RefuelTime.Format(time.RFC3339) + ": " + e.Message}
-			}
-			return nil
-		},
-		storedKeys: "SELECT " + timeColumn(q.dialect, "refuel_time") + ", energy, odometer, liters, total_amount FROM refuels WHERE vehicle_id = ?",
-		storedKey: func(row interface{ Scan(...any) error }) (string, error) {
-			var (
-				t                   time.Time
-				energy              string
-				odo, liters, amount decimal.Decimal
-			)
-			if err := row.Scan((*timestamp)(&t), &energy, &odo, &liters, &amount); err != nil {
-				return "", err
-			}
-			return importKey(t, energy, odo, liters, amount), nil
-		},
-		key: func(r fuel.Refuel) string {
-			return importKey(r.RefuelTime, string(r.Energy), r.Odometer, r.Liters, r.TotalAmount)
-		},
-		stamp: func(r *fuel.Refuel, vehicleID uint64, now time.Time) {
-			r.ID, r.VehicleID, r.CreatedAt, r.UpdatedAt = 0, vehicleID, now, now
-		},
-		row: func(r fuel.Refuel) (refuelRow, error) { return toRefuelRow(r), nil },
-	})
 }
