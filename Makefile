@@ -24,7 +24,7 @@ help: ## list the targets
 # is off in workspace mode), which `go version -m bin/fuel-service` shows as
 # vcs.revision; -trimpath keeps -ldflags out of that listing.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-BUILD_FLAGS = -trimpath -buildvcs=$(if $(wildcard .git),true,auto) -tags nomsgpack,grpcnotrace,retrynotrace -ldflags "-s -w -X main.version=$(VERSION)"
+BUILD_FLAGS = -trimpath -buildvcs=$(if $(wildcard .git),true,auto) -tags nomsgpack,grpcnotrace,retrynotrace,nodynamic -ldflags "-s -w -X main.version=$(VERSION)"
 
 build: ## bin/fuel-service, bin/docqa-service, bin/caddy, bin/healthcheck, the web client (services/web/dist)
 build: bin/caddy web

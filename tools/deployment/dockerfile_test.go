@@ -105,6 +105,11 @@ func TestServicesLeaveOutNetTrace(t *testing.T) {
 		if slices.Contains(deps, "golang.org/x/net/trace") {
 			t.Errorf("bin/%s (tags %q) links golang.org/x/net/trace", binary, mk.tags)
 		}
+		// gen2brain/heic without its nodynamic tag dlopens libheif through
+		// purego, which makes a CGO_ENABLED=0 binary dynamically linked.
+		if slices.Contains(deps, "github.com/ebitengine/purego") {
+			t.Errorf("bin/%s (tags %q) links purego: the binary is no longer static (add nodynamic)", binary, mk.tags)
+		}
 	}
 }
 

@@ -148,8 +148,6 @@ func receiptError(err error) error {
 	switch {
 	case errors.Is(err, receiptscan.ErrNotImage):
 		return apperr.Invalid("file", "is not a JPEG, PNG, WebP or HEIC image (the type is read from the content)")
-	case errors.Is(err, receiptscan.ErrHEICUnsupported):
-		return apperr.Invalid("file", "is a HEIC photo, which this build of the service cannot decode; send a JPEG (the camera's \"most compatible\" format)")
 	case errors.Is(err, receiptscan.ErrTooManyPixels):
 		return apperr.Invalid("file", "has more than %d megapixels", receiptscan.MaxPixels/1_000_000)
 	case errors.Is(err, receiptscan.ErrCorrupt):

@@ -35,9 +35,6 @@ var (
 	// ErrNotImage: the bytes are none of the formats read (a PDF, text,
 	// an AVIF, a GIF).
 	ErrNotImage = errors.New("not a JPEG, PNG, WebP or HEIC image")
-	// ErrHEICUnsupported: a HEIC photo and a binary built without its
-	// decoder (heic_off.go).
-	ErrHEICUnsupported = errors.New("HEIC photos are not read by this build of the service (built without -tags nodynamic); send a JPEG")
 	// ErrCorrupt: the format is known but the image does not decode.
 	ErrCorrupt = errors.New("the image is corrupt and cannot be decoded")
 	// ErrTooManyPixels: over MaxPixels.
@@ -138,9 +135,6 @@ func Decode(data []byte) (*image.Gray, Format, error) {
 }
 
 func decodeError(err error) error {
-	if errors.Is(err, ErrHEICUnsupported) {
-		return err
-	}
 	return fmt.Errorf("%w: %w", ErrCorrupt, err)
 }
 

@@ -1,5 +1,3 @@
-//go:build nodynamic
-
 package receiptscan
 
 import (
@@ -10,10 +8,12 @@ import (
 )
 
 // HEIC is read by libheif compiled to WebAssembly and run by wazero
-// (github.com/gen2brain/heic): no cgo. The build tag is the library's own:
-// without nodynamic it would also try to dlopen a system libheif through
-// purego, which links the binary against libc (no longer one static file);
-// with it, only the WebAssembly decoder is built in.
+// (github.com/gen2brain/heic): no cgo. The library's own build tag
+// nodynamic, which the Makefile's and the Dockerfile's builds set, leaves
+// only the WebAssembly decoder in: without it the library also tries to
+// dlopen a system libheif through purego (and falls back to WebAssembly
+// when there is none), which links the binary against libc, so it is no
+// longer one static file. Either way a HEIC photo is read.
 
 func heicConfig(data []byte) (image.Config, error) { return heic.DecodeConfig(bytes.NewReader(data)) }
 

@@ -1,5 +1,3 @@
-//go:build nodynamic
-
 package receiptscan
 
 import "testing"
