@@ -23,10 +23,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/carhub/backend/pkg/apperr"
-	"github.com/carhub/backend/pkg/cors"
+	"github.com/carhub/backend/pkg/gincors"
+	"github.com/carhub/backend/pkg/ginprobes"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
-	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/pkg/tracing"
 )
 
@@ -37,7 +37,7 @@ const HeaderRequestID = "X-Request-Id"
 
 // Options configure New.
 type Options struct {
-	// CORSOrigins are the allowed origins (cors.ParseOrigins of CORS_ORIGINS).
+	// CORSOrigins are the allowed origins (gincors.ParseOrigins of CORS_ORIGINS).
 	CORSOrigins []string
 	// MaxBodyBytes limits every request body; 0 means no engine-wide limit
 	// (routes may still use BodyLimit).
@@ -54,7 +54,7 @@ type Options struct {
 	// GET /metrics serves with the rest of the registry.
 	Metrics *prometheus.Registry
 	// Probes, when set, serve GET /livez and GET /readyz.
-	Probes *probes.Probes
+	Probes *ginprobes.Probes
 	// TrustedProxies are the peers whose X-Forwarded-For gives a request's
 	// client address (ParseTrustedProxies of TRUSTED_PROXIES); from any
 	// other peer, and when it is empty, the connection's address is the
@@ -88,7 +88,7 @@ func New(log *slog.Logger, opts Options) *gin.Engine {
 	if tracing.Enabled() {
 		e.Use(serverSpans(quiet)) // before the request id: every log line gets the trace id
 	}
-	e.Use(requestID(), accessLog(log, quiet), recovery(log), renderErrors(log, mapError), cors.Middleware(opts.CORSOrigins))
+	e.Use(requestID(), accessLog(log, quiet), recovery(log), renderErrors(log, mapError), gincors.Middleware(opts.CORSOrigins))
 	if opts.MaxBodyBytes > 0 {
 		e.Use(BodyLimit(opts.MaxBodyBytes))
 	}

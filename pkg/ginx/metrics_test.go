@@ -10,14 +10,14 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/carhub/backend/pkg/apperr"
+	"github.com/carhub/backend/pkg/ginprobes"
 	"github.com/carhub/backend/pkg/metrics"
 	"github.com/carhub/backend/pkg/metrics/metricstest"
-	"github.com/carhub/backend/pkg/probes"
 )
 
 func TestRequestMetrics(t *testing.T) {
 	reg := metrics.NewRegistry()
-	e := New(slog.New(slog.DiscardHandler), Options{Metrics: reg, Probes: probes.New()})
+	e := New(slog.New(slog.DiscardHandler), Options{Metrics: reg, Probes: ginprobes.New()})
 	e.GET("/api/vehicles/:id", func(c *gin.Context) {
 		if c.Param("id") == "404" {
 			Fail(c, apperr.New(apperr.NotFound, "no such vehicle"))

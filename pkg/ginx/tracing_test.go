@@ -11,7 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/pkg/ginprobes"
 	"github.com/carhub/backend/pkg/tracing"
 	"github.com/carhub/backend/pkg/tracing/otlptest"
 )
@@ -44,7 +44,7 @@ func requestLines(t *testing.T, logs *bytes.Buffer, msg string) []map[string]any
 func TestServerSpansContinueTraceparent(t *testing.T) {
 	rcv, shutdown := otlptest.Traced(t, "ginx-test")
 
-	e, logs := newTestEngine(t, Options{Probes: probes.New()})
+	e, logs := newTestEngine(t, Options{Probes: ginprobes.New()})
 	e.GET("/api/items/:id", func(c *gin.Context) {
 		_, span := tracing.Tracer().Start(c.Request.Context(), "store.Item")
 		span.End()

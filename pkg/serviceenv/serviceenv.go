@@ -11,7 +11,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/carhub/backend/pkg/cors"
+	"github.com/carhub/backend/pkg/gincors"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
@@ -60,7 +60,7 @@ func (h HTTP) Parse() (Settings, error) {
 	var errs []error
 	var err error
 	// Their errors name their variables already.
-	if s.Origins, err = cors.ParseOrigins(h.CORSOrigins); err != nil {
+	if s.Origins, err = gincors.ParseOrigins(h.CORSOrigins); err != nil {
 		errs = append(errs, err)
 	}
 	if s.Proxies, err = ginx.ParseTrustedProxies(h.TrustedProxies); err != nil {

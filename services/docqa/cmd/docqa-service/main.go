@@ -21,10 +21,10 @@ import (
 	"github.com/carhub/backend/pkg/backupcli"
 	"github.com/carhub/backend/pkg/buildinfo"
 	"github.com/carhub/backend/pkg/config"
+	"github.com/carhub/backend/pkg/ginprobes"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
-	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/pkg/profiling"
 	"github.com/carhub/backend/pkg/serviceenv"
 	"github.com/carhub/backend/pkg/tracing"
@@ -462,10 +462,10 @@ func newOCR(ctx context.Context, cfg serviceConfig, log *slog.Logger) (*ocr.Engi
 // readiness is the service's /readyz: the vector store answers, the PDF
 // engine has started (uploads wait for it) and the originals' directory
 // takes a new file (every upload keeps its original there).
-func readiness(store docqa.VectorStore, pdf interface{ Ready() (bool, error) }, filesDir string) *probes.Probes {
-	return probes.New(
-		probes.Check{Name: "vector_store", Run: store.Ping},
-		probes.Check{Name: "pdf_engine", Run: func(context.Context) error {
+func readiness(store docqa.VectorStore, pdf interface{ Ready() (bool, error) }, filesDir string) *ginprobes.Probes {
+	return ginprobes.New(
+		ginprobes.Check{Name: "vector_store", Run: store.Ping},
+		ginprobes.Check{Name: "pdf_engine", Run: func(context.Context) error {
 			switch ready, err := pdf.Ready(); {
 			case err != nil:
 				return fmt.Errorf("failed to start: %w", err)
@@ -474,7 +474,7 @@ func readiness(store docqa.VectorStore, pdf interface{ Ready() (bool, error) }, 
 			}
 			return nil
 		}},
-		probes.Check{Name: "files_dir", Run: func(context.Context) error { return writable(filesDir) }},
+		ginprobes.Check{Name: "files_dir", Run: func(context.Context) error { return writable(filesDir) }},
 	)
 }
 

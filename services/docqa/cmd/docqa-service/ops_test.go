@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carhub/backend/pkg/ginprobes"
 	"github.com/carhub/backend/pkg/ginx"
 	"github.com/carhub/backend/pkg/metrics/metricstest"
-	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/docqa/internal/embedded"
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/openaifake"
@@ -45,9 +45,9 @@ func get(t *testing.T, url string) answer {
 	return answer{res.StatusCode, string(b)}
 }
 
-func readyBody(t *testing.T, a answer) probes.Readiness {
+func readyBody(t *testing.T, a answer) ginprobes.Readiness {
 	t.Helper()
-	var r probes.Readiness
+	var r ginprobes.Readiness
 	if err := json.Unmarshal([]byte(a.body), &r); err != nil {
 		t.Fatalf("readyz body %q: %v", a.body, err)
 	}
@@ -55,7 +55,7 @@ func readyBody(t *testing.T, a answer) probes.Readiness {
 }
 
 // checkStates maps each check of a readiness answer to its status.
-func checkStates(r probes.Readiness) map[string]string {
+func checkStates(r ginprobes.Readiness) map[string]string {
 	m := map[string]string{}
 	for _, c := range r.Checks {
 		m[c.Name] = c.Status

@@ -15,8 +15,8 @@ import (
 
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/ginauth"
+	"github.com/carhub/backend/pkg/ginprobes"
 	"github.com/carhub/backend/pkg/ginx"
-	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/docqa/internal/answer"
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/ingest"
@@ -107,7 +107,7 @@ type Config struct {
 	ChatPerMinute  int
 	UploadsPerUser int
 	// Probes, when set, serve GET /livez and GET /readyz.
-	Probes *probes.Probes
+	Probes *ginprobes.Probes
 	// Receipts reads POST /api/receipts/scan's photos (receiptscan);
 	// nil (no OCR): that route answers 503.
 	Receipts ReceiptScanner

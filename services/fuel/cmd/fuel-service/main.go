@@ -16,10 +16,10 @@ import (
 
 	"github.com/carhub/backend/pkg/buildinfo"
 	"github.com/carhub/backend/pkg/config"
+	"github.com/carhub/backend/pkg/ginprobes"
 	"github.com/carhub/backend/pkg/httpserver"
 	"github.com/carhub/backend/pkg/logging"
 	"github.com/carhub/backend/pkg/metrics"
-	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/pkg/profiling"
 	"github.com/carhub/backend/pkg/serviceenv"
 	"github.com/carhub/backend/pkg/tracing"
@@ -227,10 +227,10 @@ func openFiles(ctx context.Context, cfg Config, st *store.Store, log *slog.Logge
 // has every migration this binary carries. Open applied them, so the
 // second check only fails when the database was replaced under the running
 // service (a restore of an older dump).
-func readiness(st *store.Store) *probes.Probes {
-	return probes.New(
-		probes.Check{Name: "database", Run: st.Ping},
-		probes.Check{Name: "migrations", Run: st.CheckMigrations},
+func readiness(st *store.Store) *ginprobes.Probes {
+	return ginprobes.New(
+		ginprobes.Check{Name: "database", Run: st.Ping},
+		ginprobes.Check{Name: "migrations", Run: st.CheckMigrations},
 	)
 }
 

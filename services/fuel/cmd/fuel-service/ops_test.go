@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carhub/backend/pkg/ginprobes"
 	"github.com/carhub/backend/pkg/metrics/metricstest"
 	"github.com/carhub/backend/pkg/pgtest"
-	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
@@ -99,9 +99,9 @@ func post(t *testing.T, url, body string, hdr ...string) answer {
 	return answer{res.StatusCode, string(b)}
 }
 
-func readyBody(t *testing.T, a answer) probes.Readiness {
+func readyBody(t *testing.T, a answer) ginprobes.Readiness {
 	t.Helper()
-	var r probes.Readiness
+	var r ginprobes.Readiness
 	if err := json.Unmarshal([]byte(a.body), &r); err != nil {
 		t.Fatalf("readyz body %q: %v", a.body, err)
 	}

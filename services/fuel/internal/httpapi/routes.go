@@ -12,8 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/carhub/backend/pkg/ginauth"
+	"github.com/carhub/backend/pkg/ginprobes"
 	"github.com/carhub/backend/pkg/ginx"
-	"github.com/carhub/backend/pkg/probes"
 	"github.com/carhub/backend/services/fuel/internal/attach"
 	"github.com/carhub/backend/services/fuel/internal/filestore"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
@@ -42,7 +42,7 @@ type Options struct {
 	// and is served at GET /metrics.
 	Metrics *prometheus.Registry
 	// Probes, when set, serve GET /livez and GET /readyz.
-	Probes *probes.Probes
+	Probes *ginprobes.Probes
 	// Auth configures accounts; the zero value is AUTH_MODE=off.
 	Auth AuthOptions
 	// Files keeps the files of attachments; nil answers their routes 503.

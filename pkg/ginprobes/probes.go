@@ -1,4 +1,4 @@
-// Package probes answers an orchestrator's two questions about a service:
+// Package ginprobes answers an orchestrator's two questions about a service:
 // is the process alive (GET /livez: it can serve HTTP, nothing else is
 // asked) and should it get traffic (GET /readyz: every dependency answers
 // within a short timeout and the service is not draining for a stop).
@@ -6,7 +6,7 @@
 // Liveness never touches a dependency, so a database outage makes a
 // service unready (the gateway sends its work elsewhere) but never gets it
 // killed and restarted for something a restart cannot mend.
-package probes
+package ginprobes
 
 import (
 	"context"

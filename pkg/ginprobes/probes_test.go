@@ -1,4 +1,4 @@
-package probes_test
+package ginprobes_test
 
 import (
 	"context"
@@ -11,16 +11,16 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/carhub/backend/pkg/probes"
+	"github.com/carhub/backend/pkg/ginprobes"
 )
 
-func serve(t *testing.T, p *probes.Probes, path string) (int, probes.Readiness) {
+func serve(t *testing.T, p *ginprobes.Probes, path string) (int, ginprobes.Readiness) {
 	t.Helper()
 	e := gin.New()
 	p.Register(e)
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-	var body probes.Readiness
+	var body ginprobes.Readiness
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 		t.Fatalf("%s: body %q: %v", path, rec.Body, err)
 	}
@@ -34,27 +34,27 @@ func TestReadyz(t *testing.T) {
 	deaf := func(context.Context) error { time.Sleep(time.Second); return nil } // ignores its context
 	tests := []struct {
 		name    string
-		checks  []probes.Check
+		checks  []ginprobes.Check
 		drain   bool
 		code    int
 		status  string
 		failing map[string]string // check -> error
 	}{
-		{"all answer", []probes.Check{{"database", ok}, {"files", ok}}, false, 200, "ready", nil},
+		{"all answer", []ginprobes.Check{{"database", ok}, {"files", ok}}, false, 200, "ready", nil},
 		{"no checks", nil, false, 200, "ready", nil},
-		{"one fails", []probes.Check{{"database", func(context.Context) error { return errors.New("connection refused") }}, {"files", ok}},
+		{"one fails", []ginprobes.Check{{"database", func(context.Context) error { return errors.New("connection refused") }}, {"files", ok}},
 			false, 503, "unready", map[string]string{"database": "connection refused"}},
-		{"one hangs", []probes.Check{{"database", hang}, {"files", ok}}, false, 503, "unready",
+		{"one hangs", []ginprobes.Check{{"database", hang}, {"files", ok}}, false, 503, "unready",
 			map[string]string{"database": "no answer within 50ms"}},
-		{"one ignores its timeout", []probes.Check{{"vector_store", deaf}}, false, 503, "unready",
+		{"one ignores its timeout", []ginprobes.Check{{"vector_store", deaf}}, false, 503, "unready",
 			map[string]string{"vector_store": "no answer within 50ms"}},
-		{"one panics", []probes.Check{{"pdf_engine", func(context.Context) error { panic("boom") }}}, false, 503, "unready",
+		{"one panics", []ginprobes.Check{{"pdf_engine", func(context.Context) error { panic("boom") }}}, false, 503, "unready",
 			map[string]string{"pdf_engine": "check panicked: boom"}},
-		{"draining", []probes.Check{{"database", ok}}, true, 503, "draining", nil},
+		{"draining", []ginprobes.Check{{"database", ok}}, true, 503, "draining", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := probes.New(tt.checks...)
+			p := ginprobes.New(tt.checks...)
 			p.Timeout = 50 * time.Millisecond
 			if tt.drain {
 				p.Drain()
@@ -88,7 +88,7 @@ func TestReadyz(t *testing.T) {
 
 func TestLivezTouchesNoDependency(t *testing.T) {
 	called := false
-	p := probes.New(probes.Check{Name: "database", Run: func(context.Context) error { called = true; return errors.New("down") }})
+	p := ginprobes.New(ginprobes.Check{Name: "database", Run: func(context.Context) error { called = true; return errors.New("down") }})
 	p.Drain()
 	e := gin.New()
 	p.Register(e)

@@ -1,4 +1,4 @@
-package cors
+package gincors
 
 import (
 	"net/http"

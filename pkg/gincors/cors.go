@@ -1,4 +1,4 @@
-// Package cors is the CORS middleware both services share, on
+// Package gincors is the CORS middleware both services share, on
 // gin-contrib/cors, configured as proto-docs/contract.md, "CORS", says: origins from
 // CORS_ORIGINS, methods GET POST PUT DELETE OPTIONS, credentials allowed,
 // and "any header" granted by echoing Access-Control-Request-Headers.
@@ -12,7 +12,7 @@
 //     hand the answer to the page), and a disallowed preflight is answered 204
 //     with no grant, so non-browser clients that send Origin still get the
 //     API's JSON answers.
-package cors
+package gincors
 
 import (
 	"fmt"
