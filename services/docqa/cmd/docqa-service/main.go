@@ -31,16 +31,11 @@ import (
 	"github.com/carhub/backend/services/docqa/internal/docqa"
 	"github.com/carhub/backend/services/docqa/internal/embedded"
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
-	"github.com/carhub/backend/services/docqa/internal/ingest"
 	"github.com/carhub/backend/services/docqa/internal/milvus"
 	"github.com/carhub/backend/services/docqa/internal/ocr"
-	"github.com/carhub/backend/services/docqa/internal/originals"
-	"github.com/carhub/backend/services/docqa/internal/pagecache"
-	"github.com/carhub/backend/services/docqa/internal/pdftext"
 	"github.com/carhub/backend/services/docqa/internal/provider"
 	"github.com/carhub/backend/services/docqa/internal/rag"
 	"github.com/carhub/backend/services/docqa/internal/retrieval"
-	"github.com/carhub/backend/services/docqa/internal/splitter"
 )
 
 // version is stamped at build: -ldflags "-X main.version=$(git describe)".
@@ -239,132 +234,48 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		}
 	}
 
-	embedder, embedderMode, err := newEmbedder(cfg, providerMetrics)
+	md, err := newModels(ctx, cfg, store, providerMetrics, log)
 	if err != nil {
 		return err
 	}
-	chat, chatMode, err := newChat(cfg, store, providerMetrics)
+	docs, err := openDocuments(ctx, cfg, store, md.embedder, reg, log)
 	if err != nil {
 		return err
 	}
-	if embedderMode == "local" || chatMode == "local" {
-		log.Warn("running on local fallbacks: answers quote passages and retrieval is lexical where marked local",
-			"embedder", embedder.Name(), "embedder_mode", embedderMode, "chat", chat.Name(), "chat_mode", chatMode)
-	}
-	if err := checkEmbedder(ctx, store, embedder); err != nil {
-		return err
-	}
-	retriever, err := newRetriever(cfg, store, embedder, embedderMode == "local", log, providerMetrics)
-	if err != nil {
-		return err
-	}
-	log.Info("retrieval", "mode", retriever.Configured(), "reason", retriever.Reason())
-	if retriever.Effective() != retriever.Configured() {
-		log.Warn("the vector store has no lexical index: retrieval is vector-only until the collection is re-indexed "+
-			"(docqa-service reindex)", "retrieval", retriever.Configured(), "serving", retriever.Effective())
-	}
-
-	if cfg.IngestConcurrency < 1 {
-		return fmt.Errorf("INGEST_CONCURRENCY: %d must be at least 1", cfg.IngestConcurrency)
-	}
-	if cfg.IngestQueue < 0 {
-		return fmt.Errorf("INGEST_QUEUE: %d must not be negative", cfg.IngestQueue)
-	}
-	recognizer, ocrHealth, err := newOCR(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	// The PDF engine compiles in the background while the service starts
-	// listening; /health says "starting" and uploads wait until it is ready.
-	if cfg.PDFPageInstances < 1 {
-		return fmt.Errorf("PDF_PAGE_INSTANCES: %d must be at least 1", cfg.PDFPageInstances)
-	}
-	if cfg.PageCacheBytes < 1 {
-		return fmt.Errorf("DOCQA_PAGE_CACHE_BYTES: %d must be at least 1", cfg.PageCacheBytes)
-	}
-	pdfCfg := pdftext.Config{Instances: cfg.IngestConcurrency, PageInstances: cfg.PDFPageInstances,
-		CacheDir: cfg.PDFCacheDir, Log: log, OCRMissing: ocrHealth.Status == httpapi.OCRStatusMissing}
-	if recognizer != nil {
-		pdfCfg.OCR = recognizer
-	}
-	pdf := pdftext.Start(pdfCfg)
-	defer pdf.Close()
-
-	split, err := splitter.New()
-	if err != nil {
-		return err
-	}
-	files, err := originals.Open(cfg.FilesDir)
-	if err != nil {
-		return fmt.Errorf("DOCQA_FILES_DIR: %w", err)
-	}
-	pageCache, err := pagecache.Open(cfg.PageCacheDir, cfg.PageCacheBytes)
-	if err != nil {
-		return fmt.Errorf("DOCQA_PAGE_CACHE_DIR: %w", err)
-	}
-	queue := cfg.IngestQueue
-	if queue == 0 {
-		queue = -1 // ingest.Config's "none wait"
-	}
-	pipeline, err := ingest.New(ingest.Config{
-		Store:       store,
-		Embedder:    embedder,
-		Splitter:    split,
-		Extractor:   pdf,
-		Concurrency: cfg.IngestConcurrency,
-		QueueLength: queue,
-		DataDir:     cfg.DataDir,
-		TempDir:     cfg.TempDir,
-		Originals:   files,
-		Log:         log,
-		Metrics:     registerer(reg),
-	})
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(cfg.TempDir, 0o700); err != nil {
-		return fmt.Errorf("DOCQA_TEMP_DIR: %w", err)
-	}
-	swept, err := pipeline.SweepTemp()
-	if err != nil {
-		return fmt.Errorf("DOCQA_TEMP_DIR: %w", err)
-	}
-	if swept > 0 {
-		log.Warn("removed uploads left by an interrupted run", "files", swept, "dir", cfg.TempDir)
-	}
+	defer docs.Close()
 	authMode, identitySecret, limits, err := authConfig(cfg)
 	if err != nil {
 		return err
 	}
-	ready := readiness(store, pdf, files.Path())
+	ready := readiness(store, docs.pdf, docs.files.Path())
 	handler := httpapi.New(httpapi.Config{
 		Log:                log,
 		Store:              store,
-		Embedder:           embedder,
-		Chat:               chat,
-		Retriever:          retriever,
-		Pipeline:           pipeline,
-		Originals:          files,
-		Pages:              pdf,
-		PageCache:          pageCache,
-		PDFEngine:          pdf,
-		OCR:                ocrHealth,
-		CountTokens:        split.CountTokens,
+		Embedder:           md.embedder,
+		Chat:               md.chat,
+		Retriever:          md.retriever,
+		Pipeline:           docs.pipeline,
+		Originals:          docs.files,
+		Pages:              docs.pdf,
+		PageCache:          docs.pageCache,
+		PDFEngine:          docs.pdf,
+		OCR:                docs.ocrHealth,
+		CountTokens:        docs.split.CountTokens,
 		Budget:             rag.Budget{History: cfg.ChatHistoryTokens, Context: cfg.ChatContextTokens},
 		Heartbeat:          cfg.SSEHeartbeat,
 		UploadStallTimeout: cfg.UploadStall,
 		CORSOrigins:        web.Origins,
 		TrustedProxies:     web.Proxies,
 		StoreKind:          storeKind,
-		EmbedderMode:       embedderMode,
-		ChatMode:           chatMode,
+		EmbedderMode:       md.embedderMode,
+		ChatMode:           md.chatMode,
 		Metrics:            reg,
 		Probes:             ready,
 		AuthMode:           authMode,
 		IdentitySecret:     identitySecret,
 		ChatPerMinute:      limits.chatPerMinute,
 		UploadsPerUser:     limits.uploadsPerUser,
-		Receipts:           newReceipts(recognizer, cfg, log),
+		Receipts:           newReceipts(docs.ocr, cfg, log),
 	})
 
 	ln, err := httpserver.Listen(cfg.Addr)
@@ -377,14 +288,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	defer stop(nil)
 	started := time.Now()
 	go func() {
-		if err := pdf.Wait(ctx); err != nil {
+		if err := docs.pdf.Wait(ctx); err != nil {
 			if ctx.Err() == nil {
 				stop(fmt.Errorf("PDF engine: %w", err))
 			}
 			return
 		}
 		log.Info("docqa-service ready", "pdf_engine_start_ms", time.Since(started).Milliseconds(), "store", storeKind,
-			"embedder", embedder.Name(), "embedder_mode", embedderMode, "chat", chat.Name(), "chat_mode", chatMode)
+			"embedder", md.embedder.Name(), "embedder_mode", md.embedderMode, "chat", md.chat.Name(), "chat_mode", md.chatMode)
 	}()
 	serveOpts := httpserver.Options{ShutdownTimeout: cfg.ShutdownTimeout, Drain: web.Drain, OnStop: ready.Drain}
 	if err := httpserver.Serve(ctx, ln, handler, log, serveOpts); err != nil {
