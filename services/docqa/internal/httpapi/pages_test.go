@@ -22,6 +22,7 @@ import (
 
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/pdftext"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // book is a manual whose pages are labelled i, ii, 3-12, 3-13; page 3 is
@@ -210,7 +211,7 @@ func TestPagesOfAnotherUsersDocument(t *testing.T) {
 // pdfTool runs a poppler tool on pdf; the tests need poppler-utils.
 func pdfTool(t *testing.T, pdf []byte, tool string, args ...string) string {
 	t.Helper()
-	ingesttest.RequireTool(t, tool)
+	tooltest.RequireTool(t, tool)
 	path := filepath.Join(t.TempDir(), "in.pdf")
 	if err := os.WriteFile(path, pdf, 0o600); err != nil {
 		t.Fatal(err)

@@ -19,12 +19,12 @@ import (
 	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/services/docqa/internal/embedded"
 	"github.com/carhub/backend/services/docqa/internal/httpapi"
-	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/ocr"
 	"github.com/carhub/backend/services/docqa/internal/ocr/ocrtest"
 	"github.com/carhub/backend/services/docqa/internal/provider"
 	"github.com/carhub/backend/services/docqa/internal/receipt"
 	"github.com/carhub/backend/services/docqa/internal/receiptscan"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // receiptsDay is the corpus's "today": its receipts are of November 2026.
@@ -250,7 +250,7 @@ func realScanner(t *testing.T) *receiptscan.Scanner {
 	langs := []string{"chi_sim", "deu", "eng"}
 	if _, _, err := ocr.Check(context.Background(), command, append(langs, "osd")); err != nil {
 		if errors.Is(err, ocr.ErrMissingLanguage) {
-			ingesttest.Missing(t, err.Error())
+			tooltest.Missing(t, err.Error())
 		}
 		t.Fatal(err)
 	}

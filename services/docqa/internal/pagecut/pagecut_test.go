@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // poppler runs a poppler tool on pdf and returns its output.
@@ -44,7 +45,7 @@ func pageCount(t *testing.T, pdf []byte) int {
 }
 
 func TestCutHoldsExactlyThatPage(t *testing.T) {
-	ingesttest.RequireTool(t, "pdfinfo")
+	tooltest.RequireTool(t, "pdfinfo")
 	generated := ingesttest.Book("",
 		ingesttest.Page{Text: "First page: safety."},
 		ingesttest.Page{Text: "Second page: change the engine oil every 15000 km.", Width: 792, Height: 612},

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // line sets text on one line of 10-unit loose boxes (font size about 9):
@@ -346,7 +346,7 @@ const rIntro = "/usr/share/R/doc/manual/R-intro.pdf"
 // is left, and the text of the examples and around them is.
 func TestRIntroExamplesHaveNoFrameCorners(t *testing.T) {
 	if _, err := os.Stat(rIntro); err != nil {
-		ingesttest.Missing(t, rIntro+" is not installed (apt-get install r-doc-pdf)")
+		tooltest.Missing(t, rIntro+" is not installed (apt-get install r-doc-pdf)")
 	}
 	f, size := mustOpen(t, rIntro)
 	doc, err := engine.Extract(context.Background(), f, size, nil)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // TestGoBookChapterWordRecall scores pdfcpu's TheGoProgrammingLanguageCh1.pdf
@@ -17,7 +17,7 @@ import (
 // its licence is unclear). Without the file or pdftotext it fails under
 // CI=true and skips elsewhere.
 func TestGoBookChapterWordRecall(t *testing.T) {
-	pdftotext := ingesttest.RequireTool(t, "pdftotext")
+	pdftotext := tooltest.RequireTool(t, "pdftotext")
 	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatal("go env GOMODCACHE:", err)
@@ -26,7 +26,7 @@ func TestGoBookChapterWordRecall(t *testing.T) {
 	// module cache wherever the tests were built (CI included).
 	found, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "github.com/pdfcpu/pdfcpu@*/pkg/testdata/TheGoProgrammingLanguageCh1.pdf"))
 	if len(found) == 0 {
-		ingesttest.Missing(t, "pdfcpu's test data is not in the module cache (go mod download github.com/pdfcpu/pdfcpu)")
+		tooltest.Missing(t, "pdfcpu's test data is not in the module cache (go mod download github.com/pdfcpu/pdfcpu)")
 	}
 	path := found[len(found)-1]
 	ref, err := exec.Command(pdftotext, "-q", "-enc", "UTF-8", path, "-").Output()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/splitter"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // labelled has four pages numbered i, ii, then 3-12, 3-13 (a chapter
@@ -161,7 +162,7 @@ func bboxWords(t *testing.T, pdf []byte, page int) []word {
 		t.Fatal(err)
 	}
 	n := strconv.Itoa(page)
-	out, err := exec.Command(ingesttest.RequireTool(t, "pdftotext"), "-bbox", "-f", n, "-l", n, path, "-").Output()
+	out, err := exec.Command(tooltest.RequireTool(t, "pdftotext"), "-bbox", "-f", n, "-l", n, path, "-").Output()
 	if err != nil {
 		t.Fatalf("pdftotext -bbox: %v", err)
 	}

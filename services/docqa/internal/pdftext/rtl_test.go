@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // visual sets text on one line of loose boxes from left to right, as a
@@ -470,9 +470,9 @@ const lshortPersian = "/usr/share/doc/texlive-doc/latex/lshort-persian/lshort.pd
 // out of the text scored, else every word with one would count as two.
 func TestLshortPersianAgainstPdftotext(t *testing.T) {
 	if _, err := os.Stat(lshortPersian); err != nil {
-		ingesttest.Missing(t, lshortPersian+" is not installed (apt-get install texlive-lang-arabic)")
+		tooltest.Missing(t, lshortPersian+" is not installed (apt-get install texlive-lang-arabic)")
 	}
-	pdftotext := ingesttest.RequireTool(t, "pdftotext")
+	pdftotext := tooltest.RequireTool(t, "pdftotext")
 	ref, err := exec.Command(pdftotext, "-q", "-enc", "UTF-8", lshortPersian, "-").Output()
 	if err != nil {
 		t.Fatalf("pdftotext: %v", err)

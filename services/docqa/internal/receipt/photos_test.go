@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/ocr"
 	"github.com/carhub/backend/services/docqa/internal/ocr/ocrtest"
 	"github.com/carhub/backend/services/docqa/internal/receipt"
 	"github.com/carhub/backend/services/docqa/internal/receiptscan"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // The photographs of the corpus, made by testdata/photograph.sh (a
@@ -58,7 +58,7 @@ func engine(tb testing.TB, concurrency int) *ocr.Engine {
 	langs := []string{"chi_sim", "deu", "eng"}
 	if _, _, err := ocr.Check(context.Background(), command, append(langs, "osd")); err != nil {
 		if errors.Is(err, ocr.ErrMissingLanguage) {
-			ingesttest.Missing(tb, err.Error())
+			tooltest.Missing(tb, err.Error())
 		}
 		tb.Fatal(err)
 	}

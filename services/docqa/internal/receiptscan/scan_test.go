@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
 	"github.com/carhub/backend/services/docqa/internal/ocr"
 	"github.com/carhub/backend/services/docqa/internal/ocr/ocrtest"
 	"github.com/carhub/backend/services/docqa/internal/receipt"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 var testNow = time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
@@ -22,7 +22,7 @@ func engine(tb testing.TB) *ocr.Engine {
 	langs := []string{"chi_sim", "deu", "eng"}
 	if _, _, err := ocr.Check(context.Background(), command, append(langs, "osd")); err != nil {
 		if errors.Is(err, ocr.ErrMissingLanguage) {
-			ingesttest.Missing(tb, err.Error())
+			tooltest.Missing(tb, err.Error())
 		}
 		tb.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 
 	"github.com/agext/levenshtein"
 
-	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // Require returns the tesseract command after checking that it and the
@@ -34,9 +34,9 @@ import (
 // skips it elsewhere, saying what to install.
 func Require(tb testing.TB, also ...string) string {
 	tb.Helper()
-	command := ingesttest.RequireTool(tb, "tesseract")
+	command := tooltest.RequireTool(tb, "tesseract")
 	for _, tool := range also {
-		ingesttest.RequireTool(tb, tool)
+		tooltest.RequireTool(tb, tool)
 	}
 	return command
 }

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/carhub/backend/services/docqa/internal/ingest/ingesttest"
+	"github.com/carhub/backend/services/docqa/internal/tooltest"
 )
 
 // RequireLanguages checks that command has the Tesseract data of langs
@@ -28,7 +28,7 @@ func RequireLanguages(tb testing.TB, command string, langs ...string) {
 	have := strings.Fields(string(out))
 	for _, l := range langs {
 		if !slices.Contains(have, l) {
-			ingesttest.Missing(tb, "Tesseract's "+l+" data is not installed (apt-get install tesseract-ocr-"+strings.ReplaceAll(l, "_", "-")+")")
+			tooltest.Missing(tb, "Tesseract's "+l+" data is not installed (apt-get install tesseract-ocr-"+strings.ReplaceAll(l, "_", "-")+")")
 		}
 	}
 }

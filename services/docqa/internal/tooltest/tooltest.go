@@ -1,4 +1,8 @@
-package ingesttest
+// Package tooltest finds the commands a test needs (tesseract, poppler's
+// tools, ImageMagick) and ends a test that lacks one: a failure under
+// CI=true, a skip elsewhere. The OCR and ingest test helpers both use it,
+// so neither imports the other for it.
+package tooltest
 
 import (
 	"fmt"
