@@ -8,7 +8,7 @@ import { Home } from './pages/Home';
 import { History } from './pages/History';
 import { Ask } from './pages/Ask';
 import { focusHeadingWhenShown, lazyComponent, preloadPages } from './components/lazy';
-import { chooseVehicle } from './components/common';
+import { chooseVehicle } from './components/vehicle-picker';
 import { Icon, type IconName } from './components/icons';
 import { StatusArea } from './components/status';
 import type { VehicleContext } from './pages/context';

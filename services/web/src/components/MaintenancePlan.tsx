@@ -27,7 +27,7 @@ import { distanceToKm } from '../lib/units';
 import { writeLike } from '../lib/dates';
 import { uuid } from '../lib/uuid';
 import { tp, tpn } from '../i18n/plan';
-import { ErrorText, Status } from './common';
+import { ErrorText, Status } from './messages';
 import { DateField, UNREAD } from './date-field';
 import { lazyComponent } from './lazy';
 import type { PageRef } from '../lib/pageview';

@@ -3,7 +3,8 @@ import { loadPageImage, pagePdfPath } from '../api/docqa';
 import { download, NetworkError } from '../api/http';
 import { t } from '../i18n';
 import { nextImageWidth, type PageRef } from '../lib/pageview';
-import { DocumentLink, ErrorText } from './common';
+import { DocumentLink } from './document-link';
+import { ErrorText } from './messages';
 
 interface Props {
   view: PageRef;

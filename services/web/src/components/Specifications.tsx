@@ -13,7 +13,7 @@ import { pageViewSearch, parsePageView, type PageRef } from '../lib/pageview';
 import { pressureUnitOf } from '../lib/specs';
 import { units as activeUnits } from '../lib/preferences';
 import { specLabel, specValue, ts } from '../i18n/specs';
-import { AsOf, ErrorText } from './common';
+import { AsOf, ErrorText } from './messages';
 import { lazyComponent } from './lazy';
 
 const PageView = lazyComponent(() => import('./PageView').then((m) => m.PageView));

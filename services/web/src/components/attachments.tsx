@@ -14,7 +14,7 @@ import { admitFiles, MAX_QUEUED_BYTES, type FileRefusal } from '../lib/costs';
 import { fmtBytes } from '../lib/format';
 import { uuid } from '../lib/uuid';
 import { tk } from '../i18n/costs';
-import { ErrorText, Status } from './common';
+import { ErrorText, Status } from './messages';
 import { FilePicker } from './file-picker';
 
 /** The input's types: photos (the camera's, HEIC too) and PDF receipts. */

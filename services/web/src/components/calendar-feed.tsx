@@ -12,7 +12,7 @@ import type { User } from '../api/session';
 import { useOnline } from '../hooks';
 import { tk } from '../i18n/costs';
 import { t } from '../i18n';
-import { ErrorText, Status } from './common';
+import { ErrorText, Status } from './messages';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors } from './form-errors';
 
 /** FEED_PATH: the calendar feed's route, and the query parameter its token goes in. */

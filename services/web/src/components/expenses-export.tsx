@@ -5,7 +5,7 @@ import { costPaths } from '../api/costs';
 import { download } from '../api/http';
 import { prefs as activePrefs } from '../lib/preferences';
 import { tk } from '../i18n/costs';
-import { ErrorText } from './common';
+import { ErrorText } from './messages';
 
 /** withToken: accounts are on, so the file is fetched with the bearer token a plain link cannot send. */
 export function ExpensesExport({ vehicleId, withToken }: { vehicleId: number; withToken: boolean }) {

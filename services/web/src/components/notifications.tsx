@@ -16,7 +16,7 @@ import {
 } from '../lib/notifications';
 import { load } from '../offline/snapshots';
 import { keepSettings, onSettingsChange, pushHere, PushRefused, support, turnOff, turnOn } from '../offline/notifications';
-import { AsOf, ErrorText, Status } from './common';
+import { AsOf, ErrorText, Status } from './messages';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from './form-errors';
 
 const IDS = {

@@ -18,7 +18,7 @@ import { t } from '../i18n';
 import { tr } from '../i18n/receipts';
 import { navigate } from '../router';
 import { announce } from './status';
-import { ErrorText } from './common';
+import { ErrorText } from './messages';
 
 /** The owner's country, a hint for the receipt's dates and currency. */
 const region = () => regionOf(prefs().locale ?? '') ?? undefined;

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { authApi, signInWithSso, type TokenInfo } from '../api/auth';
 import { ApiError } from '../api/http';
 import type { User } from '../api/session';
-import { Badge, ErrorText, Status } from '../components/common';
+import { Badge, ErrorText, Status } from '../components/messages';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors } from '../components/form-errors';
 import { useAction, useOnline, useServerData } from '../hooks';
 import { t } from '../i18n';

@@ -4,7 +4,7 @@ import { NetworkError } from '../api/http';
 import { useOnline, useResource } from '../hooks';
 import type { VehicleContext } from './context';
 import { askScope, type AskScope } from '../lib/manuals';
-import { ErrorText } from '../components/common';
+import { ErrorText } from '../components/messages';
 import { lazyComponent } from '../components/lazy';
 import { pageViewSearch, parsePageView, type PageRef } from '../lib/pageview';
 import { otherLanguageNotice, otherScriptNotice } from '../lib/scripts';

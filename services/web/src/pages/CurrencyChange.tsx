@@ -20,7 +20,7 @@ import { fmtDate, fmtMoney } from '../lib/format';
 import { uuid } from '../lib/uuid';
 import { t } from '../i18n';
 import { tc, tcn } from '../i18n/currency';
-import { ErrorText } from '../components/common';
+import { ErrorText } from '../components/messages';
 
 export type CurrencyMode = 'relabel' | 'convert' | 'restore';
 /** forward: "1 {from} = rate {to}", amounts multiplied; inverse: "1 {to} = rate {from}", amounts divided. */

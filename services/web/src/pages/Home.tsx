@@ -14,7 +14,8 @@ import { fmtDateTime, fmtMoney, fmtMonth, fmtNumber, homeCurrency, monthOf } fro
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import { CONSUMPTION_PLACES, PLACES, consumptionUnitOf, convertConsumption, metricToQuantity } from '../lib/units';
 import { consumptionLabel, fmtDistance, quantityLabel } from '../lib/labels';
-import { AsOf, ErrorText, VehiclePicker } from '../components/common';
+import { AsOf, ErrorText } from '../components/messages';
+import { VehiclePicker } from '../components/vehicle-picker';
 import { Icon } from '../components/icons';
 import { levelRange } from '../lib/ticks';
 import { lazyComponent } from '../components/lazy';

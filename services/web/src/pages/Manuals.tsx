@@ -7,7 +7,8 @@ import { vehiclesOf, withManual } from '../lib/manuals';
 import { useOnline, useResource } from '../hooks';
 import { fmtBytes, fmtDate, fmtNumber } from '../lib/format';
 import { pagesText, passagesText, skippedText, uploadProgressText } from '../lib/uploadprogress';
-import { AsOf, DocumentLink, ErrorText, Status } from '../components/common';
+import { DocumentLink } from '../components/document-link';
+import { AsOf, ErrorText, Status } from '../components/messages';
 import { t, tn } from '../i18n';
 import { FilePicker } from '../components/file-picker';
 

@@ -19,7 +19,7 @@ import { writeLike } from '../lib/dates';
 import { DateField } from '../components/date-field';
 import { t } from '../i18n';
 import { tk } from '../i18n/costs';
-import { ErrorText } from '../components/common';
+import { ErrorText } from '../components/messages';
 import { announce } from '../components/status';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { CategoryIcon } from '../components/category-icons';

@@ -9,7 +9,7 @@ import { changeUnit, SYSTEM_UNITS, systemOf, UNIT_SYSTEMS, type UnitField, type 
 import { guessedFields, queuedPreferences, savePreferences } from '../offline/preferences';
 import { outbox, sync } from '../offline/sync';
 import type { OutboxItem } from '../offline/outbox';
-import { Status } from '../components/common';
+import { Status } from '../components/messages';
 import { ErrorSummary, FieldMessage, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import type { User } from '../api/session';
 import { Account } from './Account';

@@ -5,7 +5,8 @@ import { ApiError, download } from '../api/http';
 import { useMonthly, useOnline, useResource } from '../hooks';
 import { CostCards } from './StatisticsCosts';
 import { MONEY_EXTRA, fmtDateTime, fmtMoney, fmtNumber, fmtPrice, homeCurrency } from '../lib/format';
-import { AsOf, ErrorText, NoVehicle, Status, VehiclePicker } from '../components/common';
+import { AsOf, ErrorText, Status } from '../components/messages';
+import { NoVehicle, VehiclePicker } from '../components/vehicle-picker';
 import { t, tn, type MessageKey } from '../i18n';
 import { prefs as activePrefs, units as activeUnits } from '../lib/preferences';
 import {

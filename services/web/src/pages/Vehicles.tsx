@@ -8,7 +8,7 @@ import { fmtNumber } from '../lib/format';
 import { useAction, useOnline, useResource, useServerData } from '../hooks';
 import type { DocumentInfo } from '../api/docqa';
 import { chosenLinks, linkedManuals, livingLinks } from '../lib/manuals';
-import { AsOf, Badge, ErrorText, Status } from '../components/common';
+import { AsOf, Badge, ErrorText, Status } from '../components/messages';
 import { announce, dismiss } from '../components/status';
 import { ErrorSummary, FieldMessage, focusInView, fromService, useFormErrors, type FieldError } from '../components/form-errors';
 import { vehicleAsBefore } from '../api/restore';
