@@ -120,7 +120,7 @@ type Upload struct {
 // PAYLOAD_TOO_LARGE on field "file", *BodyError, the file store's.
 func (s *Service) Begin(ctx context.Context, ref fuel.RecordRef, body Body) (*Upload, error) {
 	role, err := s.records.AttachmentRole(ctx, ref)
-	if err == nil && !role.CanWriteRefuels() {
+	if err == nil && !role.CanWriteRecords() {
 		err = fuel.ErrForbidden
 	}
 	if err != nil {

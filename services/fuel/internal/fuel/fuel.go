@@ -66,9 +66,10 @@ const (
 	RoleViewer Role = "viewer"
 )
 
-// CanWriteRefuels reports whether the role may create, change and delete
-// the vehicle's refuels.
-func (r Role) CanWriteRefuels() bool { return r == RoleOwner || r == RoleEditor }
+// CanWriteRecords reports whether the role may create, change and delete
+// the vehicle's records: refuels, expenses, reminders and their
+// attachments (a viewer reads them only).
+func (r Role) CanWriteRecords() bool { return r == RoleOwner || r == RoleEditor }
 
 // ParseMemberRole reads the role of a member: viewer or editor.
 func ParseMemberRole(field, s string) (Role, error) {
@@ -415,7 +416,7 @@ type RefuelFilter struct {
 // Ping. Every method takes the request context and acts for the user it
 // carries (auth.UserID): it sees the vehicles the user owns or is a member
 // of, and their records; reads need any role, record writes owner or
-// editor (Role.CanWriteRefuels), vehicle changes the owner. Methods return
+// editor (Role.CanWriteRecords), vehicle changes the owner. Methods return
 // the kind's not-found error (ErrVehicleNotFound, ErrRefuelNotFound, ...)
 // for an absent id or one the user may not see, ErrUnknownVehicle for a
 // record naming such a vehicle, ErrForbidden for a write the user's role

@@ -31,7 +31,7 @@ func (q *queries) refuelVehicle(ctx context.Context, h *gorm.DB, vehicleID uint6
 	if err != nil {
 		return v, err
 	}
-	if !v.Role.CanWriteRefuels() {
+	if !v.Role.CanWriteRecords() {
 		return v, fuel.ErrForbidden
 	}
 	return v, nil

@@ -81,7 +81,7 @@ func (q *queries) CreateAttachment(ctx context.Context, a *fuel.Attachment) erro
 		if err != nil {
 			return err
 		}
-		if !role.CanWriteRefuels() {
+		if !role.CanWriteRecords() {
 			return fuel.ErrForbidden
 		}
 		var n int
@@ -185,7 +185,7 @@ func (q *queries) DeleteAttachment(ctx context.Context, r fuel.RecordRef, id uin
 		if err != nil {
 			return err
 		}
-		if !role.CanWriteRefuels() {
+		if !role.CanWriteRecords() {
 			return fuel.ErrForbidden
 		}
 		if !storable(id) {

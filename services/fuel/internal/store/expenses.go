@@ -187,7 +187,7 @@ func (q *queries) UpdateExpense(ctx context.Context, id uint64, u fuel.ExpenseUp
 		if err != nil {
 			return err
 		}
-		if !role.CanWriteRefuels() {
+		if !role.CanWriteRecords() {
 			return fuel.ErrForbidden
 		}
 		e, err := row.toExpense()

@@ -111,7 +111,7 @@ func importRecords[T, R any](ctx context.Context, q *queries, vehicleID uint64, 
 		if err != nil {
 			return err
 		}
-		if !v.Role.CanWriteRefuels() {
+		if !v.Role.CanWriteRecords() {
 			return fuel.ErrForbidden
 		}
 		if k.check != nil {

@@ -178,7 +178,7 @@ func (q *queries) UpdateRefuel(ctx context.Context, id uint64, u fuel.RefuelUpda
 		if err != nil {
 			return err
 		}
-		if !role.CanWriteRefuels() {
+		if !role.CanWriteRecords() {
 			return fuel.ErrForbidden
 		}
 		r := row.toRefuel()

@@ -195,7 +195,7 @@ func (q *queries) UpdateReminder(ctx context.Context, id uint64, u fuel.Reminder
 		if err != nil {
 			return err
 		}
-		if !role.CanWriteRefuels() {
+		if !role.CanWriteRecords() {
 			return fuel.ErrForbidden
 		}
 		r := row.toReminder()
