@@ -17,8 +17,9 @@ import (
 
 // ErrNotEmpty is wrapped by RestoreSQLite's error when the target already
 // holds a database and replacing it was not asked for, and by
-// BackupSQLite's when the destination file exists.
-var ErrNotEmpty = errors.New("the target is not empty")
+// BackupSQLite's when the destination file exists (atomicfile's sentinel:
+// the same error whichever step found the target taken).
+var ErrNotEmpty = atomicfile.ErrNotEmpty
 
 // ErrInUse is wrapped by RestoreSQLite's error when a process (a running
 // fuel-service) has the database it would replace open.
@@ -108,7 +109,7 @@ func BackupSQLiteFiles(ctx context.Context, path, filesDir, dst string, overwrit
 		return BackupInfo{}, fmt.Errorf("the copy of %s does not hold: %w", path, err)
 	}
 	info.packedFiles = packed
-	if err := place(tmp, dst, overwrite); err != nil {
+	if err := atomicfile.Place(tmp, dst, overwrite); err != nil {
 		return BackupInfo{}, err
 	}
 	return info, nil
@@ -186,7 +187,7 @@ func RestoreSQLiteFiles(ctx context.Context, from, path, filesDir string, replac
 			return BackupInfo{}, err
 		}
 	}
-	if err := place(tmp, path, replace); err != nil {
+	if err := atomicfile.Place(tmp, path, replace); err != nil {
 		return BackupInfo{}, err
 	}
 	if files != nil {
@@ -366,14 +367,4 @@ func syncFile(name string) error {
 	}
 	defer f.Close()
 	return f.Sync()
-}
-
-// place is atomicfile.Place, a dst that appeared meanwhile being
-// ErrNotEmpty.
-func place(tmp, dst string, overwrite bool) error {
-	err := atomicfile.Place(tmp, dst, overwrite)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%w: %w", ErrNotEmpty, err)
-	}
-	return err
 }
