@@ -147,7 +147,7 @@ func upload(t *testing.T, url string, pdf []byte) map[string]any {
 // engine compiles at start) and fails on any other 503 on the way.
 func waitHealthy(t *testing.T, url string) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(pdftexttest.StartTimeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		resp, err := http.Get(url + "/health")
 		if err != nil {
 			t.Fatal(err)
@@ -164,7 +164,7 @@ func waitHealthy(t *testing.T, url string) {
 			t.Fatalf("health while starting = %d %q", resp.StatusCode, h.Status)
 		}
 	}
-	t.Fatal("the PDF engine did not start within a minute")
+	t.Fatalf("the PDF engine did not start within %v", pdftexttest.StartTimeout)
 }
 
 func TestRunLocalFallbacks(t *testing.T) {

@@ -39,7 +39,7 @@ var pdfEngine *pdftext.Engine
 
 func TestMain(m *testing.M) {
 	pdfEngine = pdftext.Start(pdftext.Config{Instances: 2, CacheDir: pdftexttest.CacheDir()})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), pdftexttest.StartTimeout)
 	err := pdfEngine.Wait(ctx)
 	cancel()
 	if err != nil {

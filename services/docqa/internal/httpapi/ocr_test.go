@@ -60,7 +60,7 @@ func startPDF(t *testing.T, cfg pdftext.Config) *pdftext.Engine {
 	cfg.CacheDir = pdftexttest.CacheDir()
 	e := pdftext.Start(cfg)
 	t.Cleanup(func() { e.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), pdftexttest.StartTimeout)
 	defer cancel()
 	if err := e.Wait(ctx); err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func startOCR(tb testing.TB, rec Recognizer) (*Engine, *bytes.Buffer) {
 	var log bytes.Buffer
 	e := Start(Config{CacheDir: pdftexttest.CacheDir(), OCR: rec, Log: slog.New(slog.NewJSONHandler(&log, nil))})
 	tb.Cleanup(func() { e.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), pdftexttest.StartTimeout)
 	defer cancel()
 	if err := e.Wait(ctx); err != nil {
 		tb.Fatal(err)

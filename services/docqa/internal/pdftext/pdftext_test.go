@@ -32,7 +32,7 @@ const (
 var engine = Start(Config{Instances: 2, CacheDir: pdftexttest.CacheDir()})
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), pdftexttest.StartTimeout)
 	err := engine.Wait(ctx)
 	cancel()
 	if err != nil {
