@@ -179,8 +179,8 @@ func TestCaddyfileHealthChecks(t *testing.T) {
 		}
 	}
 	walk(cfg)
-	if len(proxies) != 3 {
-		t.Fatalf("found %d reverse proxies, want 3 (fuel, documents, chat)", len(proxies))
+	if len(proxies) != 4 {
+		t.Fatalf("found %d reverse proxies, want 4 (fuel, documents, receipts, chat)", len(proxies))
 	}
 	for _, p := range proxies {
 		hc, _ := p["health_checks"].(map[string]any)
