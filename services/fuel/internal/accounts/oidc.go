@@ -59,9 +59,9 @@ type OIDCClaims struct {
 type UserInfo func(ctx context.Context) (subject string, claims func(any) error, err error)
 
 // OIDC signs in the users an OpenID provider vouches for, once the
-// protocol (internal/httpapi: the state, the code exchange, the ID token's
-// signature, audience and nonce) is done: the allowlist, the account
-// linked to the issuer and subject, and a session.
+// protocol (OIDCProvider: the code exchange, the ID token's signature,
+// audience and nonce; the state is internal/httpapi's) is done: the
+// allowlist, the account linked to the issuer and subject, and a session.
 type OIDC struct {
 	store Store
 	allow allowlist

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -47,8 +46,6 @@ const (
 	oidcCookiePath = "/api/auth/oidc"
 	// oidcFlowTime is how long a sign-in may take at the provider.
 	oidcFlowTime = 10 * time.Minute
-	// oidcExchangeTime bounds the code exchange and the key fetch.
-	oidcExchangeTime = 15 * time.Second
 	// loginPage is the web client's page that reads the outcome from the
 	// fragment: #token=...&expires_at=... or #error=<code>, each followed
 	// by &client_state=... when the sign-in was started with one.
@@ -60,39 +57,23 @@ const (
 // that it takes a fragment only from a sign-in this browser started.
 var clientStatePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,128}$`)
 
-// oidcFlow is the protocol of a sign-in with an OpenID provider: the
-// state, nonce and PKCE verifier in a cookie, the code exchange and the ID
-// token's verification. Who may sign in, and with which account, is
-// accounts.OIDC.
+// oidcFlow is a sign-in with an OpenID provider as HTTP: the state,
+// nonce and PKCE verifier kept in a cookie between the login route and
+// the callback, and the redirects. The protocol is
+// accounts.OIDCProvider, who may sign in accounts.OIDC.
 type oidcFlow struct {
-	config   oauth2.Config
-	provider *oidc.Provider
-	verifier *oidc.IDTokenVerifier
-	signIn   *accounts.OIDC
+	provider *accounts.OIDCProvider
 	secure   bool
 	log      *slog.Logger
 }
 
 func newOIDCFlow(opts OIDCOptions, store accounts.Store, now func() time.Time, log *slog.Logger) *oidcFlow {
 	u, err := url.Parse(opts.RedirectURL)
-	scopes := []string{oidc.ScopeOpenID, "profile", "email"}
-	if len(opts.Allow.Groups) > 0 {
-		// Providers that need it (Dex, Authelia, Okta) then put the
-		// groups in; the others ignore a scope they do not know (OpenID
-		// Connect Core 1.0, 3.1.2.1).
-		scopes = append(scopes, "groups")
-	}
 	return &oidcFlow{
-		config: oauth2.Config{
-			ClientID: opts.ClientID, ClientSecret: opts.ClientSecret, RedirectURL: opts.RedirectURL,
-			Endpoint: opts.Provider.Endpoint(),
-			Scopes:   scopes,
-		},
-		provider: opts.Provider,
-		verifier: opts.Provider.Verifier(&oidc.Config{ClientID: opts.ClientID, Now: now}),
-		signIn:   accounts.NewOIDC(store, opts.Allow),
-		secure:   err == nil && u.Scheme == "https",
-		log:      log,
+		provider: accounts.NewOIDCProvider(opts.Provider, opts.ClientID, opts.ClientSecret, opts.RedirectURL,
+			accounts.NewOIDC(store, opts.Allow), now),
+		secure: err == nil && u.Scheme == "https",
+		log:    log,
 	}
 }
 
@@ -156,7 +137,7 @@ func (a *accountRoutes) oidcLogin(c *gin.Context) {
 	fc := flowCookie{state: randomValue(), nonce: randomValue(), verifier: oauth2.GenerateVerifier(), clientState: clientState}
 	f.setCookie(c, fc.String(), int(oidcFlowTime/time.Second))
 	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, f.config.AuthCodeURL(fc.state, oidc.Nonce(fc.nonce), oauth2.S256ChallengeOption(fc.verifier)))
+	c.Redirect(http.StatusFound, f.provider.AuthCodeURL(fc.state, fc.nonce, fc.verifier))
 }
 
 // oidcCallback ends a sign-in: the provider sends the browser back here
@@ -194,11 +175,10 @@ func (a *accountRoutes) oidcCallback(c *gin.Context) {
 	c.Redirect(http.StatusSeeOther, loginPage+"#token="+url.QueryEscape(token)+"&expires_at="+url.QueryEscape(expires)+back)
 }
 
-// signIn checks the callback against the cookie's state, exchanges the
-// code with the PKCE verifier, verifies the ID token (signature, issuer,
-// audience, expiry, nonce), and has accounts.OIDC check the allowlist,
-// find or make the user linked to its issuer and subject, and open a
-// session. valid says whether a well-formed cookie came with the callback.
+// signIn checks the callback against the cookie's state and has
+// accounts.OIDCProvider exchange its code, verify the ID token and sign
+// the user in. valid says whether a well-formed cookie came with the
+// callback.
 func (a *accountRoutes) signIn(c *gin.Context, fc flowCookie, valid bool) (token, expires string, err error) {
 	f := a.oidc
 	// Every callback counts against the login limit of its address, like
@@ -213,8 +193,7 @@ func (a *accountRoutes) signIn(c *gin.Context, fc flowCookie, valid bool) (token
 	if !valid {
 		return "", "", refuse("oidc_state", errors.New("no sign-in cookie, or a malformed one"))
 	}
-	state, nonce, verifier := fc.state, fc.nonce, fc.verifier
-	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(state)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(fc.state)) != 1 {
 		return "", "", refuse("oidc_state", errors.New("the state does not match the sign-in cookie"))
 	}
 	if e := c.Query("error"); e != "" {
@@ -228,53 +207,13 @@ func (a *accountRoutes) signIn(c *gin.Context, fc flowCookie, valid bool) (token
 	if code == "" {
 		return "", "", refuse("oidc_exchange", errors.New("no code in the callback"))
 	}
-	ctx, cancel := context.WithTimeout(c.Request.Context(), oidcExchangeTime)
-	defer cancel()
-	tok, err := f.config.Exchange(ctx, code, oauth2.VerifierOption(verifier))
-	if err != nil {
-		return "", "", refuse("oidc_exchange", exchangeCause(err))
-	}
-	raw, _ := tok.Extra("id_token").(string)
-	if raw == "" {
-		return "", "", refuse("oidc_id_token", errors.New("the token response has no id_token"))
-	}
-	idToken, err := f.verifier.Verify(ctx, raw)
-	if err != nil {
-		return "", "", refuse("oidc_id_token", err)
-	}
-	if subtle.ConstantTimeCompare([]byte(idToken.Nonce), []byte(nonce)) != 1 {
-		return "", "", refuse("oidc_nonce", errors.New("the ID token's nonce does not match the sign-in cookie"))
-	}
-	var userinfo accounts.UserInfo
-	if f.provider.UserInfoEndpoint() != "" {
-		userinfo = func(ctx context.Context) (string, func(any) error, error) {
-			info, err := f.provider.UserInfo(ctx, f.config.TokenSource(ctx, tok))
-			if err != nil {
-				return "", nil, err
-			}
-			return info.Subject, info.Claims, nil
-		}
-	}
-	in, err := f.signIn.SignIn(ctx, idToken.Issuer, idToken.Subject, idToken.Claims, userinfo)
+	ctx := c.Request.Context()
+	in, err := f.provider.SignIn(ctx, code, fc.verifier, fc.nonce)
 	if err != nil {
 		return "", "", err
 	}
 	f.log.InfoContext(ctx, "oidc sign-in", "user_id", in.User.ID, "username", in.User.Username, "created", in.Created, "allowed_by", in.AllowedBy)
 	return in.Secret, formatTime(in.Token.End()), nil
-}
-
-// exchangeCause is what the log says of a failed code exchange: the
-// provider's error code and description, never its response body.
-func exchangeCause(err error) error {
-	var re *oauth2.RetrieveError
-	if errors.As(err, &re) {
-		status := 0
-		if re.Response != nil {
-			status = re.Response.StatusCode
-		}
-		return errors.New("token endpoint answered " + http.StatusText(status) + ": " + re.ErrorCode + " " + re.ErrorDescription)
-	}
-	return err
 }
 
 func (f *oidcFlow) setCookie(c *gin.Context, value string, maxAge int) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -61,14 +59,6 @@ func toTokenResponse(t accounts.Token, current uint64) tokenResponse {
 	return out
 }
 
-// maxTokenDays bounds expires_in_days (ten years).
-const maxTokenDays = 3650
-
-// freshSignIn is how recent the session of an account without a password
-// (made by single sign-on) must be to create an access token: the sign-in
-// stands in for the password such an account cannot give.
-const freshSignIn = 10 * time.Minute
-
 // currentToken returns the row of the token the request came with.
 func (a *accountRoutes) currentToken(ctx context.Context, id auth.Identity) (accounts.Token, error) {
 	ts, err := a.opts.Accounts.Tokens(ctx, id.UserID)
@@ -83,10 +73,8 @@ func (a *accountRoutes) currentToken(ctx context.Context, id auth.Identity) (acc
 	return accounts.Token{}, ginauth.ErrUnauthorized() // revoked since it was verified
 }
 
-// createToken makes a personal access token. Only a login session may,
-// and only with the account's password, or for an account without one a
-// session signed in within freshSignIn: a stolen session or token alone
-// cannot mint a credential that outlives it.
+// createToken makes a personal access token (accounts.Logins.CreateToken
+// says who may).
 func (a *accountRoutes) createToken(c *gin.Context) {
 	var req tokenRequest
 	if err := ginx.BindJSON(c, &req); err != nil {
@@ -100,57 +88,13 @@ func (a *accountRoutes) createToken(c *gin.Context) {
 		ginx.Fail(c, err)
 		return
 	}
-	if caller.Kind != auth.KindSession {
-		ginx.Fail(c, apperr.New(apperr.Forbidden, "an access token cannot create access tokens: sign in to create one"))
-		return
-	}
-	u, err := a.opts.Accounts.UserByUsername(ctx, id.Username)
+	made, err := a.logins.CreateToken(ctx, c.ClientIP(), id, caller, accounts.TokenRequest(req), a.now())
 	if err != nil {
-		ginx.Fail(c, err)
+		ginx.Fail(c, accountsError(err))
 		return
 	}
-	var errs []error
-	if req.Name == nil || strings.TrimSpace(*req.Name) == "" || len([]rune(strings.TrimSpace(*req.Name))) > 64 {
-		errs = append(errs, apperr.Invalid("name", "is required, at most 64 characters"))
-	}
-	scope, ok := auth.Scope(""), false
-	if req.Scope != nil {
-		scope, ok = auth.ParseScope(*req.Scope)
-	}
-	if !ok {
-		errs = append(errs, apperr.Invalid("scope", "must be read or write"))
-	}
-	if d := req.ExpiresInDays; d != nil && (*d < 1 || *d > maxTokenDays) {
-		errs = append(errs, apperr.Invalid("expires_in_days", "must be between 1 and %d", maxTokenDays))
-	}
-	hasPassword := u.PasswordHash != ""
-	if hasPassword && (req.CurrentPassword == nil || *req.CurrentPassword == "") {
-		errs = append(errs, apperr.Invalid("current_password", "is required"))
-	}
-	if err := apperr.Join(errs...); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	if hasPassword {
-		err = accountsError(a.logins.CheckPassword(ctx, "token creation", c.ClientIP(), u, *req.CurrentPassword))
-	} else if a.now().Sub(caller.CreatedAt) > freshSignIn {
-		err = apperr.New(apperr.Forbidden, "sign in again to create an access token: an account without a password needs a sign-in of the last %d minutes", int(freshSignIn.Minutes()))
-	}
-	if err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	t := accounts.Token{UserID: id.UserID, Kind: auth.KindToken, Name: strings.TrimSpace(*req.Name), Scope: scope}
-	if req.ExpiresInDays != nil {
-		t.ExpiresAt = a.now().Add(time.Duration(*req.ExpiresInDays) * 24 * time.Hour)
-	}
-	token, hash := auth.NewToken(auth.KindToken)
-	if err := a.opts.Accounts.CreateToken(ctx, &t, hash); err != nil {
-		ginx.Fail(c, err)
-		return
-	}
-	out := toTokenResponse(t, 0)
-	out.Token = token
+	out := toTokenResponse(made.Token, 0)
+	out.Token = made.Secret
 	c.JSON(http.StatusOK, out)
 }
 
