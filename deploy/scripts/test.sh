@@ -85,9 +85,14 @@ status=0
 # accounts off and on) ran past that once under -race on a loaded 2-core VM
 # (601 s, 2026-12-05) while passing. 30 minutes still catches a hang.
 TEST_TIMEOUT=${TEST_TIMEOUT:-30m}
-echo "==> go test -race (workspace: pkg, services/fuel, services/docqa)"
+# RACE_FLAGS: the Makefile's (-race, SQLite's translated C source left
+# uninstrumented), the same as lint's so the tests find its compile. They
+# go in GOFLAGS so that the service binaries the system tests build
+# (pkg/proctest: go build -race) are compiled the same way.
+RACE_FLAGS=${RACE_FLAGS:--race}
+echo "==> go test $RACE_FLAGS (workspace: pkg, services/fuel, services/docqa)"
 # shellcheck disable=SC2086
-$GO test -race -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} ./pkg/... ./services/fuel/... ./services/docqa/... 2>&1 | tee -a "$log" || status=1
+GOFLAGS="$RACE_FLAGS $($GO env GOFLAGS)" $GO test -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} ./pkg/... ./services/fuel/... ./services/docqa/... 2>&1 | tee -a "$log" || status=1
 echo "==> go test -race (tools module, GOWORK=off)"
 # shellcheck disable=SC2086
 (cd tools && GOWORK=off $GO test -race -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} ./...) 2>&1 | tee -a "$log" || status=1
