@@ -21,6 +21,7 @@ source deploy/scripts/pg-throwaway.sh
 
 log=$(mktemp)
 web_log=$(mktemp)
+e2e_bin=$(mktemp -d)
 # web_pid: the web part while it runs beside the Go tests, in a process
 # group of its own (set -m), which is stopped whole if this script ends
 # first.
@@ -31,6 +32,7 @@ cleanup() {
 		wait "$web_pid" 2>/dev/null || true
 	fi
 	rm -f "$log" "$web_log"
+	[[ -z $e2e_bin ]] || rm -rf "$e2e_bin"
 	pg_throwaway_stop
 }
 trap cleanup EXIT
@@ -47,27 +49,52 @@ else
 fi
 export TEST_DATABASE_URL
 
-# The web client: the build (make build: the services' binaries and the
-# client, which the end-to-end tests run), type check, lint and unit tests,
+# RACE_FLAGS: the Makefile's (-race, SQLite's translated C source left
+# uninstrumented), the same as lint's so the tests find its compile.
+RACE_FLAGS=${RACE_FLAGS:--race}
+
+# The web client: its build (make web), type check, lint and unit tests,
 # then the end-to-end tests (the built client behind Caddy against both
 # services, in Chromium). Node, npm or Chromium missing is a failure, never
 # a skip.
+#
+# The services the browser drives are the same commands as make build's,
+# built with the Go tests' race flags into a directory of their own
+# (BIN_DIR, beside bin/caddy): their packages' compile is the one lint and
+# the Go tests make, found in the build cache, where make build's flags
+# (no cgo, -trimpath, the deployment's tags) compiled every dependency a
+# second time; and a data race the browser's use provokes in a service
+# fails the run (e2e/harness.mjs). What make build and the Dockerfiles
+# produce is checked by tools/deployment.
 web_part() {
 	echo "==> web client: npm ci (when needed), build, type check, lint, unit tests"
 	if ! command -v npm >/dev/null 2>&1; then
 		echo "FAIL: npm not found: the web client's tests need Node.js 22" >&2
 		return 1
 	fi
-	if ! make --no-print-directory build >/dev/null; then
-		echo "FAIL: make build (services and web client)" >&2
+	if ! make --no-print-directory web >/dev/null; then
+		echo "FAIL: make web (the web client's build)" >&2
 		return 1
 	fi
 	if ! (cd services/web && npm run --silent typecheck && npm run --silent lint && npm run --silent test); then
 		echo "FAIL: web client type check, lint or unit tests" >&2
 		return 1
 	fi
-	echo "==> web client: end-to-end tests (Chromium: ${CHROMIUM:-/usr/bin/chromium})"
-	(cd services/web && npm run --silent e2e)
+	ln -s "$PWD/bin/caddy" "$e2e_bin/caddy"
+	local cmd
+	for cmd in fuel docqa; do
+		# shellcheck disable=SC2086
+		if ! $GO build $RACE_FLAGS -o "$e2e_bin/$cmd-service" "./services/$cmd/cmd/$cmd-service"; then
+			echo "FAIL: go build $RACE_FLAGS ./services/$cmd/cmd/$cmd-service" >&2
+			return 1
+		fi
+	done
+	echo "==> web client: end-to-end tests (Chromium: ${CHROMIUM:-/usr/bin/chromium}; services built with $RACE_FLAGS)"
+	# The PDF engine's compiled code is cached where docqa's Go tests keep
+	# it (pdftexttest.CacheDir): whichever starts first compiles it.
+	(cd services/web && BIN_DIR="$e2e_bin" \
+		DOCQA_PDF_CACHE_DIR="${DOCQA_PDF_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/carhub-test/pdfium}" \
+		npm run --silent e2e)
 }
 
 web_status=0
@@ -85,11 +112,8 @@ status=0
 # accounts off and on) ran past that once under -race on a loaded 2-core VM
 # (601 s, 2026-12-05) while passing. 30 minutes still catches a hang.
 TEST_TIMEOUT=${TEST_TIMEOUT:-30m}
-# RACE_FLAGS: the Makefile's (-race, SQLite's translated C source left
-# uninstrumented), the same as lint's so the tests find its compile. They
-# go in GOFLAGS so that the service binaries the system tests build
-# (pkg/proctest: go build -race) are compiled the same way.
-RACE_FLAGS=${RACE_FLAGS:--race}
+# The race flags go in GOFLAGS so that the service binaries the system
+# tests build (pkg/proctest: go build -race) are compiled the same way.
 echo "==> go test $RACE_FLAGS (workspace: pkg, services/fuel, services/docqa)"
 # shellcheck disable=SC2086
 GOFLAGS="$RACE_FLAGS $($GO env GOFLAGS)" $GO test -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} ./pkg/... ./services/fuel/... ./services/docqa/... 2>&1 | tee -a "$log" || status=1

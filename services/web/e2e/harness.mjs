@@ -1,5 +1,6 @@
 // The stack the end-to-end tests drive: fuel-service and docqa-service built
-// from this repository (bin/, by `make build`) on their embedded defaults in
+// from this repository (BIN_DIR: make test's race-detector builds; else bin/,
+// by `make build`) on their embedded defaults in
 // a temporary directory, the repository's Caddyfile in front of them serving
 // services/web/dist, and Debian's Chromium through playwright-core. docqa's
 // chat provider is a small OpenAI-compatible stand-in (fakeChat) whose
@@ -198,6 +199,9 @@ function run(name, cmd, args, env) {
   let logs = '';
   const keep = (d) => {
     logs += d;
+    // A service built with -race (make test builds them so) reports a
+    // data race on its stderr and goes on: s.stop fails the file then.
+    if (!p.raced && logs.slice(-(String(d).length + 32)).includes('WARNING: DATA RACE')) p.raced = true;
     if (logs.length > 200_000) logs = logs.slice(-100_000);
   };
   p.stdout.on('data', keep);
@@ -402,6 +406,8 @@ export async function startStack({ auth, oidc = false, locale = 'en-IE', timezon
     writeFileSync(logFile, s.logs());
     console.log(`e2e: the services' logs of this run are in ${logFile}`);
     rmSync(dir, { recursive: true, force: true });
+    const raced = Object.values(s.procs).filter((p) => p.raced).map((p) => p.name);
+    if (raced.length > 0) throw new Error(`data race reported by ${raced.join(', ')}: see ${logFile}`);
   };
   return s;
 }
