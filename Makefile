@@ -24,7 +24,8 @@ help: ## list the targets
 # is off in workspace mode), which `go version -m bin/fuel-service` shows as
 # vcs.revision; -trimpath keeps -ldflags out of that listing.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-BUILD_FLAGS = -trimpath -buildvcs=$(if $(wildcard .git),true,auto) -tags nomsgpack,grpcnotrace,retrynotrace,nodynamic -ldflags "-s -w -X main.version=$(VERSION)"
+BUILD_TAGS := nomsgpack,grpcnotrace,retrynotrace,nodynamic
+BUILD_FLAGS = -trimpath -buildvcs=$(if $(wildcard .git),true,auto) -tags $(BUILD_TAGS) -ldflags "-s -w -X main.version=$(VERSION)"
 
 build: ## bin/fuel-service, bin/docqa-service, bin/caddy, bin/healthcheck, the web client (services/web/dist)
 build: bin/caddy web
@@ -62,7 +63,9 @@ run: build
 
 # RACE_FLAGS: the race detector's build, the same for lint (vet's and
 # staticcheck's compile) and the tests, so that each finds the other's
-# compile in the build cache. SQLite's C source translated to Go
+# compile in the build cache. The deployment's build tags: the tests
+# compile what is deployed (HEIC decoded in WebAssembly, no msgpack codec,
+# no x/net/trace), and not the code those tags leave out. SQLite's C source translated to Go
 # (modernc.org/sqlite/lib) is compiled without the detector's
 # instrumentation: its memory accesses are SQLite's own, guarded by
 # SQLite's mutexes, and instrumenting them found nothing of ours while it
@@ -70,7 +73,7 @@ run: build
 # 4.25 s instead of 1.62 s, 2026-12-07). Our code, the driver and every
 # other package stay instrumented; proto-docs/foundation-decisions.md,
 # "Test time".
-RACE_FLAGS := -race -gcflags=modernc.org/sqlite/lib=-race=false
+RACE_FLAGS := -race -tags=$(BUILD_TAGS) -gcflags=modernc.org/sqlite/lib=-race=false
 export RACE_FLAGS
 
 test: ## every module with -race, PostgreSQL integration tests included, then the web client's unit and end-to-end tests
