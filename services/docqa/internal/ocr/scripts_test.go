@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -189,92 +190,192 @@ type scannedPage struct {
 // embedded (pdftext's corpus), so the scan looks the same on every machine.
 const zhManual = "../pdftext/testdata/corpus/zh-maintenance.pdf"
 
-func scannedPages(tb testing.TB) []scannedPage {
+// scannedPages are the scans of the languages named (all of them when
+// none is), in the order English, German, Chinese. ocrtest.Scan makes each
+// once per test process.
+func scannedPages(tb testing.TB, names ...string) []scannedPage {
 	tb.Helper()
 	var pages []scannedPage
 	for _, p := range []struct {
-		name, path string
+		name, text string // a page of text written as a PDF, or
+		path       string // the PDF
 		cjk        bool
 	}{
-		{"English", ocrtest.WriteFile(tb, "en.pdf", ocrtest.PDF(ocrtest.Page{Text: ocrtest.English})), false},
-		{"German", ocrtest.WriteFile(tb, "de.pdf", ocrtest.PDF(ocrtest.Page{Text: ocrtest.German})), false},
-		{"Chinese", zhManual, true},
+		{"English", ocrtest.English, "", false},
+		{"German", ocrtest.German, "", false},
+		{"Chinese", "", zhManual, true},
 	} {
-		pages = append(pages, scannedPage{p.name, ocrtest.Scan(tb, p.path, 1, 300, true), ocrtest.PageText(tb, p.path, 1), p.cjk})
+		if len(names) > 0 && !slices.Contains(names, p.name) {
+			continue
+		}
+		path := p.path
+		if p.text != "" {
+			path = ocrtest.WriteFile(tb, p.name+".pdf", ocrtest.PDF(ocrtest.Page{Text: p.text}))
+		}
+		pages = append(pages, scannedPage{p.name, ocrtest.Scan(tb, path, 1, 300, true), ocrtest.PageText(tb, path, 1), p.cjk})
 	}
 	return pages
 }
 
-// With the default settings, a German and a Chinese scan read as well as
-// with their own language named (OCR_LANGUAGES=eng read 0.905 of the
-// German words and none of the Chinese page, refused as unreadable);
-// English stays whole. The bars: German and English as pdftext's recall
+// languageBars are the recall bars of a page read with the default
+// settings (OCR_LANGUAGES=auto): German and English as pdftext's recall
 // test at 300 dpi would allow, raised to what a page read in its language
 // reaches (1.000 measured for both); Chinese characters as pdftext's test
-// (0.880 measured, the same as chi_sim alone).
+// (0.880 measured, the same as chi_sim alone). OCR_LANGUAGES=eng read
+// 0.905 of the German words and none of the Chinese page, refused as
+// unreadable.
+var languageBars = map[string]float64{"English": 0.98, "German": 0.95, "Chinese": 0.85}
+
+// uprightReadings are the readings of the upright scans by the auto
+// engine, made once per test process: TestAutoReadsEachLanguageInstalled
+// and TestAutoReadsAnUpsideDownPage read the same pages.
+var uprightReadings struct {
+	sync.Mutex
+	pages map[string]*uprightReading
+}
+
+type uprightReading struct {
+	once sync.Once
+	page ocr.Page
+	err  error
+}
+
+// readUpright is e's reading of p as scanned, upright, shared by the
+// tests of this process.
+func readUpright(e *ocr.Engine, p scannedPage) (ocr.Page, error) {
+	uprightReadings.Lock()
+	if uprightReadings.pages == nil {
+		uprightReadings.pages = map[string]*uprightReading{}
+	}
+	r, ok := uprightReadings.pages[p.name]
+	if !ok {
+		r = &uprightReading{}
+		uprightReadings.pages[p.name] = r
+	}
+	uprightReadings.Unlock()
+	r.once.Do(func() { r.page, r.err = e.Recognize(context.Background(), p.img, 300) })
+	return r.page, r.err
+}
+
+// checkLanguageRead reads p with the auto engine and fails tb below its
+// language's bar; it returns the recall.
+func checkLanguageRead(tb testing.TB, e *ocr.Engine, p scannedPage) float64 {
+	tb.Helper()
+	got, err := readUpright(e, p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	recall := ocrtest.Recall(p.ref, got.Text, p.cjk)
+	tb.Logf("%s: recall %.3f, mean confidence %.1f", p.name, recall, got.MeanConfidence)
+	if recall < languageBars[p.name] {
+		tb.Errorf("recall %.3f < %.2f\n%s", recall, languageBars[p.name], got.Text)
+	}
+	return recall
+}
+
+// With the default settings, a German scan reads as well as with its own
+// language named (languageBars). BenchmarkAutoReadsEachLanguageInstalled
+// holds English, German and Chinese to their bars (make bench).
 func TestAutoReadsEachLanguageInstalled(t *testing.T) {
 	e := autoEngine(t)
-	bars := map[string]float64{"English": 0.98, "German": 0.95, "Chinese": 0.85}
-	for _, p := range scannedPages(t) {
-		t.Run(p.name, func(t *testing.T) {
-			got, err := e.Recognize(context.Background(), p.img, 300)
-			if err != nil {
-				t.Fatal(err)
+	for _, p := range scannedPages(t, "German") {
+		t.Run(p.name, func(t *testing.T) { checkLanguageRead(t, e, p) })
+	}
+}
+
+// BenchmarkAutoReadsEachLanguageInstalled reads the scan of every
+// language `make run` installs with the default settings and fails below
+// its bar (languageBars); it reports the recall of each. Each reading is
+// made once per process (the iterations repeat nothing).
+//
+//	go test -run '^$' -bench AutoReads -benchtime 1x ./internal/ocr
+func BenchmarkAutoReadsEachLanguageInstalled(b *testing.B) {
+	e := autoEngine(b)
+	for _, p := range scannedPages(b) {
+		b.Run(p.name, func(b *testing.B) {
+			var recall float64
+			for b.Loop() {
+				recall = checkLanguageRead(b, e, p)
 			}
-			recall := ocrtest.Recall(p.ref, got.Text, p.cjk)
-			t.Logf("%s: recall %.3f, mean confidence %.1f", p.name, recall, got.MeanConfidence)
-			if recall < bars[p.name] {
-				t.Errorf("recall %.3f < %.2f\n%s", recall, bars[p.name], got.Text)
-			}
+			b.ReportMetric(recall, "recall")
 		})
 	}
 }
 
-// A page scanned upside down reads as well as upright, and its words'
+// checkUpsideDown reads p turned by 180 degrees and fails tb unless it
+// reads as well as upright (within 0.02 of its recall) and its words'
 // boxes are where they are on the page as given (under the upright
-// reading's boxes, turned).
+// reading's boxes, turned); it returns both recalls.
+func checkUpsideDown(tb testing.TB, e *ocr.Engine, p scannedPage) (recall, upright float64) {
+	tb.Helper()
+	uprightPage, err := readUpright(e, p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	turned, err := e.Recognize(context.Background(), ocr.Rotate(p.img, 180), 300)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	recall = ocrtest.Recall(p.ref, turned.Text, p.cjk)
+	upright = ocrtest.Recall(p.ref, uprightPage.Text, p.cjk)
+	if recall < upright-0.02 {
+		tb.Fatalf("upside down: recall %.3f, upright %.3f\n%s", recall, upright, turned.Text)
+	}
+	// Each upright word's box, turned by 180 degrees, is where the
+	// upside-down page has a word of that text, to a few pixels.
+	w, h := p.img.Rect.Dx(), p.img.Rect.Dy()
+	boxes := map[string][]ocr.Word{}
+	for _, word := range turned.Words {
+		boxes[word.Text] = append(boxes[word.Text], word)
+	}
+	matched, far := 0, 0
+	for _, u := range uprightPage.Words {
+		if len(boxes[u.Text]) == 0 {
+			continue
+		}
+		matched++
+		left, top := w-u.Left-u.Width, h-u.Top-u.Height
+		nearest := 1 << 30
+		for _, tw := range boxes[u.Text] {
+			nearest = min(nearest, max(abs(tw.Left-left), abs(tw.Top-top)))
+		}
+		if nearest > 8 {
+			far++
+		}
+	}
+	tb.Logf("%d words of %d found upside down; %d of them more than 8 pixels from the upright box turned", matched, len(uprightPage.Words), far)
+	if matched < len(uprightPage.Words)*9/10 || far > 0 {
+		tb.Fatal("the boxes are not where the words are")
+	}
+	return recall, upright
+}
+
+// A page scanned upside down reads as well as upright, and its words'
+// boxes are where they are on the page as given: the German page here;
+// BenchmarkAutoReadsAnUpsideDownPage checks the Chinese one too (make
+// bench).
 func TestAutoReadsAnUpsideDownPage(t *testing.T) {
 	e := autoEngine(t)
-	for _, p := range scannedPages(t)[1:] { // German and Chinese
-		t.Run(p.name, func(t *testing.T) {
-			upright, err := e.Recognize(context.Background(), p.img, 300)
-			if err != nil {
-				t.Fatal(err)
+	for _, p := range scannedPages(t, "German") {
+		t.Run(p.name, func(t *testing.T) { checkUpsideDown(t, e, p) })
+	}
+}
+
+// BenchmarkAutoReadsAnUpsideDownPage reads the German and the Chinese
+// scans upside down, fails as TestAutoReadsAnUpsideDownPage does, and
+// reports the recall upside down and upright.
+//
+//	go test -run '^$' -bench AutoReads -benchtime 1x ./internal/ocr
+func BenchmarkAutoReadsAnUpsideDownPage(b *testing.B) {
+	e := autoEngine(b)
+	for _, p := range scannedPages(b, "German", "Chinese") {
+		b.Run(p.name, func(b *testing.B) {
+			var recall, upright float64
+			for b.Loop() {
+				recall, upright = checkUpsideDown(b, e, p)
 			}
-			turned, err := e.Recognize(context.Background(), ocr.Rotate(p.img, 180), 300)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recall := ocrtest.Recall(p.ref, turned.Text, p.cjk)
-			if want := ocrtest.Recall(p.ref, upright.Text, p.cjk); recall < want-0.02 {
-				t.Fatalf("upside down: recall %.3f, upright %.3f\n%s", recall, want, turned.Text)
-			}
-			// Each upright word's box, turned by 180 degrees, is where the
-			// upside-down page has a word of that text, to a few pixels.
-			w, h := p.img.Rect.Dx(), p.img.Rect.Dy()
-			boxes := map[string][]ocr.Word{}
-			for _, word := range turned.Words {
-				boxes[word.Text] = append(boxes[word.Text], word)
-			}
-			matched, far := 0, 0
-			for _, u := range upright.Words {
-				if len(boxes[u.Text]) == 0 {
-					continue
-				}
-				matched++
-				left, top := w-u.Left-u.Width, h-u.Top-u.Height
-				nearest := 1 << 30
-				for _, tw := range boxes[u.Text] {
-					nearest = min(nearest, max(abs(tw.Left-left), abs(tw.Top-top)))
-				}
-				if nearest > 8 {
-					far++
-				}
-			}
-			t.Logf("%d words of %d found upside down; %d of them more than 8 pixels from the upright box turned", matched, len(upright.Words), far)
-			if matched < len(upright.Words)*9/10 || far > 0 {
-				t.Fatal("the boxes are not where the words are")
-			}
+			b.ReportMetric(recall, "recall")
+			b.ReportMetric(upright, "upright-recall")
 		})
 	}
 }

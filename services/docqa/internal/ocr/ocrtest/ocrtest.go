@@ -8,11 +8,11 @@ package ocrtest
 import (
 	"bytes"
 	"compress/zlib"
+	"crypto/md5"
+	"errors"
 	"fmt"
 	"html"
 	"image"
-	"image/draw"
-	"image/png"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -45,18 +46,116 @@ func Require(tb testing.TB, also ...string) string {
 // pdftoppm and, when noisy, turns it by 1.5 degrees and adds Gaussian noise
 // with ImageMagick (`convert -rotate 1.5 -attenuate 0.3 +noise Gaussian`),
 // as a sheet fed slightly askew through a scanner.
+//
+// A test process makes each scan once: the same page of the same PDF
+// (by content) at the same dpi gives the same image to every test that
+// asks, which must not change it. The images pass as PGM (a header and the
+// pixels), which costs nothing to write and read where PNG's compression
+// of a noisy 300 dpi page cost over a second each way, and ImageMagick runs
+// on one thread, as its threads only wait on each other on a busy machine.
 func Scan(tb testing.TB, path string, page, dpi int, noisy bool) *image.Gray {
 	tb.Helper()
-	dir := tb.TempDir()
-	p := strconv.Itoa(page)
-	run(tb, "pdftoppm", "-r", strconv.Itoa(dpi), "-gray", "-png", "-f", p, "-l", p, "-singlefile", path, filepath.Join(dir, "page"))
-	file := filepath.Join(dir, "page.png")
-	if noisy {
-		run(tb, "convert", file, "-background", "white", "-rotate", "1.5", "-attenuate", "0.3", "+noise", "Gaussian",
-			"-colorspace", "Gray", "-depth", "8", filepath.Join(dir, "noisy.png"))
-		file = filepath.Join(dir, "noisy.png")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return readGray(tb, file)
+	key := scanKey{md5.Sum(data), page, dpi, noisy}
+	scansMu.Lock()
+	s, ok := scans[key]
+	if !ok {
+		s = &scan{}
+		scans[key] = s
+	}
+	scansMu.Unlock()
+	s.once.Do(func() { s.img, s.err = makeScan(tb.TempDir(), path, page, dpi, noisy) })
+	if s.err != nil {
+		tb.Fatal(s.err)
+	}
+	return s.img
+}
+
+type scanKey struct {
+	pdf   [md5.Size]byte
+	page  int
+	dpi   int
+	noisy bool
+}
+
+type scan struct {
+	once sync.Once
+	img  *image.Gray
+	err  error
+}
+
+var (
+	scansMu sync.Mutex
+	scans   = map[scanKey]*scan{}
+)
+
+func makeScan(dir, path string, page, dpi int, noisy bool) (*image.Gray, error) {
+	p := strconv.Itoa(page)
+	if _, err := command("pdftoppm", "-r", strconv.Itoa(dpi), "-gray", "-f", p, "-l", p, "-singlefile", path, filepath.Join(dir, "page")); err != nil {
+		return nil, err
+	}
+	file := filepath.Join(dir, "page.pgm")
+	if noisy {
+		noisyFile := filepath.Join(dir, "noisy.pgm")
+		if _, err := command("convert", file, "-background", "white", "-rotate", "1.5", "-attenuate", "0.3", "+noise", "Gaussian",
+			"-colorspace", "Gray", "-depth", "8", noisyFile); err != nil {
+			return nil, err
+		}
+		file = noisyFile
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	img, err := parsePGM(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return img, nil
+}
+
+// parsePGM reads a binary 8-bit PGM (P5): the header's magic, width,
+// height and maximum value, separated by white space (comments aside),
+// then one byte per pixel.
+func parsePGM(data []byte) (*image.Gray, error) {
+	var fields []int
+	i := 0
+	if !bytes.HasPrefix(data, []byte("P5")) {
+		return nil, errors.New("not a binary PGM")
+	}
+	i = 2
+	for len(fields) < 3 {
+		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r' || data[i] == '#') {
+			if data[i] == '#' {
+				for i < len(data) && data[i] != '\n' {
+					i++
+				}
+				continue
+			}
+			i++
+		}
+		j := i
+		for j < len(data) && data[j] >= '0' && data[j] <= '9' {
+			j++
+		}
+		n, err := strconv.Atoi(string(data[i:j]))
+		if err != nil {
+			return nil, fmt.Errorf("PGM header: %w", err)
+		}
+		fields = append(fields, n)
+		i = j
+	}
+	w, h, maxVal := fields[0], fields[1], fields[2]
+	i++ // the one white-space byte before the pixels
+	if maxVal != 255 || w <= 0 || h <= 0 || len(data)-i != w*h {
+		return nil, fmt.Errorf("PGM of %d x %d, maximum %d, %d bytes of pixels: want 8 bits a pixel", w, h, maxVal, len(data)-i)
+	}
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	copy(g.Pix, data[i:])
+	return g, nil
 }
 
 // PageText is pdftotext's text of page (1-based) of the PDF at path: the
@@ -139,34 +238,27 @@ func LineBox(boxes []Box, line string) (Box, bool) {
 
 func run(tb testing.TB, name string, args ...string) []byte {
 	tb.Helper()
-	out, err := exec.Command(name, args...).Output()
+	out, err := command(name, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// command runs name with args and returns its output, or an error that
+// holds its standard error. ImageMagick runs on one thread.
+func command(name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "MAGICK_THREAD_LIMIT=1")
+	out, err := cmd.Output()
 	if err != nil {
 		var stderr string
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = string(ee.Stderr)
 		}
-		tb.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr)
+		return nil, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr)
 	}
-	return out
-}
-
-func readGray(tb testing.TB, path string) *image.Gray {
-	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
-	if g, ok := img.(*image.Gray); ok {
-		return g
-	}
-	g := image.NewGray(img.Bounds())
-	draw.Draw(g, g.Rect, img, img.Bounds().Min, draw.Src)
-	return g
+	return out, nil
 }
 
 // Noise returns a page of pure noise of w x h pixels: black specks of 3 x 3
@@ -178,16 +270,19 @@ func Noise(w, h int, seed uint64) *image.Gray {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	g := image.NewGray(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y += cell {
+		// The first row of a band of cells, then copies of it.
+		row := g.Pix[g.PixOffset(0, y) : g.PixOffset(0, y)+w]
 		for x := 0; x < w; x += cell {
 			v := byte(255)
 			if rng.Float64() < 0.3 {
 				v = 0
 			}
-			for dy := 0; dy < cell && y+dy < h; dy++ {
-				for dx := 0; dx < cell && x+dx < w; dx++ {
-					g.Pix[g.PixOffset(x+dx, y+dy)] = v
-				}
+			for dx := x; dx < x+cell && dx < w; dx++ {
+				row[dx] = v
 			}
+		}
+		for dy := 1; dy < cell && y+dy < h; dy++ {
+			copy(g.Pix[g.PixOffset(0, y+dy):], row)
 		}
 	}
 	return g
