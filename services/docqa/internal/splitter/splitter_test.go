@@ -568,17 +568,22 @@ func checkDrift(t *testing.T, s *Splitter, kind, text string) {
 	}
 }
 
-// A page of one unbroken 1 MiB run is split and counted in linear time
-// (BenchmarkUnbrokenRun shows it: before the segments, 100 KB took
-// seconds): its windows still tile it, and its count is 64 times
-// cl100k_base's count of 16 KiB of it. (The cuts fall every maxRunBytes
-// from the run's start, a multiple of the repeated character's tokens, so
-// here the count is exact, well within maxDriftPerCut per cut.)
-func TestSplitMiBRun(t *testing.T) {
+// A page of one unbroken run of 128 KiB, 512 times maxRunBytes, is split
+// and counted in segments (BenchmarkUnbrokenRun shows the time is linear:
+// before the segments, 100 KB took seconds): its windows still tile it,
+// and its count is 64 times cl100k_base's count of its first 2 KiB. (The
+// cuts fall every maxRunBytes from the run's start, a multiple of the
+// repeated character's tokens, so here the count is exact, well within
+// maxDriftPerCut per cut.) The run's length only has to be many segments:
+// 1 MiB, the most a page may carry, took half a minute under -race.
+func TestSplitLongRun(t *testing.T) {
 	s := mustNew(t)
 	for _, unit := range []string{"a", "!", " "} { // letters, punctuation, spaces
-		run := strings.Repeat(unit, 1<<20)
+		run := strings.Repeat(unit, 128<<10)
 		block := run[:len(run)/64]
+		if len(block)%maxRunBytes != 0 {
+			t.Fatalf("a 64th of the run, %d bytes, is not whole segments", len(block))
+		}
 		if got, want := s.CountTokens(run), 64*len(s.enc.EncodeOrdinary(block)); got != want {
 			t.Errorf("%q: %d tokens, 64 x %d bytes are %d", unit, got, len(block), want)
 		}
