@@ -14,7 +14,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/carhub/backend/pkg/pgtest"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 	"github.com/carhub/backend/services/fuel/internal/notifications"
 	"github.com/carhub/backend/services/fuel/internal/store"
@@ -185,7 +184,7 @@ func newFixture(t *testing.T, d store.Dialect) *fixture {
 	f := &fixture{t: t, clock: &clock{now: start}, rec: newRecorder(), logs: &syncBuffer{}, ctx: context.Background()}
 	var open func() (*store.Store, error)
 	if d == store.Postgres {
-		dsn := pgtest.NewDatabase(t)
+		dsn := storetest.PostgresURL(t)
 		open = func() (*store.Store, error) { return store.OpenPostgres(context.Background(), dsn) }
 	} else {
 		path := storetest.SQLitePath(t)

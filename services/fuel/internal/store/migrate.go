@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"path"
@@ -54,6 +56,21 @@ func loadMigrations(d Dialect) ([]migration, error) {
 		}
 	}
 	return out, nil
+}
+
+// MigrationsDigest is a digest of the migrations of dialect d, their names
+// and their SQL: two builds with the same digest make the same schema.
+// Tests name a migrated template database after it (storetest).
+func MigrationsDigest(d Dialect) (string, error) {
+	all, err := loadMigrations(d)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, m := range all {
+		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", m.name, len(m.sql), m.sql)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // migrate applies, in one transaction, every migration not yet recorded in

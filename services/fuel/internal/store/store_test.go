@@ -26,7 +26,7 @@ func MustOpen(tb testing.TB, d Dialect) *Store {
 	)
 	switch d {
 	case Postgres:
-		s, err = OpenPostgres(ctx, pgtest.NewDatabase(tb))
+		s, err = OpenPostgres(ctx, newPostgresDatabase(tb))
 	case SQLite:
 		s, err = OpenSQLite(ctx, filepath.Join(tb.TempDir(), "sub", "fuel.db"))
 	}
@@ -35,6 +35,26 @@ func MustOpen(tb testing.TB, d Dialect) *Store {
 	}
 	tb.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// newPostgresDatabase is a new PostgreSQL database holding every
+// migration's schema: a copy of a template migrated once per server and
+// set of migrations (pgtest.NewDatabaseFrom), as storetest.PostgresURL
+// makes it for other packages (storetest imports this package, so its
+// tests here cannot import storetest).
+func newPostgresDatabase(tb testing.TB) string {
+	tb.Helper()
+	digest, err := MigrationsDigest(Postgres)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pgtest.NewDatabaseFrom(tb, "fuel_migrated_"+digest[:16], func(ctx context.Context, url string) error {
+		s, err := OpenPostgres(ctx, url)
+		if err != nil {
+			return err
+		}
+		return s.Close()
+	})
 }
 
 // forEachDialect runs fn as a subtest against each database.

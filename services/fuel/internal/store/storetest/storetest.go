@@ -1,8 +1,9 @@
 // Package storetest gives tests of other packages a fuel database without
 // paying for its migrations every time: under -race, opening a new SQLite
 // file and migrating it takes about 300 ms, copying a migrated one and
-// opening it about 25 ms (2026-12-06), and the API's tests open one for
-// every case they run on SQLite.
+// opening it about 25 ms (2026-12-06); a PostgreSQL database copied from a
+// migrated template is ready in half the time of a new one migrated. The
+// API's tests open one for every case they run.
 package storetest
 
 import (
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/carhub/backend/pkg/pgtest"
 	"github.com/carhub/backend/services/fuel/internal/store"
 )
 
@@ -58,4 +60,26 @@ func SQLitePath(tb testing.TB) string {
 		tb.Fatalf("storetest: %v", err)
 	}
 	return path
+}
+
+// PostgresURL returns the URL of a new PostgreSQL database on the server of
+// TEST_DATABASE_URL holding every migration's schema and no rows, dropped
+// when the test ends: a copy of a template migrated once per server and set
+// of migrations (pgtest.NewDatabaseFrom; the copy took 0.17 s where
+// migrating a new database took 0.36 s more, 2026-12-07).
+// store.OpenPostgres on it finds nothing left to migrate. (store's own
+// tests, which cannot import this package, have their copy of these lines.)
+func PostgresURL(tb testing.TB) string {
+	tb.Helper()
+	digest, err := store.MigrationsDigest(store.Postgres)
+	if err != nil {
+		tb.Fatalf("storetest: %v", err)
+	}
+	return pgtest.NewDatabaseFrom(tb, "fuel_migrated_"+digest[:16], func(ctx context.Context, url string) error {
+		st, err := store.OpenPostgres(ctx, url)
+		if err != nil {
+			return err
+		}
+		return st.Close()
+	})
 }
