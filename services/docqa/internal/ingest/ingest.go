@@ -154,10 +154,13 @@ type Config struct {
 
 // Pipeline ingests files. It is safe for concurrent use.
 type Pipeline struct {
-	cfg     Config
-	locks   keyLock
-	queue   *queue
-	metrics *metrics
+	cfg Config
+	// maxChunks is the most chunks stored of one document: docqa.MaxChunks
+	// (the tests of this package set fewer, to reach it with a few pages).
+	maxChunks int
+	locks     keyLock
+	queue     *queue
+	metrics   *metrics
 }
 
 // New returns a Pipeline; Store, Embedder, Splitter and Extractor are required.
@@ -187,7 +190,7 @@ func New(cfg Config) (*Pipeline, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	q := newQueue(cfg.Concurrency, cfg.QueueLength)
-	return &Pipeline{cfg: cfg, queue: q, metrics: newMetrics(cfg.Metrics, q)}, nil
+	return &Pipeline{cfg: cfg, maxChunks: docqa.MaxChunks, queue: q, metrics: newMetrics(cfg.Metrics, q)}, nil
 }
 
 // Admit reserves a place for one ingestion (or, for Import, one after the
@@ -525,7 +528,7 @@ func (p *Pipeline) Delete(ctx context.Context, md5 string) error {
 }
 
 // split cuts each page into chunks, keeping page numbers, at most
-// docqa.MaxChunks in all. The pages' furniture (running heads and feet,
+// docqa.MaxChunks (p.maxChunks) in all. The pages' furniture (running heads and feet,
 // printed page numbers: internal/furniture) is left out of the chunks'
 // text; a page's running heads (its chapter's, and the book's title where
 // the page prints one) go before its outline headings in its chunks'
@@ -556,7 +559,7 @@ func (p *Pipeline) split(pages []pdftext.Page) (chunks []docqa.Chunk, truncated 
 			rects = page.OCRRects(texts)
 		}
 		for k, text := range texts {
-			if len(chunks) == docqa.MaxChunks {
+			if len(chunks) == p.maxChunks {
 				return chunks, true
 			}
 			c := docqa.Chunk{Page: page.Number, PageLabel: page.Label, Index: len(chunks), Heading: heading,

@@ -406,8 +406,7 @@ func TestProgressOrder(t *testing.T) {
 }
 
 // countingEmbedder is the local lexical embedder, counting the texts it
-// embeds (ten thousand vectors through the fake's JSON would only slow the
-// test down).
+// embeds.
 type countingEmbedder struct {
 	*provider.LexicalEmbedder
 	mu    sync.Mutex
@@ -421,25 +420,34 @@ func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 	return c.LexicalEmbedder.Embed(ctx, texts)
 }
 
+// A document of more chunks than the limit is stored truncated to its
+// first chunks, and only they are embedded. The limit is docqa.MaxChunks;
+// the test lowers it to reach it with a few pages (reaching 10 000 took
+// 10 003 pages and half a minute under -race).
 func TestTruncatesAtMaxChunks(t *testing.T) {
-	pages := make([]string, docqa.MaxChunks+3)
+	const limit = 7
+	pages := make([]string, limit+3)
 	for i := range pages {
 		pages[i] = fmt.Sprintf("Short page number %d.", i+1)
 	}
 	emb := &countingEmbedder{LexicalEmbedder: provider.NewLexicalEmbedder()}
 	e := newEnv(t, func(c *ingest.Config) { c.Embedder = emb })
+	if got := ingest.MaxChunks(e.pipe); got != docqa.MaxChunks {
+		t.Fatalf("a pipeline stores at most %d chunks of a document, want docqa.MaxChunks (%d)", got, docqa.MaxChunks)
+	}
+	ingest.SetMaxChunks(e.pipe, limit)
 	res, err := e.ingestBytes(t, "long.pdf", ingesttest.PDF(pages...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Truncated || res.Chunks != docqa.MaxChunks || res.Pages != len(pages) {
+	if !res.Truncated || res.Chunks != limit || res.Pages != len(pages) {
 		t.Errorf("result = %+v", res)
 	}
-	if emb.texts != docqa.MaxChunks {
+	if emb.texts != limit {
 		t.Errorf("embedded %d texts", emb.texts)
 	}
 	stored, err := e.store.Document(context.Background(), res.FileMD5)
-	if err != nil || !stored.Truncated || stored.Chunks != docqa.MaxChunks {
+	if err != nil || !stored.Truncated || stored.Chunks != limit {
 		t.Errorf("stored = %+v, %v", stored, err)
 	}
 }
