@@ -68,15 +68,28 @@ func extractBytes(tb testing.TB, e *Engine, data []byte, progress func(Stage, in
 	return e.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), progress)
 }
 
-// The recall bars of OCR against the original page's pdftotext, on scans
-// made from real text PDFs (pdftoppm, turned by 1.5 degrees, Gaussian
-// noise), rebuilt as image-only PDFs: words for English and German,
-// characters for Chinese. 300 dpi is what a scanner is set to for text;
-// 200 dpi is read too, at a lower bar (the engine renders both at 300).
-func TestOCRRecallOnScans(t *testing.T) {
-	tess := ocrtest.Require(t, "pdftoppm", "pdftotext", "convert")
-	german := ocrtest.WriteFile(t, "de-manual.pdf", ocrtest.PDF(ocrtest.Page{Text: ocrtest.German}))
-	cases := []struct {
+// recallCase is a page scanned at one resolution and the bar of OCR's
+// recall on it.
+type recallCase struct {
+	name, path string
+	page       int
+	lang       string
+	cjk        bool
+	dpi        int
+	bar        float64
+}
+
+// recallCases are the recall bars of OCR against the original page's
+// pdftotext, on scans made from real text PDFs (pdftoppm, turned by 1.5
+// degrees, Gaussian noise), rebuilt as image-only PDFs: words for English
+// and German, characters for Chinese. 300 dpi is what a scanner is set to
+// for text; 200 dpi is read too, at a lower bar (the engine renders both at
+// 300).
+func recallCases(tb testing.TB) []recallCase {
+	tb.Helper()
+	german := ocrtest.WriteFile(tb, "de-manual.pdf", ocrtest.PDF(ocrtest.Page{Text: ocrtest.German}))
+	var cases []recallCase
+	for _, c := range []struct {
 		name, path string
 		page       int
 		lang       string
@@ -86,34 +99,75 @@ func TestOCRRecallOnScans(t *testing.T) {
 		{"en-walden", "testdata/corpus/pdfcpu-Walden.pdf", 2, "eng", false, map[int]float64{300: 0.90, 200: 0.85}},
 		{"de-manual", german, 1, "deu", false, map[int]float64{300: 0.90, 200: 0.85}},
 		{"zh-maintenance", "testdata/corpus/zh-maintenance.pdf", 1, "chi_sim", true, map[int]float64{300: 0.85, 200: 0.80}},
-	}
-	for _, c := range cases {
+	} {
 		for _, dpi := range []int{300, 200} {
-			t.Run(fmt.Sprintf("%s-%ddpi", c.name, dpi), func(t *testing.T) {
-				rec := &recorder{inner: newOCR(t, tess, ocr.Config{Languages: []string{c.lang}, MinWordConfidence: -1, MinPageConfidence: -1})}
-				e, _ := startOCR(t, rec)
-				scan := ocrtest.PDF(ocrtest.Page{Image: ocrtest.Scan(t, c.path, c.page, dpi, true), DPI: dpi})
-				doc, err := extractBytes(t, e, scan, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p := doc.Pages[0]
-				if !p.OCR || doc.OCRPages != 1 || p.OCRDPI != OCRDPI || len(p.Words) == 0 || len(doc.Skipped) != 0 {
-					t.Fatalf("page: OCR %v, dpi %d, %d words; document: %d OCR pages, skipped %v", p.OCR, p.OCRDPI, len(p.Words), doc.OCRPages, doc.Skipped)
-				}
-				split := words
-				if c.cjk {
-					split = chars
-				}
-				ref, got := split(ocrtest.PageText(t, c.path, c.page)), split(p.Text)
-				recall, precision := ratio(matches(ref, got), len(ref)), ratio(matches(ref, got), len(got))
-				t.Logf("%s at %d dpi: recall %.3f, precision %.3f (%d reference items); %s; recall by word floor: %s",
-					c.name, dpi, recall, precision, len(ref), confidences(rec.pages, ref, split), recallByFloor(rec.pages, ref, split))
-				if recall < c.bars[dpi] {
-					t.Errorf("recall %.3f < %.2f\ngot:\n%s", recall, c.bars[dpi], p.Text)
-				}
-			})
+			cases = append(cases, recallCase{fmt.Sprintf("%s-%ddpi", c.name, dpi), c.path, c.page, c.lang, c.cjk, dpi, c.bars[dpi]})
 		}
+	}
+	return cases
+}
+
+// recallOnScan reads c's scan by OCR through the engine and returns its
+// recall and precision against the page's text layer, and the page read;
+// it fails tb when the page was not read as one OCR page.
+func recallOnScan(tb testing.TB, tess string, c recallCase) (recall, precision float64, text string) {
+	tb.Helper()
+	rec := &recorder{inner: newOCR(tb, tess, ocr.Config{Languages: []string{c.lang}, MinWordConfidence: -1, MinPageConfidence: -1})}
+	e, _ := startOCR(tb, rec)
+	scan := ocrtest.PDF(ocrtest.Page{Image: ocrtest.Scan(tb, c.path, c.page, c.dpi, true), DPI: c.dpi})
+	doc, err := extractBytes(tb, e, scan, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := doc.Pages[0]
+	if !p.OCR || doc.OCRPages != 1 || p.OCRDPI != OCRDPI || len(p.Words) == 0 || len(doc.Skipped) != 0 {
+		tb.Fatalf("page: OCR %v, dpi %d, %d words; document: %d OCR pages, skipped %v", p.OCR, p.OCRDPI, len(p.Words), doc.OCRPages, doc.Skipped)
+	}
+	split := words
+	if c.cjk {
+		split = chars
+	}
+	ref, got := split(ocrtest.PageText(tb, c.path, c.page)), split(p.Text)
+	recall, precision = ratio(matches(ref, got), len(ref)), ratio(matches(ref, got), len(got))
+	tb.Logf("%s: recall %.3f, precision %.3f (%d reference items); %s; recall by word floor: %s",
+		c.name, recall, precision, len(ref), confidences(rec.pages, ref, split), recallByFloor(rec.pages, ref, split))
+	return recall, precision, p.Text
+}
+
+// OCR's recall on a scan of a real English page at 300 dpi reaches its
+// bar. This is one of recallCases; BenchmarkOCRRecallOnScans holds every
+// language at both resolutions to the same bars (make bench).
+func TestOCRRecallOnScans(t *testing.T) {
+	tess := ocrtest.Require(t, "pdftoppm", "pdftotext", "convert")
+	c := recallCases(t)[0]
+	if c.name != "en-walden-300dpi" {
+		t.Fatalf("the first case is %s, want en-walden-300dpi", c.name)
+	}
+	if recall, _, text := recallOnScan(t, tess, c); recall < c.bar {
+		t.Errorf("recall %.3f < %.2f\ngot:\n%s", recall, c.bar, text)
+	}
+}
+
+// BenchmarkOCRRecallOnScans reads every scan of recallCases (English,
+// German and Chinese, at 300 and 200 dpi) once per iteration and fails
+// below its bar; it reports the recall and precision of each.
+//
+//	go test -run '^$' -bench OCRRecallOnScans -benchtime 1x ./internal/pdftext
+func BenchmarkOCRRecallOnScans(b *testing.B) {
+	tess := ocrtest.Require(b, "pdftoppm", "pdftotext", "convert")
+	for _, c := range recallCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			var recall, precision float64
+			var text string
+			for b.Loop() {
+				recall, precision, text = recallOnScan(b, tess, c)
+			}
+			b.ReportMetric(recall, "recall")
+			b.ReportMetric(precision, "precision")
+			if recall < c.bar {
+				b.Errorf("recall %.3f < %.2f\ngot:\n%s", recall, c.bar, text)
+			}
+		})
 	}
 }
 

@@ -128,8 +128,7 @@ func (s score) pairRecall() float64 { return ratio(s.pairHits, s.refPairs) }
 func TestExtractionAgainstReference(t *testing.T) {
 	for _, path := range corpus(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			f, size := mustOpen(t, path)
-			doc, err := engine.Extract(context.Background(), f, size, nil)
+			doc, err := extractCorpusFile(path)
 			if err != nil {
 				t.Fatalf("Extract: %v", err)
 			}
@@ -510,13 +509,57 @@ func TestStartWaitReady(t *testing.T) {
 	}
 }
 
-// Two instances serve concurrent extractions, each with the right text.
+// corpusDocs are the corpus files extracted one at a time, each once per
+// test process: TestExtractionAgainstReference scores them and
+// TestConcurrentExtract compares its concurrent extractions with them.
+var corpusDocs struct {
+	sync.Mutex
+	files map[string]*corpusDoc
+}
+
+type corpusDoc struct {
+	once sync.Once
+	doc  Document
+	err  error
+}
+
+// extractCorpusFile is the shared engine's extraction of the file at
+// path, made once per test process; callers must not change it.
+func extractCorpusFile(path string) (Document, error) {
+	corpusDocs.Lock()
+	if corpusDocs.files == nil {
+		corpusDocs.files = map[string]*corpusDoc{}
+	}
+	d, ok := corpusDocs.files[path]
+	if !ok {
+		d = &corpusDoc{}
+		corpusDocs.files[path] = d
+	}
+	corpusDocs.Unlock()
+	d.once.Do(func() {
+		f, err := os.Open(path)
+		if err != nil {
+			d.err = err
+			return
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			d.err = err
+			return
+		}
+		d.doc, d.err = engine.Extract(context.Background(), f, st.Size(), nil)
+	})
+	return d.doc, d.err
+}
+
+// Two instances serve concurrent extractions, each with the right text:
+// the text of the same file extracted alone.
 func TestConcurrentExtract(t *testing.T) {
 	files := corpus(t)
 	want := map[string]string{}
 	for _, path := range files {
-		f, size := mustOpen(t, path)
-		doc, err := engine.Extract(context.Background(), f, size, nil)
+		doc, err := extractCorpusFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
