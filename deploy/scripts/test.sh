@@ -122,8 +122,15 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-30m}
 # The race and link flags go in GOFLAGS so that the service binaries the
 # system tests build (pkg/proctest: go build -race) are built the same way.
 echo "==> go test $RACE_FLAGS (workspace: pkg, services/fuel, services/docqa)"
+# The slowest packages are named first: go test starts packages in the
+# order given (each is run once), and a slow one started last would run
+# alone at the end while the other core idles. A renamed one fails here
+# at once ("no Go files").
+slowest=(./services/fuel/internal/httpapi ./services/fuel/internal/store ./services/fuel/internal/systemtest
+	./services/docqa/internal/pdftext ./services/docqa/internal/httpapi ./services/docqa/cmd/docqa-service)
 # shellcheck disable=SC2086
-GOFLAGS="$RACE_FLAGS $LINK_FLAGS $($GO env GOFLAGS)" $GO test -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} ./pkg/... ./services/fuel/... ./services/docqa/... 2>&1 | tee -a "$log" || status=1
+GOFLAGS="$RACE_FLAGS $LINK_FLAGS $($GO env GOFLAGS)" $GO test -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} \
+	"${slowest[@]}" ./pkg/... ./services/fuel/... ./services/docqa/... 2>&1 | tee -a "$log" || status=1
 echo "==> go test -race (tools module, GOWORK=off)"
 # shellcheck disable=SC2086
 (cd tools && GOWORK=off $GO test -race $LINK_FLAGS -count=1 -timeout "$TEST_TIMEOUT" ${GOTESTFLAGS:-} ./...) 2>&1 | tee -a "$log" || status=1
