@@ -21,6 +21,11 @@
 #     -header, and its get scenario with -path) and off, in interleaved rounds;
 #   - the statistics benchmark at 10 000 refuels (PostgreSQL and SQLite);
 #   - PDF extraction (pdftext.BenchmarkExtract) beside pdftotext on the same corpus;
+#   - OCR quality on scans (the pdf section): pdftext.BenchmarkOCRRecallOnScans
+#     (English, German, Chinese at 300 and 200 dpi) and ocr's
+#     BenchmarkAutoReadsEachLanguageInstalled and
+#     BenchmarkAutoReadsAnUpsideDownPage (OCR_LANGUAGES=auto), each failing
+#     under the bars its test holds one case to;
 #   - the embedded vector store's search benchmark and retrieval's latency
 #     (every mode) over 10 000 chunks;
 #   - retrieval quality: hit@k and MRR@10 of every mode and their oracle on real manuals that Debian packages
@@ -896,6 +901,24 @@ if command -v tesseract >/dev/null 2>&1; then
 	fi
 else
 	md "**OCR was not measured**: \`tesseract\` is not installed here (\`.ci/run\` installs it)." ""
+fi
+md "## OCR quality on scanned pages" "" \
+	"Scans made as a scanner makes them (\`pdftoppm\`, turned by 1.5 degrees, Gaussian noise) of an English page of the corpus," \
+	"a German manual page and a Chinese one; a benchmark fails when a page reads under its bar (\`make test\` keeps one case of each)." \
+	"\`pdftext\` \`BenchmarkOCRRecallOnScans\`: each language's own model, at 300 and 200 dpi, through the engine (recall of the" \
+	"words, of the characters for Chinese, against pdftotext's text of the page; bars 0.90 and 0.85, Chinese 0.85 and 0.80)." \
+	"\`ocr\` \`BenchmarkAutoReadsEachLanguageInstalled\`: the default \`OCR_LANGUAGES=auto\` at 300 dpi (bars English 0.98," \
+	"German 0.95, Chinese 0.85); \`BenchmarkAutoReadsAnUpsideDownPage\`: the German and Chinese scans upside down read within" \
+	"0.02 of upright, every word's box within 8 pixels of the upright box turned." ""
+if command -v tesseract >/dev/null 2>&1; then
+	if step ocr-recall.log "cd services/docqa && $GO test -run '^\$' -bench OCRRecallOnScans -benchtime 1x ./internal/pdftext"; then
+		bench_table ocr-recall.log
+	fi
+	if step ocr-auto.log "cd services/docqa && $GO test -run '^\$' -bench AutoReads -benchtime 1x ./internal/ocr"; then
+		bench_table ocr-auto.log
+	fi
+else
+	md "**OCR quality was not measured**: \`tesseract\` is not installed here (\`.ci/run\` installs it)." ""
 fi
 fi
 
