@@ -7,7 +7,7 @@
 // dark, axe-core clean. Screenshots (phone and desktop) go to shotsDir.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { axeBothSchemes, callApi, eventually, navLink, shootEverywhere, startStack } from './harness.mjs';
+import { axeBothSchemes, callApi, eventually, metricOwner, navLink, shootEverywhere, startStack } from './harness.mjs';
 
 const ZONE = 'Europe/Berlin';
 const DAY = 86_400_000;
@@ -55,20 +55,7 @@ async function photo(name) {
 
 before(async () => {
   s = await startStack({ locale: 'en-IE', timezoneId: ZONE });
-  page = s.context.pages()[0] ?? (await s.context.newPage());
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('dialog', (d) => void d.accept());
-  const prefs = await api('/api/preferences', {
-    method: 'PUT',
-    body: JSON.stringify({
-      distance_unit: 'km', volume_unit: 'l', consumption_unit: 'l_per_100km', electric_consumption_unit: 'kwh_per_100km',
-      gas_consumption_unit: 'kg_per_100km', locale: 'en-IE', currency: 'EUR', time_zone: ZONE,
-    }),
-  });
-  assert.equal(prefs.status, 200, JSON.stringify(prefs.body));
-  const v = await api('/api/vehicles', { method: 'POST', body: JSON.stringify({ name: 'Golf', fuel_type: 'gasoline', default_vehicle: true }) });
-  assert.ok(v.status === 200 || v.status === 201, JSON.stringify(v.body));
-  vehicle = v.body;
+  ({ page, vehicle } = await metricOwner(s, { locale: 'en-IE', zone: ZONE, fuelType: 'gasoline', pageErrors }));
   // Two months of driving, 50 km a day: the reminders' estimate has a pace to go by.
   const now = Date.now();
   for (const [days, odometer, liters, total] of [[60, 10000, '40', '60.00'], [30, 11500, '42', '63.00'], [1, 13000, '41', '61.50']]) {

@@ -96,6 +96,29 @@ export async function callApi(s, path, init = {}) {
 }
 
 /**
+ * metricOwner opens the first page of the stack s, records its uncaught
+ * errors in pageErrors and accepts its dialogs, sets the owner's
+ * preferences (metric units, EUR, locale, the time zone zone) and makes a
+ * first vehicle, name of fuelType, the default; it answers { page, vehicle }.
+ */
+export async function metricOwner(s, { locale, zone, fuelType, pageErrors, name = 'Golf' }) {
+  const page = s.context.pages()[0] ?? (await s.context.newPage());
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('dialog', (d) => void d.accept());
+  const prefs = await callApi(s, '/api/preferences', {
+    method: 'PUT',
+    body: JSON.stringify({
+      distance_unit: 'km', volume_unit: 'l', consumption_unit: 'l_per_100km', electric_consumption_unit: 'kwh_per_100km',
+      gas_consumption_unit: 'kg_per_100km', locale, currency: 'EUR', time_zone: zone,
+    }),
+  });
+  if (prefs.status !== 200) throw new Error(`preferences: ${prefs.status} ${JSON.stringify(prefs.body)}`);
+  const v = await callApi(s, '/api/vehicles', { method: 'POST', body: JSON.stringify({ name, fuel_type: fuelType, default_vehicle: true }) });
+  if (v.status !== 200 && v.status !== 201) throw new Error(`vehicle: ${v.status} ${JSON.stringify(v.body)}`);
+  return { page, vehicle: v.body };
+}
+
+/**
  * fillWhen types the local date and time "YYYY-MM-DDTHH:MM" into a date
  * field (src/components/date-field.tsx; dateInput: its date input, which its
  * label names): the date year first and the time on a 24-hour clock, which the

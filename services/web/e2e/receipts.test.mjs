@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { axeBothSchemes, callApi, eventually, navLink, repo, shootEverywhere, startStack } from './harness.mjs';
+import { axeBothSchemes, callApi, eventually, metricOwner, navLink, repo, shootEverywhere, startStack } from './harness.mjs';
 
 const ZONE = 'Europe/Berlin';
 const PHOTOS = join(repo, 'services/docqa/internal/receipt/testdata/photos');
@@ -52,20 +52,7 @@ const refuels = async () => (await api(`/api/refuels?vehicle_id=${vehicle.id}`))
 
 before(async () => {
   s = await startStack({ locale: 'en-IE', timezoneId: ZONE });
-  page = s.context.pages()[0] ?? (await s.context.newPage());
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('dialog', (d) => void d.accept());
-  const prefs = await api('/api/preferences', {
-    method: 'PUT',
-    body: JSON.stringify({
-      distance_unit: 'km', volume_unit: 'l', consumption_unit: 'l_per_100km', electric_consumption_unit: 'kwh_per_100km',
-      gas_consumption_unit: 'kg_per_100km', locale: 'en-IE', currency: 'EUR', time_zone: ZONE,
-    }),
-  });
-  assert.equal(prefs.status, 200, JSON.stringify(prefs.body));
-  const v = await api('/api/vehicles', { method: 'POST', body: JSON.stringify({ name: 'Golf', fuel_type: 'diesel', default_vehicle: true }) });
-  assert.ok(v.status === 200 || v.status === 201, JSON.stringify(v.body));
-  vehicle = v.body;
+  ({ page, vehicle } = await metricOwner(s, { locale: 'en-IE', zone: ZONE, fuelType: 'diesel', pageErrors }));
   // Once controlled by the service worker, the app opens offline too.
   await go('/', 'Home');
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
