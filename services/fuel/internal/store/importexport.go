@@ -18,6 +18,14 @@ import (
 // being checkpointed).
 const exportPage = 500
 
+// exportPageRows is exportPage unless SetPageSizes changed it.
+func (q *queries) exportPageRows() int {
+	if q.exportRows > 0 {
+		return q.exportRows
+	}
+	return exportPage
+}
+
 // exportTable names a vehicle's records for exportPages: the table, its
 // alias in columns, and its time column.
 type exportTable struct {
@@ -25,14 +33,15 @@ type exportTable struct {
 }
 
 // exportPages calls fn with every record of the vehicle in t, in (time, id)
-// order, read exportPage at a time, each page starting after the last record
-// of the previous one; key gives a record's time and id.
+// order, read exportPageRows at a time, each page starting after the last
+// record of the previous one; key gives a record's time and id.
 func exportPages[T any](ctx context.Context, q *queries, vehicleID uint64, t exportTable, rows func(*gorm.DB) ([]T, error),
 	key func(T) (time.Time, uint64), fn func(T) error) error {
 	if _, err := q.vehicle(ctx, q.read, vehicleID, false); err != nil {
 		return err
 	}
 	uid := auth.UserID(ctx)
+	pageRows := q.exportPageRows()
 	var (
 		afterTime time.Time
 		afterID   uint64
@@ -51,7 +60,7 @@ func exportPages[T any](ctx context.Context, q *queries, vehicleID uint64, t exp
 			args = append(args, afterTime, afterID)
 		}
 		query += " ORDER BY " + t.alias + "." + t.time + " ASC, " + t.alias + ".id ASC LIMIT ?"
-		args = append(args, exportPage)
+		args = append(args, pageRows)
 		page, err := rows(q.read.WithContext(ctx).Raw(query, args...))
 		if err != nil {
 			return fmt.Errorf("export %s: %w", t.what, err)
@@ -61,7 +70,7 @@ func exportPages[T any](ctx context.Context, q *queries, vehicleID uint64, t exp
 				return err
 			}
 		}
-		if len(page) < exportPage {
+		if len(page) < pageRows {
 			return nil
 		}
 		afterTime, afterID = key(page[len(page)-1])
@@ -71,6 +80,14 @@ func exportPages[T any](ctx context.Context, q *queries, vehicleID uint64, t exp
 
 // importBatch is the number of rows per INSERT of an import.
 const importBatch = 200
+
+// importBatchRows is importBatch unless SetPageSizes changed it.
+func (q *queries) importBatchRows() int {
+	if q.importRows > 0 {
+		return q.importRows
+	}
+	return importBatch
+}
 
 // importKind is what importRecords needs to know of one kind of record.
 type importKind[T, R any] struct {
@@ -143,7 +160,7 @@ func importRecords[T, R any](ctx context.Context, q *queries, vehicleID uint64, 
 		if dryRun || len(batch) == 0 {
 			return nil
 		}
-		if err := tx.CreateInBatches(&batch, importBatch).Error; err != nil {
+		if err := tx.CreateInBatches(&batch, q.importBatchRows()).Error; err != nil {
 			return fmt.Errorf("import %s: %w", k.what, err)
 		}
 		return nil

@@ -97,6 +97,10 @@ type queries struct {
 	// of currency converts, with their count so far; its error fails the
 	// change.
 	afterConvert func(n int) error
+
+	// exportRows and importRows, when not 0 (SetPageSizes, for tests),
+	// replace exportPage and importBatch.
+	exportRows, importRows int
 }
 
 var (
@@ -107,8 +111,16 @@ var (
 
 // withTx returns the queries that run every statement in tx.
 func (q *queries) withTx(tx *gorm.DB) *queries {
-	return &queries{read: tx, write: tx, dialect: q.dialect, Now: q.Now, afterConvert: q.afterConvert}
+	return &queries{read: tx, write: tx, dialect: q.dialect, Now: q.Now, afterConvert: q.afterConvert,
+		exportRows: q.exportRows, importRows: q.importRows}
 }
+
+// SetPageSizes makes the exports read export records per statement and
+// the imports insert insert rows per statement, instead of exportPage and
+// importBatch (0 keeps that default). It is for tests that cross several
+// pages with a few records instead of thousands; call it before the store
+// is in use. Production code never calls it.
+func (s *Store) SetPageSizes(export, insert int) { s.exportRows, s.importRows = export, insert }
 
 // OpenPostgres connects to the PostgreSQL database at dsn and applies the
 // pending migrations. Reads and writes share one pool.
