@@ -25,13 +25,26 @@ func TestRunPurge(t *testing.T) {
 		clock := make(chan time.Time, 1)
 		clock <- now
 		s.Now = func() time.Time { t := <-clock; clock <- t; return t }
-		for i := 0; i < 1100; i++ { // three purge batches
+		// Three purge batches of keys: a few stored by Once, the rest
+		// copies of the first made by one statement (1 100 calls of Once
+		// took seconds under the race detector).
+		const keys, stored = 1100, 5
+		for i := 0; i < stored; i++ {
 			k := fuel.IdempotencyKey{Key: fmt.Sprintf("key-%d", i), Method: "POST", Path: "/api/vehicles", RequestHash: "h"}
 			if _, _, err := s.Once(ctx, k, func(fuel.Store) (fuel.StoredAnswer, error) {
 				return fuel.StoredAnswer{Status: 200, Body: []byte("{}")}, nil
 			}); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if err := s.write.Exec(`WITH RECURSIVE n(i) AS (SELECT CAST(? AS integer) UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+			INSERT INTO idempotency_keys (user_id, idem_key, method, path, request_hash, status, body, created_at)
+			SELECT k.user_id, 'key-' || n.i, k.method, k.path, k.request_hash, k.status, k.body, k.created_at
+			FROM n, idempotency_keys k WHERE k.idem_key = 'key-0'`, stored, keys-1).Error; err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.CountRows(ctx, "idempotency_keys"); err != nil || n != keys {
+			t.Fatalf("%d idempotency keys (%v), want %d", n, err, keys)
 		}
 		if _, _, err := s.TakeAttempt(ctx, accounts.AttemptsByAddress, "198.51.100.1", 10); err != nil {
 			t.Fatal(err)

@@ -221,9 +221,12 @@ func TestStatementUnderUnsampledRequestStartsNoSpan(t *testing.T) {
 
 // traced turns tracing on until the test ends, exporting to a new
 // in-process receiver, which it returns. Stores opened after it trace
-// their statements.
+// their statements. The batch processor exports every 50 ms instead of
+// its default 5 s (OTEL_BSP_SCHEDULE_DELAY, read by the SDK), so that a
+// test waiting for its spans does not wait 5 s for each trace.
 func traced(t *testing.T) *otlptest.Receiver {
 	t.Helper()
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
 	rcv, _ := otlptest.Traced(t, "fuel-store-test")
 	return rcv
 }
