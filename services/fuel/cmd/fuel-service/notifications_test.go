@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/carhub/backend/pkg/caddytest"
+	"github.com/carhub/backend/services/fuel/internal/store/storetest"
 )
 
 // received is one request a stand-in receiver got.
@@ -285,7 +286,9 @@ func TestNotifyConfigErrors(t *testing.T) {
 		"smtp":      {map[string]string{"SMTP_URL": "smtp://user:pw-zq-private@mail.example:587"}, "NOTIFY_FROM"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			c.vars["FUEL_SQLITE_PATH"] = filepath.Join(t.TempDir(), "fuel.db")
+			// A migrated database: each start refuses its settings, and
+			// migrating a new database each time is not what is checked.
+			c.vars["FUEL_SQLITE_PATH"] = storetest.SQLitePath(t)
 			c.vars["FUEL_ADDR"] = "127.0.0.1:0"
 			var out bytes.Buffer
 			err := run(t.Context(), env(c.vars), &out)
