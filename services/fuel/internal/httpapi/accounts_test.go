@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func authServer(tb testing.TB, d store.Dialect, loginsPerMinute int) *server {
 func authServerWith(tb testing.TB, d store.Dialect, set func(o *httpapi.Options, st *store.Store)) *server {
 	tb.Helper()
 	st := mustStore(tb, d)
-	hash, err := auth.HashPassword("root-password")
+	hash, err := rootPasswordHash()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -47,6 +48,13 @@ func authServerWith(tb testing.TB, d store.Dialect, set func(o *httpapi.Options,
 	tb.Cleanup(ts.Close)
 	return &server{tb: tb, url: ts.URL, store: st}
 }
+
+// rootPasswordHash is the argon2id hash of "root-password", made once for
+// every server of the tests: each hash costs a fifth of a second of a core
+// under the race detector, and the hash of the fixture user is not what
+// any test checks (each store still gets its own user; a test that
+// changes the password stores a hash of its own).
+var rootPasswordHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("root-password") })
 
 // as sends a request with a bearer token ("" for none) instead of the
 // server's own.

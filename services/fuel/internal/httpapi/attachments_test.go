@@ -23,7 +23,7 @@ import (
 )
 
 // filesServer is the API with a file store in a fresh directory, on a
-// fresh database of dialect d: with accounts off, or on (a logged-in
+// fresh database of dialect d: with accounts off, or on (a session of
 // root) when accounts is set.
 func filesServer(t *testing.T, d store.Dialect, accounts bool) (*server, string) {
 	t.Helper()
@@ -34,7 +34,7 @@ func filesServer(t *testing.T, d store.Dialect, accounts bool) (*server, string)
 	}
 	if accounts {
 		s := authServerWith(t, d, func(o *httpapi.Options, _ *store.Store) { o.Files = files })
-		s.token = s.login("root", "root-password")
+		s.token = s.session("root")
 		return s, dir
 	}
 	st := mustStore(t, d)

@@ -89,7 +89,7 @@ func newNotifyServer(t *testing.T, d store.Dialect, withAccounts, mail bool) *no
 	}
 	if withAccounts {
 		n.server = authServerWith(t, d, func(o *httpapi.Options, st *store.Store) { o.Notifications = service(st) })
-		n.token = n.login("root", "root-password")
+		n.token = n.session("root")
 		return n
 	}
 	st := mustStore(t, d)

@@ -38,7 +38,7 @@ func forEachClockDialect(t *testing.T, fn func(t *testing.T, s *server)) {
 		t.Run(string(d), func(t *testing.T) { fn(t, clockServer(t, d)) })
 		t.Run(string(d)+"-accounts", func(t *testing.T) {
 			s := clockAuthServer(t, d)
-			s.token = s.login("root", "root-password")
+			s.token = s.session("root")
 			fn(t, s)
 		})
 	}
