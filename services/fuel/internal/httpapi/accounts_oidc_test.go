@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -13,6 +15,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,10 +50,20 @@ func newOIDCEnv(tb testing.TB, d store.Dialect, loginsPerMinute int) *oidcEnv {
 	return newOIDCEnvAllowing(tb, d, loginsPerMinute, accounts.OIDCAllow{Any: true})
 }
 
+// providerKey is the signing key of every test's provider, made once:
+// a 2048-bit RSA key takes a good part of a second to make under the race
+// detector, and no test tells two providers apart by their keys (each
+// has its own issuer URL, client id and secret).
+var providerKey = sync.OnceValues(func() (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, 2048) })
+
 func newOIDCEnvAllowing(tb testing.TB, d store.Dialect, loginsPerMinute int, allow accounts.OIDCAllow) *oidcEnv {
 	tb.Helper()
 	env := &oidcEnv{now: time.Date(2026, 11, 24, 20, 0, 0, 0, time.UTC)}
-	m, err := mockoidc.NewServer(nil)
+	key, err := providerKey()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := mockoidc.NewServer(key)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,7 +82,7 @@ func newOIDCEnvAllowing(tb testing.TB, d store.Dialect, loginsPerMinute int, all
 
 	st := mustStore(tb, d)
 	st.Now = func() time.Time { return env.now }
-	hash, err := auth.HashPassword("root-password")
+	hash, err := rootPasswordHash()
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestTokenCacheBoundsRevocation(t *testing.T) {
 func tokenCacheBoundsRevocation(t *testing.T, st *store.Store) {
 	{
 		ctx := context.Background()
-		hash, err := auth.HashPassword("root-password")
+		hash, err := rootPasswordHash()
 		if err != nil {
 			t.Fatal(err)
 		}

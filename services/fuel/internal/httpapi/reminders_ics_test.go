@@ -139,7 +139,7 @@ func loggedAuthServer(tb testing.TB, d store.Dialect, logs io.Writer) *server {
 	tb.Helper()
 	st := mustStore(tb, d)
 	st.Now = fixedClock
-	hash, err := auth.HashPassword("root-password")
+	hash, err := rootPasswordHash()
 	if err != nil {
 		tb.Fatal(err)
 	}
