@@ -246,6 +246,8 @@ func (e *Engine) start() {
 			e.err = fmt.Errorf("PDF engine: start: %v", p)
 		}
 	}()
+	unlockCompile := func() {}
+	defer func() { unlockCompile() }()
 	rc := wazero.NewRuntimeConfig().
 		// The bundled module lowers setjmp/longjmp to exception handling.
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
@@ -260,6 +262,13 @@ func (e *Engine) start() {
 			return
 		}
 		rc = rc.WithCompilationCache(cache)
+		// One compilation at a time on a cache: whoever waits loads what
+		// the first wrote. Without the lock, each compiles on its own.
+		if unlock, err := lockCompile(e.cfg.CacheDir); err == nil {
+			unlockCompile = unlock
+		} else {
+			e.cfg.Log.Warn("PDF engine: compilation cache not locked; compiling without waiting for others", "dir", e.cfg.CacheDir, "err", err)
+		}
 	}
 	pool, err := webassembly.Init(webassembly.Config{
 		// Each instance's memory is mapped outside the Go heap
@@ -278,6 +287,8 @@ func (e *Engine) start() {
 		// which WebAssembly can only grow, goes away with the document.
 		ReuseWorkers: false,
 	})
+	unlockCompile()
+	unlockCompile = func() {}
 	if err != nil {
 		e.err = fmt.Errorf("PDF engine: %w", err)
 		return
