@@ -28,6 +28,10 @@ const docqaPackage = "github.com/carhub/backend/services/docqa/cmd/docqa-service
 // and a token revoked on fuel is refused by docqa on the next request.
 func TestAccountsThroughCaddy(t *testing.T) {
 	secret := strings.Repeat("k", 40)
+	// docqa starts while fuel does: each start is mostly a build of its
+	// binary and, for docqa, its PDF engine's start (minutes when its
+	// compiled code is not cached yet); they overlap instead of adding up.
+	waitDocqa := startDocqaLocalAside(t, secret)
 	fuel := startService(t, map[string]string{
 		"FUEL_SQLITE_PATH":     t.TempDir() + "/fuel.db",
 		"AUTH_MODE":            "local",
@@ -36,7 +40,7 @@ func TestAccountsThroughCaddy(t *testing.T) {
 		"AUTH_ADMIN_PASSWORD":  "root-password",
 		"SHUTDOWN_DRAIN":       "0s",
 	})
-	docqa := startDocqaLocal(t, secret)
+	docqa := waitDocqa()
 	gw := caddytest.Start(t,
 		"FUEL_UPSTREAM="+strings.TrimPrefix(fuel.URL, "http://"),
 		"DOCQA_UPSTREAM="+strings.TrimPrefix(docqa.URL, "http://"),
@@ -264,6 +268,31 @@ func startDocqaLocal(t *testing.T, secret string) *proctest.Process {
 	return p
 }
 
+// startDocqaLocalAside runs startDocqaLocal on a goroutine of its own, so
+// that the test starts other processes meanwhile, and returns what waits
+// for it: the process, or, when the start failed the test (its t.Fatal
+// ended only that goroutine), t.FailNow on the test's own goroutine.
+func startDocqaLocalAside(t *testing.T, secret string) (wait func() *proctest.Process) {
+	t.Helper()
+	var p *proctest.Process
+	done := make(chan struct{})
+	// Should the test end first (a failure elsewhere), its cleanup waits
+	// for the start, then stops the process too (a cleanup registered
+	// while the cleanups run is run as well).
+	t.Cleanup(func() { <-done })
+	go func() {
+		defer close(done)
+		p = startDocqaLocal(t, secret)
+	}()
+	return func() *proctest.Process {
+		<-done
+		if p == nil {
+			t.FailNow()
+		}
+		return p
+	}
+}
+
 // waitReady polls p's /readyz until it answers 200, and fails the test
 // with the process's log when it has not within limit.
 func waitReady(t *testing.T, p *proctest.Process, limit time.Duration) {
@@ -304,7 +333,7 @@ func pdfCacheDir(t *testing.T) string {
 // Behind an ingress that Caddy trusts (GATEWAY_TRUSTED_PROXIES), the
 // address the ingress forwards is the client's.
 func TestLoginLimitCountsTheAddressCaddySees(t *testing.T) {
-	start := func(proxies string) *proctest.Process {
+	start := func(t *testing.T, proxies string) *proctest.Process {
 		return startService(t, map[string]string{
 			"FUEL_SQLITE_PATH":       t.TempDir() + "/fuel.db",
 			"AUTH_MODE":              "local",
@@ -316,7 +345,7 @@ func TestLoginLimitCountsTheAddressCaddySees(t *testing.T) {
 			"SHUTDOWN_DRAIN":         "0s",
 		})
 	}
-	login := func(base, username, forwardedFor string) int {
+	login := func(t *testing.T, base, username, forwardedFor string) int {
 		t.Helper()
 		req, err := http.NewRequest("POST", base+"/api/auth/login", strings.NewReader(`{"username":"`+username+`","password":"wrong-password"}`))
 		if err != nil {
@@ -335,7 +364,7 @@ func TestLoginLimitCountsTheAddressCaddySees(t *testing.T) {
 	// remotes are the client addresses of fuel's first n access log lines
 	// for path. A line is written after its answer has gone, so they are
 	// waited for (at most 10 s).
-	remotes := func(p *proctest.Process, path string, n int) []string {
+	remotes := func(t *testing.T, p *proctest.Process, path string, n int) []string {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			var out []string
@@ -373,7 +402,10 @@ func TestLoginLimitCountsTheAddressCaddySees(t *testing.T) {
 		{name: "straight to a service that trusts the client", proxies: "127.0.0.1", statuses: []int{401, 401, 401}, remotes: forged},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fuel := start(tc.proxies)
+			// Each case has its own processes: the cases run at once,
+			// their starts and stops (a second or two each) overlapping.
+			t.Parallel()
+			fuel := start(t, tc.proxies)
 			base := fuel.URL
 			if tc.gateway {
 				base = caddytest.Start(t,
@@ -385,12 +417,12 @@ func TestLoginLimitCountsTheAddressCaddySees(t *testing.T) {
 				)
 			}
 			// Each attempt names another user and claims another address.
-			got := []int{login(base, "ann", forged[0]), login(base, "bob", forged[1]), login(base, "cyd", forged[2])}
+			got := []int{login(t, base, "ann", forged[0]), login(t, base, "bob", forged[1]), login(t, base, "cyd", forged[2])}
 			if !slices.Equal(got, tc.statuses) {
 				t.Fatalf("login statuses %v, want %v", got, tc.statuses)
 			}
 			if tc.remotes != nil {
-				if got := remotes(fuel, "/api/auth/login", 3); !slices.Equal(got, tc.remotes) {
+				if got := remotes(t, fuel, "/api/auth/login", 3); !slices.Equal(got, tc.remotes) {
 					t.Fatalf("fuel logged the logins from %q, want %q", got, tc.remotes)
 				}
 			}
