@@ -275,28 +275,57 @@ func TestOCRTextBlankAndScannedPages(t *testing.T) {
 	}
 }
 
-// inkless on scans (pdftoppm, turned and noisy as a scanner makes them): a
-// blank sheet has no ink, a page of text or of a page number alone has,
-// at 300 and 200 dpi; so has a page of noise (OCR reports it unreadable).
+// checkInkless checks inkless on scans at dpi (pdftoppm, turned and noisy
+// as a scanner makes them): a blank sheet has no ink, a page of text or of
+// a page number alone has; so has a page of noise (OCR reports it
+// unreadable). It fails tb on each wrong answer and returns the number of
+// pages and of right answers.
+func checkInkless(tb testing.TB, dpi int) (pages, right int) {
+	tb.Helper()
+	blank := ocrtest.WriteFile(tb, "blank.pdf", ocrtest.PDF(ocrtest.Page{Text: ""}))
+	number := ocrtest.WriteFile(tb, "number.pdf", ocrtest.PDF(ocrtest.Page{Text: "7"}))
+	for _, c := range []struct {
+		name string
+		img  *image.Gray
+		want bool
+	}{
+		{"blank sheet", ocrtest.Scan(tb, blank, 1, dpi, true), true},
+		{"grey sheet", white(dpi*8, dpi*11), true},
+		{"page number", ocrtest.Scan(tb, number, 1, dpi, true), false},
+		{"text", ocrtest.Scan(tb, "testdata/corpus/pdfcpu-Walden.pdf", 2, dpi, true), false},
+		{"noise", ocrtest.Noise(dpi*8, dpi*11, 7), false},
+	} {
+		pages++
+		if got := inkless(c.img, dpi); got != c.want {
+			tb.Errorf("%s at %d dpi: inkless %v, want %v", c.name, dpi, got, c.want)
+		} else {
+			right++
+		}
+	}
+	return pages, right
+}
+
+// inkless on scans at 300 dpi, what a scanner is set to for text;
+// BenchmarkInkless checks 300 and 200 dpi (make bench).
 func TestInkless(t *testing.T) {
 	ocrtest.Require(t, "pdftoppm", "convert")
-	blank := ocrtest.WriteFile(t, "blank.pdf", ocrtest.PDF(ocrtest.Page{Text: ""}))
-	number := ocrtest.WriteFile(t, "number.pdf", ocrtest.PDF(ocrtest.Page{Text: "7"}))
+	checkInkless(t, 300)
+}
+
+// BenchmarkInkless checks inkless on the scans of checkInkless at 300 and
+// 200 dpi, failing on a wrong answer, and reports the share of pages
+// answered right (1 when all are). The scans are made once per process.
+//
+//	go test -run '^$' -bench Inkless -benchtime 1x ./internal/pdftext
+func BenchmarkInkless(b *testing.B) {
+	ocrtest.Require(b, "pdftoppm", "convert")
 	for _, dpi := range []int{300, 200} {
-		for _, c := range []struct {
-			name string
-			img  *image.Gray
-			want bool
-		}{
-			{"blank sheet", ocrtest.Scan(t, blank, 1, dpi, true), true},
-			{"grey sheet", white(dpi*8, dpi*11), true},
-			{"page number", ocrtest.Scan(t, number, 1, dpi, true), false},
-			{"text", ocrtest.Scan(t, "testdata/corpus/pdfcpu-Walden.pdf", 2, dpi, true), false},
-			{"noise", ocrtest.Noise(dpi*8, dpi*11, 7), false},
-		} {
-			if got := inkless(c.img, dpi); got != c.want {
-				t.Errorf("%s at %d dpi: inkless %v, want %v", c.name, dpi, got, c.want)
+		b.Run(fmt.Sprintf("%ddpi", dpi), func(b *testing.B) {
+			var pages, right int
+			for b.Loop() {
+				pages, right = checkInkless(b, dpi)
 			}
-		}
+			b.ReportMetric(float64(right)/float64(pages), "right")
+		})
 	}
 }
