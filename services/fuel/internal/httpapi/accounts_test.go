@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -54,7 +53,7 @@ func authServerWith(tb testing.TB, d store.Dialect, set func(o *httpapi.Options,
 // under the race detector, and the hash of the fixture user is not what
 // any test checks (each store still gets its own user; a test that
 // changes the password stores a hash of its own).
-var rootPasswordHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("root-password") })
+func rootPasswordHash() (string, error) { return passwordHash("root-password") }
 
 // as sends a request with a bearer token ("" for none) instead of the
 // server's own.

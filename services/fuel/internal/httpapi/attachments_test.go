@@ -383,13 +383,11 @@ func attachmentAccess(t *testing.T, d store.Dialect, k recordKind) {
 	t.Helper()
 	s, _ := filesServer(t, d, true)
 	root := s.token
-	ids := map[string]string{}
+	ids, tokens := map[string]string{}, map[string]string{}
 	for _, name := range []string{"viv", "ed", "out"} {
-		res := s.as(root, "POST", "/api/users", `{"username":"`+name+`","password":"`+name+`-password"}`)
-		wantStatus(t, "create "+name, res, 201, "")
-		ids[name] = literal(object(t, res.body)["id"])
+		ids[name], tokens[name] = s.newUser(name)
 	}
-	viv, ed, out := s.login("viv", "viv-password"), s.login("ed", "ed-password"), s.login("out", "out-password")
+	viv, ed, out := tokens["viv"], tokens["ed"], tokens["out"]
 	vid := s.mustVehicle(`{"name":"Car","fuel_type":"gasoline"}`)
 	rid := k.create(s, vid)
 	members := "/api/vehicles/" + vid + "/members/"

@@ -96,11 +96,8 @@ func TestCurrencyChangeIsSafeToSubmitTwice(t *testing.T) {
 
 func TestCurrencyChangeTouchesOnlyTheCallersVehicles(t *testing.T) {
 	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
-		root := s.login("root", "root-password")
-		res := s.as(root, "POST", "/api/users", `{"username":"ann","password":"ann-password"}`)
-		wantStatus(t, "create ann", res, 201, "")
-		annID := literal(object(t, res.body)["id"])
-		ann := s.login("ann", "ann-password")
+		root := s.session("root")
+		annID, ann := s.newUser("ann")
 		wantStatus(t, "root EUR", s.as(root, "PUT", "/api/preferences", `{"currency":"EUR"}`), 200, "")
 		wantStatus(t, "ann GBP", s.as(ann, "PUT", "/api/preferences", `{"currency":"GBP"}`), 200, "")
 		rootV := literal(object(t, s.as(root, "POST", "/api/vehicles", `{"name":"Golf","fuel_type":"diesel"}`).body)["id"])
@@ -113,7 +110,7 @@ func TestCurrencyChangeTouchesOnlyTheCallersVehicles(t *testing.T) {
 		rootR := literal(object(t, s.as(ann, "POST", "/api/refuels", refuel(rootV)).body)["id"])
 		annR := literal(object(t, s.as(ann, "POST", "/api/refuels", refuel(annV)).body)["id"])
 
-		res = s.as(ann, "POST", currencyPath, `{"from":"GBP","currency":"USD","mode":"convert","rate":1.25}`)
+		res := s.as(ann, "POST", currencyPath, `{"from":"GBP","currency":"USD","mode":"convert","rate":1.25}`)
 		wantStatus(t, "ann converts", res, 200, "")
 		if r := object(t, res.body); literal(r["vehicles"]) != "1" || literal(r["refuels"]) != "1" {
 			t.Errorf("ann's change: %s, want 1 vehicle, 1 refuel", res.body)

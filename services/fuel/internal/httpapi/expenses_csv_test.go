@@ -146,17 +146,15 @@ func TestExpenseImportOfOtherApps(t *testing.T) {
 
 func TestExpenseCSVOfOtherUsers(t *testing.T) {
 	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
-		root := s.login("root", "root-password")
-		ids := map[string]string{}
+		root := s.session("root")
+		ids, tokens := map[string]string{}, map[string]string{}
 		for _, name := range []string{"viv", "out"} {
-			res := s.as(root, "POST", "/api/users", `{"username":"`+name+`","password":"`+name+`-password"}`)
-			wantStatus(t, "create "+name, res, 201, "")
-			ids[name] = literal(object(t, res.body)["id"])
+			ids[name], tokens[name] = s.newUser(name)
 		}
 		vid := literal(object(t, s.as(root, "POST", "/api/vehicles", `{"name":"Family car","fuel_type":"diesel"}`).body)["id"])
 		wantStatus(t, "share", s.as(root, "PUT", "/api/vehicles/"+vid+"/members/"+ids["viv"], `{"role":"viewer"}`), 200, "")
 		file := []byte("time,category,title,amount\r\n2026-01-01T00:00:00Z,service,Oil,10\r\n")
-		viv, out := s.login("viv", "viv-password"), s.login("out", "out-password")
+		viv, out := tokens["viv"], tokens["out"]
 		c := *s
 		c.token = viv
 		wantStatus(t, "viewer imports", c.uploadExpenses(vid, "", file), 403, "FORBIDDEN")

@@ -153,14 +153,12 @@ func TestExpenseIdempotencyKey(t *testing.T) {
 
 func TestExpensesOfOtherUsers(t *testing.T) {
 	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
-		root := s.login("root", "root-password")
-		ids := map[string]string{}
+		root := s.session("root")
+		ids, tokens := map[string]string{}, map[string]string{}
 		for _, name := range []string{"viv", "ed", "out"} {
-			res := s.as(root, "POST", "/api/users", `{"username":"`+name+`","password":"`+name+`-password"}`)
-			wantStatus(t, "create "+name, res, 201, "")
-			ids[name] = literal(object(t, res.body)["id"])
+			ids[name], tokens[name] = s.newUser(name)
 		}
-		viv, ed, out := s.login("viv", "viv-password"), s.login("ed", "ed-password"), s.login("out", "out-password")
+		viv, ed, out := tokens["viv"], tokens["ed"], tokens["out"]
 		vid := literal(object(t, s.as(root, "POST", "/api/vehicles", `{"name":"Family car","fuel_type":"diesel"}`).body)["id"])
 		members := "/api/vehicles/" + vid + "/members/"
 		wantStatus(t, "share with viv", s.as(root, "PUT", members+ids["viv"], `{"role":"viewer"}`), 200, "")
@@ -239,9 +237,8 @@ func TestCostStatisticsAnswers(t *testing.T) {
 
 func TestCostStatisticsShowOnlyReadableVehicles(t *testing.T) {
 	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
-		root := s.login("root", "root-password")
-		wantStatus(t, "create out", s.as(root, "POST", "/api/users", `{"username":"out","password":"out-password"}`), 201, "")
-		out := s.login("out", "out-password")
+		root := s.session("root")
+		_, out := s.newUser("out")
 		vid := literal(object(t, s.as(root, "POST", "/api/vehicles", `{"name":"Family car","fuel_type":"diesel"}`).body)["id"])
 		wantStatus(t, "expense", s.as(root, "POST", "/api/expenses", serviceBody(vid)), 200, "")
 		if got := string(s.as(out, "GET", "/api/statistics", "").body); got != `{"start_date":null,"end_date":null,"vehicles":[],"totals":[]}` {

@@ -8,9 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/carhub/backend/pkg/auth"
 	"github.com/carhub/backend/pkg/pgtest"
 	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
@@ -114,6 +117,43 @@ func (s *server) session(username string) string {
 		s.tb.Fatalf("session of %s: %v", username, err)
 	}
 	return sess.Secret
+}
+
+// newUser makes a user who is not an administrator, named name, with the
+// password name+"-password", and returns its id and the token of a
+// session of it. It writes the user to the store with a hash made once
+// per name (passwordHash) and opens the session as a login does: the
+// tests that use it are about what users see of each other, and an
+// argon2id for each creation and each login (a fifth of a second each
+// under the race detector) is what the accounts tests check.
+func (s *server) newUser(name string) (id, token string) {
+	s.tb.Helper()
+	hash, err := passwordHash(name + "-password")
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	u, err := s.store.CreateUser(context.Background(), name, hash, false)
+	if err != nil {
+		s.tb.Fatalf("create %s: %v", name, err)
+	}
+	return strconv.FormatUint(u.ID, 10), s.session(name)
+}
+
+// passwordHashes holds passwordHash's hashes, by password.
+var passwordHashes sync.Map
+
+// passwordHash is the argon2id hash of password, made once per password
+// for every test of the process.
+func passwordHash(password string) (string, error) {
+	if h, ok := passwordHashes.Load(password); ok {
+		return h.(string), nil
+	}
+	h, err := auth.HashPassword(password)
+	if err != nil {
+		return "", err
+	}
+	actual, _ := passwordHashes.LoadOrStore(password, h)
+	return actual.(string), nil
 }
 
 // response is an answer of the server.

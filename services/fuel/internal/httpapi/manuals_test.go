@@ -99,12 +99,10 @@ func TestVehicleManualsInvalid(t *testing.T) {
 // owner changes them.
 func TestVehicleManualsShared(t *testing.T) {
 	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
-		root := s.login("root", "root-password")
-		res := s.as(root, "POST", "/api/users", `{"username":"ed","password":"ed-password"}`)
-		wantStatus(t, "create ed", res, 201, "")
-		ed := s.login("ed", "ed-password")
+		root := s.session("root")
+		edID, ed := s.newUser("ed")
 		vid := literal(object(t, s.as(root, "POST", "/api/vehicles", `{"name":"Family car","fuel_type":"diesel","manual_md5s":["`+md5A+`"]}`).body)["id"])
-		wantStatus(t, "share", s.as(root, "PUT", "/api/vehicles/"+vid+"/members/"+literal(object(t, res.body)["id"]), `{"role":"editor"}`), 200, "")
+		wantStatus(t, "share", s.as(root, "PUT", "/api/vehicles/"+vid+"/members/"+edID, `{"role":"editor"}`), 200, "")
 		if got := literal(object(t, s.as(ed, "GET", "/api/vehicles/"+vid, "").body)["manual_md5s"]); got != `["`+md5A+`"]` {
 			t.Fatalf("editor reads %s", got)
 		}

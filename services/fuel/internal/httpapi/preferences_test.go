@@ -155,9 +155,8 @@ func TestPreferencesRejectBadValues(t *testing.T) {
 
 func TestPreferencesPerUserAndScope(t *testing.T) {
 	forEachAuthDialect(t, 0, func(t *testing.T, s *server) {
-		root := s.login("root", "root-password")
-		wantStatus(t, "create ann", s.as(root, "POST", "/api/users", `{"username":"ann","password":"ann-password"}`), 201, "")
-		ann := s.login("ann", "ann-password")
+		root := s.session("root")
+		_, ann := s.newUser("ann")
 		annID := literal(object(t, s.as(ann, "GET", "/api/auth/me", "").body)["id"])
 
 		wantStatus(t, "root PUT", s.as(root, "PUT", "/api/preferences", `{"currency":"EUR","time_zone":"Europe/Berlin"}`), 200, "")

@@ -158,7 +158,7 @@ func TestReminderFeedToken(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			var logs syncBuffer
 			s := loggedAuthServer(t, d, &logs)
-			root := s.login("root", "root-password")
+			root := s.session("root")
 			s.token = root
 			vid := reminderVehicle(s)
 			rid := literal(object(t, s.must(200, "POST", "/api/reminders", `{"vehicle_id":`+vid+`,"title":"Inspection","category":"inspection",`+
@@ -192,8 +192,7 @@ func TestReminderFeedToken(t *testing.T) {
 			wantStatus(t, "the query on a reminder", s.as("", "GET", "/api/reminders/"+rid+"?token="+reader, ""), 401, "UNAUTHORIZED")
 
 			// Another user's feed has none of root's reminders.
-			wantStatus(t, "create ann", s.as(root, "POST", "/api/users", `{"username":"ann","password":"ann-password"}`), 201, "")
-			ann := s.login("ann", "ann-password")
+			_, ann := s.newUser("ann")
 			annReader, _ := newToken(ann, "ann-password", "read")
 			if events := parseFeed(t, feed("?token="+annReader)); len(events) != 0 {
 				t.Fatalf("ann's feed: %+v", events)

@@ -278,14 +278,12 @@ func TestRemindersOfASharedVehicle(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(string(d), func(t *testing.T) {
 			s := clockAuthServer(t, d)
-			root := s.login("root", "root-password")
-			ids := map[string]string{}
+			root := s.session("root")
+			ids, tokens := map[string]string{}, map[string]string{}
 			for _, name := range []string{"viv", "ed", "out"} {
-				res := s.as(root, "POST", "/api/users", `{"username":"`+name+`","password":"`+name+`-password"}`)
-				wantStatus(t, "create "+name, res, 201, "")
-				ids[name] = literal(object(t, res.body)["id"])
+				ids[name], tokens[name] = s.newUser(name)
 			}
-			viv, ed, out := s.login("viv", "viv-password"), s.login("ed", "ed-password"), s.login("out", "out-password")
+			viv, ed, out := tokens["viv"], tokens["ed"], tokens["out"]
 			vid := literal(object(t, s.as(root, "POST", "/api/vehicles", `{"name":"Family car","fuel_type":"diesel"}`).body)["id"])
 			wantStatus(t, "share with viv", s.as(root, "PUT", "/api/vehicles/"+vid+"/members/"+ids["viv"], `{"role":"viewer"}`), 200, "")
 			wantStatus(t, "share with ed", s.as(root, "PUT", "/api/vehicles/"+vid+"/members/"+ids["ed"], `{"role":"editor"}`), 200, "")
