@@ -6,14 +6,15 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"mime"
 	"mime/multipart"
-	"net/textproto"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/carhub/backend/pkg/apperr"
 	"github.com/carhub/backend/services/fuel/internal/attach"
+	"github.com/carhub/backend/services/fuel/internal/attach/attachtest"
 	"github.com/carhub/backend/services/fuel/internal/filestore"
 	"github.com/carhub/backend/services/fuel/internal/fuel"
 	"github.com/carhub/backend/services/fuel/internal/media"
@@ -68,30 +69,16 @@ type part struct{ field, name, contentType, data string }
 
 func mustBody(tb testing.TB, parts ...part) *body {
 	tb.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for _, p := range parts {
-		h := textproto.MIMEHeader{}
-		disp := `form-data; name="` + p.field + `"`
-		if p.name != "" {
-			disp += `; filename="` + p.name + `"`
-		}
-		h.Set("Content-Disposition", disp)
-		if p.contentType != "" {
-			h.Set("Content-Type", p.contentType)
-		}
-		pw, err := w.CreatePart(h)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := io.WriteString(pw, p.data); err != nil {
-			tb.Fatal(err)
-		}
+	ps := make([]attachtest.Part, len(parts))
+	for i, p := range parts {
+		ps[i] = attachtest.Part{Field: p.field, Name: p.name, ContentType: p.contentType, Data: []byte(p.data)}
 	}
-	if err := w.Close(); err != nil {
+	ct, data := attachtest.Multipart(tb, ps...)
+	_, params, err := mime.ParseMediaType(ct)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return &body{boundary: w.Boundary(), data: buf.Bytes()}
+	return &body{boundary: params["boundary"], data: data}
 }
 
 // mustService is the attachments of recs with a file store in a fresh

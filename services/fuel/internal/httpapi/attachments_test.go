@@ -7,15 +7,14 @@ import (
 	"image/jpeg"
 	"io"
 	"log/slog"
-	"mime/multipart"
 	"net/http/httptest"
-	"net/textproto"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/carhub/backend/services/fuel/internal/attach/attachtest"
 	"github.com/carhub/backend/services/fuel/internal/filestore"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/media/mediatest"
@@ -68,30 +67,12 @@ type part struct {
 // multipartBody encodes parts as multipart/form-data.
 func multipartBody(tb testing.TB, parts ...part) (string, *bytes.Buffer) {
 	tb.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for _, p := range parts {
-		h := textproto.MIMEHeader{}
-		disp := `form-data; name="` + p.field + `"`
-		if p.name != "" {
-			disp += `; filename="` + p.name + `"`
-		}
-		h.Set("Content-Disposition", disp)
-		if p.contentType != "" {
-			h.Set("Content-Type", p.contentType)
-		}
-		pw, err := w.CreatePart(h)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := pw.Write(p.data); err != nil {
-			tb.Fatal(err)
-		}
+	ps := make([]attachtest.Part, len(parts))
+	for i, p := range parts {
+		ps[i] = attachtest.Part{Field: p.field, Name: p.name, ContentType: p.contentType, Data: p.data}
 	}
-	if err := w.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return w.FormDataContentType(), &buf
+	ct, body := attachtest.Multipart(tb, ps...)
+	return ct, bytes.NewBuffer(body)
 }
 
 // attach posts one file as the part named file; header as postForm's.
