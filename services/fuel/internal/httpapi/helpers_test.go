@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/carhub/backend/pkg/auth"
-	"github.com/carhub/backend/pkg/pgtest"
 	"github.com/carhub/backend/services/fuel/internal/accounts"
 	"github.com/carhub/backend/services/fuel/internal/httpapi"
 	"github.com/carhub/backend/services/fuel/internal/store"
@@ -31,8 +30,8 @@ type server struct {
 }
 
 // MustServer starts the API on a fresh database of dialect d: a new
-// PostgreSQL database (real migrations) or a new SQLite file (a copy of
-// one migrated once: storetest.SQLitePath).
+// PostgreSQL database or a new SQLite file, each a copy of one migrated
+// once by the real migrations (storetest.PostgresURL, SQLitePath).
 func MustServer(tb testing.TB, d store.Dialect) *server {
 	tb.Helper()
 	return mustServerWith(tb, d, nil)
@@ -59,7 +58,7 @@ func mustStore(tb testing.TB, d store.Dialect) *store.Store {
 		err error
 	)
 	if d == store.Postgres {
-		st, err = store.OpenPostgres(context.Background(), pgtest.NewDatabase(tb))
+		st, err = store.OpenPostgres(context.Background(), storetest.PostgresURL(tb))
 	} else {
 		st, err = store.OpenSQLite(context.Background(), storetest.SQLitePath(tb))
 	}
