@@ -50,7 +50,7 @@
 # BENCH_COST_ROUNDS (5 rounds of the cost runs, tracing's and accounts'),
 # BENCH_REPORT (deploy/bench/REPORT.md), BENCH_ONLY (a
 # comma-separated list of sections to run: load, cost, auth, stats, pdf,
-# search, retrieval, maintenance, receipt, chat, ingest; unset: all), BENCH_INGEST (the ingest
+# search, retrieval, maintenance, receipt, chat, ingest, soak; unset: all), BENCH_INGEST (the ingest
 # section's modes: text (the 100 MB uploads), scanned (the OCR manuals),
 # pagecache; default text,scanned,pagecache). With BENCH_ONLY the sections
 # run replace the sections of the same title in the existing report (or are
@@ -75,8 +75,8 @@ REPORT=${BENCH_REPORT:-deploy/bench/REPORT.md}
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
 	case $s in
-	load | cost | auth | stats | pdf | search | retrieval | maintenance | receipt | chat | ingest) ;;
-	*) echo "bench: BENCH_ONLY: unknown section $s (load, cost, auth, stats, pdf, search, retrieval, maintenance, receipt, chat, ingest)" >&2; exit 2 ;;
+	load | cost | auth | stats | pdf | search | retrieval | maintenance | receipt | chat | ingest | soak) ;;
+	*) echo "bench: BENCH_ONLY: unknown section $s (load, cost, auth, stats, pdf, search, retrieval, maintenance, receipt, chat, ingest, soak)" >&2; exit 2 ;;
 	esac
 done
 # want SECTION: whether this run includes SECTION.
@@ -921,6 +921,20 @@ if command -v tesseract >/dev/null 2>&1; then
 	fi
 else
 	md "**OCR quality was not measured**: \`tesseract\` is not installed here (\`.ci/run\` installs it)." ""
+fi
+fi
+
+# ---------------------------------------------------------------- soak
+if want soak; then
+md "## Soak (fuel)" "" \
+	"\`TestSoak\` for a minute under \`-race\` (\`FUEL_SOAK_DURATION=1m\`; \`make test\` runs the same test for 10 s and at" \
+	"least 2 000 requests): clients creating, changing, listing and deleting vehicles and refuels against one" \
+	"fuel-service on PostgreSQL, then the final checks (every answer a documented one, the database's rows and" \
+	"statistics equal to a recomputation from the listed records; proto-docs/system-tests.md)." ""
+if step soak.log "cd services/fuel && TEST_DATABASE_URL='$TEST_DATABASE_URL' FUEL_SOAK_DURATION=1m $GO test -race -count=1 -run '^TestSoak\$' -timeout 10m -v ./internal/systemtest/"; then
+	md '```'
+	grep -E 'soak( end)?:|^(--- |ok)' "$work/soak.log" | sed -E 's/^ +//' >>"$md"
+	md '```' ""
 fi
 fi
 
