@@ -60,10 +60,11 @@ RACE_FLAGS=${RACE_FLAGS:--race}
 # a debugger wants DWARF, and `go test` by hand keeps it.
 LINK_FLAGS=-ldflags=-w
 
-# The web client: its build (make web), type check, lint and unit tests,
-# then the end-to-end tests (the built client behind Caddy against both
-# services, in Chromium). Node, npm or Chromium missing is a failure, never
-# a skip.
+# The web client: its build (make web), then the end-to-end tests (the
+# built client behind Caddy against both services, in Chromium; two files
+# at a time unless E2E_CONCURRENCY says otherwise, each with its own
+# stack) with the type check, lint and unit tests beside them. Node, npm
+# or Chromium missing is a failure, never a skip.
 #
 # The services the browser drives are the same commands as make build's,
 # built with the Go tests' race flags into a directory of their own
@@ -74,17 +75,13 @@ LINK_FLAGS=-ldflags=-w
 # fails the run (e2e/harness.mjs). What make build and the Dockerfiles
 # produce is checked by tools/deployment.
 web_part() {
-	echo "==> web client: npm ci (when needed), build, type check, lint, unit tests"
+	echo "==> web client: npm ci (when needed), build"
 	if ! command -v npm >/dev/null 2>&1; then
 		echo "FAIL: npm not found: the web client's tests need Node.js 22" >&2
 		return 1
 	fi
 	if ! make --no-print-directory web >/dev/null; then
 		echo "FAIL: make web (the web client's build)" >&2
-		return 1
-	fi
-	if ! (cd services/web && npm run --silent typecheck && npm run --silent lint && npm run --silent test); then
-		echo "FAIL: web client type check, lint or unit tests" >&2
 		return 1
 	fi
 	ln -s "$PWD/bin/caddy" "$e2e_bin/caddy"
@@ -96,12 +93,24 @@ web_part() {
 			return 1
 		fi
 	done
-	echo "==> web client: end-to-end tests (Chromium: ${CHROMIUM:-/usr/bin/chromium}; services built with $RACE_FLAGS)"
+	# The end-to-end tests, the longest part, start first; the type check,
+	# lint and unit tests run beside them, and their output comes first.
 	# The PDF engine's compiled code is cached where docqa's Go tests keep
 	# it (pdftexttest.CacheDir): whichever starts first compiles it.
+	local e2e_log=$e2e_bin/e2e.log e2e_pid status=0
 	(cd services/web && BIN_DIR="$e2e_bin" \
 		DOCQA_PDF_CACHE_DIR="${DOCQA_PDF_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/carhub-test/pdfium}" \
-		npm run --silent e2e)
+		npm run --silent e2e) >"$e2e_log" 2>&1 &
+	e2e_pid=$!
+	echo "==> web client: type check, lint, unit tests"
+	if ! (cd services/web && npm run --silent typecheck && npm run --silent lint && npm run --silent test); then
+		echo "FAIL: web client type check, lint or unit tests" >&2
+		status=1
+	fi
+	wait "$e2e_pid" || status=1
+	echo "==> web client: end-to-end tests (Chromium: ${CHROMIUM:-/usr/bin/chromium}; services built with $RACE_FLAGS; ${E2E_CONCURRENCY:-2} files at a time)"
+	cat "$e2e_log"
+	return "$status"
 }
 
 web_status=0
