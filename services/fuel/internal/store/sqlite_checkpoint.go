@@ -45,6 +45,15 @@ const busyTimeoutMS = 10000
 // stall the writes (the next tick tries again).
 const checkpointWaitMS = 200
 
+// walTicks is when the checkpointer looks at the WAL: every every, by a
+// ticker. A test replaces it to tick when it chooses (between two
+// commits), so that what it shows does not hang on the scheduler of a
+// loaded machine.
+var walTicks = func(every time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(every)
+	return t.C, t.Stop
+}
+
 // checkpointer restarts a SQLite database's WAL, through the writer,
 // whenever the file has grown past walLimit: PRAGMA
 // wal_checkpoint(RESTART) copies its pages into the database, waits (at
@@ -67,13 +76,13 @@ func startCheckpointer(writer *sql.DB, wal string) *checkpointer {
 	}
 	c := &checkpointer{stop: make(chan struct{})}
 	c.done.Go(func() {
-		tick := time.NewTicker(every)
-		defer tick.Stop()
+		tick, stopTicks := walTicks(every)
+		defer stopTicks()
 		for {
 			select {
 			case <-c.stop:
 				return
-			case <-tick.C:
+			case <-tick:
 			}
 			if fi, err := os.Stat(wal); err != nil || fi.Size() < limit {
 				continue
