@@ -95,8 +95,9 @@ web_part() {
 	done
 	# The end-to-end tests, the longest part, start first; the type check,
 	# lint and unit tests run beside them, and their output comes first.
-	# The PDF engine's compiled code is cached where docqa's Go tests keep
-	# it (pdftexttest.CacheDir): whichever starts first compiles it.
+	# The PDF engine's compiled code is cached where docqa's system tests
+	# run the service (pdftexttest.CacheDir): whichever of them and these
+	# starts first compiles it (pdftext's compile lock), the rest load it.
 	local e2e_log=$e2e_bin/e2e.log e2e_pid status=0
 	(cd services/web && BIN_DIR="$e2e_bin" \
 		DOCQA_PDF_CACHE_DIR="${DOCQA_PDF_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/carhub-test/pdfium}" \

@@ -47,7 +47,7 @@ func TestLockCompileWaitsForTheFirst(t *testing.T) {
 func TestLockCompileBesideTheCompiledCode(t *testing.T) {
 	dir := pdftexttest.CacheDir()
 	if dir == "" {
-		t.Skip("no user cache directory: the engine ran without a cache")
+		t.Fatal("no user cache directory (neither XDG_CACHE_HOME nor HOME is set): the tests' engine ran without a compilation cache")
 	}
 	for _, name := range []string{cacheSubdir(), cacheSubdir() + ".lock"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
